@@ -1,0 +1,11 @@
+# Turns every presets/*.yaml into an entry of a C++ table: {"name", R"(text)"}.
+file(GLOB presets ${DIR}/*.yaml)
+list(SORT presets)
+set(body "// Generated from isa/presets/*.yaml by cmake/EmbedPresets.cmake. Do not edit.\n")
+foreach(p ${presets})
+  get_filename_component(name ${p} NAME_WE)
+  file(READ ${p} text)
+  string(APPEND body "{\"${name}\", R\"snowpreset(${text})snowpreset\"},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,152 @@
+//===- Snow.td - The vMAC instruction set, described once ----------------===//
+//
+// Every instruction of the Snowflake-style accelerator is described here and
+// nowhere else. snow-tblgen (isa/tblgen) turns this file into the C++ opcode
+// and field tables used by the encoder, decoder, assembler and disassembler,
+// into the SystemVerilog package used by rtl/, and into the table in
+// docs/isa.md.
+//
+// Instructions are 128 bits, stored as two little-endian 64-bit words (bits
+// 0-63 first). Every field has a fixed bit range shared by all instructions
+// that use it, so decode is one extraction per field; the backend rejects an
+// instruction whose fields overlap.
+//
+//===----------------------------------------------------------------------===//
+
+// A field: a named bit range and how it is read.
+//   Kind "reg"  - a scalar register number (r0..r31), printed as rN
+//   Kind "uimm" - unsigned immediate
+//   Kind "simm" - two's-complement immediate
+class Field<string name, int lo, int width, string kind, string doc> {
+  string Name = name;
+  int Lo = lo;
+  int Width = width;
+  string Kind = kind;
+  string Doc = doc;
+}
+
+def F_op      : Field<"op",      0,   8, "uimm", "opcode">;
+def F_rd      : Field<"rd",      8,   5, "reg",  "destination register">;
+def F_rs1     : Field<"rs1",     13,  5, "reg",  "first source register">;
+def F_rs2     : Field<"rs2",     18,  5, "reg",  "second source register">;
+def F_rs3     : Field<"rs3",     23,  5, "reg",  "third source register">;
+def F_idx     : Field<"idx",     28,  4, "uimm", "vMAC index (ld.wgt), CU index (st.map) or semaphore">;
+def F_imm     : Field<"imm",     32, 32, "simm", "32-bit immediate / branch offset in instructions">;
+def F_dstride : Field<"dstride", 32, 32, "simm", "DRAM row stride in bytes">;
+def F_shift   : Field<"shift",   32,  6, "uimm", "right shift (writeback, average) or left shift (bias)">;
+def F_relu    : Field<"relu",    38,  1, "uimm", "1: clamp negative results to zero">;
+def F_init    : Field<"init",    39,  1, "uimm", "1: trace starts from the bias register, not the accumulator">;
+def F_cstride : Field<"cstride", 40, 20, "uimm", "column stride of a pooling window, in elements">;
+def F_value   : Field<"value",   40, 16, "simm", "fill value (int16)">;
+def F_rows    : Field<"rows",    64, 12, "uimm", "rows of a 2-D access (or accumulator entries)">;
+def F_len     : Field<"len",     76, 16, "uimm", "elements (maps) or words (weights) per row">;
+def F_bstride : Field<"bstride", 92, 20, "uimm", "buffer row stride (elements or words)">;
+def F_mask    : Field<"mask",   112, 16, "uimm", "CU mask: the CUs whose buffers a load writes">;
+def F_mult    : Field<"mult",   112, 16, "uimm", "average: multiplier applied to the window sum">;
+
+// The unit whose queue executes an instruction.
+//   ctrl    - the control core itself, one instruction per cycle
+//   load    - DMA loads from DRAM into maps/weights buffers, buffer fills
+//   compute - traces, pooling, bias, writeback, layer marks (all CUs in lockstep)
+//   store   - DMA stores from a maps buffer to DRAM
+class Inst<string mnemonic, int opcode, string unit, list<Field> operands,
+           string doc> {
+  string Mnemonic = mnemonic;
+  int Opcode = opcode;
+  string Unit = unit;
+  list<Field> Operands = operands;
+  string Doc = doc;
+}
+
+//===----------------------------------------------------------------------===//
+// Control core
+//===----------------------------------------------------------------------===//
+
+def HALT : Inst<"halt", 0x01, "ctrl", [],
+  "stop fetching; the program ends when every unit has drained">;
+def NOP  : Inst<"nop",  0x02, "ctrl", [], "do nothing for one cycle">;
+def LI   : Inst<"li",   0x03, "ctrl", [F_rd, F_imm], "rd = imm">;
+
+multiclass AluRR<string mnemonic, int opcode, string what> {
+  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_rs2], "rd = rs1 " # what # " rs2">;
+}
+multiclass AluRI<string mnemonic, int opcode, string what> {
+  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_imm], "rd = rs1 " # what # " imm">;
+}
+defm ADD  : AluRR<"add",  0x10, "+">;
+defm SUB  : AluRR<"sub",  0x11, "-">;
+defm MUL  : AluRR<"mul",  0x12, "* (low 32 bits)">;
+defm AND  : AluRR<"and",  0x13, "&">;
+defm OR   : AluRR<"or",   0x14, "|">;
+defm XOR  : AluRR<"xor",  0x15, "^">;
+defm SLL  : AluRR<"sll",  0x16, "<< (shift amount mod 32)">;
+defm SRL  : AluRR<"srl",  0x17, ">> logical">;
+defm SRA  : AluRR<"sra",  0x18, ">> arithmetic">;
+defm SLT  : AluRR<"slt",  0x19, "< (signed) ? 1 : 0, i.e.">;
+defm ADDI : AluRI<"addi", 0x20, "+">;
+defm MULI : AluRI<"muli", 0x21, "*">;
+defm ANDI : AluRI<"andi", 0x22, "&">;
+defm SLLI : AluRI<"slli", 0x23, "<<">;
+defm SRLI : AluRI<"srli", 0x24, ">> logical">;
+defm SRAI : AluRI<"srai", 0x25, ">> arithmetic">;
+
+multiclass Branch<string mnemonic, int opcode, string cond> {
+  def "" : Inst<mnemonic, opcode, "ctrl", [F_rs1, F_rs2, F_imm],
+                "if rs1 " # cond # " rs2 then pc = pc + imm">;
+}
+defm BEQ  : Branch<"beq",  0x28, "==">;
+defm BNE  : Branch<"bne",  0x29, "!=">;
+defm BLT  : Branch<"blt",  0x2a, "< (signed)">;
+defm BGE  : Branch<"bge",  0x2b, ">= (signed)">;
+
+//===----------------------------------------------------------------------===//
+// Load and store units (DMA between DRAM and the on-chip buffers)
+//===----------------------------------------------------------------------===//
+
+def LD_MAP : Inst<"ld.map", 0x40, "load",
+  [F_rs1, F_rs2, F_rows, F_len, F_dstride, F_bstride, F_mask],
+  "for r < rows: maps[cu][rs2 + r*bstride .. +len) = DRAM[rs1 + r*dstride ..] (int16), for every CU in mask">;
+def LD_WGT : Inst<"ld.wgt", 0x41, "load",
+  [F_rs1, F_rs2, F_idx, F_rows, F_len, F_dstride, F_bstride, F_mask],
+  "for r < rows: weights[cu][idx][rs2 + r*bstride .. +len words) = DRAM[rs1 + r*dstride ..], for every CU in mask">;
+def FILL   : Inst<"fill", 0x42, "load",
+  [F_rs2, F_rows, F_len, F_bstride, F_value, F_mask],
+  "for r < rows: maps[cu][rs2 + r*bstride .. +len) = value, for every CU in mask (no DRAM traffic)">;
+def ST_MAP : Inst<"st.map", 0x48, "store",
+  [F_rs1, F_rs2, F_idx, F_rows, F_len, F_dstride, F_bstride],
+  "for r < rows: DRAM[rs1 + r*dstride ..] = maps[idx][rs2 + r*bstride .. +len)">;
+
+//===----------------------------------------------------------------------===//
+// Compute unit: every CU and every vMAC in lockstep
+//===----------------------------------------------------------------------===//
+
+def VBIAS : Inst<"vbias", 0x50, "compute", [F_rs3, F_shift],
+  "bias[cu][v][lane] = sext(weights[cu][v][rs3][lane]) << shift">;
+def VMAC  : Inst<"vmac", 0x51, "compute",
+  [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_init],
+  "acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane]">;
+def VWB   : Inst<"vwb", 0x52, "compute",
+  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu],
+  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))">;
+def VMAX  : Inst<"vmax", 0x53, "compute",
+  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride],
+  "maps[cu][rs1 + lane] = max over r < rows, c < len of maps[cu][rs2 + r*bstride + c*cstride + lane]">;
+def VAVG  : Inst<"vavg", 0x54, "compute",
+  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride, F_mult, F_shift],
+  "maps[cu][rs1 + lane] = sat16(round((sum over window) * mult >> shift)), window as vmax">;
+def MARK  : Inst<"mark", 0x58, "compute", [F_imm],
+  "start of layer imm: the compute unit reaching it opens the layer's cycle span">;
+
+//===----------------------------------------------------------------------===//
+// Synchronization: counting semaphores, executed in a unit's queue order
+//===----------------------------------------------------------------------===//
+
+multiclass Sync<string unit, string suffix, int base> {
+  def _WAIT : Inst<"wait." # suffix, base, unit, [F_idx],
+    "the " # unit # " unit blocks until semaphore idx > 0, then decrements it">;
+  def _SIGNAL : Inst<"signal." # suffix, !add(base, 1), unit, [F_idx],
+    "increments semaphore idx once every earlier " # unit # " instruction has completed">;
+}
+defm SYNC_LD : Sync<"load", "ld", 0x60>;
+defm SYNC_EX : Sync<"compute", "ex", 0x62>;
+defm SYNC_ST : Sync<"store", "st", 0x64>;

@@ -1,0 +1,68 @@
+//===- Program.h - The prog.bin container ---------------------------*- C++ -*-===//
+//
+// prog.bin is what snowc writes and snowsim / snowrtl run. It is versioned and
+// self-describing: magic, format version, the hardware configuration it was
+// compiled for (canonical YAML text), the code, the constant DRAM image
+// (quantized weights and biases), the memory map of the input and output
+// tensors and per-layer metadata, followed by a CRC-32 of everything before it.
+// The byte layout is specified in docs/program-format.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_ISA_PROGRAM_H
+#define SNOW_ISA_PROGRAM_H
+
+#include "snow/isa/HwConfig.h"
+#include "snow/isa/Word.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snow::isa {
+
+constexpr char ProgMagic[8] = {'S', 'N', 'O', 'W', 'P', 'R', 'O', 'G'};
+constexpr uint32_t ProgVersion = 1;
+
+/// A tensor in DRAM. Activations are stored HWC (channel-minor) as int16 in
+/// Q(15-FracBits).FracBits; .npy files use CHW and are converted at the edge.
+struct TensorInfo {
+  std::string Name;
+  uint64_t Addr = 0; ///< Byte address in DRAM.
+  uint32_t C = 0, H = 0, W = 0;
+  uint32_t FracBits = 8;
+  uint64_t bytes() const { return uint64_t(C) * H * W * 2; }
+  bool operator==(const TensorInfo &) const = default;
+};
+
+struct LayerInfo {
+  std::string Name;
+  std::string Type; ///< "conv", "maxpool", ...
+  uint64_t Macs = 0; ///< Useful MACs (the standard count, padding taps included).
+  uint32_t OutC = 0, OutH = 0, OutW = 0;
+  bool operator==(const LayerInfo &) const = default;
+};
+
+struct Program {
+  HwConfig Hw;
+  std::string ModelName;
+  std::vector<Word128> Code;
+  uint64_t DataAddr = 0;     ///< Where Data is placed in DRAM.
+  std::vector<uint8_t> Data; ///< Constant DRAM image (weights, biases).
+  TensorInfo Input;
+  TensorInfo Output;
+  std::vector<LayerInfo> Layers; ///< Indexed by the MARK immediate.
+  bool operator==(const Program &) const = default;
+};
+
+std::vector<uint8_t> serialize(const Program &P);
+/// Parses and checks magic, version, section bounds, CRC and the embedded
+/// hardware config. Errors are prefixed with Name.
+llvm::Expected<Program> deserialize(const std::vector<uint8_t> &Bytes, const std::string &Name);
+
+/// Writes atomically (temporary file + rename), so a failure leaves no partial file.
+llvm::Error writeProgram(const Program &P, const std::string &Path);
+llvm::Expected<Program> readProgram(const std::string &Path);
+
+} // namespace snow::isa
+
+#endif
