@@ -67,28 +67,29 @@ def HALT : Inst<"halt", 0x01, "ctrl", [],
 def NOP  : Inst<"nop",  0x02, "ctrl", [], "do nothing for one cycle">;
 def LI   : Inst<"li",   0x03, "ctrl", [F_rd, F_imm], "rd = imm">;
 
-multiclass AluRR<string mnemonic, int opcode, string what> {
-  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_rs2], "rd = rs1 " # what # " rs2">;
+multiclass AluRR<string mnemonic, int opcode, string doc> {
+  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_rs2], doc>;
 }
-multiclass AluRI<string mnemonic, int opcode, string what> {
-  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_imm], "rd = rs1 " # what # " imm">;
+multiclass AluRI<string mnemonic, int opcode, string doc> {
+  def "" : Inst<mnemonic, opcode, "ctrl", [F_rd, F_rs1, F_imm], doc>;
 }
-defm ADD  : AluRR<"add",  0x10, "+">;
-defm SUB  : AluRR<"sub",  0x11, "-">;
-defm MUL  : AluRR<"mul",  0x12, "* (low 32 bits)">;
-defm AND  : AluRR<"and",  0x13, "&">;
-defm OR   : AluRR<"or",   0x14, "|">;
-defm XOR  : AluRR<"xor",  0x15, "^">;
-defm SLL  : AluRR<"sll",  0x16, "<< (shift amount mod 32)">;
-defm SRL  : AluRR<"srl",  0x17, ">> logical">;
-defm SRA  : AluRR<"sra",  0x18, ">> arithmetic">;
-defm SLT  : AluRR<"slt",  0x19, "< (signed) ? 1 : 0, i.e.">;
-defm ADDI : AluRI<"addi", 0x20, "+">;
-defm MULI : AluRI<"muli", 0x21, "*">;
-defm ANDI : AluRI<"andi", 0x22, "&">;
-defm SLLI : AluRI<"slli", 0x23, "<<">;
-defm SRLI : AluRI<"srli", 0x24, ">> logical">;
-defm SRAI : AluRI<"srai", 0x25, ">> arithmetic">;
+// Scalar arithmetic is 32-bit and wraps; shift amounts are taken mod 32.
+defm ADD  : AluRR<"add",  0x10, "rd = rs1 + rs2">;
+defm SUB  : AluRR<"sub",  0x11, "rd = rs1 - rs2">;
+defm MUL  : AluRR<"mul",  0x12, "rd = low 32 bits of rs1 * rs2">;
+defm AND  : AluRR<"and",  0x13, "rd = rs1 & rs2">;
+defm OR   : AluRR<"or",   0x14, "rd = rs1 | rs2">;
+defm XOR  : AluRR<"xor",  0x15, "rd = rs1 ^ rs2">;
+defm SLL  : AluRR<"sll",  0x16, "rd = rs1 << rs2">;
+defm SRL  : AluRR<"srl",  0x17, "rd = rs1 >> rs2 (logical)">;
+defm SRA  : AluRR<"sra",  0x18, "rd = rs1 >> rs2 (arithmetic)">;
+defm SLT  : AluRR<"slt",  0x19, "rd = (rs1 < rs2, signed) ? 1 : 0">;
+defm ADDI : AluRI<"addi", 0x20, "rd = rs1 + imm">;
+defm MULI : AluRI<"muli", 0x21, "rd = low 32 bits of rs1 * imm">;
+defm ANDI : AluRI<"andi", 0x22, "rd = rs1 & imm">;
+defm SLLI : AluRI<"slli", 0x23, "rd = rs1 << imm">;
+defm SRLI : AluRI<"srli", 0x24, "rd = rs1 >> imm (logical)">;
+defm SRAI : AluRI<"srai", 0x25, "rd = rs1 >> imm (arithmetic)">;
 
 multiclass Branch<string mnemonic, int opcode, string cond> {
   def "" : Inst<mnemonic, opcode, "ctrl", [F_rs1, F_rs2, F_imm],

@@ -83,6 +83,28 @@ std::vector<float> defaultInput(const Graph &G);
 int16_t toFixed(float X, int Frac);
 float fromFixed(int16_t X, int Frac);
 
+// Building blocks of loadModel and quantize, for tests and for tools that
+// build graphs in code.
+
+/// One spatial output size by PyTorch's rule (docs/fixed-point.md), with the
+/// ceil_mode rule that drops a last window starting in the end padding.
+/// Returns 0 when the kernel is larger than the padded input.
+unsigned windowOutSize(unsigned In, unsigned K, unsigned S, unsigned PadBegin, unsigned PadEnd,
+                       bool CeilMode);
+
+/// The quantizer's format search: the largest f in 0..24 with
+/// round(MaxAbs * 2^f) <= 32767, or 0 when none fits (values then saturate).
+int largestFrac(double MaxAbs);
+
+/// Seeded initialization (docs/model-format.md): fills L.Weights (OIHW, from
+/// L.In.C, L.Out.C, KH, KW) and L.Bias (zeros when HasBias is false).
+void seedWeights(Layer &L, uint64_t Seed, bool HasBias);
+
+/// Reads a float32 .npy whose shape must equal Shape exactly; errors name the
+/// file and give the expected and actual shapes.
+llvm::Error readTensorNpy(const std::string &Path, const std::vector<uint64_t> &Shape,
+                          std::vector<float> &Out);
+
 } // namespace snow::ir
 
 #endif

@@ -74,6 +74,11 @@ llvm::Expected<HwConfig> parseHwConfig(const std::string &Text, const std::strin
 /// Checks ranges and derived constraints (powers of two, on-chip budget...).
 llvm::Error validate(const HwConfig &C, const std::string &Where);
 
+/// The Markdown table of every YAML key (unit, zc706 value, allowed values,
+/// meaning) generated from the parser's own key table; docs/hardware-config.md
+/// embeds it and a test keeps the two equal.
+std::string hwConfigKeyTable();
+
 } // namespace snow::isa
 
 #endif

@@ -1,0 +1,40 @@
+//===- Compiler.h - Lowering a model graph to a prog.bin ------------*- C++ -*-===//
+//
+// The snowc pipeline: check the graph against the hardware, plan DRAM (weights
+// packed in the order they are loaded, one tensor per layer output), break each
+// layer into buffer-sized tiles over CUs, vMACs and lanes, choose the tile loop
+// order from its DRAM traffic, and emit control code in which loads of the next
+// tile overlap compute on this one (double buffering with semaphores).
+// docs/compiler.md walks through each stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_COMPILER_H
+#define SNOW_COMPILER_COMPILER_H
+
+#include "snow/ir/Graph.h"
+#include "snow/isa/HwConfig.h"
+#include "snow/isa/Program.h"
+#include "llvm/Support/Error.h"
+#include <string>
+
+namespace snow::compiler {
+
+struct CompileOptions {
+  /// Overlap loads with compute (prefetch the next tile into the other bank).
+  bool DoubleBuffer = true;
+  /// Choose kernel- or map-stationary tile order per layer by DRAM traffic;
+  /// when off, always kernel-stationary (output-channel groups outermost).
+  bool LoopReorder = true;
+};
+
+/// Compiles a quantized graph (ir::quantize already applied) for Hw.
+llvm::Expected<isa::Program> compile(const ir::Graph &G, const isa::HwConfig &Hw,
+                                     const CompileOptions &Opts = {});
+
+/// A one-line-per-layer description of the chosen tiling (for --emit=plan).
+std::string describePlan(const ir::Graph &G, const isa::HwConfig &Hw,
+                         const CompileOptions &Opts = {});
+
+} // namespace snow::compiler
+
+#endif

@@ -1,0 +1,84 @@
+//===- Quantize.cpp - Choosing fixed-point formats (docs/fixed-point.md) --===//
+//
+// The simulator, the reference executor and the RTL all consume the integers
+// chosen here, so the rule must be exactly the one in docs/fixed-point.md and
+// must not depend on floating-point accidents: the format search checks each
+// candidate with an exact product (scaling a float by a power of two is exact
+// in double) instead of deriving the exponent with log2, whose rounding near
+// powers of two would flip the choice at the boundary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+using namespace snow::ir;
+
+namespace {
+
+/// Formats are searched in 0..24: beyond 24 fraction bits a float32 weight
+/// has no more precision to give, and the accumulator alignment shift
+/// (InFrac + WFrac - OutFrac) stays small.
+constexpr int MaxFrac = 24;
+
+float maxAbs(const std::vector<float> &V) {
+  float M = 0;
+  for (float X : V)
+    M = std::max(M, std::fabs(X));
+  return M;
+}
+
+} // namespace
+
+int16_t snow::ir::toFixed(float X, int Frac) {
+  double Scaled = std::round(std::ldexp(double(X), Frac)); // half away from zero
+  // NaN has no fixed-point meaning; 0 keeps the cast below defined.
+  if (std::isnan(Scaled))
+    return 0;
+  if (Scaled > 32767.0)
+    return 32767;
+  if (Scaled < -32768.0)
+    return -32768;
+  return int16_t(Scaled);
+}
+
+float snow::ir::fromFixed(int16_t X, int Frac) { return float(std::ldexp(double(X), -Frac)); }
+
+int snow::ir::largestFrac(double MaxAbs) {
+  for (int F = MaxFrac; F >= 0; --F)
+    if (std::round(std::ldexp(MaxAbs, F)) <= 32767.0)
+      return F;
+  return 0;
+}
+
+void snow::ir::quantize(Graph &G, int ActFrac) {
+  assert(ActFrac >= 0 && ActFrac <= 15 && "activation format must be Q(15-f).f");
+  G.InputFrac = ActFrac;
+  for (Layer &L : G.Layers) {
+    int Producer = L.Input < 0 ? G.InputFrac : G.Layers[L.Input].OutFrac;
+    L.InFrac = Producer;
+    L.QWeights.clear();
+    L.QBias.clear();
+    if (L.Kind != LayerKind::Conv) {
+      // Pooling moves values without arithmetic, so the format passes through.
+      L.OutFrac = L.InFrac;
+      L.WFrac = L.BFrac = 0;
+      continue;
+    }
+    L.OutFrac = ActFrac;
+    float MaxW = maxAbs(L.Weights);
+    L.WFrac = MaxW == 0 ? 15 : largestFrac(MaxW);
+    // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
+    // so BFrac may not exceed InFrac + WFrac.
+    L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
+    L.QWeights.reserve(L.Weights.size());
+    for (float W : L.Weights)
+      L.QWeights.push_back(toFixed(W, L.WFrac));
+    L.QBias.reserve(L.Bias.size());
+    for (float B : L.Bias)
+      L.QBias.push_back(toFixed(B, L.BFrac));
+  }
+}

@@ -1,0 +1,68 @@
+//===- Weights.cpp - Where a model's float weights come from --------------===//
+//
+// Two sources: .npy files exported from a trained network, or a seeded
+// initializer for models that only exist to exercise the toolchain. Seeded
+// weights must be bit-identical on every platform (golden files and the
+// simulator-vs-reference tests depend on them), hence SplitMix64 rather than
+// <random>, and a per-layer seed derived from the layer's name so adding a
+// layer does not change the weights of the others. The scale is He-style
+// uniform, sqrt(6 / fan_in), which keeps activations of a ReLU chain in a
+// stable range, so deep seeded models neither saturate Q8.8 nor fade to zero.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+
+#include "snow/support/Npy.h"
+#include "snow/support/Rng.h"
+#include <cassert>
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace snow::ir;
+
+namespace {
+
+std::string shapeStr(const std::vector<uint64_t> &Shape) {
+  if (Shape.size() == 1)
+    return fmt::format("({},)", Shape[0]);
+  return fmt::format("({})", fmt::join(Shape, ", "));
+}
+
+} // namespace
+
+void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
+  assert(L.Kind == LayerKind::Conv && "only conv layers have weights");
+  snow::Rng R(Seed ^ snow::hashName(L.Name));
+  uint64_t FanIn = uint64_t(L.In.C) * L.KH * L.KW;
+  double A = std::sqrt(6.0 / double(FanIn));
+  L.Weights.resize(uint64_t(L.Out.C) * FanIn);
+  for (float &W : L.Weights)
+    W = float(R.uniform(-A, A));
+  L.Bias.assign(L.Out.C, 0.0f);
+  if (HasBias)
+    for (float &B : L.Bias)
+      B = float(R.uniform(-0.1, 0.1));
+}
+
+llvm::Error snow::ir::readTensorNpy(const std::string &Path, const std::vector<uint64_t> &Shape,
+                                    std::vector<float> &Out) {
+  auto ArrOrErr = snow::readNpy(Path);
+  if (!ArrOrErr)
+    return ArrOrErr.takeError();
+  auto Fail = [&](const std::string &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", Path.c_str(),
+                                   Msg.c_str());
+  };
+  if (ArrOrErr->Type != snow::NpyArray::DType::F32)
+    return Fail("weights must be float32 ('<f4'), not int16");
+  if (ArrOrErr->Shape != Shape)
+    return Fail("shape " + shapeStr(ArrOrErr->Shape) + " does not match the expected " +
+                shapeStr(Shape));
+  // A NaN or infinity would make the quantizer's format search meaningless.
+  for (size_t I = 0; I < ArrOrErr->F32.size(); ++I)
+    if (!std::isfinite(ArrOrErr->F32[I]))
+      return Fail(fmt::format("value {} at flat index {} is not finite", ArrOrErr->F32[I], I));
+  Out = std::move(ArrOrErr->F32);
+  return llvm::Error::success();
+}

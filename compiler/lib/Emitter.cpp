@@ -1,0 +1,99 @@
+//===- Emitter.cpp - Building instruction streams with labels -------------===//
+
+#include "Emitter.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::compiler;
+using isa::Inst;
+using isa::Opcode;
+
+Emitter::Label Emitter::newLabel() {
+  LabelPc.push_back(-1);
+  return {unsigned(LabelPc.size() - 1)};
+}
+
+void Emitter::bind(Label L) { LabelPc[L.Id] = pc(); }
+
+void Emitter::li(Reg Rd, int64_t Value) {
+  Inst I;
+  I.Op = Opcode::LI;
+  I.rd = Rd;
+  I.imm = int32_t(uint32_t(Value)); // Registers are 32-bit; addresses are unsigned.
+  emit(I);
+}
+
+void Emitter::addi(Reg Rd, Reg Rs, int64_t Imm) {
+  Inst I;
+  I.Op = Opcode::ADDI;
+  I.rd = Rd;
+  I.rs1 = Rs;
+  I.imm = Imm;
+  emit(I);
+}
+
+void Emitter::branch(Opcode Op, Reg A, Reg B, Label Target) {
+  Inst I;
+  I.Op = Op;
+  I.rs1 = A;
+  I.rs2 = B;
+  Fixups.push_back({pc(), Target.Id});
+  emit(I);
+}
+
+void Emitter::halt() {
+  Inst I;
+  I.Op = Opcode::HALT;
+  emit(I);
+}
+
+void Emitter::wait(isa::Unit U, unsigned Sem) {
+  Inst I;
+  I.Op = U == isa::Unit::Load      ? Opcode::SYNC_LD_WAIT
+         : U == isa::Unit::Compute ? Opcode::SYNC_EX_WAIT
+                                   : Opcode::SYNC_ST_WAIT;
+  I.idx = Sem;
+  emit(I);
+}
+
+void Emitter::signal(isa::Unit U, unsigned Sem) {
+  Inst I;
+  I.Op = U == isa::Unit::Load      ? Opcode::SYNC_LD_SIGNAL
+         : U == isa::Unit::Compute ? Opcode::SYNC_EX_SIGNAL
+                                   : Opcode::SYNC_ST_SIGNAL;
+  I.idx = Sem;
+  emit(I);
+}
+
+void Emitter::mark(unsigned Layer) {
+  Inst I;
+  I.Op = Opcode::MARK;
+  I.imm = Layer;
+  emit(I);
+}
+
+llvm::Expected<std::vector<isa::Word128>> Emitter::finish() {
+  for (auto [Pc, Id] : Fixups) {
+    if (LabelPc[Id] < 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "internal error: unbound label at pc %u", Pc);
+    Code[Pc].imm = LabelPc[Id] - int64_t(Pc);
+  }
+  std::vector<isa::Word128> Words;
+  Words.reserve(Code.size());
+  for (size_t Pc = 0; Pc < Code.size(); ++Pc) {
+    auto W = isa::encode(Code[Pc]);
+    if (!W) {
+      std::string Owner = "program";
+      for (const auto &[First, What] : Regions)
+        if (First <= Pc)
+          Owner = What;
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "%s: cannot encode instruction %zu (%s): %s", Owner.c_str(),
+                                     Pc, isa::opInfo(Code[Pc].Op).Mnemonic,
+                                     llvm::toString(W.takeError()).c_str());
+    }
+    Words.push_back(*W);
+  }
+  return Words;
+}

@@ -1,0 +1,55 @@
+//===- Emitter.h - Building instruction streams with labels -------*- C++ -*-===//
+//
+// A small builder over isa::Inst: one helper per instruction the compiler uses,
+// forward labels for branches, and a final encode step that turns any field
+// overflow into an error naming the layer being compiled.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_EMITTER_H
+#define SNOW_COMPILER_EMITTER_H
+
+#include "snow/isa/Isa.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace snow::compiler {
+
+using Reg = unsigned;
+
+class Emitter {
+public:
+  struct Label {
+    unsigned Id;
+  };
+
+  Label newLabel();
+  void bind(Label L);
+  uint32_t pc() const { return uint32_t(Code.size()); }
+
+  void emit(const isa::Inst &I) { Code.push_back(I); }
+  void li(Reg Rd, int64_t Value);
+  void addi(Reg Rd, Reg Rs, int64_t Imm);
+  void branch(isa::Opcode Op, Reg A, Reg B, Label Target);
+  void halt();
+  void wait(isa::Unit U, unsigned Sem);
+  void signal(isa::Unit U, unsigned Sem);
+  void mark(unsigned Layer);
+
+  /// Code emitted from now on belongs to What (for error messages).
+  void beginRegion(std::string What) { Regions.push_back({pc(), std::move(What)}); }
+
+  /// Encodes everything; fails if a label is unbound or a field overflows.
+  llvm::Expected<std::vector<isa::Word128>> finish();
+
+  std::vector<isa::Inst> Code;
+
+private:
+  std::vector<int64_t> LabelPc;
+  std::vector<std::pair<uint32_t, unsigned>> Fixups; ///< (pc, label)
+  std::vector<std::pair<uint32_t, std::string>> Regions; ///< (first pc, owner)
+};
+
+} // namespace snow::compiler
+
+#endif

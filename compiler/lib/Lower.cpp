@@ -1,0 +1,476 @@
+//===- Lower.cpp - Steps, synchronization and code for conv and pooling ---===//
+//
+// See Lower.h for the step model. Register use in the emitted code:
+//   r1, r2   DRAM and buffer addresses of the DMA operation being issued
+//   r3       weights bank base          r4   pixel (= accumulator) counter
+//   r5       input row base             r6   input window pointer
+//   r7       end of the current row     r8   pixels in the tile
+//   r9       pooling result pointer     r10, r11  lane-group loop
+//   r12      bias word address
+// Loads for the next step never touch r3-r12, so they can be emitted
+// between the compute loops of different steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lower.h"
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace snow;
+using namespace snow::compiler;
+using isa::Inst;
+using isa::Opcode;
+using isa::Unit;
+
+namespace {
+
+unsigned ceilDiv(uint64_t A, uint64_t B) { return unsigned((A + B - 1) / B); }
+
+/// Where one CU's tile of a step lies, in output and input coordinates.
+struct TileGeom {
+  bool Active = false;
+  unsigned OY0 = 0, OX0 = 0, VR = 0, VC = 0; ///< Output origin and valid extent.
+  int IY0 = 0, IX0 = 0;                      ///< Input origin of the region (may be < 0).
+  unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
+};
+
+TileGeom geometry(const LayerPlan &P, unsigned Group, unsigned Cu, unsigned NCu) {
+  TileGeom T;
+  unsigned Tile = Group * NCu + Cu;
+  if (Tile >= P.NTiles)
+    return T;
+  const ir::Layer &L = *P.L;
+  T.Active = true;
+  T.OY0 = Tile / P.NColBlocks * P.R;
+  T.OX0 = Tile % P.NColBlocks * P.Wt;
+  T.VR = std::min(P.R, L.Out.H - T.OY0);
+  T.VC = std::min(P.Wt, L.Out.W - T.OX0);
+  T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
+  T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
+  auto Clip = [](int Lo, unsigned N, unsigned Size, unsigned &A, unsigned &B) {
+    A = unsigned(std::clamp(-Lo, 0, int(N)));
+    B = unsigned(std::clamp(int(Size) - Lo, int(A), int(N)));
+  };
+  Clip(T.IY0, P.RowsIn, L.In.H, T.Y0, T.Y1);
+  Clip(T.IX0, P.ColsIn, L.In.W, T.X0, T.X1);
+  return T;
+}
+
+class Lowerer {
+public:
+  Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B)
+      : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu),
+        G(V * Lanes), AllMask((1u << NCu) - 1) {}
+
+  void loadWeights(const Step &S);
+  void loadMaps(const Step &S);
+  void compute(const Step &S);
+  void store(const Step &S);
+
+private:
+  void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
+           int64_t DStride, uint32_t BStride, uint32_t Mask);
+  void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
+            int16_t Value);
+  void convLoop(const Step &S);
+  void poolLoop(const Step &S);
+
+  Emitter &E;
+  const isa::HwConfig &Hw;
+  const BufferMap &B;
+  const unsigned NCu, Lanes, V, G;
+  const uint32_t AllMask;
+};
+
+constexpr unsigned MaxRows = 4095, MaxLen = 65535;
+
+void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows,
+                  unsigned Len, int64_t DStride, uint32_t BStride, uint32_t Mask) {
+  // Split what does not fit the rows / len fields.
+  if (Rows > MaxRows) {
+    for (unsigned R0 = 0; R0 < Rows; R0 += MaxRows)
+      dma(Op, Dram + R0 * DStride, Buf + R0 * BStride, Idx, std::min(MaxRows, Rows - R0), Len,
+          DStride, BStride, Mask);
+    return;
+  }
+  if (Len > MaxLen) {
+    const unsigned ElemBytes = Op == Opcode::LD_WGT ? 2 * Lanes : 2;
+    for (unsigned L0 = 0; L0 < Len; L0 += MaxLen)
+      dma(Op, Dram + uint64_t(L0) * ElemBytes, Buf + L0, Idx, Rows, std::min(MaxLen, Len - L0),
+          DStride, BStride, Mask);
+    return;
+  }
+  E.li(1, int64_t(Dram));
+  E.li(2, Buf);
+  Inst I;
+  I.Op = Op;
+  I.rs1 = 1;
+  I.rs2 = 2;
+  I.rows = Rows;
+  I.len = Len;
+  I.dstride = DStride;
+  I.bstride = BStride;
+  if (Op == Opcode::ST_MAP)
+    I.idx = Idx;
+  else
+    I.mask = Mask;
+  if (Op == Opcode::LD_WGT)
+    I.idx = Idx;
+  E.emit(I);
+}
+
+void Lowerer::fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
+                   int16_t Value) {
+  if (Rows == 0 || Len == 0)
+    return;
+  if (Rows > MaxRows || Len > MaxLen) {
+    for (unsigned R0 = 0; R0 < Rows; R0 += MaxRows)
+      for (unsigned L0 = 0; L0 < Len; L0 += MaxLen)
+        fill(Buf + R0 * BStride + L0, std::min(MaxRows, Rows - R0), std::min(MaxLen, Len - L0),
+             BStride, Mask, Value);
+    return;
+  }
+  E.li(2, Buf);
+  Inst I;
+  I.Op = Opcode::FILL;
+  I.rs2 = 2;
+  I.rows = Rows;
+  I.len = Len;
+  I.bstride = BStride;
+  I.mask = Mask;
+  I.value = Value;
+  E.emit(I);
+}
+
+void Lowerer::loadWeights(const Step &S) {
+  const LayerPlan &P = *S.P;
+  E.wait(Unit::Load, WFree + S.WBuf);
+  for (unsigned Vm = 0; Vm < V; ++Vm) {
+    unsigned K = P.wIndex(S.Og, S.Chunk, Vm, V);
+    dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, AllMask);
+  }
+  E.signal(Unit::Load, WFull + S.WBuf);
+}
+
+void Lowerer::loadMaps(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const unsigned Cin = L.In.C, C0 = P.chunkBegin(S.Chunk), Cn = P.chunkSize(S.Chunk, Cin);
+  const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
+  const uint32_t Base = B.InBase[S.InBuf];
+  if (S.FirstOfLayer && P.Index > 0)
+    E.wait(Unit::Load, LayerDone);
+  E.wait(Unit::Load, InFree + S.InBuf);
+  // Padding (and windows past the input) is written with fills; identical
+  // fills of several CUs become one fill with a wider CU mask.
+  std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    TileGeom T = geometry(P, S.Group, Cu, NCu);
+    if (!T.Active)
+      continue;
+    auto AddFill = [&](uint32_t Addr, unsigned Rows, unsigned Len) {
+      if (Rows && Len)
+        Fills[{Addr, Rows, Len}] |= 1u << Cu;
+    };
+    AddFill(Base, T.Y0, RowElems);
+    AddFill(Base + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems);
+    if (T.Y1 > T.Y0) {
+      AddFill(Base + T.Y0 * RowElems, T.Y1 - T.Y0, T.X0 * Stride);
+      AddFill(Base + T.Y0 * RowElems + T.X1 * Stride, T.Y1 - T.Y0, (P.ColsIn - T.X1) * Stride);
+    }
+  }
+  for (const auto &[Key, Mask] : Fills)
+    fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    TileGeom T = geometry(P, S.Group, Cu, NCu);
+    if (!T.Active || T.Y1 <= T.Y0 || T.X1 <= T.X0)
+      continue;
+    uint64_t RowAddr = L.In.W * uint64_t(Cin) * 2;
+    auto DramAt = [&](unsigned Y, unsigned X) {
+      return P.InAddr + (uint64_t(T.IY0 + int(Y)) * L.In.W + uint64_t(T.IX0 + int(X))) * Cin * 2 +
+             uint64_t(C0) * 2;
+    };
+    if (Cn == Cin && Stride == Cin) {
+      // Whole pixels: each input row of the region is one contiguous run.
+      dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
+          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, 1u << Cu);
+      continue;
+    }
+    for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
+      dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, T.X1 - T.X0,
+          Cn, int64_t(Cin) * 2, Stride, 1u << Cu);
+  }
+  E.signal(Unit::Load, InFull + S.InBuf);
+}
+
+void Lowerer::convLoop(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const unsigned Cn = P.chunkSize(S.Chunk, L.In.C);
+  const bool First = S.Chunk == 0;
+  if (First) {
+    E.li(12, B.WBase[S.WBuf] + L.KH * L.KW * Cn);
+    Inst Bias;
+    Bias.Op = Opcode::VBIAS;
+    Bias.rs3 = 12;
+    Bias.shift = L.InFrac + L.WFrac - L.BFrac;
+    E.emit(Bias);
+  }
+  E.li(3, B.WBase[S.WBuf]);
+  E.li(4, 0);
+  E.li(5, B.InBase[S.InBuf]);
+  E.addi(6, 5, 0);
+  E.li(7, P.Wt);
+  E.li(8, P.tilePixels());
+  auto Loop = E.newLabel();
+  E.bind(Loop);
+  Inst Mac;
+  Mac.Op = Opcode::VMAC;
+  Mac.rs1 = 4;
+  Mac.rs2 = 6;
+  Mac.rs3 = 3;
+  Mac.rows = L.KH;
+  Mac.len = L.KW * Cn;
+  Mac.bstride = P.ColsIn * Cn;
+  Mac.init = First;
+  E.emit(Mac);
+  E.addi(4, 4, 1);
+  E.addi(6, 6, L.SW * Cn);
+  E.branch(Opcode::BLT, 4, 7, Loop);
+  E.addi(7, 7, P.Wt);
+  E.addi(5, 5, L.SH * P.ColsIn * Cn);
+  E.addi(6, 5, 0);
+  E.branch(Opcode::BLT, 4, 8, Loop);
+}
+
+void Lowerer::poolLoop(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
+  const unsigned Groups = ceilDiv(P.chunkSize(S.Chunk, L.In.C), Lanes);
+  E.li(9, B.OutBase[S.OutBuf]);
+  E.li(5, B.InBase[S.InBuf]);
+  E.addi(6, 5, 0);
+  E.li(4, 0);
+  E.li(7, P.Wt);
+  E.li(8, P.tilePixels());
+  Inst Max;
+  Max.Op = Opcode::VMAX;
+  Max.rs1 = 9;
+  Max.rs2 = 6;
+  Max.rows = L.KH;
+  Max.len = L.KW;
+  Max.bstride = P.ColsIn * Stride;
+  Max.cstride = Stride;
+  auto Loop = E.newLabel();
+  E.bind(Loop);
+  auto OneGroup = [&] {
+    E.emit(Max);
+    E.addi(9, 9, Lanes);
+    E.addi(6, 6, Lanes);
+  };
+  if (Groups <= 8) {
+    for (unsigned Gr = 0; Gr < Groups; ++Gr)
+      OneGroup();
+  } else {
+    E.li(10, 0);
+    E.li(11, Groups);
+    auto Inner = E.newLabel();
+    E.bind(Inner);
+    OneGroup();
+    E.addi(10, 10, 1);
+    E.branch(Opcode::BLT, 10, 11, Inner);
+  }
+  E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
+  E.addi(4, 4, 1);
+  E.branch(Opcode::BLT, 4, 7, Loop);
+  E.addi(7, 7, P.Wt);
+  E.addi(5, 5, L.SH * P.ColsIn * Stride);
+  E.addi(6, 5, 0);
+  E.branch(Opcode::BLT, 4, 8, Loop);
+}
+
+void Lowerer::compute(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  if (S.NewMap)
+    E.wait(Unit::Compute, InFull + S.InBuf);
+  if (P.IsConv) {
+    if (S.NewW)
+      E.wait(Unit::Compute, WFull + S.WBuf);
+    convLoop(S);
+  } else {
+    E.wait(Unit::Compute, OutFree + S.OutBuf);
+    poolLoop(S);
+  }
+  if (S.LastMapUse)
+    E.signal(Unit::Compute, InFree + S.InBuf);
+  if (P.IsConv && S.LastWUse)
+    E.signal(Unit::Compute, WFree + S.WBuf);
+  if (!S.Writes)
+    return;
+  if (P.IsConv) {
+    E.wait(Unit::Compute, OutFree + S.OutBuf);
+    E.li(4, 0);
+    E.li(9, B.OutBase[S.OutBuf]);
+    Inst Wb;
+    Wb.Op = Opcode::VWB;
+    Wb.rs1 = 4;
+    Wb.rs2 = 9;
+    Wb.rows = P.tilePixels();
+    Wb.bstride = G;
+    Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
+    Wb.relu = L.Relu;
+    E.emit(Wb);
+  }
+  E.signal(Unit::Compute, OutFull + S.OutBuf);
+}
+
+void Lowerer::store(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const unsigned Cout = L.Out.C;
+  unsigned Chan0, NCh, Entry;
+  if (P.IsConv) {
+    Chan0 = S.Og * G;
+    NCh = std::min(G, Cout - Chan0);
+    Entry = G;
+  } else {
+    Chan0 = P.chunkBegin(S.Chunk);
+    NCh = P.chunkSize(S.Chunk, Cout);
+    Entry = P.pixelStride(S.Chunk, Lanes);
+  }
+  const uint32_t Base = B.OutBase[S.OutBuf];
+  E.wait(Unit::Store, OutFull + S.OutBuf);
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    TileGeom T = geometry(P, S.Group, Cu, NCu);
+    if (!T.Active)
+      continue;
+    auto DramAt = [&](unsigned Y) {
+      return P.OutAddr + ((uint64_t(T.OY0) + Y) * L.Out.W + T.OX0) * Cout * 2 + uint64_t(Chan0) * 2;
+    };
+    if (P.Wt == L.Out.W) { // Whole output rows: the tile is one run of pixels.
+      dma(Opcode::ST_MAP, DramAt(0), Base, Cu, T.VR * T.VC, NCh, int64_t(Cout) * 2, Entry, 0);
+      continue;
+    }
+    for (unsigned Y = 0; Y < T.VR; ++Y)
+      dma(Opcode::ST_MAP, DramAt(Y), Base + Y * P.Wt * Entry, Cu, T.VC, NCh, int64_t(Cout) * 2,
+          Entry, 0);
+  }
+  E.signal(Unit::Store, OutFree + S.OutBuf);
+}
+
+} // namespace
+
+std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
+                                            const CompileOptions &Opts) {
+  std::vector<Step> Steps;
+  unsigned InCount = 0, WCount = 0, OutCount = 0;
+  for (const LayerPlan &P : Plans) {
+    size_t First = Steps.size();
+    auto Add = [&](unsigned Og, unsigned Group, unsigned Chunk) {
+      Step S;
+      S.P = &P;
+      S.Og = Og;
+      S.Group = Group;
+      S.Chunk = Chunk;
+      Steps.push_back(S);
+    };
+    if (P.MapStationary) {
+      for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
+        for (unsigned Og = 0; Og < P.NOg; ++Og)
+          for (unsigned C = 0; C < P.NChunks; ++C)
+            Add(Og, Gr, C);
+    } else {
+      for (unsigned Og = 0; Og < P.NOg; ++Og)
+        for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
+          for (unsigned C = 0; C < P.NChunks; ++C)
+            Add(Og, Gr, C);
+    }
+    for (size_t K = First; K < Steps.size(); ++K) {
+      Step &S = Steps[K];
+      const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
+      S.FirstOfLayer = !Prev;
+      S.LastOfLayer = K + 1 == Steps.size();
+      S.NewMap = !Prev || Prev->Group != S.Group || Prev->Chunk != S.Chunk;
+      S.NewW = P.IsConv && (!Prev || Prev->Og != S.Og || Prev->Chunk != S.Chunk);
+      S.Writes = !P.IsConv || S.Chunk + 1 == P.NChunks;
+      if (Prev) {
+        Steps[K - 1].LastMapUse = S.NewMap;
+        Steps[K - 1].LastWUse = S.NewW;
+      }
+      if (S.LastOfLayer)
+        S.LastMapUse = S.LastWUse = true;
+      unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
+      InCount += S.NewMap;
+      WCount += S.NewW;
+      S.InBuf = (InCount - 1) % Banks;
+      S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
+      S.OutBuf = OutCount % Banks;
+      OutCount += S.Writes;
+    }
+  }
+  return Steps;
+}
+
+void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
+                                 const isa::HwConfig &Hw, const BufferMap &B,
+                                 const CompileOptions &Opts) {
+  Lowerer Low(E, Hw, B);
+  E.beginRegion("prologue");
+  // Both banks of every double-buffered resource start free.
+  for (unsigned Bank = 0; Bank < 2; ++Bank) {
+    E.signal(Unit::Compute, InFree + Bank);
+    E.signal(Unit::Compute, WFree + Bank);
+    E.signal(Unit::Store, OutFree + Bank);
+  }
+  auto Loads = [&](const Step &S, bool Weights, bool Maps) {
+    if (Weights && S.NewW)
+      Low.loadWeights(S);
+    if (Maps && S.NewMap)
+      Low.loadMaps(S);
+  };
+  auto Body = [&](const Step &S) {
+    if (S.FirstOfLayer) {
+      E.beginRegion("layer '" + S.P->L->Name + "'");
+      E.mark(S.P->Index);
+    }
+    Low.compute(S);
+    if (S.Writes)
+      Low.store(S);
+  };
+  if (!Opts.DoubleBuffer) {
+    for (const Step &S : Steps) {
+      if (S.FirstOfLayer) {
+        E.beginRegion("layer '" + S.P->L->Name + "'");
+        E.mark(S.P->Index);
+      }
+      Loads(S, true, true);
+      Low.compute(S);
+      if (S.Writes)
+        Low.store(S);
+      if (S.LastOfLayer)
+        E.signal(Unit::Store, LayerDone);
+    }
+    E.halt();
+    return;
+  }
+  if (!Steps.empty())
+    Loads(Steps[0], true, true);
+  for (size_t K = 0; K < Steps.size(); ++K) {
+    const Step &S = Steps[K];
+    const Step *Next = K + 1 < Steps.size() ? &Steps[K + 1] : nullptr;
+    // Prefetch: the next step's weights always, its maps only within the
+    // layer (a new layer's maps wait for this layer's stores).
+    if (Next)
+      Loads(*Next, true, Next->P == S.P);
+    Body(S);
+    if (S.LastOfLayer) {
+      E.signal(Unit::Store, LayerDone);
+      if (Next)
+        Loads(*Next, false, true);
+    }
+  }
+  E.halt();
+}

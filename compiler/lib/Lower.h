@@ -1,0 +1,53 @@
+//===- Lower.h - From layer plans to a synchronized instruction stream -*- C++ -*-===//
+//
+// A layer plan becomes a list of steps (one output-channel group, one group of
+// CU tiles, one channel chunk). Each step has a load part (weights and maps
+// into the free banks), a compute part and, when outputs are complete, a
+// writeback and store part. Steps are emitted software-pipelined: the loads of
+// step k+1 come before the compute of step k in program order, so the load
+// unit fills one bank while the compute unit reads the other.
+//
+// Synchronization protocol (semaphores, docs/compiler.md): every wait is
+// emitted after the signal it consumes, which rules out deadlock whatever the
+// queue depth.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_LOWER_H
+#define SNOW_COMPILER_LOWER_H
+
+#include "Emitter.h"
+#include "Plan.h"
+
+namespace snow::compiler {
+
+/// Semaphore numbers (two of each for the two banks).
+enum Sem : unsigned {
+  InFull = 0,   ///< load -> compute: input region b holds the step's maps
+  InFree = 2,   ///< compute -> load: input region b may be overwritten
+  WFull = 4,    ///< load -> compute: weights bank b loaded
+  WFree = 6,    ///< compute -> load: weights bank b may be overwritten
+  OutFull = 8,  ///< compute -> store: output region b written
+  OutFree = 10, ///< store -> compute: output region b stored
+  LayerDone = 12, ///< store -> load: a layer's outputs are all in DRAM
+};
+
+struct Step {
+  const LayerPlan *P = nullptr;
+  unsigned Og = 0, Group = 0, Chunk = 0;
+  bool NewMap = false, NewW = false;         ///< Needs a load.
+  bool LastMapUse = false, LastWUse = false; ///< Frees its bank afterwards.
+  bool Writes = false;                       ///< Produces final outputs.
+  bool FirstOfLayer = false, LastOfLayer = false;
+  unsigned InBuf = 0, WBuf = 0, OutBuf = 0;  ///< Bank parities.
+};
+
+/// Builds the ordered step list of a whole program (parities assigned).
+std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);
+
+/// Emits the whole program for Steps into E.
+void emitProgram(Emitter &E, const std::vector<Step> &Steps, const isa::HwConfig &Hw,
+                 const BufferMap &B, const CompileOptions &Opts);
+
+} // namespace snow::compiler
+
+#endif

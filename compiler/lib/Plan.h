@@ -1,0 +1,76 @@
+//===- Plan.h - Per-layer tiling and the on-chip buffer map --------*- C++ -*-===//
+//
+// The workload breakdown of one layer: how the maps buffer is split into
+// double-buffered input and output regions, which input-channel chunk and
+// output tile each CU works on, and in which order tiles, channel chunks and
+// output-channel groups are visited. The lowering (Lower.cpp) turns a plan
+// into code; the planner (Plan.cpp) chooses it with a small cost model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_PLAN_H
+#define SNOW_COMPILER_PLAN_H
+
+#include "snow/compiler/Compiler.h"
+#include "snow/ir/Graph.h"
+#include "snow/isa/HwConfig.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <vector>
+
+namespace snow::compiler {
+
+/// Partition of every CU's maps buffer (element addresses), fixed for a
+/// program: two input regions and two output regions, each whole banks, so
+/// the bank-level hazard rules see loads, compute and stores apart.
+struct BufferMap {
+  uint32_t InBase[2] = {0, 0}, InCap = 0;
+  uint32_t OutBase[2] = {0, 0}, OutCap = 0;
+  uint32_t WBase[2] = {0, 0}, WCap = 0; ///< Weights banks, in words.
+};
+
+llvm::Expected<BufferMap> makeBufferMap(const isa::HwConfig &Hw);
+
+/// How one conv or pooling layer is broken down.
+struct LayerPlan {
+  const ir::Layer *L = nullptr;
+  unsigned Index = 0;
+  bool IsConv = true;
+  uint64_t InAddr = 0, OutAddr = 0; ///< DRAM tensors, HWC int16.
+
+  // Channel chunks: conv splits input channels (weights bank capacity),
+  // pooling splits channels (buffer capacity). Chunk c covers channels
+  // [c * Chunk, min(C, (c + 1) * Chunk)).
+  unsigned Chunk = 0, NChunks = 1;
+  // Output tile per CU: R rows x Wt columns; the input region it reads.
+  unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
+  unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1, NGroups = 1;
+  unsigned NOg = 1;           ///< Conv: output-channel groups of vMACs x lanes.
+  bool MapStationary = false; ///< Tile groups outermost (maps reused across groups).
+  int16_t PadValue = 0;
+
+  // Conv weights: DRAM address of block (og, chunk, vmac) and its words.
+  std::vector<uint64_t> WAddr;
+  std::vector<uint32_t> WWords;
+
+  // Estimates from the cost model (for --emit=plan and the ablation docs).
+  uint64_t EstCycles = 0, EstDramBytes = 0;
+
+  unsigned chunkBegin(unsigned C) const { return C * Chunk; }
+  unsigned chunkSize(unsigned C, unsigned Total) const {
+    return std::min(Total, (C + 1) * Chunk) - C * Chunk;
+  }
+  /// Elements between two pixels in the buffer for chunk C.
+  unsigned pixelStride(unsigned C, unsigned Lanes) const;
+  unsigned tilePixels() const { return R * Wt; }
+  unsigned wIndex(unsigned Og, unsigned C, unsigned V, unsigned Vmacs) const {
+    return (Og * NChunks + C) * Vmacs + V;
+  }
+};
+
+/// Chooses chunks, tile shape and loop order for layer L.
+llvm::Expected<LayerPlan> planLayer(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw,
+                                    const BufferMap &B, const CompileOptions &Opts);
+
+} // namespace snow::compiler
+
+#endif

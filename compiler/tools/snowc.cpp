@@ -1,0 +1,88 @@
+//===- snowc.cpp - Compile a model to a prog.bin ---------------------------===//
+//
+// snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan]
+//
+// A thin driver over snow_ir (front end) and snow_compiler (lowering). Every
+// failure is one line on stderr and a non-zero exit; the output file is
+// written atomically, so a failed run never leaves half a program behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/compiler/Compiler.h"
+#include "snow/ir/Graph.h"
+#include "snow/isa/Asm.h"
+#include "snow/support/FileIO.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace snow;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory Cat("snowc options");
+static cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.yaml>"), cl::Required,
+                                      cl::cat(Cat));
+static cl::opt<std::string> OutPath("o", cl::desc("Output file ('-' for stdout with --emit=asm)"),
+                                    cl::value_desc("prog.bin"), cl::cat(Cat));
+static cl::opt<std::string> HwName("hw", cl::desc("Hardware preset or YAML file"),
+                                   cl::value_desc("preset|file"), cl::init("zc706"), cl::cat(Cat));
+enum class EmitKind { Bin, Asm, Plan };
+static cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Bin),
+                              cl::values(clEnumValN(EmitKind::Bin, "bin", "prog.bin (default)"),
+                                         clEnumValN(EmitKind::Asm, "asm", "assembly text"),
+                                         clEnumValN(EmitKind::Plan, "plan",
+                                                    "the per-layer tiling plan")),
+                              cl::cat(Cat));
+static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
+                                    cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
+static cl::opt<bool> NoLoopReorder("no-loop-reorder",
+                                   cl::desc("Always keep kernels stationary"), cl::cat(Cat));
+
+static int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "snowc") << Msg << "\n";
+  return 1;
+}
+
+
+int main(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::ParseCommandLineOptions(Argc, Argv, "Snowflake compiler\n");
+
+  auto Hw = isa::loadHwConfig(HwName);
+  if (!Hw)
+    return fail(llvm::toString(Hw.takeError()));
+  auto G = ir::loadModel(ModelPath);
+  if (!G)
+    return fail(llvm::toString(G.takeError()));
+  ir::quantize(*G, int(Hw->ActFracBits));
+
+  compiler::CompileOptions Opts;
+  Opts.DoubleBuffer = !NoDoubleBuffer;
+  Opts.LoopReorder = !NoLoopReorder;
+  if (Emit == EmitKind::Plan) {
+    llvm::outs() << compiler::describePlan(*G, *Hw, Opts);
+    return 0;
+  }
+  if (OutPath.empty())
+    return fail("no output file: use -o prog.bin");
+  auto Prog = compiler::compile(*G, *Hw, Opts);
+  if (!Prog)
+    return fail(llvm::toString(Prog.takeError()));
+  if (Emit == EmitKind::Asm) {
+    std::vector<isa::Inst> Code;
+    for (const isa::Word128 &W : Prog->Code) {
+      auto I = isa::decode(W);
+      if (!I)
+        return fail("internal error: " + llvm::toString(I.takeError()));
+      Code.push_back(*I);
+    }
+    if (auto Err = writeFileAtomic(OutPath, isa::disassembleProgram(Code)))
+      return fail(llvm::toString(std::move(Err)));
+    return 0;
+  }
+  if (auto Err = isa::writeProgram(*Prog, OutPath))
+    return fail(llvm::toString(std::move(Err)));
+  return 0;
+}

@@ -1,0 +1,516 @@
+//===- HwConfig.cpp - Loading, validating and printing hardware configs ---===//
+//
+// One table (HwKeys) lists every YAML key with the member it sets, its unit,
+// its simple range and its meaning. The parser, toYaml, validate and the
+// documentation table (hwConfigKeyTable, pinned against
+// docs/hardware-config.md by a test) all walk that table, so a key added or
+// renamed in one place cannot be forgotten in another.
+//
+// Parsing is strict on purpose: a misspelled key silently ignored would mean
+// simulating a machine other than the one the user described. Every error
+// carries file:line and the offending text in quotes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/isa/HwConfig.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <variant>
+#include <yaml-cpp/yaml.h>
+
+using namespace snow::isa;
+
+namespace {
+
+using Member = std::variant<std::string HwConfig::*, unsigned HwConfig::*, double HwConfig::*>;
+
+constexpr unsigned NoMax = std::numeric_limits<unsigned>::max();
+
+/// One YAML key. Min/Max/Pow2 are checked generically for unsigned keys (and
+/// Min > 0 means "strictly positive" for doubles); Rule describes the
+/// cross-key constraints validate() checks by hand, for the docs table.
+struct KeyInfo {
+  const char *Key;
+  Member M;
+  const char *Unit;
+  unsigned Min, Max;
+  bool Pow2;
+  const char *Rule;
+  const char *Doc;
+};
+
+// Order here is the order of toYaml and of the docs table; name comes first so
+// a canonical config reads as "which machine" before "what shape".
+const KeyInfo HwKeys[] = {
+    {"name", &HwConfig::Name, "text", 0, 0, false,
+     "letters, digits, `_`, `.`, `-`, starting with a letter or digit",
+     "Name of the configuration, shown in reports"},
+    {"clock_mhz", &HwConfig::ClockMhz, "MHz", 1, 0, false, "",
+     "Core clock; converts DRAM bandwidth to bytes per cycle"},
+    {"clusters", &HwConfig::Clusters, "count", 1, 16, false, "clusters × cus_per_cluster ≤ 16",
+     "Compute clusters"},
+    {"cus_per_cluster", &HwConfig::CusPerCluster, "count", 1, 16, false,
+     "clusters × cus_per_cluster ≤ 16 (CU masks are 16 bits)",
+     "Compute units (CUs) per cluster; each CU has its own maps buffer"},
+    {"vmacs_per_cu", &HwConfig::VmacsPerCu, "count", 1, 16, false, "",
+     "Vector MAC units per CU; each has its own weights buffer and accumulators"},
+    {"lanes_per_vmac", &HwConfig::LanesPerVmac, "count", 1, 64, true, "",
+     "16-bit MAC lanes per vMAC; a weights word holds one int16 per lane"},
+    {"maps_buffer_kib", &HwConfig::MapsBufferKib, "KiB", 1, NoMax, false, "",
+     "Maps (activation) buffer per CU, int16 elements"},
+    {"maps_banks", &HwConfig::MapsBanks, "count", 1, NoMax, true,
+     "divides the maps buffer's elements", "Banks per maps buffer; hazards are tracked per bank"},
+    {"weights_buffer_kib", &HwConfig::WeightsBufferKib, "KiB", 1, NoMax, false, "",
+     "Weights buffer per vMAC"},
+    {"weights_banks", &HwConfig::WeightsBanks, "count", 1, NoMax, true,
+     "divides the weights buffer's words; each bank ≥ 1 word",
+     "Banks per weights buffer; hazards are tracked per bank"},
+    {"acc_entries", &HwConfig::AccEntries, "entries", 1, 4095, false, "",
+     "Accumulators per lane (the 12-bit `rows` field addresses them)"},
+    {"acc_bits", &HwConfig::AccBits, "bits", 32, 64, false, "",
+     "Accumulator width; sums wrap at this width"},
+    {"dram_gbps", &HwConfig::DramGbps, "GB/s (1e9 B/s)", 1, 0, false,
+     "bandwidth rounds to ≥ 1/256 byte per cycle", "Usable DRAM bandwidth"},
+    {"dram_latency_cycles", &HwConfig::DramLatencyCycles, "cycles", 1, NoMax, false, "",
+     "Latency of every DMA transfer after its channel time; pipelined"},
+    {"dram_burst_bytes", &HwConfig::DramBurstBytes, "bytes", 8, NoMax, true, "",
+     "DRAM burst; every DMA row is rounded out to whole aligned bursts"},
+    {"dram_mib", &HwConfig::DramMib, "MiB", 1, 4096, false, "", "DRAM size (addresses are 32-bit)"},
+    {"queue_depth", &HwConfig::QueueDepth, "entries", 2, 1024, false, "", "Entries per unit queue"},
+    {"mac_pipeline_depth", &HwConfig::MacPipelineDepth, "cycles", 1, NoMax, false, "",
+     "Cycles from a trace's last issue to its accumulator write"},
+    {"act_frac_bits", &HwConfig::ActFracBits, "bits", 0, 15, false, "",
+     "Default activation format Q(15-f).f: fraction bits of int16 activations"},
+    {"onchip_budget_kib", &HwConfig::OnchipBudgetKib, "KiB", 1, 4194303, false,
+     "≥ total on-chip bytes (maps + weights + accumulators)",
+     "Budget for all buffers and accumulators together"},
+};
+
+const char *const BaseKey = "base";
+// A chain of bases longer than this is a cycle (presets only ever nest once).
+constexpr unsigned MaxBaseDepth = 8;
+
+struct Preset {
+  const char *Name;
+  const char *Text;
+};
+
+const Preset Presets[] = {
+#include "snow/hw/Presets.inc"
+};
+
+llvm::Error makeError(const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+const KeyInfo *findKey(llvm::StringRef Key) {
+  for (const KeyInfo &K : HwKeys)
+    if (Key == K.Key)
+      return &K;
+  return nullptr;
+}
+
+template <typename T> const char *keyOf(T HwConfig::*M) {
+  for (const KeyInfo &K : HwKeys)
+    if (const auto *P = std::get_if<T HwConfig::*>(&K.M); P && *P == M)
+      return K.Key;
+  assert(false && "member missing from HwKeys");
+  return "?";
+}
+
+const Preset *findPreset(llvm::StringRef Name) {
+  for (const Preset &P : Presets)
+    if (Name == P.Name)
+      return &P;
+  return nullptr;
+}
+
+std::string presetList() {
+  std::string S;
+  for (const std::string &N : hwPresetNames())
+    S += (S.empty() ? "" : ", ") + N;
+  return S;
+}
+
+std::string presetFile(const Preset &P) { return fmt::format("isa/presets/{}.yaml", P.Name); }
+
+/// The closest known key within a small edit distance, for "did you mean".
+std::string suggestKey(llvm::StringRef Key) {
+  std::string Best;
+  unsigned BestDist = 3; // More than two edits away is not a typo.
+  auto Consider = [&](llvm::StringRef Cand) {
+    unsigned D = Key.edit_distance(Cand, true, BestDist);
+    if (D < BestDist) {
+      BestDist = D;
+      Best = Cand.str();
+    }
+  };
+  for (const KeyInfo &K : HwKeys)
+    Consider(K.Key);
+  Consider(BaseKey);
+  return Best;
+}
+
+std::string formatValue(const HwConfig &C, const KeyInfo &K) {
+  return std::visit([&](auto M) { return fmt::format("{}", C.*M); }, K.M);
+}
+
+/// How a YAML value node reads in an error: its text, or what it is instead.
+std::string describeNode(const YAML::Node &N) {
+  if (N.IsScalar())
+    return fmt::format("'{}'", N.Scalar());
+  if (N.IsSequence())
+    return "a list";
+  if (N.IsMap())
+    return "a map";
+  return "nothing";
+}
+
+std::optional<unsigned> parseUnsigned(const std::string &S) {
+  unsigned V = 0;
+  auto [End, Ec] = std::from_chars(S.data(), S.data() + S.size(), V);
+  if (S.empty() || Ec != std::errc() || End != S.data() + S.size())
+    return std::nullopt;
+  return V;
+}
+
+std::optional<double> parseDouble(const std::string &S) {
+  double V = 0;
+  auto [End, Ec] = std::from_chars(S.data(), S.data() + S.size(), V);
+  if (S.empty() || Ec != std::errc() || End != S.data() + S.size() || !std::isfinite(V))
+    return std::nullopt;
+  return V;
+}
+
+/// A parsed config plus where each key was set in the top-level text, so that
+/// validate errors can point at the offending line.
+struct Parsed {
+  HwConfig C;
+  std::map<std::string, unsigned> KeyLines; ///< 1-based.
+};
+
+llvm::Expected<Parsed> parseImpl(const std::string &Text, const std::string &File, unsigned Depth);
+
+llvm::Expected<Parsed> parseBase(const YAML::Node &V, const std::string &File, unsigned Depth) {
+  unsigned Line = V.Mark().line + 1;
+  if (!V.IsScalar())
+    return makeError(fmt::format("{}:{}: key 'base': expected a preset name, got {}", File, Line,
+                                 describeNode(V)));
+  const Preset *P = findPreset(V.Scalar());
+  if (!P)
+    return makeError(fmt::format("{}:{}: unknown base preset '{}' (presets: {})", File, Line,
+                                 V.Scalar(), presetList()));
+  if (Depth >= MaxBaseDepth)
+    return makeError(fmt::format("{}:{}: base presets nest more than {} deep at '{}' (a cycle?)",
+                                 File, Line, MaxBaseDepth, V.Scalar()));
+  auto Base = parseImpl(P->Text, presetFile(*P), Depth + 1);
+  if (!Base)
+    return Base.takeError();
+  // Lines of the base refer to another file; only this file's lines are kept.
+  Base->KeyLines.clear();
+  return Base;
+}
+
+llvm::Error setKey(HwConfig &C, const KeyInfo &K, const YAML::Node &V, const std::string &File,
+                   unsigned KeyLine) {
+  // A missing value ("clusters:") is marked at the next line; blame the key.
+  unsigned Line = V.IsNull() ? KeyLine : V.Mark().line + 1;
+  auto Bad = [&](const char *Expected) {
+    return makeError(fmt::format("{}:{}: key '{}': expected {}, got {}", File, Line, K.Key,
+                                 Expected, describeNode(V)));
+  };
+  if (auto *M = std::get_if<std::string HwConfig::*>(&K.M)) {
+    if (!V.IsScalar())
+      return Bad("a name");
+    C.**M = V.Scalar();
+  } else if (auto *M = std::get_if<unsigned HwConfig::*>(&K.M)) {
+    std::optional<unsigned> U = V.IsScalar() ? parseUnsigned(V.Scalar()) : std::nullopt;
+    if (!U)
+      return Bad("an unsigned integer");
+    C.**M = *U;
+  } else {
+    auto *D = std::get_if<double HwConfig::*>(&K.M);
+    std::optional<double> X = V.IsScalar() ? parseDouble(V.Scalar()) : std::nullopt;
+    if (!X)
+      return Bad("a number");
+    C.**D = *X;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<Parsed> parseDocument(const YAML::Node &Doc, const std::string &File,
+                                     unsigned Depth) {
+  if (!Doc.IsMap())
+    return makeError(fmt::format("{}:{}: expected a map of 'key: value' lines, got {}", File,
+                                 Doc.Mark().line + 1, describeNode(Doc)));
+  // First pass: keys are known, scalar and unique; find the base.
+  std::map<std::string, unsigned> Seen;
+  std::optional<YAML::Node> BaseNode;
+  // Nodes are copied out of the iterator: its -> yields a temporary proxy.
+  for (const auto &KV : Doc) {
+    YAML::Node KeyNode = KV.first;
+    unsigned Line = KeyNode.Mark().line + 1;
+    if (!KeyNode.IsScalar())
+      return makeError(
+          fmt::format("{}:{}: expected a key name, got {}", File, Line, describeNode(KeyNode)));
+    std::string Key = KeyNode.Scalar();
+    if (Key != BaseKey && !findKey(Key)) {
+      std::string Hint = suggestKey(Key);
+      return makeError(fmt::format("{}:{}: unknown key '{}' in hardware config{}", File, Line, Key,
+                                   Hint.empty() ? "" : " (did you mean '" + Hint + "'?)"));
+    }
+    auto [Prev, Inserted] = Seen.emplace(Key, Line);
+    if (!Inserted)
+      return makeError(fmt::format("{}:{}: duplicate key '{}' (first set on line {})", File, Line,
+                                   Key, Prev->second));
+    if (Key == BaseKey)
+      BaseNode = KV.second;
+  }
+
+  Parsed P;
+  if (BaseNode) {
+    auto Base = parseBase(*BaseNode, File, Depth);
+    if (!Base)
+      return Base.takeError();
+    P = std::move(*Base);
+  }
+  // Second pass: apply this file's values over the base (or the defaults).
+  for (const auto &KV : Doc) {
+    YAML::Node KeyNode = KV.first, Value = KV.second;
+    std::string Key = KeyNode.Scalar();
+    if (Key == BaseKey)
+      continue;
+    unsigned Line = KeyNode.Mark().line + 1;
+    if (llvm::Error E = setKey(P.C, *findKey(Key), Value, File, Line))
+      return E;
+    P.KeyLines[Key] = Line;
+  }
+  return P;
+}
+
+llvm::Expected<Parsed> parseImpl(const std::string &Text, const std::string &File, unsigned Depth) {
+  try {
+    std::vector<YAML::Node> Docs = YAML::LoadAll(Text);
+    if (Docs.empty())
+      return makeError(
+          fmt::format("{}:1: expected a map of 'key: value' lines, got an empty document", File));
+    if (Docs.size() > 1)
+      return makeError(fmt::format("{}:{}: expected one YAML document, got {}", File,
+                                   Docs[1].Mark().line + 1, Docs.size()));
+    return parseDocument(Docs[0], File, Depth);
+  } catch (const YAML::Exception &E) {
+    // ParserException and friends: mark is 0-based, columns included.
+    return makeError(fmt::format("{}:{}:{}: {}", File, E.mark.line + 1, E.mark.column + 1, E.msg));
+  }
+}
+
+struct OnchipParts {
+  uint64_t Maps, Weights, Acc;
+};
+
+/// On-chip bytes by kind, in 64 bits so that no accepted value can overflow.
+/// Accumulator bits are rounded up to whole bytes.
+OnchipParts onchipParts(const HwConfig &C) {
+  uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster, Vmacs = Cus * C.VmacsPerCu;
+  uint64_t AccBits = Vmacs * C.LanesPerVmac * C.AccEntries * C.AccBits;
+  return {Cus * C.MapsBufferKib * 1024, Vmacs * C.WeightsBufferKib * 1024, (AccBits + 7) / 8};
+}
+
+bool isPow2(uint64_t V) { return V && !(V & (V - 1)); }
+
+std::string rangeText(const KeyInfo &K) {
+  if (std::holds_alternative<std::string HwConfig::*>(K.M))
+    return "";
+  if (std::holds_alternative<double HwConfig::*>(K.M))
+    return "> 0";
+  std::string R = K.Max == NoMax ? fmt::format("≥ {}", K.Min) : fmt::format("{}..{}", K.Min, K.Max);
+  return K.Pow2 ? "power of two " + std::string(K.Max == NoMax ? "" : "in ") + R : R;
+}
+
+/// rangeText as the end of "must be ...".
+std::string rangePhrase(const KeyInfo &K) {
+  std::string R = rangeText(K);
+  if (K.Pow2)
+    return "a " + R;
+  return K.Max == NoMax ? R : "in " + R;
+}
+
+bool validName(llvm::StringRef N) {
+  // The name is printed unquoted by toYaml; these characters survive that.
+  if (N.empty() || !llvm::isAlnum(N.front()) || N == "null" || N == "Null" || N == "NULL")
+    return false;
+  return llvm::all_of(
+      N, [](char Ch) { return llvm::isAlnum(Ch) || Ch == '_' || Ch == '.' || Ch == '-'; });
+}
+
+using WhereFn = std::function<std::string(const char *Key)>;
+
+/// All range errors at once; cross-key rules only once ranges hold, so that a
+/// zero lane count cannot turn into a division by zero below.
+llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
+  llvm::Error Errs = llvm::Error::success();
+  auto Fail = [&](const char *Key, const std::string &Msg) {
+    Errs = llvm::joinErrors(std::move(Errs),
+                            makeError(fmt::format("{}: key '{}': {}", Where(Key), Key, Msg)));
+  };
+  for (const KeyInfo &K : HwKeys) {
+    if (auto *M = std::get_if<std::string HwConfig::*>(&K.M)) {
+      if (!validName(C.**M))
+        Fail(K.Key, fmt::format("must be {}, got '{}'", K.Rule, C.**M));
+    } else if (auto *M = std::get_if<unsigned HwConfig::*>(&K.M)) {
+      unsigned V = C.**M;
+      if (V < K.Min || V > K.Max || (K.Pow2 && !isPow2(V)))
+        Fail(K.Key, fmt::format("must be {}, got '{}'", rangePhrase(K), V));
+    } else {
+      double V = C.*std::get<double HwConfig::*>(K.M);
+      if (!(V > 0) || !std::isfinite(V))
+        Fail(K.Key, fmt::format("must be a number > 0, got '{}'", V));
+    }
+  }
+  if (Errs)
+    return Errs;
+
+  uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster;
+  if (Cus > 16)
+    Fail(keyOf(&HwConfig::CusPerCluster),
+         fmt::format("clusters × cus_per_cluster must be at most 16 (CU masks are 16 bits), got "
+                     "'{} × {} = {}'",
+                     C.Clusters, C.CusPerCluster, Cus));
+  uint64_t MapsElems = uint64_t(C.MapsBufferKib) * 1024 / 2;
+  if (MapsElems % C.MapsBanks)
+    Fail(keyOf(&HwConfig::MapsBanks),
+         fmt::format("'{}' banks do not divide the {} int16 elements of a {} KiB maps buffer",
+                     C.MapsBanks, MapsElems, C.MapsBufferKib));
+  uint64_t Words = uint64_t(C.WeightsBufferKib) * 1024 / C.weightWordBytes();
+  if (Words % C.WeightsBanks || Words < C.WeightsBanks)
+    Fail(keyOf(&HwConfig::WeightsBanks),
+         fmt::format("'{}' banks do not divide the {} words ({} bytes each) of a {} KiB weights "
+                     "buffer",
+                     C.WeightsBanks, Words, C.weightWordBytes(), C.WeightsBufferKib));
+  double BwQ8 = std::round(C.DramGbps * 1e9 / (C.ClockMhz * 1e6) * 256.0);
+  if (BwQ8 < 1 || BwQ8 > double(std::numeric_limits<uint32_t>::max()))
+    Fail(keyOf(&HwConfig::DramGbps),
+         fmt::format("'{}' GB/s at '{}' MHz rounds to {}/256 bytes per cycle; it must be "
+                     "1/256..{}/256",
+                     C.DramGbps, C.ClockMhz, BwQ8, std::numeric_limits<uint32_t>::max()));
+  if (Errs)
+    return Errs;
+
+  OnchipParts Parts = onchipParts(C);
+  uint64_t Onchip = C.onchipBytes(), Budget = uint64_t(C.OnchipBudgetKib) * 1024;
+  if (Onchip > Budget)
+    Fail(keyOf(&HwConfig::OnchipBudgetKib),
+         fmt::format("buffers and accumulators need {} bytes (maps {} + weights {} + "
+                     "accumulators {}), over the budget of '{}' KiB ({} bytes)",
+                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, C.OnchipBudgetKib, Budget));
+  return Errs;
+}
+
+llvm::Expected<HwConfig> loadText(const std::string &Text, const std::string &File) {
+  auto P = parseImpl(Text, File, 0);
+  if (!P)
+    return P.takeError();
+  WhereFn Where = [&](const char *Key) {
+    auto It = P->KeyLines.find(Key);
+    return It == P->KeyLines.end() ? File : fmt::format("{}:{}", File, It->second);
+  };
+  if (llvm::Error E = validateImpl(P->C, Where))
+    return E;
+  return P->C;
+}
+
+} // namespace
+
+uint32_t HwConfig::dramBwQ8() const {
+  double V = std::round(DramGbps * 1e9 / (ClockMhz * 1e6) * 256.0);
+  // Only reachable for configs validate() rejects; keep the conversion defined.
+  if (!(V >= 0) || V > double(std::numeric_limits<uint32_t>::max()))
+    return 0;
+  return uint32_t(V);
+}
+
+uint64_t HwConfig::dramCycles(uint64_t Bytes) const {
+  uint64_t Bw = dramBwQ8();
+  assert(Bw && "dramCycles on a config that failed validate()");
+  // ceil(Bytes * 256 / Bw), split so Bytes * 256 cannot overflow.
+  uint64_t Q = Bytes / Bw, R = Bytes % Bw;
+  return Q * 256 + (R * 256 + Bw - 1) / Bw;
+}
+
+uint64_t HwConfig::onchipBytes() const {
+  OnchipParts P = onchipParts(*this);
+  return P.Maps + P.Weights + P.Acc;
+}
+
+std::string HwConfig::toYaml() const {
+  std::string S;
+  for (const KeyInfo &K : HwKeys)
+    S += fmt::format("{}: {}\n", K.Key, formatValue(*this, K));
+  return S;
+}
+
+std::vector<std::string> snow::isa::hwPresetNames() {
+  std::vector<std::string> Names;
+  for (const Preset &P : Presets)
+    Names.push_back(P.Name);
+  std::sort(Names.begin(), Names.end());
+  return Names;
+}
+
+llvm::Expected<HwConfig> snow::isa::parseHwConfig(const std::string &Text,
+                                                  const std::string &File) {
+  auto P = parseImpl(Text, File, 0);
+  if (!P)
+    return P.takeError();
+  return P->C;
+}
+
+llvm::Error snow::isa::validate(const HwConfig &C, const std::string &Where) {
+  return validateImpl(C, [&](const char *) { return Where; });
+}
+
+llvm::Expected<HwConfig> snow::isa::loadHwConfig(const std::string &PresetOrFile) {
+  if (const Preset *P = findPreset(PresetOrFile))
+    return loadText(P->Text, presetFile(*P));
+  if (!llvm::sys::fs::exists(PresetOrFile))
+    return makeError(fmt::format("unknown hardware preset or file '{}' (presets: {})", PresetOrFile,
+                                 presetList()));
+  if (llvm::sys::fs::is_directory(PresetOrFile))
+    return makeError(
+        fmt::format("cannot read hardware config '{}': it is a directory", PresetOrFile));
+  auto Buf = llvm::MemoryBuffer::getFile(PresetOrFile, /*IsText=*/true);
+  if (!Buf)
+    return makeError(fmt::format("cannot read hardware config '{}': {}", PresetOrFile,
+                                 Buf.getError().message()));
+  return loadText((*Buf)->getBuffer().str(), PresetOrFile);
+}
+
+std::string snow::isa::hwConfigKeyTable() {
+  const Preset *Zc = findPreset("zc706");
+  assert(Zc && "the zc706 preset is the documented reference point");
+  auto Ref = parseImpl(Zc->Text, presetFile(*Zc), 0);
+  HwConfig C = Ref ? Ref->C : HwConfig();
+  if (!Ref)
+    llvm::consumeError(Ref.takeError());
+  std::string S = "| key | unit | zc706 | allowed | meaning |\n|---|---|---|---|---|\n";
+  for (const KeyInfo &K : HwKeys) {
+    std::string Allowed = rangeText(K);
+    if (*K.Rule)
+      Allowed += (Allowed.empty() ? "" : "; ") + std::string(K.Rule);
+    S += fmt::format("| `{}` | {} | {} | {} | {} |\n", K.Key, K.Unit, formatValue(C, K), Allowed,
+                     K.Doc);
+  }
+  return S;
+}

@@ -1,0 +1,392 @@
+//===- Program.cpp - Writing and reading the prog.bin container -----------===//
+//
+// The byte layout is specified in docs/program-format.md; this file is its
+// only implementation. Every integer is written and read byte by byte in
+// little-endian order, so the format does not depend on the host's struct
+// layout or endianness.
+//
+// Reading is defensive: a prog.bin may be truncated, damaged or hostile. The
+// checks run cheapest and most telling first (size, magic, version, CRC), then
+// every length is compared with what is actually left before anything is read
+// or allocated, so a corrupted count can neither read past the end nor ask for
+// gigabytes of memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/isa/Program.h"
+#include "snow/support/FileIO.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CRC.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <array>
+#include <cassert>
+#include <cstring>
+#include <fmt/format.h>
+
+using namespace snow::isa;
+
+namespace {
+
+constexpr size_t HeaderBytes = 16;        // Magic, version, section count.
+constexpr size_t SectionHeaderBytes = 16; // Tag, reserved, payload size.
+constexpr size_t FooterBytes = 4;         // CRC-32.
+
+/// The sections in the order serialize writes them. A reader accepts any
+/// order but requires each exactly once.
+enum SectionId { Hwcf, Modl, Code, Data, Tens, Layr, NumSections };
+constexpr std::array<const char *, NumSections> SectionTags = {"HWCF", "MODL", "CODE",
+                                                               "DATA", "TENS", "LAYR"};
+
+// The smallest encodings, used to reject counts that cannot fit before
+// allocating for them.
+constexpr uint64_t MinLayerBytes = 4 + 4 + 8 + 3 * 4; // Two empty strings, macs, OutC/H/W.
+
+llvm::Error makeError(const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+class Writer {
+public:
+  std::vector<uint8_t> Out;
+
+  void u32(uint32_t V) {
+    for (int I = 0; I < 4; ++I)
+      Out.push_back(uint8_t(V >> (8 * I)));
+  }
+  void u64(uint64_t V) {
+    for (int I = 0; I < 8; ++I)
+      Out.push_back(uint8_t(V >> (8 * I)));
+  }
+  void bytes(const void *P, size_t N) {
+    const auto *B = static_cast<const uint8_t *>(P);
+    Out.insert(Out.end(), B, B + N);
+  }
+  void str(const std::string &S) {
+    assert(S.size() <= UINT32_MAX && "string too long for a u32 length");
+    u32(uint32_t(S.size()));
+    bytes(S.data(), S.size());
+  }
+  void tensor(const TensorInfo &T) {
+    str(T.Name);
+    u64(T.Addr);
+    u32(T.C);
+    u32(T.H);
+    u32(T.W);
+    u32(T.FracBits);
+  }
+  /// Appends a section whose payload is produced by Body, then pads to 8.
+  template <typename F> void section(SectionId Id, F Body) {
+    bytes(SectionTags[Id], 4);
+    u32(0);
+    size_t SizeAt = Out.size();
+    u64(0);
+    size_t Start = Out.size();
+    Body();
+    uint64_t Size = Out.size() - Start;
+    for (int I = 0; I < 8; ++I)
+      Out[SizeAt + I] = uint8_t(Size >> (8 * I));
+    Out.resize(llvm::alignTo(Out.size(), 8), 0);
+  }
+};
+
+/// Bounds-checked little-endian reads over one region of the file. The first
+/// failure is sticky: later reads return zeros, and finish() reports it. Ctx
+/// ("prog.bin: section 'LAYR'") and absolute offsets make the message useful.
+class Reader {
+public:
+  Reader(llvm::ArrayRef<uint8_t> B, uint64_t BaseOffset, std::string Ctx)
+      : B(B), BaseOffset(BaseOffset), Ctx(std::move(Ctx)) {}
+
+  uint64_t left() const { return B.size() - Pos; }
+  bool failed() const { return !Err.empty(); }
+
+  uint32_t u32(const char *Field) {
+    uint32_t V = 0;
+    if (take(4, Field))
+      for (int I = 3; I >= 0; --I)
+        V = (V << 8) | B[Pos - 4 + I];
+    return V;
+  }
+  uint64_t u64(const char *Field) {
+    uint64_t V = 0;
+    if (take(8, Field))
+      for (int I = 7; I >= 0; --I)
+        V = (V << 8) | B[Pos - 8 + I];
+    return V;
+  }
+  llvm::ArrayRef<uint8_t> bytes(uint64_t N, const char *Field) {
+    if (!take(N, Field))
+      return {};
+    return B.slice(Pos - N, N);
+  }
+  std::string str(const char *Field) {
+    uint32_t N = u32(Field);
+    llvm::ArrayRef<uint8_t> S = bytes(N, Field);
+    return std::string(S.begin(), S.end());
+  }
+  TensorInfo tensor(const char *Field) {
+    TensorInfo T;
+    T.Name = str(Field);
+    T.Addr = u64(Field);
+    T.C = u32(Field);
+    T.H = u32(Field);
+    T.W = u32(Field);
+    T.FracBits = u32(Field);
+    return T;
+  }
+  void fail(const std::string &Msg) {
+    if (!failed())
+      Err = fmt::format("{}: {}", Ctx, Msg);
+  }
+  /// The region must have been read exactly to its end.
+  llvm::Error finish() {
+    if (!failed() && left())
+      fail(fmt::format("{} unexpected bytes at offset {}", left(), BaseOffset + Pos));
+    return failed() ? makeError(Err) : llvm::Error::success();
+  }
+
+private:
+  bool take(uint64_t N, const char *Field) {
+    if (failed())
+      return false;
+    if (N > left()) {
+      fail(fmt::format("{} needs {} bytes at offset {}, only {} left", Field, N, BaseOffset + Pos,
+                       left()));
+      return false;
+    }
+    Pos += N;
+    return true;
+  }
+
+  llvm::ArrayRef<uint8_t> B;
+  uint64_t BaseOffset;
+  uint64_t Pos = 0;
+  std::string Ctx;
+  std::string Err;
+};
+
+uint32_t readU32(const uint8_t *P) {
+  return uint32_t(P[0]) | uint32_t(P[1]) << 8 | uint32_t(P[2]) << 16 | uint32_t(P[3]) << 24;
+}
+
+/// A tag as text for messages; damaged tags are shown as escaped bytes.
+std::string tagText(llvm::ArrayRef<uint8_t> Tag) {
+  std::string S;
+  for (uint8_t Ch : Tag)
+    S += llvm::isPrint(Ch) && Ch != '\'' && Ch != '\\' ? std::string(1, char(Ch))
+                                                       : fmt::format("\\x{:02x}", Ch);
+  return S;
+}
+
+/// Checks what the byte layout cannot: the config is valid and everything that
+/// lives in DRAM fits in it. Shared by the reader and the writer so that no
+/// prog.bin is written that the reader would refuse.
+llvm::Error checkProgram(const Program &P, const std::string &Name) {
+  if (llvm::Error E = validate(P.Hw, Name + "[HWCF]"))
+    return E;
+  uint64_t Dram = P.Hw.dramBytes();
+  auto Fits = [&](uint64_t Addr, uint64_t Bytes) {
+    uint64_t End = llvm::SaturatingAdd(Addr, Bytes);
+    return End <= Dram;
+  };
+  if (!Fits(P.DataAddr, P.Data.size()))
+    return makeError(fmt::format(
+        "{}: section 'DATA': {} bytes at address '{:#x}' do not fit in the {} MiB of DRAM", Name,
+        P.Data.size(), P.DataAddr, P.Hw.DramMib));
+  for (const TensorInfo *T : {&P.Input, &P.Output}) {
+    uint64_t Bytes = llvm::SaturatingMultiply(
+        llvm::SaturatingMultiply(llvm::SaturatingMultiply(uint64_t(T->C), uint64_t(T->H)),
+                                 uint64_t(T->W)),
+        uint64_t(2));
+    if (!Fits(T->Addr, Bytes))
+      return makeError(fmt::format("{}: section 'TENS': tensor '{}' ({}x{}x{}) at address '{:#x}' "
+                                   "does not fit in the {} MiB of DRAM",
+                                   Name, T->Name, T->C, T->H, T->W, T->Addr, P.Hw.DramMib));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name, Program &P) {
+  uint32_t Count = readU32(Bytes.data() + 12);
+  llvm::ArrayRef<uint8_t> Body = Bytes.slice(HeaderBytes, Bytes.size() - HeaderBytes - FooterBytes);
+  Reader R(Body, HeaderBytes, Name);
+  // Each section takes at least its header, so a larger count is corrupt.
+  if (Count > Body.size() / SectionHeaderBytes)
+    return makeError(
+        fmt::format("{}: section count '{}' cannot fit in {} bytes", Name, Count, Body.size()));
+  std::array<llvm::ArrayRef<uint8_t>, NumSections> Payload;
+  std::array<uint64_t, NumSections> Offset{};
+  std::array<bool, NumSections> Seen{};
+  for (uint32_t I = 0; I < Count && !R.failed(); ++I) {
+    llvm::ArrayRef<uint8_t> Tag = R.bytes(4, "section tag");
+    uint32_t Reserved = R.u32("section reserved field");
+    uint64_t Size = R.u64("section size");
+    uint64_t At = HeaderBytes + (Body.size() - R.left());
+    llvm::ArrayRef<uint8_t> Data = R.bytes(Size, "section payload");
+    uint64_t Pad = llvm::alignTo(Size, 8) - Size;
+    llvm::ArrayRef<uint8_t> Padding = R.bytes(Pad, "section padding");
+    if (R.failed())
+      break;
+    auto It = std::find_if(SectionTags.begin(), SectionTags.end(),
+                           [&](const char *T) { return std::memcmp(T, Tag.data(), 4) == 0; });
+    if (It == SectionTags.end())
+      return makeError(fmt::format("{}: unknown section '{}'", Name, tagText(Tag)));
+    size_t Id = It - SectionTags.begin();
+    if (Seen[Id])
+      return makeError(fmt::format("{}: duplicate section '{}'", Name, *It));
+    if (Reserved)
+      return makeError(
+          fmt::format("{}: section '{}': reserved field is '{}', expected 0", Name, *It, Reserved));
+    if (llvm::any_of(Padding, [](uint8_t B) { return B != 0; }))
+      return makeError(fmt::format("{}: section '{}': padding is not zero", Name, *It));
+    Seen[Id] = true;
+    Payload[Id] = Data;
+    Offset[Id] = At;
+  }
+  if (llvm::Error E = R.finish())
+    return E;
+  for (size_t Id = 0; Id < NumSections; ++Id)
+    if (!Seen[Id])
+      return makeError(fmt::format("{}: missing section '{}'", Name, SectionTags[Id]));
+
+  auto Sec = [&](SectionId Id) {
+    return Reader(Payload[Id], Offset[Id], fmt::format("{}: section '{}'", Name, SectionTags[Id]));
+  };
+
+  llvm::ArrayRef<uint8_t> HwText = Payload[Hwcf];
+  auto Hw = parseHwConfig(std::string(HwText.begin(), HwText.end()), Name + "[HWCF]");
+  if (!Hw)
+    return Hw.takeError();
+  P.Hw = *Hw;
+
+  P.ModelName = std::string(Payload[Modl].begin(), Payload[Modl].end());
+
+  if (Payload[Code].size() % InstBytes)
+    return makeError(fmt::format("{}: section 'CODE': size '{}' is not a multiple of {}", Name,
+                                 Payload[Code].size(), InstBytes));
+  P.Code.resize(Payload[Code].size() / InstBytes);
+  for (size_t I = 0; I < P.Code.size(); ++I)
+    P.Code[I] = loadWord(Payload[Code].data() + I * InstBytes);
+
+  Reader D = Sec(Data);
+  P.DataAddr = D.u64("DataAddr");
+  llvm::ArrayRef<uint8_t> Image = D.bytes(D.left(), "data");
+  P.Data.assign(Image.begin(), Image.end());
+  if (llvm::Error E = D.finish())
+    return E;
+
+  Reader T = Sec(Tens);
+  P.Input = T.tensor("input tensor");
+  P.Output = T.tensor("output tensor");
+  if (llvm::Error E = T.finish())
+    return E;
+
+  Reader L = Sec(Layr);
+  uint32_t NumLayers = L.u32("layer count");
+  if (!L.failed() && NumLayers > L.left() / MinLayerBytes)
+    L.fail(fmt::format("layer count '{}' cannot fit in {} bytes", NumLayers, L.left()));
+  if (!L.failed())
+    P.Layers.reserve(NumLayers);
+  for (uint32_t I = 0; I < NumLayers && !L.failed(); ++I) {
+    LayerInfo Layer;
+    Layer.Name = L.str("layer name");
+    Layer.Type = L.str("layer type");
+    Layer.Macs = L.u64("layer macs");
+    Layer.OutC = L.u32("layer OutC");
+    Layer.OutH = L.u32("layer OutH");
+    Layer.OutW = L.u32("layer OutW");
+    P.Layers.push_back(std::move(Layer));
+  }
+  return L.finish();
+}
+
+} // namespace
+
+std::vector<uint8_t> snow::isa::serialize(const Program &P) {
+  Writer W;
+  W.bytes(ProgMagic, sizeof(ProgMagic));
+  W.u32(ProgVersion);
+  W.u32(NumSections);
+  W.section(Hwcf, [&] {
+    std::string Text = P.Hw.toYaml();
+    W.bytes(Text.data(), Text.size());
+  });
+  W.section(Modl, [&] { W.bytes(P.ModelName.data(), P.ModelName.size()); });
+  W.section(Code, [&] {
+    for (const Word128 &I : P.Code) {
+      uint8_t B[InstBytes];
+      storeWord(I, B);
+      W.bytes(B, InstBytes);
+    }
+  });
+  W.section(Data, [&] {
+    W.u64(P.DataAddr);
+    W.bytes(P.Data.data(), P.Data.size());
+  });
+  W.section(Tens, [&] {
+    W.tensor(P.Input);
+    W.tensor(P.Output);
+  });
+  W.section(Layr, [&] {
+    assert(P.Layers.size() <= UINT32_MAX && "layer count must fit a u32");
+    W.u32(uint32_t(P.Layers.size()));
+    for (const LayerInfo &L : P.Layers) {
+      W.str(L.Name);
+      W.str(L.Type);
+      W.u64(L.Macs);
+      W.u32(L.OutC);
+      W.u32(L.OutH);
+      W.u32(L.OutW);
+    }
+  });
+  W.u32(llvm::crc32(W.Out));
+  return std::move(W.Out);
+}
+
+llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes,
+                                               const std::string &Name) {
+  if (Bytes.size() < HeaderBytes)
+    return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
+  if (std::memcmp(Bytes.data(), ProgMagic, sizeof(ProgMagic)) != 0)
+    return makeError(fmt::format("{}: not a prog.bin (bad magic)", Name));
+  uint32_t Version = readU32(Bytes.data() + 8);
+  if (Version != ProgVersion)
+    return makeError(fmt::format("{}: format version {}, this tool reads version {}", Name, Version,
+                                 ProgVersion));
+  // A file cut inside the footer cannot carry a checksum: that is truncation.
+  if (Bytes.size() < HeaderBytes + FooterBytes ||
+      llvm::crc32(llvm::ArrayRef<uint8_t>(Bytes).drop_back(FooterBytes)) !=
+          readU32(Bytes.data() + Bytes.size() - FooterBytes))
+    return makeError(fmt::format("{}: checksum mismatch: the file is damaged or truncated", Name));
+
+  Program P;
+  if (llvm::Error E = readSections(Bytes, Name, P))
+    return E;
+  if (llvm::Error E = checkProgram(P, Name))
+    return E;
+  return P;
+}
+
+llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
+  if (llvm::Error E = checkProgram(P, Path))
+    return E;
+  std::vector<uint8_t> Bytes = serialize(P);
+  // Temporary file + rename, removing the temporary on any failure.
+  return writeFileAtomic(
+      Path, llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
+}
+
+llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {
+  if (llvm::sys::fs::is_directory(Path))
+    return makeError(fmt::format("cannot read '{}': it is a directory", Path));
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeError(fmt::format("cannot read '{}': {}", Path, Buf.getError().message()));
+  llvm::StringRef S = (*Buf)->getBuffer();
+  std::vector<uint8_t> Bytes(S.bytes_begin(), S.bytes_end());
+  return deserialize(Bytes, Path);
+}

@@ -1,0 +1,62 @@
+//===- snowasm.cpp - Assemble a vMAC program into prog.bin ----------------===//
+//
+// snowasm prog.s -o prog.bin [--hw PRESET|FILE]
+//
+// A thin driver over snow::isa::assembleProgram: it reads the text, loads the
+// hardware configuration the program is meant for (embedded in prog.bin so
+// the simulator and RTL run it on the right machine) and writes the
+// container. Any error is one "snowasm: error: ..." line and exit status 1;
+// the output is written atomically, so a failed run leaves no file behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/isa/Asm.h"
+#include "snow/isa/HwConfig.h"
+#include "snow/isa/Program.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.s>"), cl::Required);
+cl::opt<std::string> OutputPath("o", cl::desc("Output program container"),
+                                cl::value_desc("prog.bin"), cl::Required);
+cl::opt<std::string> HwName("hw", cl::desc("Hardware preset name or YAML file (default zc706)"),
+                            cl::value_desc("PRESET|FILE"), cl::init("zc706"));
+
+int fail(const Twine &Msg) {
+  errs() << "snowasm: error: " << Msg << "\n";
+  return 1;
+}
+
+int fail(Error E) { return fail(toString(std::move(E))); }
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  cl::ParseCommandLineOptions(Argc, Argv, "snowasm: assemble a vMAC program into prog.bin\n");
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFileOrSTDIN(InputPath);
+  if (!Text)
+    return fail("cannot read '" + InputPath + "': " + Text.getError().message());
+
+  Expected<snow::isa::HwConfig> Hw = snow::isa::loadHwConfig(HwName);
+  if (!Hw)
+    return fail(Hw.takeError());
+
+  StringRef Src = (*Text)->getBuffer();
+  Expected<snow::isa::Program> Prog =
+      snow::isa::assembleProgram({Src.data(), Src.size()}, InputPath, *Hw);
+  if (!Prog)
+    return fail(Prog.takeError());
+
+  if (Error E = snow::isa::writeProgram(*Prog, OutputPath))
+    return fail(std::move(E));
+  return 0;
+}

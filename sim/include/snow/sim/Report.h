@@ -1,0 +1,23 @@
+//===- Report.h - Human and machine readable simulation reports ----*- C++ -*-===//
+//
+// The per-layer table in the form of the Snowflake paper (layer, M-ops,
+// theoretical ms, actual ms, G-ops/s, efficiency) with totals, and the JSON
+// document written by --stats-json (docs/stats-json.md). snowrtl writes the
+// same JSON from the RTL's counters.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_SIM_REPORT_H
+#define SNOW_SIM_REPORT_H
+
+#include "snow/isa/Program.h"
+#include "snow/sim/Simulator.h"
+#include <string>
+
+namespace snow::sim {
+
+std::string formatReport(const SimStats &S, const isa::Program &P);
+std::string toJson(const SimStats &S, const isa::Program &P);
+
+} // namespace snow::sim
+
+#endif

@@ -1,0 +1,282 @@
+//===- Machine.cpp - Control core, main loop and cycle attribution --------===//
+//
+// The control core (one instruction per cycle: scalar ALU, branches, and
+// dispatch of unit operations into bounded queues), the event loop that steps
+// every component in a fixed order within a cycle, deadlock detection, and the
+// attribution of cycles to layers by layer marks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Machine.h"
+#include <algorithm>
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::sim;
+using isa::Inst;
+using isa::Opcode;
+using isa::Unit;
+
+char SimFault::ID = 0;
+
+void SimFault::log(llvm::raw_ostream &OS) const {
+  OS << "program fault at pc " << Pc << " (" << Inst << ") in cycle " << Cycle << ": " << Reason;
+}
+
+std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
+
+Machine::Machine(const isa::Program &P, std::vector<Inst> Code, SimOptions Opts)
+    : Prog(P), Hw(P.Hw), Code(std::move(Code)), Opts(Opts), DramSize(P.Hw.dramBytes()) {
+  // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched.
+  Dram.reset(static_cast<uint8_t *>(std::calloc(DramSize, 1)));
+  const unsigned K = Hw.cus() * Hw.VmacsPerCu, L = Hw.LanesPerVmac;
+  if (!Opts.TimingOnly) {
+    Maps.assign(Hw.cus(), std::vector<int16_t>(Hw.mapsElems()));
+    Weights.assign(K, std::vector<int16_t>(size_t(Hw.weightsWords()) * L));
+    Acc.assign(K, std::vector<int64_t>(size_t(Hw.AccEntries) * L));
+    Bias.assign(K, std::vector<int64_t>(L));
+  }
+  MapsBanks.resize(Hw.MapsBanks);
+  WeightBanks.resize(Hw.WeightsBanks);
+  Units[0].Kind = Unit::Load;
+  Units[1].Kind = Unit::Compute;
+  Units[2].Kind = Unit::Store;
+}
+
+llvm::Error Machine::faultAt(uint32_t FaultPc, uint64_t T, const std::string &Reason) const {
+  std::string Text = FaultPc < Code.size() ? isa::disassemble(Code[FaultPc]) : "<no instruction>";
+  return llvm::make_error<SimFault>(FaultPc, Text, Reason, T);
+}
+
+llvm::Error Machine::fault(const Entry &E, uint64_t T, const std::string &Reason) const {
+  return faultAt(E.Pc, T, Reason);
+}
+
+static uint32_t alu(Opcode Op, uint32_t A, uint32_t B) {
+  switch (Op) {
+  case Opcode::ADD:
+  case Opcode::ADDI:
+    return A + B;
+  case Opcode::SUB:
+    return A - B;
+  case Opcode::MUL:
+  case Opcode::MULI:
+    return A * B;
+  case Opcode::AND:
+  case Opcode::ANDI:
+    return A & B;
+  case Opcode::OR:
+    return A | B;
+  case Opcode::XOR:
+    return A ^ B;
+  case Opcode::SLL:
+  case Opcode::SLLI:
+    return A << (B & 31);
+  case Opcode::SRL:
+  case Opcode::SRLI:
+    return A >> (B & 31);
+  case Opcode::SRA:
+  case Opcode::SRAI:
+    return uint32_t(int32_t(A) >> (B & 31));
+  case Opcode::SLT:
+    return int32_t(A) < int32_t(B) ? 1 : 0;
+  default:
+    return 0;
+  }
+}
+
+bool Machine::stepCtrl(uint64_t T) {
+  if (Halted)
+    return false;
+  if (Pc >= Code.size()) {
+    PendingError = faultAt(Pc, T, fmt::format("pc ran past the end of the program ({} "
+                                              "instructions) without halt",
+                                              Code.size()));
+    return true;
+  }
+  const Inst &I = Code[Pc];
+  const isa::OpInfo &Info = isa::opInfo(I.Op);
+  ++Stats->CtrlInstructions;
+  if (Info.U != Unit::Ctrl) {
+    UnitState &U = unitFor(Units, Info.U);
+    if (U.Queue.size() >= Hw.QueueDepth) {
+      --Stats->CtrlInstructions;
+      if (CtrlStalledSince == Never)
+        CtrlStalledSince = T;
+      return false;
+    }
+    if (CtrlStalledSince != Never)
+      Stats->CtrlStallQueueFull += T - CtrlStalledSince;
+    CtrlStalledSince = Never;
+    if (I.Op == Opcode::MARK) {
+      if (I.imm < 0 || uint64_t(I.imm) >= Prog.Layers.size()) {
+        PendingError = faultAt(Pc, T, fmt::format("layer {} is not in the program's layer table "
+                                                  "({} layers)",
+                                                  I.imm, Prog.Layers.size()));
+        return true;
+      }
+      CurLayer = uint32_t(I.imm);
+    }
+    U.Queue.push_back({Pc, Regs[I.rs1], Regs[I.rs2], Regs[I.rs3], CurLayer, T});
+    ++Pc;
+    return true;
+  }
+  uint32_t Next = Pc + 1;
+  uint32_t A = Regs[I.rs1], B = Regs[I.rs2], Imm = uint32_t(I.imm);
+  auto Branch = [&](bool Taken) {
+    if (Taken)
+      Next = uint32_t(int64_t(Pc) + I.imm);
+  };
+  switch (I.Op) {
+  case Opcode::HALT:
+    Halted = true;
+    HaltCycle = T;
+    return true;
+  case Opcode::NOP:
+    break;
+  case Opcode::LI:
+    Regs[I.rd] = Imm;
+    break;
+  case Opcode::BEQ:
+    Branch(A == B);
+    break;
+  case Opcode::BNE:
+    Branch(A != B);
+    break;
+  case Opcode::BLT:
+    Branch(int32_t(A) < int32_t(B));
+    break;
+  case Opcode::BGE:
+    Branch(int32_t(A) >= int32_t(B));
+    break;
+  case Opcode::ADDI:
+  case Opcode::MULI:
+  case Opcode::ANDI:
+  case Opcode::SLLI:
+  case Opcode::SRLI:
+  case Opcode::SRAI:
+    Regs[I.rd] = alu(I.Op, A, Imm);
+    break;
+  default:
+    Regs[I.rd] = alu(I.Op, A, B);
+    break;
+  }
+  Regs[0] = 0;
+  Pc = Next;
+  return true;
+}
+
+uint64_t Machine::nextWake(uint64_t T) const {
+  uint64_t W = Never;
+  for (const UnitState &U : Units) {
+    if (U.Queue.empty() || U.WaitingGrant)
+      continue;
+    if (U.ReadyAt > T)
+      W = std::min(W, U.ReadyAt);
+    else if (U.Queue.front().PushCycle >= T)
+      W = std::min(W, U.Queue.front().PushCycle + 1);
+    else if (Code[U.Queue.front().Pc].Op == Opcode::VWB && AccReady > T)
+      W = std::min(W, AccReady);
+  }
+  for (auto [Fire, Sem] : PendingSignals)
+    W = std::min(W, std::max(Fire + 1, T + 1));
+  if (!Pending.empty())
+    W = std::min(W, std::max(ChanFree, T + 1));
+  return W;
+}
+
+bool Machine::drained() const {
+  if (!Pending.empty() || !PendingSignals.empty())
+    return false;
+  for (const UnitState &U : Units)
+    if (!U.Queue.empty() || U.WaitingGrant)
+      return false;
+  return true;
+}
+
+llvm::Error Machine::deadlock(uint64_t T) const {
+  std::string Why;
+  uint32_t FirstPc = Pc;
+  bool Found = false;
+  for (const UnitState &U : Units) {
+    if (U.Queue.empty())
+      continue;
+    const Entry &E = U.Queue.front();
+    const Inst &I = Code[E.Pc];
+    if (!Found)
+      FirstPc = E.Pc;
+    Found = true;
+    Why += fmt::format("{}the {} unit waits at pc {} ({}) on semaphore {} (count 0)",
+                       Why.empty() ? "" : "; ", isa::unitName(U.Kind), E.Pc, isa::disassemble(I),
+                       I.idx);
+  }
+  if (!Halted)
+    Why += fmt::format("{}the control core is stalled at pc {} on a full queue",
+                       Why.empty() ? "" : "; ", Pc);
+  return faultAt(FirstPc, T, "deadlock: " + Why);
+}
+
+void Machine::closeStats(SimStats &S) {
+  S.Cycles = TotalCycles;
+  if (CtrlStalledSince != Never)
+    S.CtrlStallQueueFull += TotalCycles - CtrlStalledSince;
+  UnitCycles *Out[] = {&S.Load, &S.Compute, &S.Store};
+  for (unsigned I = 0; I < 3; ++I) {
+    UnitCycles C = Units[I].Cycles;
+    uint64_t Used = C.Busy + C.WaitSem + C.WaitDram + C.WaitAcc;
+    C.Idle = TotalCycles > Used ? TotalCycles - Used : 0;
+    *Out[I] = C;
+  }
+  // Layer spans: from the cycle the compute unit reaches a layer's mark to the
+  // next mark; cycles before the first mark belong to the first marked layer,
+  // so the spans add up to the total exactly.
+  for (size_t I = 0; I < Marks.size(); ++I) {
+    uint64_t Begin = I == 0 ? 0 : Marks[I].second;
+    uint64_t End = I + 1 < Marks.size() ? Marks[I + 1].second : TotalCycles;
+    S.Layers[Marks[I].first].Cycles += End - Begin;
+  }
+  if (Marks.empty() && !S.Layers.empty())
+    S.Layers[0].Cycles = TotalCycles;
+  S.Macs = 0;
+  for (const LayerStats &L : S.Layers)
+    S.Macs += L.Macs;
+}
+
+llvm::Error Machine::run(SimStats &S) {
+  Stats = &S;
+  S.Layers.clear();
+  for (const isa::LayerInfo &L : Prog.Layers)
+    S.Layers.push_back({L.Name, L.Type, L.Macs});
+  if (S.Layers.empty())
+    S.Layers.push_back({"(program)", "program", 0});
+  for (uint64_t T = 0;;) {
+    if (T > Opts.MaxCycles)
+      return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
+                                        Opts.MaxCycles));
+    // Signals that fired before this cycle are visible now.
+    if (!PendingSignals.empty())
+      std::erase_if(PendingSignals, [&](std::pair<uint64_t, unsigned> P) {
+        if (P.first >= T)
+          return false;
+        ++Sems[P.second];
+        return true;
+      });
+    bool Acted = stepCtrl(T);
+    for (UnitState &U : Units)
+      Acted |= stepUnit(U, T);
+    Acted |= grantChannel(T);
+    if (PendingError)
+      return std::move(PendingError);
+    if (Halted && drained()) {
+      TotalCycles = HaltCycle + 1;
+      for (const UnitState &U : Units)
+        TotalCycles = std::max({TotalCycles, U.ReadyAt, U.LastCompletion});
+      closeStats(S);
+      return llvm::Error::success();
+    }
+    uint64_t Next = Acted ? T + 1 : nextWake(T);
+    if (Next == Never)
+      return deadlock(T);
+    T = Next;
+  }
+}

@@ -1,0 +1,157 @@
+//===- Machine.h - Simulator internals: state, units, timing -------*- C++ -*-===//
+//
+// The machine state (DRAM, buffers, accumulators, registers, queues) and the
+// two halves of every operation: its functional effect (Functional.cpp) and its
+// timing (Timing.cpp), which follows docs/architecture.md rule by rule.
+// Internal to snow_sim.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_SIM_MACHINE_H
+#define SNOW_SIM_MACHINE_H
+
+#include "snow/isa/Isa.h"
+#include "snow/isa/Program.h"
+#include "snow/sim/Simulator.h"
+#include <array>
+#include <cstdlib>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace snow::sim {
+
+constexpr uint64_t Never = std::numeric_limits<uint64_t>::max();
+
+/// A unit operation as dispatched by the control core: the instruction plus
+/// the register operands read at dispatch time.
+struct Entry {
+  uint32_t Pc = 0;
+  uint32_t A1 = 0, A2 = 0, A3 = 0; ///< Values of rs1, rs2, rs3.
+  uint32_t Layer = 0;              ///< Layer open in the control core at dispatch.
+  uint64_t PushCycle = 0;
+};
+
+/// One of the load / compute / store units.
+struct UnitState {
+  isa::Unit Kind;
+  std::deque<Entry> Queue;
+  uint64_t ReadyAt = 0;        ///< Earliest cycle the next operation may start.
+  uint64_t LastCompletion = 0; ///< Latest completion of any started operation.
+  uint64_t BlockedSince = Never; ///< Head blocked on a semaphore or the accumulators.
+  bool WaitingGrant = false;   ///< DMA request posted, channel not yet granted.
+  UnitCycles Cycles;
+};
+
+/// A DMA request waiting for the DRAM channel.
+struct DramRequest {
+  isa::Unit From;
+  uint64_t PostCycle;
+  uint64_t Cycles;      ///< Channel occupancy.
+  unsigned Bank0, Bank1; ///< Buffer banks touched (for the hazard window).
+  bool Weights;          ///< Buffer is the weights buffer.
+  uint64_t DramLo, DramHi;
+  uint32_t Pc;
+};
+
+/// Hazard windows of one buffer bank: until when each unit reads / writes it.
+struct BankUse {
+  std::array<uint64_t, isa::NumUnits> ReadUntil{}, WriteUntil{};
+};
+
+/// A DRAM byte range in flight (for load/store ordering faults).
+struct DramRange {
+  uint64_t Lo, Hi, Until;
+  uint32_t Pc;
+};
+
+struct FreeDeleter {
+  void operator()(uint8_t *P) const { std::free(P); }
+};
+
+class Machine {
+public:
+  Machine(const isa::Program &P, std::vector<isa::Inst> Code, SimOptions Opts);
+
+  llvm::Error run(SimStats &Stats);
+
+  // DRAM and tensor access for the driver.
+  uint8_t *dram() { return Dram.get(); }
+  const uint8_t *dram() const { return Dram.get(); }
+
+private:
+  // Timing.cpp
+  bool stepCtrl(uint64_t T);
+  bool stepUnit(UnitState &U, uint64_t T);
+  bool grantChannel(uint64_t T);
+  uint64_t nextWake(uint64_t T) const;
+  bool drained() const;
+  llvm::Error deadlock(uint64_t T) const;
+  llvm::Error startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started);
+  llvm::Error checkBanks(isa::Unit U, bool Weights, uint64_t Lo, uint64_t Hi, bool Write,
+                         uint64_t T, uint64_t Until, const Entry &E);
+  void closeStats(SimStats &Stats);
+
+  // Functional.cpp: each checks ranges and applies the operation's effect.
+  llvm::Error loadMaps(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error loadWeights(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error fillMaps(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error storeMaps(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vmac(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
+  llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
+                            uint64_t RowBytes);
+  uint64_t burstBytes(uint64_t Addr, int64_t Stride, uint64_t Rows, uint64_t RowBytes) const;
+
+public:
+  llvm::Error fault(const Entry &E, uint64_t T, const std::string &Reason) const;
+  llvm::Error faultAt(uint32_t Pc, uint64_t T, const std::string &Reason) const;
+
+  const isa::Program &Prog;
+  const isa::HwConfig &Hw;
+  std::vector<isa::Inst> Code;
+  SimOptions Opts;
+
+  // Storage.
+  std::unique_ptr<uint8_t, FreeDeleter> Dram;
+  uint64_t DramSize;
+  std::vector<std::vector<int16_t>> Maps;    ///< [cu][elem]
+  std::vector<std::vector<int16_t>> Weights; ///< [cu*V + v][word*L + lane]
+  std::vector<std::vector<int64_t>> Acc;     ///< [cu*V + v][entry*L + lane]
+  std::vector<std::vector<int64_t>> Bias;    ///< [cu*V + v][lane]
+
+  // Control core.
+  std::array<uint32_t, isa::NumRegs> Regs{};
+  uint32_t Pc = 0;
+  bool Halted = false;
+  uint64_t HaltCycle = 0;
+  uint32_t CurLayer = 0;
+  uint64_t CtrlStalledSince = Never;
+
+  // Units, channel, semaphores, hazards.
+  std::array<UnitState, 3> Units; ///< Load, Compute, Store.
+  std::vector<DramRequest> Pending;
+  uint64_t ChanFree = 0;
+  std::array<uint32_t, isa::NumSemaphores> Sems{};
+  std::vector<std::pair<uint64_t, unsigned>> PendingSignals; ///< (fire cycle, semaphore)
+  uint64_t AccReady = 0; ///< Cycle the last trace's accumulator writes land.
+  std::vector<BankUse> MapsBanks, WeightBanks;
+  std::vector<DramRange> LoadsInFlight, StoresInFlight;
+
+  /// A fault raised inside a step; the main loop returns it.
+  llvm::Error PendingError = llvm::Error::success();
+
+  // Statistics being gathered.
+  SimStats *Stats = nullptr;
+  std::vector<std::pair<uint32_t, uint64_t>> Marks; ///< (layer, cycle)
+  uint64_t TotalCycles = 0;
+};
+
+UnitState &unitFor(std::array<UnitState, 3> &Units, isa::Unit U);
+
+} // namespace snow::sim
+
+#endif

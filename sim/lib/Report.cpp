@@ -1,0 +1,119 @@
+//===- Report.cpp - Simulation report: paper-style table and JSON ---------===//
+//
+// Conventions: 1 MAC = 2 ops; utilization = MACs / (cycles x MACs of the
+// array); "theoretical ms" is the time at 100 % utilization, as in the
+// Snowflake paper's per-layer tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/sim/Report.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::sim;
+
+namespace {
+struct Derived {
+  double Mops, TheoryMs, ActualMs, Gops, Util;
+};
+
+Derived derive(uint64_t Macs, uint64_t Cycles, const isa::HwConfig &Hw) {
+  Derived D;
+  D.Mops = 2.0 * double(Macs) / 1e6;
+  D.TheoryMs = double(Macs) / Hw.macs() / (Hw.ClockMhz * 1e3);
+  D.ActualMs = double(Cycles) / (Hw.ClockMhz * 1e3);
+  D.Gops = D.ActualMs > 0 ? D.Mops / D.ActualMs : 0; // M-ops per ms = G-ops/s
+  D.Util = Cycles ? double(Macs) / (double(Cycles) * Hw.macs()) : 0;
+  return D;
+}
+} // namespace
+
+std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
+  const isa::HwConfig &Hw = P.Hw;
+  std::string Out;
+  Out += fmt::format("model {} on {}: {} MACs ({} CU x {} vMAC x {} lanes), {} MHz, peak {:.1f} "
+                     "G-ops/s, DRAM {} GB/s\n\n",
+                     P.ModelName, Hw.Name, Hw.macs(), Hw.cus(), Hw.VmacsPerCu, Hw.LanesPerVmac,
+                     Hw.ClockMhz, Hw.peakGops(), Hw.DramGbps);
+  Out += fmt::format("{:<18} {:<8} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>9}\n", "layer",
+                     "type", "M-ops", "theory ms", "actual ms", "G-ops/s", "eff %", "cycles",
+                     "DRAM MB");
+  for (const LayerStats &L : S.Layers) {
+    Derived D = derive(L.Macs, L.Cycles, Hw);
+    Out += fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n",
+                       L.Name.substr(0, 18), L.Type, D.Mops, D.TheoryMs, D.ActualMs, D.Gops,
+                       100 * D.Util, L.Cycles, double(L.DramReadBytes + L.DramWriteBytes) / 1e6);
+  }
+  Derived T = derive(S.Macs, S.Cycles, Hw);
+  Out += fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n\n",
+                     "total", "", T.Mops, T.TheoryMs, T.ActualMs, T.Gops, 100 * T.Util, S.Cycles,
+                     double(S.DramReadBytes + S.DramWriteBytes) / 1e6);
+  double Fps = T.ActualMs > 0 ? 1e3 / T.ActualMs : 0;
+  double Gbps = T.ActualMs > 0 ? double(S.DramReadBytes + S.DramWriteBytes) / T.ActualMs / 1e6 : 0;
+  Out += fmt::format("cycles {}  utilization {:.2f} %  {:.1f} G-ops/s  {:.1f} fps\n", S.Cycles,
+                     100 * T.Util, T.Gops, Fps);
+  Out += fmt::format("DRAM read {:.2f} MB, written {:.2f} MB, average {:.2f} GB/s, channel busy "
+                     "{:.1f} %\n",
+                     S.DramReadBytes / 1e6, S.DramWriteBytes / 1e6, Gbps,
+                     S.Cycles ? 100.0 * S.DramBusyCycles / S.Cycles : 0);
+  auto Pct = [&](uint64_t V) { return S.Cycles ? 100.0 * V / S.Cycles : 0; };
+  Out += fmt::format("compute unit: MAC {:.1f} %, other ops {:.1f} %, waiting on loads/stores "
+                     "{:.1f} %, MAC pipeline drain {:.1f} %, idle {:.1f} %\n",
+                     Pct(S.MacCycles), Pct(S.Compute.Busy - S.MacCycles), Pct(S.Compute.WaitSem),
+                     Pct(S.Compute.WaitAcc), Pct(S.Compute.Idle));
+  return Out;
+}
+
+std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
+  namespace json = llvm::json;
+  const isa::HwConfig &Hw = P.Hw;
+  Derived T = derive(S.Macs, S.Cycles, Hw);
+  auto Units = [](const UnitCycles &C) {
+    return json::Object{{"busy", int64_t(C.Busy)},        {"wait_sem", int64_t(C.WaitSem)},
+                        {"wait_dram", int64_t(C.WaitDram)}, {"wait_acc", int64_t(C.WaitAcc)},
+                        {"idle", int64_t(C.Idle)}};
+  };
+  json::Array Layers;
+  for (const LayerStats &L : S.Layers) {
+    Derived D = derive(L.Macs, L.Cycles, Hw);
+    Layers.push_back(json::Object{{"name", L.Name},
+                                  {"type", L.Type},
+                                  {"macs", int64_t(L.Macs)},
+                                  {"cycles", int64_t(L.Cycles)},
+                                  {"utilization", D.Util},
+                                  {"gops", D.Gops},
+                                  {"mac_cycles", int64_t(L.MacCycles)},
+                                  {"dram_read_bytes", int64_t(L.DramReadBytes)},
+                                  {"dram_write_bytes", int64_t(L.DramWriteBytes)}});
+  }
+  json::Object Root{
+      {"hw", json::Object{{"name", Hw.Name},
+                          {"macs", int64_t(Hw.macs())},
+                          {"clock_mhz", Hw.ClockMhz},
+                          {"peak_gops", Hw.peakGops()},
+                          {"dram_gbps", Hw.DramGbps}}},
+      {"model", P.ModelName},
+      {"total", json::Object{{"cycles", int64_t(S.Cycles)},
+                             {"macs", int64_t(S.Macs)},
+                             {"utilization", T.Util},
+                             {"gops", T.Gops},
+                             {"fps", T.ActualMs > 0 ? 1e3 / T.ActualMs : 0.0},
+                             {"mac_cycles", int64_t(S.MacCycles)},
+                             {"dram_read_bytes", int64_t(S.DramReadBytes)},
+                             {"dram_write_bytes", int64_t(S.DramWriteBytes)},
+                             {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
+                             {"ctrl_instructions", int64_t(S.CtrlInstructions)},
+                             {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
+                             {"unit_ops", int64_t(S.UnitOps)}}},
+      {"units", json::Object{{"load", Units(S.Load)},
+                             {"compute", Units(S.Compute)},
+                             {"store", Units(S.Store)}}},
+      {"layers", std::move(Layers)}};
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+  return OS.str();
+}

@@ -1,0 +1,273 @@
+//===- Timing.cpp - The cycle-level behaviour of the machine --------------===//
+//
+// Implements the timing contract of docs/architecture.md ("Timing contract"):
+// the control core issues one instruction per cycle into bounded in-order unit
+// queues; each unit starts at most one operation per cycle; DMA operations
+// compete for one DRAM channel (oldest request first, load before store on a
+// tie) whose transfers take burst-rounded bytes / bandwidth cycles plus a
+// pipelined latency; semaphore increments become visible the cycle after they
+// fire; bank hazards and DRAM ordering violations are faults.
+//
+// The loop visits only cycles in which something can happen: if no component
+// acted in cycle T, the next cycle visited is the earliest time any of them can
+// act again. Cycle counts are therefore exact, not estimated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Machine.h"
+#include <algorithm>
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::sim;
+using isa::Inst;
+using isa::Opcode;
+using isa::Unit;
+
+UnitState &snow::sim::unitFor(std::array<UnitState, 3> &Units, Unit U) {
+  return Units[unsigned(U) - 1];
+}
+
+static const char *unitWord(Unit U) { return isa::unitName(U); }
+
+llvm::Error Machine::checkBanks(Unit U, bool IsWeights, uint64_t Lo, uint64_t Hi, bool Write,
+                                uint64_t T, uint64_t Until, const Entry &E) {
+  auto &Banks = IsWeights ? WeightBanks : MapsBanks;
+  uint64_t Size = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
+  const char *Buf = IsWeights ? "weights" : "maps";
+  for (uint64_t B = Lo / Size; B <= (Hi - 1) / Size; ++B) {
+    BankUse &Use = Banks[B];
+    for (unsigned V = 1; V < isa::NumUnits; ++V) {
+      if (V == unsigned(U))
+        continue;
+      if (Use.WriteUntil[V] > T)
+        return fault(E, T,
+                     fmt::format("{} bank {} of the {} buffer while the {} unit is still writing "
+                                 "it{} (missing synchronization)",
+                                 Write ? "writes" : "reads", B, Buf, unitWord(Unit(V)),
+                                 Use.WriteUntil[V] == Never
+                                     ? ""
+                                     : fmt::format(" until cycle {}", Use.WriteUntil[V])));
+      if (Write && Use.ReadUntil[V] > T)
+        return fault(E, T,
+                     fmt::format("writes bank {} of the {} buffer while the {} unit is still "
+                                 "reading it{} (missing synchronization)",
+                                 B, Buf, unitWord(Unit(V)),
+                                 Use.ReadUntil[V] == Never
+                                     ? ""
+                                     : fmt::format(" until cycle {}", Use.ReadUntil[V])));
+    }
+    uint64_t &Mine = Write ? Use.WriteUntil[unsigned(U)] : Use.ReadUntil[unsigned(U)];
+    Mine = Until == Never ? Never : std::max(Mine == Never ? 0 : Mine, Until);
+  }
+  return llvm::Error::success();
+}
+
+/// A DMA range must not overlap a transfer in flight in the other direction.
+static bool overlaps(const std::vector<DramRange> &In, uint64_t Lo, uint64_t Hi, uint64_t T,
+                     const DramRange *&Hit) {
+  for (const DramRange &R : In)
+    if (R.Until > T && R.Lo < Hi && Lo < R.Hi) {
+      Hit = &R;
+      return true;
+    }
+  return false;
+}
+
+static void prune(std::vector<DramRange> &V, uint64_t T) {
+  std::erase_if(V, [T](const DramRange &R) { return R.Until <= T; });
+}
+
+llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started) {
+  const Inst &I = Code[E.Pc];
+  const unsigned L = Hw.LanesPerVmac;
+  auto Finish = [&](uint64_t Dur, uint64_t Completion) {
+    U.ReadyAt = T + Dur;
+    U.LastCompletion = std::max(U.LastCompletion, Completion);
+    U.Cycles.Busy += Dur;
+    Started = true;
+  };
+  auto Unblock = [&](uint64_t &Counter) {
+    if (U.BlockedSince != Never)
+      Counter += T - U.BlockedSince;
+    U.BlockedSince = Never;
+  };
+  auto Block = [&]() {
+    if (U.BlockedSince == Never)
+      U.BlockedSince = T;
+  };
+
+  switch (I.Op) {
+  case Opcode::SYNC_LD_WAIT:
+  case Opcode::SYNC_EX_WAIT:
+  case Opcode::SYNC_ST_WAIT:
+    if (Sems[I.idx] == 0) {
+      Block();
+      return llvm::Error::success();
+    }
+    --Sems[I.idx];
+    Unblock(U.Cycles.WaitSem);
+    Finish(1, T + 1);
+    return llvm::Error::success();
+  case Opcode::SYNC_LD_SIGNAL:
+  case Opcode::SYNC_EX_SIGNAL:
+  case Opcode::SYNC_ST_SIGNAL:
+    PendingSignals.push_back({std::max(T, U.LastCompletion), unsigned(I.idx)});
+    Finish(1, T + 1);
+    return llvm::Error::success();
+
+  case Opcode::LD_MAP:
+  case Opcode::LD_WGT:
+  case Opcode::ST_MAP: {
+    bool IsWeights = I.Op == Opcode::LD_WGT, IsStore = I.Op == Opcode::ST_MAP;
+    uint64_t RowBytes = uint64_t(I.len) * 2 * (IsWeights ? L : 1);
+    if (auto Err = IsWeights ? loadWeights(I, E, T) : IsStore ? storeMaps(I, E, T)
+                                                              : loadMaps(I, E, T))
+      return Err;
+    uint64_t BufLo = E.A2, BufHi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
+    if (auto Err = checkBanks(U.Kind, IsWeights, BufLo, BufHi, !IsStore, T, Never, E))
+      return Err;
+    int64_t Last = int64_t(E.A1) + int64_t(I.rows - 1) * I.dstride;
+    uint64_t DLo = uint64_t(std::min<int64_t>(E.A1, Last));
+    uint64_t DHi = uint64_t(std::max<int64_t>(E.A1, Last)) + RowBytes;
+    const DramRange *Hit = nullptr;
+    prune(LoadsInFlight, T);
+    prune(StoresInFlight, T);
+    if (overlaps(IsStore ? LoadsInFlight : StoresInFlight, DLo, DHi, T, Hit))
+      return fault(E, T,
+                   fmt::format("DRAM [{:#x}, {:#x}) is still being {} by pc {} (missing "
+                               "synchronization between load and store units)",
+                               DLo, DHi, IsStore ? "read" : "written", Hit->Pc));
+    (IsStore ? StoresInFlight : LoadsInFlight).push_back({DLo, DHi, Never, E.Pc});
+    uint64_t Bytes = uint64_t(I.rows) * RowBytes;
+    LayerStats &LS = Stats->Layers[std::min<size_t>(E.Layer, Stats->Layers.size() - 1)];
+    (IsStore ? LS.DramWriteBytes : LS.DramReadBytes) += Bytes;
+    (IsStore ? Stats->DramWriteBytes : Stats->DramReadBytes) += Bytes;
+    uint64_t BankSize = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
+    Pending.push_back({U.Kind, T, Hw.dramCycles(burstBytes(E.A1, I.dstride, I.rows, RowBytes)),
+                       unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights,
+                       DLo, DHi, E.Pc});
+    U.WaitingGrant = true;
+    Started = true;
+    return llvm::Error::success();
+  }
+  case Opcode::FILL: {
+    if (auto Err = fillMaps(I, E, T))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * ((I.len + L - 1) / L);
+    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len,
+                              true, T, T + Dur, E))
+      return Err;
+    Finish(Dur, T + Dur);
+    return llvm::Error::success();
+  }
+
+  case Opcode::VMAC: {
+    if (auto Err = vmac(I, E, T))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * I.len;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len,
+                              false, T, T + Dur, E))
+      return Err;
+    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
+      return Err;
+    AccReady = T + Dur + Hw.MacPipelineDepth;
+    Finish(Dur, AccReady);
+    Stats->MacCycles += Dur;
+    Stats->Layers[std::min<size_t>(E.Layer, Stats->Layers.size() - 1)].MacCycles += Dur;
+    return llvm::Error::success();
+  }
+  case Opcode::VBIAS:
+    if (auto Err = vbias(I, E, T))
+      return Err;
+    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + 1, false, T, T + 1, E))
+      return Err;
+    Finish(1, T + 1);
+    return llvm::Error::success();
+  case Opcode::VWB: {
+    if (T < AccReady) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(U.Cycles.WaitAcc);
+    if (auto Err = vwb(I, E, T))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
+      return Err;
+    Finish(Dur, T + Dur);
+    return llvm::Error::success();
+  }
+  case Opcode::VMAX:
+  case Opcode::VAVG: {
+    if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * I.len;
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
+      return Err;
+    if (auto Err = checkBanks(U.Kind, false, E.A1, E.A1 + L, true, T, T + Dur, E))
+      return Err;
+    Finish(Dur, T + Dur);
+    return llvm::Error::success();
+  }
+  case Opcode::MARK:
+    Marks.push_back({uint32_t(I.imm), T});
+    Finish(1, T + 1);
+    return llvm::Error::success();
+  default:
+    return fault(E, T, "not a unit operation");
+  }
+}
+
+bool Machine::grantChannel(uint64_t T) {
+  if (Pending.empty() || ChanFree > T)
+    return false;
+  auto It = std::min_element(Pending.begin(), Pending.end(),
+                             [](const DramRequest &A, const DramRequest &B) {
+                               return A.PostCycle < B.PostCycle;
+                             });
+  DramRequest R = *It;
+  Pending.erase(It);
+  UnitState &U = unitFor(Units, R.From);
+  uint64_t Done = T + R.Cycles + Hw.DramLatencyCycles;
+  ChanFree = T + R.Cycles;
+  Stats->DramBusyCycles += R.Cycles;
+  U.WaitingGrant = false;
+  U.ReadyAt = T + 1;
+  U.LastCompletion = std::max(U.LastCompletion, Done);
+  U.Cycles.WaitDram += T - R.PostCycle;
+  U.Cycles.Busy += 1;
+  // Now the hazard windows have an end: the load writes its banks until the
+  // data has landed; the store reads its bank while the channel moves it.
+  bool IsStore = R.From == Unit::Store;
+  auto &Banks = R.Weights ? WeightBanks : MapsBanks;
+  for (unsigned B = R.Bank0; B <= R.Bank1; ++B) {
+    if (IsStore)
+      Banks[B].ReadUntil[unsigned(Unit::Store)] = T + R.Cycles;
+    else
+      Banks[B].WriteUntil[unsigned(Unit::Load)] = Done;
+  }
+  auto &Ranges = IsStore ? StoresInFlight : LoadsInFlight;
+  for (DramRange &D : Ranges)
+    if (D.Until == Never)
+      D.Until = Done;
+  return true;
+}
+
+bool Machine::stepUnit(UnitState &U, uint64_t T) {
+  if (U.WaitingGrant || U.ReadyAt > T || U.Queue.empty() || U.Queue.front().PushCycle >= T)
+    return false;
+  bool Started = false;
+  Entry E = U.Queue.front();
+  if (auto Err = startOp(U, E, T, Started)) {
+    PendingError = std::move(Err);
+    return true;
+  }
+  if (Started) {
+    U.Queue.pop_front();
+    ++Stats->UnitOps;
+  }
+  return Started;
+}

@@ -1,0 +1,120 @@
+//===- snowsim.cpp - Run a prog.bin on the cycle-accurate simulator -------===//
+//
+// snowsim prog.bin [--input x.npy] [--output y.npy] [--stats-json FILE]
+//                  [--max-cycles N] [--timing-only] [--hw PRESET|FILE]
+//
+// Prints the per-layer report; every failure is one line on stderr and a
+// non-zero exit, and no output file is left half-written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/sim/Report.h"
+#include "snow/sim/Simulator.h"
+#include "snow/support/Rng.h"
+#include "snow/support/Tensor.h"
+#include "snow/support/CommandLine.h"
+#include "snow/support/FileIO.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+
+using namespace snow;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory Cat("snowsim options");
+static cl::opt<std::string> ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required,
+                                     cl::cat(Cat));
+static cl::opt<std::string> InputPath("input", cl::desc("Input tensor (.npy, float32 or int16, CHW)"),
+                                      cl::value_desc("x.npy"), cl::cat(Cat));
+static cl::opt<std::string> OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
+                                       cl::value_desc("y.npy"), cl::cat(Cat));
+static cl::opt<std::string> OutputFloat("output-float",
+                                        cl::desc("Write the dequantized output (float32 .npy)"),
+                                        cl::value_desc("y.npy"), cl::cat(Cat));
+static cl::opt<uint64_t> MaxCycles("max-cycles", cl::desc("Fault if the program runs longer"),
+                                   cl::init(1'000'000'000ULL), cl::cat(Cat));
+static cl::opt<bool> TimingOnly("timing-only",
+                                cl::desc("Cycle-accurate timing without computing values"),
+                                cl::cat(Cat));
+static cl::opt<std::string> HwCheck("hw",
+                                    cl::desc("Fail unless the program was compiled for this "
+                                             "hardware (preset or YAML file)"),
+                                    cl::value_desc("preset|file"), cl::cat(Cat));
+static cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat));
+
+static int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "snowsim") << Msg << "\n";
+  return 1;
+}
+
+
+int main(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  reclaimLlvmOption("stats-json");
+  cl::opt<std::string> StatsJson("stats-json", cl::desc("Write statistics as JSON"),
+                                 cl::value_desc("file"), cl::cat(Cat));
+  cl::HideUnrelatedOptions(Cat);
+  cl::ParseCommandLineOptions(Argc, Argv, "Snowflake cycle-accurate simulator\n");
+
+  auto Prog = isa::readProgram(ProgPath);
+  if (!Prog)
+    return fail(llvm::toString(Prog.takeError()));
+  if (!HwCheck.empty()) {
+    auto Hw = isa::loadHwConfig(HwCheck);
+    if (!Hw)
+      return fail(llvm::toString(Hw.takeError()));
+    if (!(*Hw == Prog->Hw))
+      return fail("'" + ProgPath + "' was compiled for hardware '" + Prog->Hw.Name +
+                  "', not for '" + Hw->Name + "' (recompile with snowc --hw " + HwCheck + ")");
+  }
+  if (TimingOnly && (!OutputPath.empty() || !OutputFloat.empty()))
+    return fail("--timing-only computes no values: --output and --output-float need a full run");
+
+  const isa::TensorInfo &In = Prog->Input;
+  std::vector<int16_t> Input;
+  if (!InputPath.empty()) {
+    auto T = readInputTensor(InputPath, In.C, In.H, In.W, int(In.FracBits));
+    if (!T)
+      return fail(llvm::toString(T.takeError()));
+    Input = std::move(*T);
+  } else {
+    for (float V : defaultInputValues(uint64_t(In.C) * In.H * In.W, Prog->ModelName))
+      Input.push_back(floatToFixed(V, int(In.FracBits)));
+  }
+
+  sim::SimOptions Opts;
+  Opts.TimingOnly = TimingOnly;
+  Opts.MaxCycles = MaxCycles;
+  auto Sim = sim::Simulator::create(*Prog, Opts);
+  if (!Sim)
+    return fail(ProgPath + ": " + llvm::toString(Sim.takeError()));
+  if (auto Err = (*Sim)->setInput(Input))
+    return fail(llvm::toString(std::move(Err)));
+  auto Start = std::chrono::steady_clock::now();
+  auto Stats = (*Sim)->run();
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  if (!Stats)
+    return fail(llvm::toString(Stats.takeError()));
+
+  const isa::TensorInfo &Out = Prog->Output;
+  if (!OutputPath.empty())
+    if (auto Err = writeOutputTensor(OutputPath, (*Sim)->output(), Out.C, Out.H, Out.W))
+      return fail(llvm::toString(std::move(Err)));
+  if (!OutputFloat.empty())
+    if (auto Err = writeOutputTensor(OutputFloat, (*Sim)->output(), Out.C, Out.H, Out.W,
+                                     int(Out.FracBits)))
+      return fail(llvm::toString(std::move(Err)));
+  if (!StatsJson.empty())
+    if (auto Err = writeFileAtomic(StatsJson, sim::toJson(*Stats, *Prog)))
+      return fail(llvm::toString(std::move(Err)));
+  if (!Quiet) {
+    llvm::outs() << sim::formatReport(*Stats, *Prog);
+    llvm::outs() << llvm::format("simulated %llu cycles in %.3f s (%.1f M cycles/s, %s)\n",
+                                 (unsigned long long)Stats->Cycles, Secs,
+                                 Secs > 0 ? Stats->Cycles / Secs / 1e6 : 0.0,
+                                 TimingOnly ? "timing only" : "functional + timing");
+  }
+  return 0;
+}

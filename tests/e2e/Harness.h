@@ -1,0 +1,104 @@
+//===- Harness.h - Compile, simulate and run the reference on one model -*- C++ -*-===//
+//
+// The bit-exact tests all do the same thing: parse a model from YAML text,
+// quantize it for a hardware preset, compile it, run the program on the
+// simulator and the graph on the reference executor with the same input, and
+// compare. This header does that once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_TESTS_E2E_HARNESS_H
+#define SNOW_TESTS_E2E_HARNESS_H
+
+#include "snow/compiler/Compiler.h"
+#include "snow/ir/Graph.h"
+#include "snow/isa/HwConfig.h"
+#include "snow/ref/Reference.h"
+#include "snow/sim/Simulator.h"
+#include "snow/support/Rng.h"
+#include "snow/support/Tensor.h"
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+namespace snow::test {
+
+struct RunResult {
+  std::vector<int16_t> Sim, Ref;
+  sim::SimStats Stats;
+  isa::Program Prog;
+  uint64_t Macs = 0;
+};
+
+/// Runs Yaml on preset Hw; any failure is returned as a test failure message.
+inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::string &HwName,
+                                           RunResult &R,
+                                           const compiler::CompileOptions &Opts = {},
+                                           bool TimingOnly = false) {
+  auto Hw = isa::loadHwConfig(HwName);
+  if (!Hw)
+    return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
+  auto G = ir::parseModel(Yaml, "test.yaml");
+  if (!G)
+    return ::testing::AssertionFailure() << llvm::toString(G.takeError());
+  ir::quantize(*G, int(Hw->ActFracBits));
+  auto P = compiler::compile(*G, *Hw, Opts);
+  if (!P)
+    return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
+  R.Prog = std::move(*P);
+  std::vector<int16_t> In;
+  for (float V : defaultInputValues(G->Input.elems(), G->Name))
+    In.push_back(floatToFixed(V, G->InputFrac));
+  sim::SimOptions SO;
+  SO.TimingOnly = TimingOnly;
+  SO.MaxCycles = 2'000'000'000ULL;
+  auto S = sim::Simulator::create(R.Prog, SO);
+  if (!S)
+    return ::testing::AssertionFailure() << llvm::toString(S.takeError());
+  if (auto Err = (*S)->setInput(In))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
+  auto Stats = (*S)->run();
+  if (!Stats)
+    return ::testing::AssertionFailure() << "simulate: " << llvm::toString(Stats.takeError());
+  R.Stats = *Stats;
+  R.Macs = G->macs();
+  if (TimingOnly)
+    return ::testing::AssertionSuccess();
+  R.Sim = (*S)->output();
+  R.Ref = ref::runFixed(*G, In, Hw->AccBits);
+  return ::testing::AssertionSuccess();
+}
+
+/// Bit-exact comparison with the first differing element named.
+inline ::testing::AssertionResult sameBits(const RunResult &R) {
+  if (R.Sim.size() != R.Ref.size())
+    return ::testing::AssertionFailure()
+           << "sizes differ: sim " << R.Sim.size() << " ref " << R.Ref.size();
+  size_t Diff = 0, First = 0;
+  for (size_t I = 0; I < R.Sim.size(); ++I)
+    if (R.Sim[I] != R.Ref[I] && Diff++ == 0)
+      First = I;
+  if (Diff)
+    return ::testing::AssertionFailure() << Diff << " of " << R.Sim.size()
+                                         << " outputs differ; first at CHW index " << First
+                                         << ": sim " << R.Sim[First] << " ref " << R.Ref[First];
+  return ::testing::AssertionSuccess();
+}
+
+/// A bit-exact match on outputs that are all zero or all saturated proves
+/// nothing: require a spread of real values.
+inline ::testing::AssertionResult informative(const std::vector<int16_t> &Out) {
+  size_t Zero = 0, Sat = 0;
+  for (int16_t V : Out) {
+    Zero += V == 0;
+    Sat += V == INT16_MAX || V == INT16_MIN;
+  }
+  double N = double(Out.size());
+  if (Zero / N > 0.8 || Sat / N > 0.05)
+    return ::testing::AssertionFailure() << "uninformative output: " << 100 * Zero / N
+                                         << " % zero, " << 100 * Sat / N << " % saturated";
+  return ::testing::AssertionSuccess();
+}
+
+} // namespace snow::test
+
+#endif

@@ -1,0 +1,154 @@
+//===- QuantizeTest.cpp - Fixed-point formats and conversions -------------===//
+//
+// Pins the rules of docs/fixed-point.md that the compiler, simulator,
+// reference executor and RTL must agree on bit for bit: the format search at
+// its boundaries, the bias cap, rounding half away from zero, saturation, and
+// the default input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+
+#include "snow/support/Rng.h"
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace snow::ir;
+
+namespace {
+
+/// A one-conv graph with the given weights and biases (shapes are not
+/// consulted by quantize()).
+Graph convGraph(std::vector<float> W, std::vector<float> B) {
+  Graph G;
+  G.Name = "q";
+  G.Input = {1, 4, 4};
+  Layer L;
+  L.Name = "c";
+  L.In = G.Input;
+  L.Out = {uint32_t(B.size()), 4, 4};
+  L.Weights = std::move(W);
+  L.Bias = std::move(B);
+  G.Layers.push_back(L);
+  return G;
+}
+
+int wFracFor(float MaxW) {
+  Graph G = convGraph({MaxW / 2, -MaxW}, {0.0f});
+  quantize(G, 8);
+  return G.Layers[0].WFrac;
+}
+
+} // namespace
+
+TEST(Quantize, LargestFracSearch) {
+  EXPECT_EQ(largestFrac(0.999), 15);
+  EXPECT_EQ(largestFrac(1.0), 14) << "1.0 * 2^15 = 32768 does not fit";
+  EXPECT_EQ(largestFrac(1.5), 14);
+  EXPECT_EQ(largestFrac(1e-6), 24) << "capped at 24";
+  EXPECT_EQ(largestFrac(0.0), 24);
+  EXPECT_EQ(largestFrac(127.99), 8);
+  EXPECT_EQ(largestFrac(1e6), 0) << "nothing fits: 0, values saturate";
+}
+
+TEST(Quantize, LargestFracRoundsBeforeComparing) {
+  // round(x * 2^15) is 32767 just below 32767.5 / 32768 and 32768 at it.
+  EXPECT_EQ(largestFrac(32767.4 / 32768.0), 15);
+  EXPECT_EQ(largestFrac(32767.5 / 32768.0), 14);
+}
+
+TEST(Quantize, WeightFormatRule) {
+  EXPECT_EQ(wFracFor(0.999f), 15);
+  EXPECT_EQ(wFracFor(1.5f), 14);
+  EXPECT_EQ(wFracFor(1e-6f), 24);
+  EXPECT_EQ(wFracFor(float(32767.5 / 32768.0)), 14) << "the sign does not matter: |w|";
+  Graph Zero = convGraph({0.0f, -0.0f}, {0.0f});
+  quantize(Zero, 8);
+  EXPECT_EQ(Zero.Layers[0].WFrac, 15) << "all-zero weights use 15";
+}
+
+TEST(Quantize, BiasFormatIsCappedAtInFracPlusWFrac) {
+  Graph G = convGraph({1.5f}, {1e-6f}); // WFrac 14; bias alone would take 24
+  quantize(G, 8);
+  EXPECT_EQ(G.Layers[0].WFrac, 14);
+  EXPECT_EQ(G.Layers[0].BFrac, 22);
+  G = convGraph({1.5f}, {100.0f, -3.0f}); // 100 * 2^8 = 25600 fits, 2^9 does not
+  quantize(G, 8);
+  EXPECT_EQ(G.Layers[0].BFrac, 8);
+  G = convGraph({1.5f}, {0.0f}); // zero bias: the cap decides
+  quantize(G, 6);
+  EXPECT_EQ(G.Layers[0].BFrac, 20);
+}
+
+TEST(Quantize, FillsQuantizedValuesAndActivationFormats) {
+  Graph G = convGraph({0.5f, -0.25f, 0.1f}, {0.05f, -1.0f});
+  Layer P;
+  P.Name = "p";
+  P.Kind = LayerKind::MaxPool;
+  P.Input = 0;
+  G.Layers.push_back(P);
+  quantize(G, 10);
+  const Layer &C = G.Layers[0];
+  EXPECT_EQ(G.InputFrac, 10);
+  EXPECT_EQ(C.InFrac, 10);
+  EXPECT_EQ(C.OutFrac, 10);
+  EXPECT_EQ(C.WFrac, 15);
+  EXPECT_EQ(C.QWeights, (std::vector<int16_t>{16384, -8192, 3277}));
+  EXPECT_EQ(C.BFrac, 14);
+  EXPECT_EQ(C.QBias, (std::vector<int16_t>{819, -16384}));
+  const Layer &Pool = G.Layers[1];
+  EXPECT_EQ(Pool.InFrac, 10);
+  EXPECT_EQ(Pool.OutFrac, 10) << "pooling keeps the format";
+  EXPECT_TRUE(Pool.QWeights.empty());
+}
+
+TEST(Quantize, RequantizingReplacesPreviousValues) {
+  Graph G = convGraph({0.5f}, {0.5f});
+  quantize(G, 8);
+  quantize(G, 4);
+  EXPECT_EQ(G.Layers[0].QWeights.size(), 1u);
+  EXPECT_EQ(G.Layers[0].InFrac, 4);
+}
+
+TEST(Quantize, ToFixedRoundsHalfAwayFromZero) {
+  EXPECT_EQ(toFixed(0.5f / 256, 8), 1);
+  EXPECT_EQ(toFixed(-0.5f / 256, 8), -1);
+  EXPECT_EQ(toFixed(1.5f / 256, 8), 2);
+  EXPECT_EQ(toFixed(-1.5f / 256, 8), -2);
+  EXPECT_EQ(toFixed(0.49f / 256, 8), 0);
+  EXPECT_EQ(toFixed(2.5f, 0), 3);
+  EXPECT_EQ(toFixed(1.0f, 8), 256);
+}
+
+TEST(Quantize, ToFixedSaturatesBothEnds) {
+  EXPECT_EQ(toFixed(127.99609375f, 8), 32767);
+  EXPECT_EQ(toFixed(128.0f, 8), 32767);
+  EXPECT_EQ(toFixed(1e30f, 8), 32767);
+  EXPECT_EQ(toFixed(INFINITY, 8), 32767);
+  EXPECT_EQ(toFixed(-128.0f, 8), -32768);
+  EXPECT_EQ(toFixed(-128.01f, 8), -32768);
+  EXPECT_EQ(toFixed(-INFINITY, 8), -32768);
+  EXPECT_EQ(toFixed(NAN, 8), 0);
+}
+
+TEST(Quantize, FromFixedIsExact) {
+  EXPECT_EQ(fromFixed(1, 8), 1.0f / 256);
+  EXPECT_EQ(fromFixed(-32768, 8), -128.0f);
+  EXPECT_EQ(fromFixed(32767, 15), 32767.0f / 32768);
+  for (int V : {-32768, -1, 0, 1, 12345, 32767})
+    EXPECT_EQ(toFixed(fromFixed(int16_t(V), 11), 11), V);
+}
+
+TEST(Graph, DefaultInputIsTheSharedSeededInput) {
+  Graph G = convGraph({1}, {0});
+  G.Input = {3, 5, 7};
+  std::vector<float> In = defaultInput(G);
+  EXPECT_EQ(In.size(), 105u);
+  EXPECT_EQ(In, snow::defaultInputValues(105, "q"));
+}
+
+TEST(Graph, KindNamesAndLocations) {
+  EXPECT_STREQ(kindName(LayerKind::Conv), "conv");
+  EXPECT_STREQ(kindName(LayerKind::MaxPool), "maxpool");
+  EXPECT_EQ((SourceLoc{"models/tiny.yaml", 7}.str()), "models/tiny.yaml:7");
+}

@@ -1,0 +1,310 @@
+//===- NpyTest.cpp - .npy reader and writer -------------------------------===//
+//
+// Pins the subset of the .npy format we exchange with NumPy: round trips of
+// both dtypes at every rank we use, the exact header NumPy itself writes, the
+// header variants NumPy may hand us (versions 2.0/3.0, key order, quoting),
+// one test per reader error, and that a failed write leaves nothing behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/support/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace snow;
+
+namespace {
+
+/// A fresh directory per test, removed afterwards.
+class NpyTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> P;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-npy-test", P));
+    Dir = std::string(P);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  std::string path(const std::string &Name) const { return Dir + "/" + Name; }
+
+  std::string slurp(const std::string &P) const {
+    std::ifstream In(P, std::ios::binary);
+    std::stringstream SS;
+    SS << In.rdbuf();
+    return SS.str();
+  }
+
+  void put(const std::string &Name, const std::string &Bytes) const {
+    std::ofstream Out(path(Name), std::ios::binary);
+    Out << Bytes;
+  }
+
+  /// A hand-made .npy: magic, version, header length, header, data.
+  static std::string npy(const std::string &Header, const std::string &Data, int Major = 1) {
+    std::string S("\x93NUMPY", 6);
+    S.push_back(char(Major));
+    S.push_back(0);
+    size_t N = Header.size();
+    unsigned LenBytes = Major == 1 ? 2 : 4;
+    for (unsigned I = 0; I < LenBytes; ++I)
+      S.push_back(char((N >> (8 * I)) & 0xff));
+    return S + Header + Data;
+  }
+
+  /// The message of a failed read, or "" if it succeeded.
+  std::string readError(const std::string &Name) const {
+    auto A = readNpy(path(Name));
+    if (A)
+      return "";
+    return llvm::toString(A.takeError());
+  }
+
+  std::vector<std::string> listDir() const {
+    std::vector<std::string> Names;
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+      Names.push_back(std::string(llvm::sys::path::filename(It->path())));
+    return Names;
+  }
+
+  std::string Dir;
+};
+
+const std::string F32Header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+const std::string TwoFloats("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8); // 1.0f, -2.0f
+
+} // namespace
+
+TEST_F(NpyTest, RoundTripsFloat32AtRanks1To4) {
+  std::vector<std::vector<uint64_t>> Shapes = {{5}, {2, 3}, {3, 1, 4}, {2, 3, 2, 2}};
+  for (const auto &Shape : Shapes) {
+    NpyArray A;
+    A.Type = NpyArray::DType::F32;
+    A.Shape = Shape;
+    for (uint64_t I = 0; I < A.elems(); ++I)
+      A.F32.push_back(float(I) * 0.37f - 1.5f);
+    A.F32[0] = -0.0f;
+    std::string P = path("f" + std::to_string(Shape.size()) + ".npy");
+    ASSERT_FALSE(llvm::errorToBool(writeNpy(P, A)));
+    auto B = readNpy(P);
+    ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+    EXPECT_EQ(B->Type, NpyArray::DType::F32);
+    EXPECT_EQ(B->Shape, Shape);
+    EXPECT_EQ(B->F32, A.F32);
+    EXPECT_TRUE(std::signbit(B->F32[0])) << "bits must survive, not just values";
+    EXPECT_TRUE(B->I16.empty());
+  }
+}
+
+TEST_F(NpyTest, RoundTripsInt16AtRanks1To4) {
+  std::vector<std::vector<uint64_t>> Shapes = {{4}, {2, 2}, {1, 2, 3}, {2, 1, 2, 3}};
+  for (const auto &Shape : Shapes) {
+    NpyArray A;
+    A.Type = NpyArray::DType::I16;
+    A.Shape = Shape;
+    for (uint64_t I = 0; I < A.elems(); ++I)
+      A.I16.push_back(int16_t(I * 4099 - 20000));
+    A.I16[0] = -32768;
+    A.I16.back() = 32767;
+    std::string P = path("i" + std::to_string(Shape.size()) + ".npy");
+    ASSERT_FALSE(llvm::errorToBool(writeNpy(P, A)));
+    auto B = readNpy(P);
+    ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+    EXPECT_EQ(B->Type, NpyArray::DType::I16);
+    EXPECT_EQ(B->Shape, Shape);
+    EXPECT_EQ(B->I16, A.I16);
+  }
+}
+
+TEST_F(NpyTest, ElemsIsTheShapeProduct) {
+  NpyArray A;
+  EXPECT_EQ(A.elems(), 1u) << "rank 0 holds one value, as in NumPy";
+  A.Shape = {2, 3, 4};
+  EXPECT_EQ(A.elems(), 24u);
+  A.Shape = {2, 0, 4};
+  EXPECT_EQ(A.elems(), 0u);
+}
+
+TEST_F(NpyTest, WritesTheHeaderNumPyWrites) {
+  NpyArray A;
+  A.Shape = {3};
+  A.F32 = {1.0f, 2.0f, 3.0f};
+  ASSERT_FALSE(llvm::errorToBool(writeNpy(path("a.npy"), A)));
+  std::string Bytes = slurp(path("a.npy"));
+  std::string Header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
+  // 10 bytes of prefix + 57 of dict + newline round up to 128.
+  ASSERT_EQ(Header.size(), 57u);
+  Header.append(128 - 10 - Header.size() - 1, ' ');
+  Header.push_back('\n');
+  std::string Expected = npy(Header, std::string("\x00\x00\x80\x3f\x00\x00\x00\x40"
+                                                 "\x00\x00\x40\x40",
+                                                 12));
+  EXPECT_EQ(Bytes, Expected);
+}
+
+TEST_F(NpyTest, DataStartsAtAMultipleOf64) {
+  NpyArray A;
+  A.Type = NpyArray::DType::I16;
+  A.Shape = {1, 2, 3, 4};
+  A.I16.assign(24, 5);
+  ASSERT_FALSE(llvm::errorToBool(writeNpy(path("a.npy"), A)));
+  std::string Bytes = slurp(path("a.npy"));
+  size_t HeaderLen = uint8_t(Bytes[8]) | (uint8_t(Bytes[9]) << 8);
+  EXPECT_EQ((10 + HeaderLen) % 64, 0u);
+  EXPECT_EQ(Bytes[10 + HeaderLen - 1], '\n');
+  EXPECT_EQ(Bytes.size(), 10 + HeaderLen + 48);
+}
+
+TEST_F(NpyTest, ReadsVersions2And3AndHeaderVariants) {
+  put("v2.npy", npy(F32Header, TwoFloats, 2));
+  put("v3.npy", npy(F32Header, TwoFloats, 3));
+  // Key order, double quotes and a missing trailing comma are all legal.
+  put("order.npy",
+      npy("{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<f4\"}\n", TwoFloats));
+  for (const char *Name : {"v2.npy", "v3.npy", "order.npy"}) {
+    auto A = readNpy(path(Name));
+    ASSERT_TRUE(bool(A)) << Name << ": " << llvm::toString(A.takeError());
+    EXPECT_EQ(A->Shape, (std::vector<uint64_t>{2}));
+    EXPECT_EQ(A->F32, (std::vector<float>{1.0f, -2.0f}));
+  }
+}
+
+TEST_F(NpyTest, ReadsRank0) {
+  put("s.npy",
+      npy("{'descr': '<i2', 'fortran_order': False, 'shape': (), }\n", std::string("\xfe\xff", 2)));
+  auto A = readNpy(path("s.npy"));
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  EXPECT_TRUE(A->Shape.empty());
+  EXPECT_EQ(A->I16, (std::vector<int16_t>{-2}));
+}
+
+TEST_F(NpyTest, RejectsMissingFile) {
+  std::string E = readError("nope.npy");
+  EXPECT_NE(E.find("nope.npy: cannot read"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsBadMagic) {
+  put("x.npy", "\x93NUMPZ\x01\x00" + std::string(60, ' '));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: not a .npy file (bad magic)"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsUnknownVersion) {
+  put("x.npy", npy(F32Header, TwoFloats, 4));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: unsupported .npy version 4.0"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsUnsupportedDtype) {
+  put("x.npy",
+      npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: dtype '<f8' is not supported (use float32 or int16)"), std::string::npos)
+      << E;
+}
+
+TEST_F(NpyTest, RejectsBigEndian) {
+  put("x.npy", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", TwoFloats));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: dtype '>f4' is big-endian"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsFortranOrder) {
+  put("x.npy", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", TwoFloats));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: fortran_order is True"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsTruncatedData) {
+  put("x.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", TwoFloats));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: data is truncated: shape (3,) of <f4 needs 12 bytes, the file has 8"),
+            std::string::npos)
+      << E;
+}
+
+TEST_F(NpyTest, RejectsDataLongerThanTheShape) {
+  put("x.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", TwoFloats));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: header/shape mismatch: shape (1,) of <f4 needs 4 bytes, but 8"),
+            std::string::npos)
+      << E;
+}
+
+TEST_F(NpyTest, RejectsTruncatedHeader) {
+  std::string Bytes = npy(F32Header, "");
+  put("x.npy", Bytes.substr(0, 20));
+  std::string E = readError("x.npy");
+  EXPECT_NE(E.find("x.npy: truncated header"), std::string::npos) << E;
+}
+
+TEST_F(NpyTest, RejectsMalformedAndIncompleteHeaders) {
+  put("a.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }", TwoFloats));
+  EXPECT_NE(readError("a.npy").find("'shape' is not a tuple"), std::string::npos);
+  put("b.npy", npy("{'descr': '<f4', 'shape': (2,), }", TwoFloats));
+  EXPECT_NE(readError("b.npy").find("header lacks one of"), std::string::npos);
+  put("c.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", TwoFloats));
+  EXPECT_NE(readError("c.npy").find("unexpected header key 'x'"), std::string::npos);
+  put("d.npy", npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", TwoFloats));
+  EXPECT_NE(readError("d.npy").find("structured arrays"), std::string::npos);
+  put("e.npy", npy("'descr': '<f4'", TwoFloats));
+  EXPECT_NE(readError("e.npy").find("e.npy: header is not a dict"), std::string::npos);
+}
+
+TEST_F(NpyTest, WriteIntoMissingDirectoryFailsAndCreatesNothing) {
+  NpyArray A;
+  A.Shape = {2};
+  A.F32 = {1, 2};
+  std::string P = path("no/such/dir/a.npy");
+  llvm::Error E = writeNpy(P, A);
+  ASSERT_TRUE(bool(E));
+  std::string Msg = llvm::toString(std::move(E));
+  EXPECT_NE(Msg.find(P + ": cannot create a temporary file"), std::string::npos) << Msg;
+  EXPECT_FALSE(llvm::sys::fs::exists(P));
+  EXPECT_TRUE(listDir().empty());
+}
+
+TEST_F(NpyTest, WriteUnderARegularFileFails) {
+  // Running as root defeats permission bits, but not a file used as a directory.
+  put("file", "x");
+  NpyArray A;
+  A.Shape = {2};
+  A.F32 = {1, 2};
+  EXPECT_TRUE(llvm::errorToBool(writeNpy(path("file/a.npy"), A)));
+  EXPECT_EQ(listDir(), std::vector<std::string>{"file"});
+}
+
+TEST_F(NpyTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
+  NpyArray A;
+  A.Shape = {2};
+  A.F32 = {1, 2};
+  ASSERT_FALSE(llvm::errorToBool(writeNpy(path("a.npy"), A)));
+  std::string Before = slurp(path("a.npy"));
+  NpyArray Bad;
+  Bad.Shape = {3};
+  Bad.F32 = {1, 2};
+  llvm::Error E = writeNpy(path("a.npy"), Bad);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("shape (3,) needs 3 values, the array holds 2"),
+            std::string::npos);
+  EXPECT_EQ(slurp(path("a.npy")), Before);
+  EXPECT_EQ(listDir(), std::vector<std::string>{"a.npy"});
+}
+
+TEST_F(NpyTest, OverwritesAnExistingFile) {
+  NpyArray A;
+  A.Shape = {1};
+  A.F32 = {1};
+  ASSERT_FALSE(llvm::errorToBool(writeNpy(path("a.npy"), A)));
+  A.F32 = {2};
+  ASSERT_FALSE(llvm::errorToBool(writeNpy(path("a.npy"), A)));
+  auto B = readNpy(path("a.npy"));
+  ASSERT_TRUE(bool(B));
+  EXPECT_EQ(B->F32, std::vector<float>{2});
+  EXPECT_EQ(listDir(), std::vector<std::string>{"a.npy"});
+}
