@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The CI tier: install what is missing, build, run every test (ctest).
+# The long tier (full-size models, RTL co-simulation) is scripts/long-tests.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+cd build
+ctest -j"$(nproc)" --output-on-failure --timeout 900
