@@ -317,7 +317,7 @@ llvm::Expected<Parsed> parseImpl(const std::string &Text, const std::string &Fil
 }
 
 struct OnchipParts {
-  uint64_t Maps, Weights, Acc;
+  uint64_t Maps, Weights, Acc, Queues;
 };
 
 /// On-chip bytes by kind, in 64 bits so that no accepted value can overflow.
@@ -325,7 +325,10 @@ struct OnchipParts {
 OnchipParts onchipParts(const HwConfig &C) {
   uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster, Vmacs = Cus * C.VmacsPerCu;
   uint64_t AccBits = Vmacs * C.LanesPerVmac * C.AccEntries * C.AccBits;
-  return {Cus * C.MapsBufferKib * 1024, Vmacs * C.WeightsBufferKib * 1024, (AccBits + 7) / 8};
+  // Three unit queues of 16-byte instructions (load, compute, store).
+  uint64_t Queues = 3 * uint64_t(C.QueueDepth) * 16;
+  return {Cus * C.MapsBufferKib * 1024, Vmacs * C.WeightsBufferKib * 1024, (AccBits + 7) / 8,
+          Queues};
 }
 
 bool isPow2(uint64_t V) { return V && !(V & (V - 1)); }
@@ -413,8 +416,9 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
   if (Onchip > Budget)
     Fail(keyOf(&HwConfig::OnchipBudgetKib),
          fmt::format("buffers and accumulators need {} bytes (maps {} + weights {} + "
-                     "accumulators {}), over the budget of '{}' KiB ({} bytes)",
-                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, C.OnchipBudgetKib, Budget));
+                     "accumulators {} + queues {}), over the budget of '{}' KiB ({} bytes)",
+                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues,
+                     C.OnchipBudgetKib, Budget));
   return Errs;
 }
 
@@ -451,7 +455,7 @@ uint64_t HwConfig::dramCycles(uint64_t Bytes) const {
 
 uint64_t HwConfig::onchipBytes() const {
   OnchipParts P = onchipParts(*this);
-  return P.Maps + P.Weights + P.Acc;
+  return P.Maps + P.Weights + P.Acc + P.Queues;
 }
 
 std::string HwConfig::toYaml() const {

@@ -102,7 +102,7 @@ TEST(HwPresets, Zc706IsThePublishedSnowflakePoint) {
   EXPECT_EQ(C.weightsBankWords(), 512u);
   EXPECT_EQ(C.dramBytes(), uint64_t(1) << 30);
   // 4 x 256 KiB maps + 16 x 32 KiB weights + 16 x 16 lanes x 128 x 48 bits.
-  EXPECT_EQ(C.onchipBytes(), 1048576u + 524288u + 196608u);
+  EXPECT_EQ(C.onchipBytes(), 1048576u + 524288u + 196608u + 3 * 64 * 16);
   EXPECT_LE(C.onchipBytes(), 2395u * 1024);
 }
 
@@ -112,7 +112,7 @@ TEST(HwPresets, Mini64DerivedValues) {
   EXPECT_EQ(C.macs(), 64u);
   EXPECT_DOUBLE_EQ(C.peakGops(), 32.0);
   EXPECT_EQ(C.dramBwQ8(), 4301u);
-  EXPECT_EQ(C.onchipBytes(), 262144u + 131072u + 49152u);
+  EXPECT_EQ(C.onchipBytes(), 262144u + 131072u + 49152u + 3 * 64 * 16);
 }
 
 TEST(HwPresets, Big1024DerivedValues) {
@@ -122,7 +122,7 @@ TEST(HwPresets, Big1024DerivedValues) {
   EXPECT_DOUBLE_EQ(C.peakGops(), 512.0);
   EXPECT_EQ(C.dramBwQ8(), 13107u); // 12.8 GB/s / 250 MHz = 51.2 B/cycle.
   EXPECT_EQ(C.dramCycles(64), 2u);
-  EXPECT_EQ(C.onchipBytes(), 2097152u + 2097152u + 786432u);
+  EXPECT_EQ(C.onchipBytes(), 2097152u + 2097152u + 786432u + 3 * 64 * 16);
   EXPECT_EQ(C.AccEntries, 128u) << "inherited from zc706";
 }
 
@@ -138,7 +138,7 @@ TEST(HwPresets, Narrow8DerivedValues) {
   EXPECT_EQ(C.weightsBankWords(), 256u);
   EXPECT_EQ(C.mapsElems(), 32768u);
   EXPECT_EQ(C.mapsBankElems(), 4096u);
-  EXPECT_EQ(C.onchipBytes(), 196608u + 49152u + 9216u);
+  EXPECT_EQ(C.onchipBytes(), 196608u + 49152u + 9216u + 3 * 64 * 16);
 }
 
 TEST(HwYaml, ToYamlRoundTripsEveryPreset) {

@@ -37,7 +37,7 @@ struct HwConfig {
   unsigned DramLatencyCycles = 32;
   unsigned DramBurstBytes = 64;   ///< Every DMA row is rounded out to whole aligned bursts.
   unsigned DramMib = 1024;
-  unsigned QueueDepth = 16;       ///< Entries per unit queue.
+  unsigned QueueDepth = 64;       ///< Entries per unit queue.
   unsigned MacPipelineDepth = 4;  ///< Cycles from a trace's last issue to its accumulator write.
   unsigned ActFracBits = 8;       ///< Default activation format: Q(15-f).f.
   unsigned OnchipBudgetKib = 2395; ///< All buffers and accumulators together must fit.
