@@ -121,6 +121,9 @@ def ST_MAP : Inst<"st.map", 0x48, "store",
 // Compute unit: every CU and every vMAC in lockstep
 //===----------------------------------------------------------------------===//
 
+def VDW   : Inst<"vdw", 0x56, "compute",
+  [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_cstride, F_init],
+  "depthwise trace: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + r*bstride + i*cstride + v*lanes + lane] * weights[cu][v][rs3 + r*len + i][lane] (each lane reads its own channel)">;
 def VBIAS : Inst<"vbias", 0x50, "compute", [F_rs3, F_shift],
   "bias[cu][v][lane] = sext(weights[cu][v][rs3][lane]) << shift">;
 def VMAC  : Inst<"vmac", 0x51, "compute",
@@ -129,6 +132,9 @@ def VMAC  : Inst<"vmac", 0x51, "compute",
 def VWB   : Inst<"vwb", 0x52, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu],
   "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))">;
+def VPRE  : Inst<"vpre", 0x55, "compute",
+  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_init],
+  "for e < rows: acc[cu][v][rs1 + e][lane] = (init ? 0 : acc) + (sext(maps[cu][rs2 + e*bstride + v*lanes + lane]) << shift): preloads a residual (or an operand of an add)">;
 def VMAX  : Inst<"vmax", 0x53, "compute",
   [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride],
   "maps[cu][rs1 + lane] = max over r < rows, c < len of maps[cu][rs2 + r*bstride + c*cstride + lane]">;

@@ -2,8 +2,9 @@
 //
 // The parts of the IR that every consumer needs and that do not belong to the
 // YAML front end or the quantizer: printable locations, layer kind names, MAC
-// counts (the compiler's and simulator's utilization figures divide by these)
-// and the output-size rule shared by shape inference and the lowering.
+// and parameter counts (the compiler's and simulator's utilization figures
+// divide by the MACs; docs/model-format.md states the convention) and the
+// output-size rule shared by shape inference and the lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,21 +23,83 @@ const char *snow::ir::kindName(LayerKind K) {
     return "conv";
   case LayerKind::MaxPool:
     return "maxpool";
+  case LayerKind::AvgPool:
+    return "avgpool";
+  case LayerKind::GlobalAvgPool:
+    return "global_avgpool";
+  case LayerKind::Fc:
+    return "fc";
+  case LayerKind::Concat:
+    return "concat";
+  case LayerKind::Add:
+    return "add";
+  case LayerKind::Relu:
+    return "relu";
+  case LayerKind::BatchNorm:
+    return "batchnorm";
+  case LayerKind::Flatten:
+    return "flatten";
+  case LayerKind::Softmax:
+    return "softmax";
   }
   assert(false && "unhandled LayerKind");
   return "?";
 }
 
+bool snow::ir::isCanonicalKind(LayerKind K) {
+  switch (K) {
+  case LayerKind::Conv:
+  case LayerKind::MaxPool:
+  case LayerKind::AvgPool:
+  case LayerKind::Concat:
+  case LayerKind::Add:
+  case LayerKind::Relu:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Both counts come from the shapes, not from Weights.size(), so they hold for
+// a graph whose weights were never materialized. An fc turned into a conv has
+// KH x KW = its input's H x W and Groups 1, so the conv formula gives the same
+// Out.C * In.elems() as the fc formula.
 uint64_t Layer::macs() const {
-  if (Kind != LayerKind::Conv)
+  switch (Kind) {
+  case LayerKind::Conv:
+    return Out.elems() * (In.C / Groups) * KH * KW;
+  case LayerKind::Fc:
+    return uint64_t(Out.C) * In.elems();
+  default:
     return 0;
-  return Out.elems() * In.C * KH * KW;
+  }
+}
+
+uint64_t Layer::params() const {
+  uint64_t Biases = HasBias ? Out.C : 0;
+  switch (Kind) {
+  case LayerKind::Conv:
+    return uint64_t(Out.C) * (In.C / Groups) * KH * KW + Biases;
+  case LayerKind::Fc:
+    return uint64_t(Out.C) * In.elems() + Biases;
+  case LayerKind::BatchNorm:
+    return 2 * uint64_t(In.C);
+  default:
+    return 0;
+  }
 }
 
 uint64_t Graph::macs() const {
   uint64_t N = 0;
   for (const Layer &L : Layers)
     N += L.macs();
+  return N;
+}
+
+uint64_t Graph::params() const {
+  uint64_t N = 0;
+  for (const Layer &L : Layers)
+    N += L.params();
   return N;
 }
 

@@ -7,50 +7,31 @@
 // wrong; every error instead names the file:line, the layer and the offending
 // key or value in quotes.
 //
-// Inside the parser an error is a thrown ModelError, converted to llvm::Error
-// at the API boundary: validation is a long chain of checks, and threading an
-// Expected through each one would bury the rules in plumbing.
+// This file holds the value readers and the structure common to every layer
+// (names, input / inputs); ModelLayers.cpp the rules of each layer type.
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "ModelParser.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include <cmath>
 #include <fmt/format.h>
-#include <map>
-#include <yaml-cpp/yaml.h>
 
 using namespace snow::ir;
+using namespace snow::ir::detail;
 
 namespace {
-
-struct ModelError {
-  std::string Msg;
-};
-
-/// Sizes beyond this are certainly typos, and rejecting them keeps every
-/// product of sizes far from overflow and every allocation sane.
-constexpr int64_t MaxDim = 65536;
-constexpr uint64_t MaxWeights = uint64_t(1) << 28;
 
 const char *const TopKeys[] = {"name", "input", "weights", "layers"};
 const char *const InputKeys[] = {"name", "shape"};
 const char *const WeightsKeys[] = {"seed"};
-const char *const ConvKeys[] = {"name", "type", "input", "out_channels", "kernel",   "stride",
-                                "pad",  "relu", "bias",  "weights_file", "bias_file"};
-const char *const PoolKeys[] = {"name", "type", "input", "kernel", "stride", "pad", "ceil_mode"};
 
-struct HW {
-  unsigned H, W;
-};
-struct Pads {
-  unsigned T, B, L, R;
-};
+} // namespace
 
-/// How a value looks in a message: scalars quoted, containers by kind.
-std::string describe(const YAML::Node &N) {
+std::string snow::ir::detail::describe(const YAML::Node &N) {
   if (N.IsScalar())
     return "'" + N.Scalar() + "'";
   if (N.IsSequence())
@@ -60,45 +41,16 @@ std::string describe(const YAML::Node &N) {
   return "nothing";
 }
 
-class ModelParser {
-public:
-  explicit ModelParser(const std::string &File)
-      : File(File), Dir(llvm::sys::path::parent_path(File).str()) {}
+std::string snow::ir::detail::shapeStr(const Shape &S) {
+  return fmt::format("{}x{}x{}", S.C, S.H, S.W);
+}
 
-  Graph parse(const std::string &Text);
+ModelParser::ModelParser(const std::string &File)
+    : File(File), Dir(llvm::sys::path::parent_path(File).str()) {}
 
-private:
-  std::string File, Dir;
-  /// Prefix naming what is being parsed ("layer 'c2': "), for messages.
-  std::string Ctx;
-  /// Every layer name in the file with its index, so that an input naming a
-  /// later layer is reported as a forward reference, not as undefined.
-  std::map<std::string, size_t> AllNames;
-  /// Layers defined so far, by name.
-  std::map<std::string, size_t> Defined;
-
-  static unsigned line(const YAML::Node &N) {
-    int L = N.Mark().line;
-    return L < 0 ? 0 : unsigned(L) + 1;
-  }
-  [[noreturn]] void error(const YAML::Node &At, const std::string &Msg) const {
-    throw ModelError{fmt::format("{}:{}: {}{}", File, line(At), Ctx, Msg)};
-  }
-
-  void checkKeys(const YAML::Node &Map, llvm::ArrayRef<const char *> Known,
-                 const std::string &Suffix);
-  YAML::Node required(const YAML::Node &Map, const YAML::Node &Owner, const char *Key);
-  std::string scalar(const YAML::Node &N, const char *Key);
-  int64_t integer(const YAML::Node &N, const char *Key, int64_t Min, const char *Expect);
-  bool boolean(const YAML::Node &N, const char *Key);
-  HW hw(const YAML::Node &N, const char *Key);
-  Pads pads(const YAML::Node &N);
-
-  void parseInput(const YAML::Node &N, Graph &G);
-  uint64_t parseSeed(const YAML::Node &N);
-  void parseLayer(const YAML::Node &N, size_t Index, uint64_t Seed, Graph &G);
-  void attachWeights(const YAML::Node &N, Layer &L, uint64_t Seed);
-};
+void ModelParser::error(const YAML::Node &At, const std::string &Msg) const {
+  throw ModelError{fmt::format("{}:{}: {}{}", File, line(At), Ctx, Msg)};
+}
 
 void ModelParser::checkKeys(const YAML::Node &Map, llvm::ArrayRef<const char *> Known,
                             const std::string &Suffix) {
@@ -151,6 +103,14 @@ bool ModelParser::boolean(const YAML::Node &N, const char *Key) {
   if (!N.IsScalar() || N.Tag() == "!" || !YAML::convert<bool>::decode(N, B))
     error(N, fmt::format("'{}' must be true or false, got {}", Key, describe(N)));
   return B;
+}
+
+double ModelParser::positiveNumber(const YAML::Node &N, const char *Key) {
+  double V;
+  if (!N.IsScalar() || N.Tag() == "!" || llvm::StringRef(N.Scalar()).getAsDouble(V) ||
+      !std::isfinite(V) || V <= 0)
+    error(N, fmt::format("'{}' must be a positive number, got {}", Key, describe(N)));
+  return V;
 }
 
 HW ModelParser::hw(const YAML::Node &N, const char *Key) {
@@ -212,33 +172,49 @@ uint64_t ModelParser::parseSeed(const YAML::Node &N) {
   return Seed;
 }
 
-void ModelParser::attachWeights(const YAML::Node &N, Layer &L, uint64_t Seed) {
-  bool HasBias = true;
-  if (YAML::Node B = N["bias"])
-    HasBias = boolean(B, "bias");
-  YAML::Node WFile = N["weights_file"], BFile = N["bias_file"];
-  if (BFile && !HasBias)
-    error(BFile, "'bias_file' is given but 'bias' is false");
-  // Seeded values first; files then replace what they provide. The bias
-  // draws follow the weight draws, so a seeded bias does not depend on
-  // whether the weights came from a file.
-  seedWeights(L, Seed, HasBias);
-  auto Load = [&](const YAML::Node &F, const char *Key, std::vector<uint64_t> Shape,
-                  std::vector<float> &Out) {
-    std::string Rel = scalar(F, Key);
-    std::string Path = Rel;
-    if (!llvm::sys::path::is_absolute(Rel) && !Dir.empty())
-      Path = (llvm::Twine(Dir) + llvm::sys::path::get_separator() + Rel).str();
-    if (llvm::Error E = readTensorNpy(Path, Shape, Out))
-      error(F, fmt::format("'{}' '{}': {}", Key, Rel, llvm::toString(std::move(E))));
-  };
-  if (WFile)
-    Load(WFile, "weights_file", {L.Out.C, L.In.C, L.KH, L.KW}, L.Weights);
-  if (BFile)
-    Load(BFile, "bias_file", {L.Out.C}, L.Bias);
+int ModelParser::resolveInput(const YAML::Node &Ref, const Layer &L, const Graph &G) {
+  std::string Src = scalar(Ref, "input");
+  if (Src == G.InputName)
+    return -1;
+  if (auto It = Defined.find(Src); It != Defined.end())
+    return int(It->second);
+  // Layers may only read layers above them, which keeps the list in
+  // topological order; anything else would be a cycle or need reordering.
+  if (Src == L.Name)
+    error(Ref, "input '" + Src +
+                   "' is the layer itself (a cycle or forward reference); inputs must be "
+                   "defined earlier in the file");
+  if (AllNames.count(Src))
+    error(Ref, "input '" + Src +
+                   "' names a later layer (a cycle or forward reference); inputs must be "
+                   "defined earlier in the file");
+  error(Ref, "input '" + Src + "' is not defined");
 }
 
-void ModelParser::parseLayer(const YAML::Node &N, size_t Index, uint64_t Seed, Graph &G) {
+void ModelParser::parseInputs(const YAML::Node &N, Layer &L, const Graph &G) {
+  const TypeInfo *T = findType(L.TypeName);
+  if (!T->MultiInput) {
+    // Default: the previous layer (or the graph input for the first layer).
+    L.Inputs = {int(G.Layers.size()) - 1};
+    if (YAML::Node In = N["input"])
+      L.Inputs = {resolveInput(In, L, G)};
+  } else {
+    YAML::Node List = required(N, N, "inputs");
+    if (!List.IsSequence() || List.size() < 2)
+      error(List, fmt::format("'inputs' must be a list of at least 2 layer names, got {}",
+                              List.IsSequence() ? fmt::format("a list of {}", List.size())
+                                                : describe(List)));
+    if (L.Kind == LayerKind::Add && List.size() != 2)
+      error(List,
+            fmt::format("'inputs' of an add must name exactly 2 layers, got {}", List.size()));
+    L.Inputs.clear();
+    for (size_t I = 0; I < List.size(); ++I)
+      L.Inputs.push_back(resolveInput(List[I], L, G));
+  }
+  L.In = L.input() < 0 ? G.Input : G.Layers[L.input()].Out;
+}
+
+void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Graph &G) {
   Ctx = fmt::format("layer #{}: ", Index + 1);
   if (!N.IsMap())
     error(N, "expected a mapping {name: ..., type: ...}, got " + describe(N));
@@ -249,89 +225,67 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, uint64_t Seed, G
   Ctx = "layer '" + L.Name + "': ";
 
   YAML::Node TypeNode = required(N, N, "type");
-  std::string Type = scalar(TypeNode, "type");
-  if (Type == "conv")
-    L.Kind = LayerKind::Conv;
-  else if (Type == "maxpool")
-    L.Kind = LayerKind::MaxPool;
-  else
-    error(TypeNode, "unknown type '" + Type + "' (supported types: conv, maxpool)");
-  bool IsConv = L.Kind == LayerKind::Conv;
-  checkKeys(N, IsConv ? llvm::ArrayRef<const char *>(ConvKeys) : PoolKeys,
-            " for type '" + Type + "'");
+  L.TypeName = scalar(TypeNode, "type");
+  const TypeInfo *T = findType(L.TypeName);
+  if (!T)
+    error(TypeNode,
+          fmt::format("unsupported layer type '{}' (supported: {})", L.TypeName, supportedTypes()));
+  L.Kind = T->Kind;
+  // The two input keys get their own messages: the generic unknown-key one
+  // would not tell the user which of the two the type wants.
+  if (YAML::Node In = N["input"]; In && T->MultiInput)
+    error(In, fmt::format("'input' is not allowed for type '{}': give its inputs as a list, "
+                          "'inputs: [a, b]'",
+                          L.TypeName));
+  if (YAML::Node In = N["inputs"]; In && !T->MultiInput)
+    error(In, fmt::format("'inputs' is only for concat and add; type '{}' reads one layer, "
+                          "named by 'input'",
+                          L.TypeName));
+  std::vector<const char *> Known = {"name", "type", T->MultiInput ? "inputs" : "input"};
+  Known.insert(Known.end(), T->Keys.begin(), T->Keys.end());
+  checkKeys(N, Known, " for type '" + L.TypeName + "'");
 
   if (L.Name == G.InputName)
     error(NameNode, "the name is already used by the graph input");
   if (auto It = Defined.find(L.Name); It != Defined.end())
     error(NameNode,
           "duplicate layer name (first defined at " + G.Layers[It->second].Loc.str() + ")");
+  if (L.Kind == LayerKind::Softmax && Index + 1 != Count)
+    error(TypeNode, "a softmax must be the last layer (it runs on the host, after the "
+                    "accelerator)");
 
-  // Resolve the input: default is the previous layer (or the graph input).
-  L.Input = int(G.Layers.size()) - 1;
-  if (YAML::Node In = N["input"]) {
-    std::string Src = scalar(In, "input");
-    if (Src == G.InputName) {
-      L.Input = -1;
-    } else if (auto It = Defined.find(Src); It != Defined.end()) {
-      L.Input = int(It->second);
-    } else if (Src == L.Name) {
-      error(In, "input '" + Src + "' is the layer itself (a cycle)");
-    } else if (AllNames.count(Src)) {
-      error(In, "input '" + Src +
-                    "' names a later layer (a forward reference or cycle); inputs must be "
-                    "defined earlier in the file");
-    } else {
-      error(In, "input '" + Src + "' is not defined");
-    }
-  }
-  L.In = L.Input < 0 ? G.Input : G.Layers[L.Input].Out;
-
-  // Window geometry.
-  HW K = hw(required(N, N, "kernel"), "kernel");
-  L.KH = K.H;
-  L.KW = K.W;
-  HW S = IsConv ? HW{1, 1} : K; // PyTorch: pooling stride defaults to the kernel
-  if (YAML::Node SN = N["stride"])
-    S = hw(SN, "stride");
-  L.SH = S.H;
-  L.SW = S.W;
-  Pads P{0, 0, 0, 0};
-  if (YAML::Node PN = N["pad"]) {
-    P = pads(PN);
-    unsigned PadH = std::max(P.T, P.B), PadW = std::max(P.L, P.R);
-    if (!IsConv && (2 * PadH > L.KH || 2 * PadW > L.KW))
-      error(PN, fmt::format("pad '{}' is more than half the kernel {}x{} (PyTorch's rule for "
-                            "pooling)",
-                            2 * PadH > L.KH ? PadH : PadW, L.KH, L.KW));
-  }
-  L.PadT = P.T;
-  L.PadB = P.B;
-  L.PadL = P.L;
-  L.PadR = P.R;
-  if (YAML::Node CN = N["ceil_mode"])
-    L.CeilMode = boolean(CN, "ceil_mode");
-  if (YAML::Node RN = N["relu"])
-    L.Relu = boolean(RN, "relu");
-
-  // Output shape.
-  uint64_t PH = uint64_t(L.In.H) + L.PadT + L.PadB, PW = uint64_t(L.In.W) + L.PadL + L.PadR;
-  if (L.KH > PH || L.KW > PW)
-    error(N, fmt::format("kernel {}x{} is larger than its padded input {}x{}", L.KH, L.KW, PH, PW));
-  L.Out.C = IsConv ? uint32_t(integer(required(N, N, "out_channels"), "out_channels", 1,
-                                      "a positive integer"))
-                   : L.In.C;
-  L.Out.H = windowOutSize(L.In.H, L.KH, L.SH, L.PadT, L.PadB, L.CeilMode);
-  L.Out.W = windowOutSize(L.In.W, L.KW, L.SW, L.PadL, L.PadR, L.CeilMode);
-  // Unreachable after the kernel check with PyTorch's rule, but the shape
-  // must never reach the compiler with a zero in it.
-  if (L.Out.H < 1 || L.Out.W < 1)
-    error(N, fmt::format("output size {}x{} is less than 1", L.Out.H, L.Out.W));
-
-  if (IsConv) {
-    uint64_t Count = uint64_t(L.Out.C) * L.In.C * L.KH * L.KW;
-    if (Count > MaxWeights)
-      error(N, fmt::format("{} weights are more than the supported {}", Count, MaxWeights));
-    attachWeights(N, L, Seed);
+  parseInputs(N, L, G);
+  switch (L.Kind) {
+  case LayerKind::Conv:
+    parseConv(N, L);
+    break;
+  case LayerKind::MaxPool:
+  case LayerKind::AvgPool:
+    parseWindow(N, L);
+    break;
+  case LayerKind::GlobalAvgPool:
+    if (uint64_t(L.In.H) * L.In.W > MaxAvgWindow)
+      error(N, fmt::format("an average over {}x{} positions is more than the supported {}", L.In.H,
+                           L.In.W, MaxAvgWindow));
+    L.Out = {L.In.C, 1, 1};
+    break;
+  case LayerKind::Fc:
+    parseFc(N, L);
+    break;
+  case LayerKind::Concat:
+  case LayerKind::Add:
+    parseJoin(N, L, G);
+    break;
+  case LayerKind::Relu:
+  case LayerKind::Softmax:
+    L.Out = L.In;
+    break;
+  case LayerKind::BatchNorm:
+    parseBatchNorm(N, L);
+    break;
+  case LayerKind::Flatten:
+    L.Out = {uint32_t(L.In.elems()), 1, 1};
+    break;
   }
 
   Defined[L.Name] = G.Layers.size();
@@ -356,7 +310,6 @@ Graph ModelParser::parse(const std::string &Text) {
   G.Loc = {File, line(Root)};
   G.Name = scalar(required(Root, Root, "name"), "name");
   parseInput(required(Root, Root, "input"), G);
-  uint64_t Seed = 0;
   if (YAML::Node W = Root["weights"])
     Seed = parseSeed(W);
 
@@ -367,11 +320,9 @@ Graph ModelParser::parse(const std::string &Text) {
     if (Layers[I].IsMap() && Layers[I]["name"] && Layers[I]["name"].IsScalar())
       AllNames.emplace(Layers[I]["name"].Scalar(), I);
   for (size_t I = 0; I < Layers.size(); ++I)
-    parseLayer(Layers[I], I, Seed, G);
+    parseLayer(Layers[I], I, Layers.size(), G);
   return G;
 }
-
-} // namespace
 
 llvm::Expected<Graph> snow::ir::parseModel(const std::string &Text, const std::string &File) {
   try {

@@ -54,21 +54,41 @@ int snow::ir::largestFrac(double MaxAbs) {
   return 0;
 }
 
+void snow::ir::avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift) {
+  assert(K > 0 && K <= MaxAvgWindow && "window size out of the supported range");
+  // ceil(log2 K) in integers: 2^Shift / K then lies in [2^15, 2^16), so the
+  // multiplier keeps 16 significant bits and, for K <= 2^16, rounds to at
+  // most 65535: it fits an unsigned 16-bit field. (For K around 2^18 it
+  // would round up to 65536; the parser rejects such windows.)
+  unsigned Log = 0;
+  while ((uint64_t(1) << Log) < K)
+    ++Log;
+  Shift = 15 + Log;
+  // round(2^Shift / K): a tie would need K to be a power of two, where the
+  // division is exact, so rounding half up is the same as any other rule.
+  Mult = unsigned(((uint64_t(1) << Shift) + K / 2) / K);
+}
+
 void snow::ir::quantize(Graph &G, int ActFrac) {
   assert(ActFrac >= 0 && ActFrac <= 15 && "activation format must be Q(15-f).f");
   G.InputFrac = ActFrac;
+  auto FracOf = [&](int I) { return I < 0 ? G.InputFrac : G.Layers[I].OutFrac; };
   for (Layer &L : G.Layers) {
-    int Producer = L.Input < 0 ? G.InputFrac : G.Layers[L.Input].OutFrac;
-    L.InFrac = Producer;
+    L.InFrac = FracOf(L.input());
+    // Every activation uses the hardware's format, so layers that only move,
+    // compare or add values (pooling, concat, add, relu) need no rescaling.
+    L.OutFrac = ActFrac;
     L.QWeights.clear();
     L.QBias.clear();
-    if (L.Kind != LayerKind::Conv) {
-      // Pooling moves values without arithmetic, so the format passes through.
-      L.OutFrac = L.InFrac;
-      L.WFrac = L.BFrac = 0;
+    L.WFrac = L.BFrac = 0;
+    if (L.Kind == LayerKind::AvgPool)
+      avgPoolFactors(uint64_t(L.KH) * L.KW, L.AvgMult, L.AvgShift);
+    // An fc as written is quantized like the conv it becomes, so that the
+    // values do not depend on whether canonicalize() ran first.
+    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::Fc)
       continue;
-    }
-    L.OutFrac = ActFrac;
+    if (L.HasResidual)
+      L.ResFrac = FracOf(L.Residual);
     float MaxW = maxAbs(L.Weights);
     L.WFrac = MaxW == 0 ? 15 : largestFrac(MaxW);
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,

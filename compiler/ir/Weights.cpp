@@ -32,9 +32,14 @@ std::string shapeStr(const std::vector<uint64_t> &Shape) {
 } // namespace
 
 void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
-  assert(L.Kind == LayerKind::Conv && "only conv layers have weights");
+  assert((L.Kind == LayerKind::Conv || L.Kind == LayerKind::Fc) &&
+         "only conv and fc layers have weights");
+  assert(L.Groups > 0 && L.In.C % L.Groups == 0 && "groups must divide the input channels");
   snow::Rng R(Seed ^ snow::hashName(L.Name));
-  uint64_t FanIn = uint64_t(L.In.C) * L.KH * L.KW;
+  // An fc's fan-in is its whole (flattened) input, exactly as for the conv
+  // whose kernel covers that input, which canonicalize() turns it into.
+  uint64_t FanIn =
+      L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
   double A = std::sqrt(6.0 / double(FanIn));
   L.Weights.resize(uint64_t(L.Out.C) * FanIn);
   for (float &W : L.Weights)
@@ -43,6 +48,22 @@ void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
   if (HasBias)
     for (float &B : L.Bias)
       B = float(R.uniform(-0.1, 0.1));
+}
+
+void snow::ir::seedBatchNorm(Layer &L, uint64_t Seed) {
+  assert(L.Kind == LayerKind::BatchNorm && "only batchnorm layers have statistics");
+  snow::Rng R(Seed ^ snow::hashName(L.Name));
+  // Ranges close to a trained network's: the folded scale stays near 1, so
+  // seeded models keep the activation range the conv initializer aims for.
+  auto Draw = [&](std::vector<float> &V, double Lo, double Hi) {
+    V.resize(L.In.C);
+    for (float &X : V)
+      X = float(R.uniform(Lo, Hi));
+  };
+  Draw(L.Gamma, 0.8, 1.2);
+  Draw(L.Beta, -0.1, 0.1);
+  Draw(L.Mean, -0.1, 0.1);
+  Draw(L.Var, 0.5, 1.5);
 }
 
 llvm::Error snow::ir::readTensorNpy(const std::string &Path, const std::vector<uint64_t> &Shape,

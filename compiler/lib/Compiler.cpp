@@ -29,57 +29,90 @@ llvm::Error compileError(const std::string &Msg) {
 
 /// Packs the weights of a conv layer: block (og, chunk, vmac) holds, for every
 /// kernel tap (ky, kx, input channel of the chunk), one word of `lanes` int16
-/// weights of consecutive output channels, followed in chunk 0 by the bias word.
+/// weights of consecutive output channels, followed in chunk 0 by the bias
+/// word. A depthwise block holds one word per tap (lane l filters channel
+/// og*G + v*lanes + l) and its own bias word.
 void packWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr,
                  std::vector<uint8_t> &Data) {
   const ir::Layer &L = *P.L;
   const unsigned Lanes = Hw.LanesPerVmac, V = Hw.VmacsPerCu, G = V * Lanes;
   const unsigned Cin = L.In.C, Cout = L.Out.C;
+  // Grouped (not depthwise) convolutions run as dense ones whose cross-group
+  // weights are zero: correct on this dataflow, at the cost of idle
+  // multiplies, which the utilization shows.
+  const unsigned InPerGroup = Cin / L.Groups, OutPerGroup = Cout / L.Groups;
+  auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
+    if (Ci / InPerGroup != O / OutPerGroup)
+      return 0;
+    return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
+  };
   P.WAddr.assign(size_t(P.NOg) * P.NChunks * V, 0);
   P.WWords.assign(P.WAddr.size(), 0);
-  auto Put = [&](int16_t X) {
-    Data.push_back(uint8_t(uint16_t(X)));
-    Data.push_back(uint8_t(uint16_t(X) >> 8));
-  };
   for (unsigned Og = 0; Og < P.NOg; ++Og)
-    for (unsigned C = 0; C < P.NChunks; ++C)
+    for (unsigned C = 0; C < P.NChunks; ++C) {
+      if (P.Depthwise && C != Og)
+        continue; // Group Og only ever meets chunk Og.
       for (unsigned Vm = 0; Vm < V; ++Vm) {
+        // One weight word: lane l holds Value(output channel of lane l).
+        auto Word = [&](auto Value) {
+          for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
+            unsigned O = Og * G + Vm * Lanes + Lane;
+            uint16_t X = O < Cout ? uint16_t(Value(O)) : 0;
+            Data.push_back(uint8_t(X));
+            Data.push_back(uint8_t(X >> 8));
+          }
+        };
         Data.resize(alignTo(Data.size(), Hw.DramBurstBytes));
         unsigned K = P.wIndex(Og, C, Vm, V);
         P.WAddr[K] = DataAddr + Data.size();
         unsigned C0 = P.chunkBegin(C), Cn = P.chunkSize(C, Cin);
         for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-          for (unsigned Kx = 0; Kx < L.KW; ++Kx)
+          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+            if (P.Depthwise) {
+              Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Kx]; });
+              continue;
+            }
             for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
-              for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
-                unsigned O = Og * G + Vm * Lanes + Lane;
-                Put(O < Cout ? L.QWeights[((size_t(O) * Cin + Ci) * L.KH + Ky) * L.KW + Kx] : 0);
-              }
-        P.WWords[K] = L.KH * L.KW * Cn;
-        if (C == 0) {
-          for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
-            unsigned O = Og * G + Vm * Lanes + Lane;
-            Put(O < Cout ? L.QBias[O] : 0);
+              Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
           }
+        P.WWords[K] = P.kernelWords(C);
+        if (C == 0 || P.Depthwise) {
+          Word([&](unsigned O) { return L.QBias[O]; });
           ++P.WWords[K];
         }
       }
+    }
 }
 
 llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
   auto Err = [&](const std::string &Msg) {
     return compileError(fmt::format("{}: layer '{}': {}", L.Loc.str(), L.Name, Msg));
   };
-  if (L.Kind != ir::LayerKind::Conv && L.Kind != ir::LayerKind::MaxPool)
-    return Err(fmt::format("layer type '{}' is not supported by the compiler yet",
+  switch (L.Kind) {
+  case ir::LayerKind::Conv:
+  case ir::LayerKind::MaxPool:
+  case ir::LayerKind::AvgPool:
+  case ir::LayerKind::Concat:
+  case ir::LayerKind::Add:
+  case ir::LayerKind::Relu:
+    break;
+  default:
+    return Err(fmt::format("layer type '{}' must be removed by ir::canonicalize() before "
+                           "compiling",
                            ir::kindName(L.Kind)));
+  }
   if (L.Kind == ir::LayerKind::Conv) {
     int Shift = L.InFrac + L.WFrac - L.OutFrac, BShift = L.InFrac + L.WFrac - L.BFrac;
+    int RShift = L.InFrac + L.WFrac - L.ResFrac;
+    if (L.HasResidual && (RShift < 0 || RShift > 63))
+      return Err(fmt::format("the residual's format ({} fraction bits) needs a shift outside "
+                             "0..63",
+                             L.ResFrac));
     if (Shift < 0 || Shift > 63 || BShift < 0 || BShift > 63)
       return Err(fmt::format("fixed-point formats (in {}, weights {}, bias {}, out {}) need "
                              "shifts outside 0..63",
                              L.InFrac, L.WFrac, L.BFrac, L.OutFrac));
-    if (L.QWeights.size() != size_t(L.Out.C) * L.In.C * L.KH * L.KW)
+    if (L.QWeights.size() != size_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW)
       return Err("weights are not quantized (run ir::quantize first)");
   }
   return llvm::Error::success();
@@ -90,13 +123,61 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   std::vector<LayerPlan> Plans;
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     if (auto Err = checkLayer(G.Layers[I], Hw))
-      return std::move(Err);
+      return Err;
+    if (G.Layers[I].Kind == ir::LayerKind::Concat)
+      continue; // A view: its inputs write straight into its tensor.
     auto P = planLayer(G.Layers[I], I, Hw, B, Opts);
     if (!P)
       return P.takeError();
     Plans.push_back(std::move(*P));
   }
   return Plans;
+}
+
+/// Decides where every layer's output lives. A concat's inputs become views
+/// into the concat's tensor (so concatenation moves no data); every other
+/// output owns a dense tensor, allocated by Place.
+template <typename PlaceFn>
+llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn Place) {
+  const size_t N = G.Layers.size();
+  std::vector<int> Owner(N);
+  std::vector<uint32_t> Off(N, 0);
+  for (size_t I = 0; I < N; ++I)
+    Owner[I] = int(I);
+  for (size_t I = 0; I < N; ++I) {
+    const ir::Layer &L = G.Layers[I];
+    if (L.Kind != ir::LayerKind::Concat)
+      continue;
+    uint32_t C0 = 0;
+    for (int In : L.Inputs) {
+      if (In < 0)
+        return compileError(fmt::format("{}: layer '{}': concatenating the graph input needs a "
+                                        "copy, which the compiler does not do yet",
+                                        L.Loc.str(), L.Name));
+      if (Owner[In] != In)
+        return compileError(fmt::format("{}: layer '{}': the output of '{}' already goes into "
+                                        "another concat",
+                                        L.Loc.str(), L.Name, G.Layers[In].Name));
+      Owner[In] = int(I);
+      Off[In] = C0;
+      C0 += G.Layers[In].Out.C;
+    }
+  }
+  std::vector<uint64_t> Addr(N, 0);
+  for (size_t I = 0; I < N; ++I)
+    if (Owner[I] == int(I))
+      Addr[I] = Place(G.Layers[I].Out.C, G.Layers[I].Out.H, G.Layers[I].Out.W);
+  std::vector<TensorView> Views(N);
+  for (size_t I = 0; I < N; ++I) {
+    size_t Root = I;
+    uint32_t Offset = 0;
+    while (Owner[Root] != int(Root)) {
+      Offset += Off[Root];
+      Root = size_t(Owner[Root]);
+    }
+    Views[I] = {Addr[Root], G.Layers[I].Out.W, G.Layers[Root].Out.C, Offset};
+  }
+  return Views;
 }
 
 } // namespace
@@ -130,15 +211,24 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   };
   Prog.Input = {G.InputName, Place(G.Input.C, G.Input.H, G.Input.W), G.Input.C, G.Input.H,
                 G.Input.W, uint32_t(G.InputFrac)};
-  std::vector<uint64_t> OutAddr;
+  const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0};
+  auto Views = placeTensors(G, Place);
+  if (!Views)
+    return Views.takeError();
+  auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
   for (LayerPlan &P : *Plans) {
     const ir::Layer &L = *P.L;
-    P.InAddr = L.Input < 0 ? Prog.Input.Addr : OutAddr[L.Input];
-    P.OutAddr = Place(L.Out.C, L.Out.H, L.Out.W);
-    OutAddr.push_back(P.OutAddr);
-    Prog.Layers.push_back(
-        {L.Name, ir::kindName(L.Kind), L.macs(), L.Out.C, L.Out.H, L.Out.W});
+    P.In = ViewOf(L.input());
+    P.Out = ViewOf(int(P.Index));
+    if (L.HasResidual)
+      P.Res = ViewOf(L.Residual);
+    if (L.Kind == ir::LayerKind::Add)
+      P.In2 = ViewOf(L.Inputs[1]);
+    P.WaitPrevious = &P != &Plans->front();
   }
+  for (const ir::Layer &L : G.Layers)
+    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
+                           L.macs(), L.Out.C, L.Out.H, L.Out.W});
   if (Next > Hw.dramBytes())
     return compileError(fmt::format(
         "{}: model '{}' needs {:.1f} MiB of DRAM (weights {:.1f} MiB, activations {:.1f} MiB) "
@@ -146,7 +236,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
         G.Loc.str(), G.Name, Next / 1048576.0, WeightBytes / 1048576.0,
         (Next - DataBase - WeightBytes) / 1048576.0, Hw.Name, Hw.DramMib));
   const ir::Layer &Last = G.output();
-  Prog.Output = {Last.Name, OutAddr.back(), Last.Out.C, Last.Out.H, Last.Out.W,
+  Prog.Output = {Last.Name, Views->back().Addr, Last.Out.C, Last.Out.H, Last.Out.W,
                  uint32_t(Last.OutFrac)};
 
   Emitter E;
@@ -168,6 +258,11 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                                 "est cycles", "est MB");
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     const ir::Layer &L = G.Layers[I];
+    if (L.Kind == ir::LayerKind::Concat) {
+      Out += fmt::format("{:<16} {:<8} (a view: its inputs write into its tensor)\n", L.Name,
+                         "concat");
+      continue;
+    }
     auto P = planLayer(L, I, Hw, *B, Opts);
     if (!P) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(P.takeError()));

@@ -65,16 +65,21 @@ public:
 
   void loadWeights(const Step &S);
   void loadMaps(const Step &S);
+  void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
+  void loadResidual(const Step &S);
   void compute(const Step &S);
   void store(const Step &S);
 
 private:
+  void outputSlice(const Step &S, unsigned &Chan0, unsigned &NCh, unsigned &Entry) const;
+  void tileRuns(const Step &S, const TensorView &V, Opcode Op);
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
            int64_t DStride, uint32_t BStride, uint32_t Mask);
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
             int16_t Value);
   void convLoop(const Step &S);
   void poolLoop(const Step &S);
+  void elementwise(const Step &S);
 
   Emitter &E;
   const isa::HwConfig &Hw;
@@ -155,13 +160,20 @@ void Lowerer::loadWeights(const Step &S) {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
+  if (S.FirstOfLayer && P.WaitPrevious)
+    E.wait(Unit::Load, LayerDone);
+  E.wait(Unit::Load, InFree + S.InBuf);
+  loadRegion(S, P.In, B.InBase[S.InBuf]);
+  if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
+    loadRegion(S, P.In2, B.InBase[S.InBuf] + P.tilePixels() * P.pixelStride(S.Chunk, Lanes));
+  E.signal(Unit::Load, InFull + S.InBuf);
+}
+
+void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
+  const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Cin = L.In.C, C0 = P.chunkBegin(S.Chunk), Cn = P.chunkSize(S.Chunk, Cin);
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
-  const uint32_t Base = B.InBase[S.InBuf];
-  if (S.FirstOfLayer && P.Index > 0)
-    E.wait(Unit::Load, LayerDone);
-  E.wait(Unit::Load, InFree + S.InBuf);
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask.
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
@@ -186,12 +198,11 @@ void Lowerer::loadMaps(const Step &S) {
     TileGeom T = geometry(P, S.Group, Cu, NCu);
     if (!T.Active || T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
-    uint64_t RowAddr = L.In.W * uint64_t(Cin) * 2;
+    uint64_t RowAddr = uint64_t(L.In.W) * View.Stride * 2;
     auto DramAt = [&](unsigned Y, unsigned X) {
-      return P.InAddr + (uint64_t(T.IY0 + int(Y)) * L.In.W + uint64_t(T.IX0 + int(X))) * Cin * 2 +
-             uint64_t(C0) * 2;
+      return View.at(uint64_t(T.IY0 + int(Y)), uint64_t(T.IX0 + int(X)), C0);
     };
-    if (Cn == Cin && Stride == Cin) {
+    if (Cn == Cin && Stride == Cin && View.dense(Cin)) {
       // Whole pixels: each input row of the region is one contiguous run.
       dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
           T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, 1u << Cu);
@@ -199,18 +210,17 @@ void Lowerer::loadMaps(const Step &S) {
     }
     for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
       dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, T.X1 - T.X0,
-          Cn, int64_t(Cin) * 2, Stride, 1u << Cu);
+          Cn, int64_t(View.Stride) * 2, Stride, 1u << Cu);
   }
-  E.signal(Unit::Load, InFull + S.InBuf);
 }
 
 void Lowerer::convLoop(const Step &S) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  const unsigned Cn = P.chunkSize(S.Chunk, L.In.C);
-  const bool First = S.Chunk == 0;
+  const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
+  const bool First = S.Chunk == 0 || P.Depthwise;
   if (First) {
-    E.li(12, B.WBase[S.WBuf] + L.KH * L.KW * Cn);
+    E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk));
     Inst Bias;
     Bias.Op = Opcode::VBIAS;
     Bias.rs3 = 12;
@@ -226,20 +236,26 @@ void Lowerer::convLoop(const Step &S) {
   auto Loop = E.newLabel();
   E.bind(Loop);
   Inst Mac;
-  Mac.Op = Opcode::VMAC;
   Mac.rs1 = 4;
   Mac.rs2 = 6;
   Mac.rs3 = 3;
   Mac.rows = L.KH;
-  Mac.len = L.KW * Cn;
-  Mac.bstride = P.ColsIn * Cn;
+  Mac.bstride = P.ColsIn * Stride;
   Mac.init = First;
+  if (P.Depthwise) {
+    Mac.Op = Opcode::VDW;
+    Mac.len = L.KW;
+    Mac.cstride = Stride;
+  } else {
+    Mac.Op = Opcode::VMAC;
+    Mac.len = L.KW * Stride;
+  }
   E.emit(Mac);
   E.addi(4, 4, 1);
-  E.addi(6, 6, L.SW * Cn);
+  E.addi(6, 6, L.SW * Stride);
   E.branch(Opcode::BLT, 4, 7, Loop);
   E.addi(7, 7, P.Wt);
-  E.addi(5, 5, L.SH * P.ColsIn * Cn);
+  E.addi(5, 5, L.SH * P.ColsIn * Stride);
   E.addi(6, 5, 0);
   E.branch(Opcode::BLT, 4, 8, Loop);
 }
@@ -256,7 +272,11 @@ void Lowerer::poolLoop(const Step &S) {
   E.li(7, P.Wt);
   E.li(8, P.tilePixels());
   Inst Max;
-  Max.Op = Opcode::VMAX;
+  Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
+  if (Max.Op == Opcode::VAVG) {
+    Max.mult = L.AvgMult;
+    Max.shift = L.AvgShift;
+  }
   Max.rs1 = 9;
   Max.rs2 = 6;
   Max.rows = L.KH;
@@ -291,11 +311,46 @@ void Lowerer::poolLoop(const Step &S) {
   E.branch(Opcode::BLT, 4, 8, Loop);
 }
 
+void Lowerer::elementwise(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const uint32_t Pix = P.tilePixels(), In = B.InBase[S.InBuf];
+  auto Pre = [&](uint32_t Addr, bool Init) {
+    E.li(9, Addr);
+    Inst I;
+    I.Op = Opcode::VPRE;
+    I.rs1 = 4;
+    I.rs2 = 9;
+    I.rows = Pix;
+    I.bstride = G;
+    I.init = Init;
+    E.emit(I);
+  };
+  E.li(4, 0);
+  Pre(In, true);
+  if (L.Kind == ir::LayerKind::Add)
+    Pre(In + Pix * G, false);
+  E.signal(Unit::Compute, InFree + S.InBuf);
+  E.wait(Unit::Compute, OutFree + S.OutBuf);
+  E.li(9, B.OutBase[S.OutBuf]);
+  Inst Wb;
+  Wb.Op = Opcode::VWB;
+  Wb.rs1 = 4;
+  Wb.rs2 = 9;
+  Wb.rows = Pix;
+  Wb.bstride = G;
+  Wb.relu = L.Relu || L.Kind == ir::LayerKind::Relu;
+  E.emit(Wb);
+  E.signal(Unit::Compute, OutFull + S.OutBuf);
+}
+
 void Lowerer::compute(const Step &S) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   if (S.NewMap)
     E.wait(Unit::Compute, InFull + S.InBuf);
+  if (P.Elementwise)
+    return elementwise(S);
   if (P.IsConv) {
     if (S.NewW)
       E.wait(Unit::Compute, WFull + S.WBuf);
@@ -311,9 +366,22 @@ void Lowerer::compute(const Step &S) {
   if (!S.Writes)
     return;
   if (P.IsConv) {
-    E.wait(Unit::Compute, OutFree + S.OutBuf);
     E.li(4, 0);
     E.li(9, B.OutBase[S.OutBuf]);
+    if (L.HasResidual) {
+      // The load unit already waited for the output region (loadResidual).
+      E.wait(Unit::Compute, ResFull + S.OutBuf);
+      Inst Pre;
+      Pre.Op = Opcode::VPRE;
+      Pre.rs1 = 4;
+      Pre.rs2 = 9;
+      Pre.rows = P.tilePixels();
+      Pre.bstride = G;
+      Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
+      E.emit(Pre);
+    } else {
+      E.wait(Unit::Compute, OutFree + S.OutBuf);
+    }
     Inst Wb;
     Wb.Op = Opcode::VWB;
     Wb.rs1 = 4;
@@ -327,38 +395,56 @@ void Lowerer::compute(const Step &S) {
   E.signal(Unit::Compute, OutFull + S.OutBuf);
 }
 
-void Lowerer::store(const Step &S) {
+/// The output channels a writing step produces and its buffer entry size.
+void Lowerer::outputSlice(const Step &S, unsigned &Chan0, unsigned &NCh, unsigned &Entry) const {
   const LayerPlan &P = *S.P;
-  const ir::Layer &L = *P.L;
-  const unsigned Cout = L.Out.C;
-  unsigned Chan0, NCh, Entry;
   if (P.IsConv) {
     Chan0 = S.Og * G;
-    NCh = std::min(G, Cout - Chan0);
+    NCh = std::min(G, P.L->Out.C - Chan0);
     Entry = G;
   } else {
     Chan0 = P.chunkBegin(S.Chunk);
-    NCh = P.chunkSize(S.Chunk, Cout);
+    NCh = P.chunkSize(S.Chunk, P.L->Out.C);
     Entry = P.pixelStride(S.Chunk, Lanes);
   }
+}
+
+/// Moves every CU's output tile of step S between the output region and the
+/// tensor V (a store, or the load of a residual), one DMA per run of pixels
+/// that is contiguous in DRAM.
+void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  unsigned Chan0, NCh, Entry;
+  outputSlice(S, Chan0, NCh, Entry);
   const uint32_t Base = B.OutBase[S.OutBuf];
-  E.wait(Unit::Store, OutFull + S.OutBuf);
+  const int64_t DStride = int64_t(V.Stride) * 2;
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
     TileGeom T = geometry(P, S.Group, Cu, NCu);
     if (!T.Active)
       continue;
-    auto DramAt = [&](unsigned Y) {
-      return P.OutAddr + ((uint64_t(T.OY0) + Y) * L.Out.W + T.OX0) * Cout * 2 + uint64_t(Chan0) * 2;
-    };
     if (P.Wt == L.Out.W) { // Whole output rows: the tile is one run of pixels.
-      dma(Opcode::ST_MAP, DramAt(0), Base, Cu, T.VR * T.VC, NCh, int64_t(Cout) * 2, Entry, 0);
+      dma(Op, V.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
       continue;
     }
     for (unsigned Y = 0; Y < T.VR; ++Y)
-      dma(Opcode::ST_MAP, DramAt(Y), Base + Y * P.Wt * Entry, Cu, T.VC, NCh, int64_t(Cout) * 2,
-          Entry, 0);
+      dma(Op, V.at(T.OY0 + Y, T.OX0, Chan0), Base + Y * P.Wt * Entry, Cu, T.VC, NCh, DStride,
+          Entry, 1u << Cu);
   }
+}
+
+void Lowerer::store(const Step &S) {
+  E.wait(Unit::Store, OutFull + S.OutBuf);
+  tileRuns(S, S.P->Out, Opcode::ST_MAP);
   E.signal(Unit::Store, OutFree + S.OutBuf);
+}
+
+void Lowerer::loadResidual(const Step &S) {
+  // The residual goes where the writeback will put the outputs, entry by
+  // entry, so it must wait for that region to be stored, like the writeback.
+  E.wait(Unit::Load, OutFree + S.OutBuf);
+  tileRuns(S, S.P->Res, Opcode::LD_MAP);
+  E.signal(Unit::Load, ResFull + S.OutBuf);
 }
 
 } // namespace
@@ -377,7 +463,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.Chunk = Chunk;
       Steps.push_back(S);
     };
-    if (P.MapStationary) {
+    if (P.Depthwise || P.Elementwise) {
+      // Output group Og reads exactly input chunk Og.
+      for (unsigned Og = 0; Og < P.NOg; ++Og)
+        for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
+          Add(Og, Gr, Og);
+    } else if (P.MapStationary) {
       for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
         for (unsigned Og = 0; Og < P.NOg; ++Og)
           for (unsigned C = 0; C < P.NChunks; ++C)
@@ -395,7 +486,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.LastOfLayer = K + 1 == Steps.size();
       S.NewMap = !Prev || Prev->Group != S.Group || Prev->Chunk != S.Chunk;
       S.NewW = P.IsConv && (!Prev || Prev->Og != S.Og || Prev->Chunk != S.Chunk);
-      S.Writes = !P.IsConv || S.Chunk + 1 == P.NChunks;
+      S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.NChunks;
       if (Prev) {
         Steps[K - 1].LastMapUse = S.NewMap;
         Steps[K - 1].LastWUse = S.NewW;
@@ -430,6 +521,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Low.loadWeights(S);
     if (Maps && S.NewMap)
       Low.loadMaps(S);
+    if (Maps && S.Writes && S.P->L->HasResidual)
+      Low.loadResidual(S);
   };
   auto Body = [&](const Step &S) {
     if (S.FirstOfLayer) {

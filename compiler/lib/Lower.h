@@ -29,6 +29,7 @@ enum Sem : unsigned {
   OutFull = 8,  ///< compute -> store: output region b written
   OutFree = 10, ///< store -> compute: output region b stored
   LayerDone = 12, ///< store -> load: a layer's outputs are all in DRAM
+  ResFull = 13,   ///< load -> compute: residual tile b is in output region b
 };
 
 struct Step {

@@ -51,8 +51,14 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
 }
 
 unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
+  if (Depthwise || Elementwise)
+    return Chunk; // vMAC v reads channels [v * lanes, (v + 1) * lanes) of the group.
   unsigned N = chunkSize(C, L->In.C);
   return IsConv ? N : roundUp(N, Lanes);
+}
+
+unsigned LayerPlan::kernelWords(unsigned C) const {
+  return L->KH * L->KW * (Depthwise ? 1 : chunkSize(C, L->In.C));
 }
 
 namespace {
@@ -150,11 +156,54 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
   P.L = &L;
   P.Index = Index;
   P.IsConv = L.Kind == ir::LayerKind::Conv;
-  P.PadValue = P.IsConv ? 0 : INT16_MIN;
+  P.PadValue = L.Kind == ir::LayerKind::MaxPool ? INT16_MIN : 0;
   const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
   const unsigned C = L.In.C, KK = L.KH * L.KW;
 
-  if (P.IsConv) {
+  P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
+  P.Elementwise = L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Relu;
+  if (P.Elementwise) {
+    // Operands go to the input region as accumulator-sized entries (one per
+    // pixel, a group of channels each); an add needs room for both.
+    const unsigned Operands = L.Kind == ir::LayerKind::Add ? 2 : 1;
+    P.NOg = ceilDiv(L.Out.C, G);
+    P.Chunk = G;
+    P.NChunks = P.NOg;
+    unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, B.InCap / (G * Operands), 4095u});
+    for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
+      if (!setTile(P, R, Wt, G * Operands, 0, NCu, B))
+        continue;
+      uint64_t Pix = P.tilePixels();
+      uint64_t Compute = uint64_t(P.NGroups) * P.NOg * (Pix * Hw.VmacsPerCu * (Operands + 1) + 20);
+      uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
+      Cost Ct{std::max(Compute, Hw.dramCycles(Bytes)), Bytes};
+      if (Ct < BestCost) {
+        BestCost = Ct;
+        Best = P;
+      }
+    }
+  } else if (P.Depthwise) {
+    if (KK + 1 > B.WCap)
+      return planError(L, fmt::format("a {}x{} depthwise kernel needs {} weight words per vMAC, "
+                                      "but a weights bank holds {}",
+                                      L.KH, L.KW, KK + 1, B.WCap));
+    P.NOg = ceilDiv(L.Out.C, G);
+    P.Chunk = G;
+    P.NChunks = P.NOg;
+    unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
+    for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
+      if (!setTile(P, R, Wt, G, 0, NCu, B))
+        continue;
+      uint64_t Pix = P.tilePixels();
+      uint64_t Compute = uint64_t(P.NGroups) * P.NOg * (Pix * KK + 20 + Pix * Hw.VmacsPerCu);
+      uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * C * 2 + L.Out.elems() * 2;
+      Cost Ct{std::max(Compute, Hw.dramCycles(Bytes)), Bytes};
+      if (Ct < BestCost) {
+        BestCost = Ct;
+        Best = P;
+      }
+    }
+  } else if (P.IsConv) {
     if (KK + 1 > B.WCap)
       return planError(L, fmt::format("a {}x{} kernel needs {} weight words per vMAC, but a "
                                       "weights bank holds {}",

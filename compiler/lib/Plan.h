@@ -30,12 +30,32 @@ struct BufferMap {
 
 llvm::Expected<BufferMap> makeBufferMap(const isa::HwConfig &Hw);
 
+/// A tensor in DRAM as one layer sees it: HWC int16 pixels of Stride
+/// channels, of which this tensor is Channels [Offset, Offset + C). A concat's
+/// inputs are views into the concat's tensor, so concatenation costs nothing.
+struct TensorView {
+  uint64_t Addr = 0;
+  uint32_t W = 0;      ///< Pixels per row.
+  uint32_t Stride = 0; ///< Channels per pixel in the underlying tensor.
+  uint32_t Offset = 0; ///< First channel of this view.
+  uint64_t at(uint64_t Y, uint64_t X, uint64_t C) const {
+    return Addr + ((Y * W + X) * Stride + Offset + C) * 2;
+  }
+  bool dense(uint32_t C) const { return Offset == 0 && Stride == C; }
+};
+
 /// How one conv or pooling layer is broken down.
 struct LayerPlan {
   const ir::Layer *L = nullptr;
   unsigned Index = 0;
   bool IsConv = true;
-  uint64_t InAddr = 0, OutAddr = 0; ///< DRAM tensors, HWC int16.
+  /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
+  bool Depthwise = false;
+  /// Add or ReLU through the accumulators (vpre, vwb); chunks as Depthwise.
+  bool Elementwise = false;
+  bool WaitPrevious = false; ///< Loads wait until earlier layers' stores are done.
+  TensorView In, Out, Res;   ///< Res: the fused residual's tensor (conv only).
+  TensorView In2;            ///< Second operand of an elementwise add.
 
   // Channel chunks: conv splits input channels (weights bank capacity),
   // pooling splits channels (buffer capacity). Chunk c covers channels
@@ -61,6 +81,8 @@ struct LayerPlan {
   }
   /// Elements between two pixels in the buffer for chunk C.
   unsigned pixelStride(unsigned C, unsigned Lanes) const;
+  /// Kernel words per weight block of chunk C (without the bias word).
+  unsigned kernelWords(unsigned C) const;
   unsigned tilePixels() const { return R * Wt; }
   unsigned wIndex(unsigned Og, unsigned C, unsigned V, unsigned Vmacs) const {
     return (Og * NChunks + C) * Vmacs + V;

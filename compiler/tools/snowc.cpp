@@ -11,6 +11,7 @@
 #include "snow/compiler/Compiler.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/Asm.h"
+#include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -38,17 +39,18 @@ static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
                                     cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
 static cl::opt<bool> NoLoopReorder("no-loop-reorder",
                                    cl::desc("Always keep kernels stationary"), cl::cat(Cat));
+static cl::opt<bool> Summary("summary",
+                             cl::desc("Print per-layer output shapes, MACs and parameters of the "
+                                      "model as written, and stop"),
+                             cl::cat(Cat));
 
-static int fail(const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), "snowc") << Msg << "\n";
-  return 1;
-}
+static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
 
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
-  cl::HideUnrelatedOptions(Cat);
-  cl::ParseCommandLineOptions(Argc, Argv, "Snowflake compiler\n");
+  if (!parseToolCommandLine(Argc, Argv, "snowc", "Snowflake compiler\n", Cat))
+    return 1;
 
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
@@ -56,13 +58,23 @@ int main(int Argc, char **Argv) {
   auto G = ir::loadModel(ModelPath);
   if (!G)
     return fail(llvm::toString(G.takeError()));
+  if (Summary) {
+    if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
+                                   ir::summary(*G)))
+      return fail(llvm::toString(std::move(Err)));
+    return 0;
+  }
+  if (auto Err = ir::canonicalize(*G))
+    return fail(llvm::toString(std::move(Err)));
   ir::quantize(*G, int(Hw->ActFracBits));
 
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;
   Opts.LoopReorder = !NoLoopReorder;
   if (Emit == EmitKind::Plan) {
-    llvm::outs() << compiler::describePlan(*G, *Hw, Opts);
+    if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
+                                   compiler::describePlan(*G, *Hw, Opts)))
+      return fail(llvm::toString(std::move(Err)));
     return 0;
   }
   if (OutPath.empty())

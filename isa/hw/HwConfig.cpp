@@ -360,13 +360,18 @@ bool validName(llvm::StringRef N) {
 
 using WhereFn = std::function<std::string(const char *Key)>;
 
-/// All range errors at once; cross-key rules only once ranges hold, so that a
-/// zero lane count cannot turn into a division by zero below.
+/// All range errors at once, in one message (tools print errors on one line);
+/// cross-key rules only once ranges hold, so that a zero lane count cannot
+/// turn into a division by zero below.
 llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
-  llvm::Error Errs = llvm::Error::success();
+  std::vector<std::string> Msgs;
   auto Fail = [&](const char *Key, const std::string &Msg) {
-    Errs = llvm::joinErrors(std::move(Errs),
-                            makeError(fmt::format("{}: key '{}': {}", Where(Key), Key, Msg)));
+    Msgs.push_back(fmt::format("{}: key '{}': {}", Where(Key), Key, Msg));
+  };
+  auto Errs = [&]() -> llvm::Error {
+    if (Msgs.empty())
+      return llvm::Error::success();
+    return makeError(llvm::join(Msgs, "; "));
   };
   for (const KeyInfo &K : HwKeys) {
     if (auto *M = std::get_if<std::string HwConfig::*>(&K.M)) {
@@ -382,8 +387,8 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
         Fail(K.Key, fmt::format("must be a number > 0, got '{}'", V));
     }
   }
-  if (Errs)
-    return Errs;
+  if (!Msgs.empty())
+    return Errs();
 
   uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster;
   if (Cus > 16)
@@ -408,8 +413,8 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
          fmt::format("'{}' GB/s at '{}' MHz rounds to {}/256 bytes per cycle; it must be "
                      "1/256..{}/256",
                      C.DramGbps, C.ClockMhz, BwQ8, std::numeric_limits<uint32_t>::max()));
-  if (Errs)
-    return Errs;
+  if (!Msgs.empty())
+    return Errs();
 
   OnchipParts Parts = onchipParts(C);
   uint64_t Onchip = C.onchipBytes(), Budget = uint64_t(C.OnchipBudgetKib) * 1024;
@@ -419,7 +424,7 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
                      "accumulators {} + queues {}), over the budget of '{}' KiB ({} bytes)",
                      Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues,
                      C.OnchipBudgetKib, Budget));
-  return Errs;
+  return Errs();
 }
 
 llvm::Expected<HwConfig> loadText(const std::string &Text, const std::string &File) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/support/CommandLine.h"
 #include "snow/isa/Asm.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Program.h"
@@ -23,16 +24,14 @@ using namespace llvm;
 
 namespace {
 
-cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.s>"), cl::Required);
+cl::OptionCategory Cat("snowasm options");
+cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.s>"), cl::Required, cl::cat(Cat));
 cl::opt<std::string> OutputPath("o", cl::desc("Output program container"),
-                                cl::value_desc("prog.bin"), cl::Required);
+                                cl::value_desc("prog.bin"), cl::Required, cl::cat(Cat));
 cl::opt<std::string> HwName("hw", cl::desc("Hardware preset name or YAML file (default zc706)"),
-                            cl::value_desc("PRESET|FILE"), cl::init("zc706"));
+                            cl::value_desc("PRESET|FILE"), cl::init("zc706"), cl::cat(Cat));
 
-int fail(const Twine &Msg) {
-  errs() << "snowasm: error: " << Msg << "\n";
-  return 1;
-}
+int fail(const Twine &Msg) { return snow::toolError("snowasm", Msg); }
 
 int fail(Error E) { return fail(toString(std::move(E))); }
 
@@ -40,7 +39,8 @@ int fail(Error E) { return fail(toString(std::move(E))); }
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  cl::ParseCommandLineOptions(Argc, Argv, "snowasm: assemble a vMAC program into prog.bin\n");
+  if (!snow::parseToolCommandLine(Argc, Argv, "snowasm", "snowasm: assemble a vMAC program into prog.bin\n", Cat))
+    return 1;
 
   ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFileOrSTDIN(InputPath);
   if (!Text)

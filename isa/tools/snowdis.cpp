@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/support/CommandLine.h"
 #include "snow/isa/Asm.h"
 #include "snow/isa/Program.h"
 
@@ -24,14 +25,12 @@ using namespace llvm;
 
 namespace {
 
-cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required);
-cl::opt<bool> NoPc("no-pc", cl::desc("Omit the pc column, so the output reassembles"));
-cl::opt<bool> ShowData("data", cl::desc("Print the constant DRAM image as .data16 directives"));
+cl::OptionCategory Cat("snowdis options");
+cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat));
+cl::opt<bool> NoPc("no-pc", cl::desc("Omit the pc column, so the output reassembles"), cl::cat(Cat));
+cl::opt<bool> ShowData("data", cl::desc("Print the constant DRAM image as .data16 directives"), cl::cat(Cat));
 
-int fail(const Twine &Msg) {
-  errs() << "snowdis: error: " << Msg << "\n";
-  return 1;
-}
+int fail(const Twine &Msg) { return snow::toolError("snowdis", Msg); }
 
 void printTensor(raw_ostream &OS, StringRef Dir, const snow::isa::TensorInfo &T) {
   if (T.Name.empty())
@@ -83,7 +82,8 @@ void printHeader(raw_ostream &OS, const snow::isa::Program &P) {
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  cl::ParseCommandLineOptions(Argc, Argv, "snowdis: print a prog.bin as assembly\n");
+  if (!snow::parseToolCommandLine(Argc, Argv, "snowdis", "snowdis: print a prog.bin as assembly\n", Cat))
+    return 1;
 
   Expected<snow::isa::Program> Prog = snow::isa::readProgram(InputPath);
   if (!Prog)

@@ -21,6 +21,16 @@ double ErrorStats::relativeRms() const {
   return RmsError / FloatRms;
 }
 
+namespace {
+bool isSaturated(int16_t Q) {
+  return Q == std::numeric_limits<int16_t>::max() || Q == std::numeric_limits<int16_t>::min();
+}
+} // namespace
+
+uint64_t snow::ref::countSaturated(const std::vector<int16_t> &Fixed) {
+  return uint64_t(std::count_if(Fixed.begin(), Fixed.end(), isSaturated));
+}
+
 ErrorStats snow::ref::compareToFloat(const std::vector<int16_t> &Fixed, int Frac,
                                      const std::vector<float> &Float) {
   assert(Fixed.size() == Float.size() && "compared outputs differ in size");
@@ -33,7 +43,7 @@ ErrorStats snow::ref::compareToFloat(const std::vector<int16_t> &Fixed, int Frac
     S.MaxAbsError = std::max(S.MaxAbsError, std::fabs(Err));
     SumSqError += Err * Err;
     SumSqFloat += double(Float[I]) * double(Float[I]);
-    if (Q == std::numeric_limits<int16_t>::max() || Q == std::numeric_limits<int16_t>::min())
+    if (isSaturated(Q))
       ++S.Saturated;
     if (Q == 0)
       ++S.Zero;

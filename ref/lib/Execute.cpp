@@ -1,12 +1,19 @@
 //===- Execute.cpp - Fixed-point and float execution of a graph -----------===//
 //
 // One function per layer kind and arithmetic, each a literal transcription of
-// docs/fixed-point.md: loop over every output, visit every tap of its window,
-// apply the rule. Tensors are CHW vectors, as in the IR and the .npy files.
-// Speed comes only from the loop order (the innermost loops walk contiguous
-// input rows and weight rows); there are no tiles, no transposes and nothing
-// shared with the compiler's lowering, so an agreement between this file and
-// the simulator means something.
+// docs/fixed-point.md: every output gets every tap of its window, then the
+// rule. Tensors are CHW vectors, as in the IR and the .npy files.
+//
+// Speed comes only from the loop order. A convolution keeps one accumulator
+// per output of one output channel (a plane), and adds the taps one weight at
+// a time: for each input channel of the group, for each kernel position, the
+// weight times a whole input row, added to a whole accumulator row. The
+// innermost loop then walks contiguous memory with no branches (the outputs
+// whose tap falls in the padding are cut off the row beforehand), which the
+// compiler vectorizes. The sum of each accumulator is the same as visiting its
+// taps one output at a time, since integer addition (mod 2^64) is associative.
+// There are no tiles, no transposes and nothing shared with the compiler's
+// lowering, so an agreement between this file and the simulator means something.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +34,10 @@ namespace {
 /// Index of element (C, Y, X) of a CHW tensor of shape S.
 size_t at(const Shape &S, size_t C, size_t Y, size_t X) { return (C * S.H + Y) * S.W + X; }
 
-/// Index of weight (O, I, Ky, Kx) of an OIHW conv layer.
+/// Index of weight (O, I, Ky, Kx) of an OIHW conv layer, I counting the input
+/// channels of O's group (I < In.C / Groups).
 size_t weightAt(const Layer &L, size_t O, size_t I, size_t Ky, size_t Kx) {
-  return ((O * L.In.C + I) * L.KH + Ky) * L.KW + Kx;
+  return ((O * (L.In.C / L.Groups) + I) * L.KH + Ky) * L.KW + Kx;
 }
 
 /// Input coordinate of tap K of the window of output O along one axis;
@@ -41,6 +49,56 @@ int64_t inputCoord(unsigned O, unsigned Stride, unsigned PadBegin, unsigned K) {
 }
 
 bool inside(int64_t Coord, unsigned Size) { return Coord >= 0 && Coord < int64_t(Size); }
+
+/// The outputs [Begin, End) along one axis whose tap K reads a real input
+/// rather than padding. The input coordinate grows with the output index, so
+/// those outputs are contiguous; scanning for them is obviously right and
+/// costs nothing next to the taps.
+struct Span {
+  unsigned Begin = 0, End = 0;
+};
+Span insideSpan(unsigned OutSize, unsigned Stride, unsigned PadBegin, unsigned K, unsigned InSize) {
+  Span S;
+  while (S.Begin < OutSize && !inside(inputCoord(S.Begin, Stride, PadBegin, K), InSize))
+    ++S.Begin;
+  S.End = S.Begin;
+  while (S.End < OutSize && inside(inputCoord(S.End, Stride, PadBegin, K), InSize))
+    ++S.End;
+  return S;
+}
+
+/// First input channel read by output channel Oc (contract, "Grouped
+/// convolution"): channels [first, first + In.C / Groups).
+unsigned firstInputChannel(const Layer &L, unsigned Oc) {
+  return Oc / (L.Out.C / L.Groups) * (L.In.C / L.Groups);
+}
+
+/// Adds every tap of one output channel Oc to Acc (one entry per output
+/// pixel, row-major): Acc[oy][ox] += in[ic][iy][ix] * w[Oc][ic][ky][kx] over
+/// the channels of Oc's group and the kernel positions inside the input.
+/// Padding taps read 0, so they are skipped. Multiply(X, W) gives the term
+/// in the accumulator's type.
+template <typename AccT, typename InT, typename WT, typename MulFn>
+void accumulateTaps(const Layer &L, unsigned Oc, const std::vector<InT> &In,
+                    const std::vector<WT> &Weights, std::vector<AccT> &Acc, MulFn Multiply) {
+  const unsigned FirstIc = firstInputChannel(L, Oc);
+  for (unsigned I = 0; I < L.In.C / L.Groups; ++I) {
+    const InT *Channel = &In[at(L.In, FirstIc + I, 0, 0)];
+    for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
+      const Span Ys = insideSpan(L.Out.H, L.SH, L.PadT, Ky, L.In.H);
+      for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+        const Span Xs = insideSpan(L.Out.W, L.SW, L.PadL, Kx, L.In.W);
+        const WT W = Weights[weightAt(L, Oc, I, Ky, Kx)];
+        for (unsigned Oy = Ys.Begin; Oy < Ys.End; ++Oy) {
+          const InT *Row = Channel + inputCoord(Oy, L.SH, L.PadT, Ky) * L.In.W;
+          AccT *AccRow = &Acc[size_t(Oy) * L.Out.W];
+          for (unsigned Ox = Xs.Begin; Ox < Xs.End; ++Ox)
+            AccRow[Ox] += Multiply(Row[inputCoord(Ox, L.SW, L.PadL, Kx)], W);
+        }
+      }
+    }
+  }
+}
 
 /// A graph the verifier rejects is a bug in the caller (the tools verify
 /// first), so this is an assertion; it prints the verifier's message so the
@@ -73,14 +131,15 @@ int16_t saturate16(__int128 Y) {
                                       std::numeric_limits<int16_t>::max()));
 }
 
+int16_t relu16(int16_t Q, bool Relu) { return Relu ? std::max<int16_t>(Q, 0) : Q; }
+
 /// Writeback (contract, convolution step 4). 128 bits so that adding the
 /// rounding constant cannot overflow even for a 64-bit accumulator.
 int16_t writeback(int64_t Acc, int Shift, bool Relu) {
   __int128 Y = Acc;
   if (Shift > 0)
     Y = (Y + (__int128(1) << (Shift - 1))) >> Shift; // Round half up.
-  int16_t Q = saturate16(Y);
-  return Relu ? std::max<int16_t>(Q, 0) : Q;
+  return relu16(saturate16(Y), Relu);
 }
 
 // The contract wraps the accumulator to AccBits after every addition. Here
@@ -90,36 +149,28 @@ int16_t writeback(int64_t Acc, int Shift, bool Relu) {
 // AccBits bits of its terms -- wrapping early or late leaves the same residue
 // modulo 2^AccBits, and signExtend picks the same two's-complement value for
 // it. (tests/ref pins this with a sum that overflows 20 bits midway and comes
-// back.) The bias preload is just the first term and wraps the same way.
-std::vector<int16_t> convFixed(const Layer &L, const std::vector<int16_t> &In, unsigned AccBits) {
+// back.) The bias preload and the residual are terms like the taps and wrap
+// the same way; the residual joins before the single rounding (contract,
+// "Convolution with a fused residual add").
+std::vector<int16_t> convFixed(const Layer &L, const std::vector<int16_t> &In,
+                               const std::vector<int16_t> *Residual, unsigned AccBits) {
   const int BiasShift = L.InFrac + L.WFrac - L.BFrac;  // >= 0, verified.
   const int OutShift = L.InFrac + L.WFrac - L.OutFrac; // >= 0, verified.
+  const int ResShift = L.InFrac + L.WFrac - L.ResFrac; // >= 0 if HasResidual, verified.
+  const size_t Plane = size_t(L.Out.H) * L.Out.W;
   std::vector<int16_t> Out(L.Out.elems());
+  std::vector<uint64_t> Acc(Plane);
   for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
     const int64_t Bias = L.QBias.empty() ? 0 : L.QBias[Oc];
-    const uint64_t Preload = uint64_t(Bias << BiasShift); // At most 16 + 39 bits.
-    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy) {
-      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
-        uint64_t Acc = Preload;
-        for (unsigned Ic = 0; Ic < L.In.C; ++Ic) {
-          for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
-            const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-            if (!inside(Iy, L.In.H))
-              continue; // Padding taps read 0: they add nothing.
-            for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-              const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
-              if (!inside(Ix, L.In.W))
-                continue;
-              // int16 x int16 is exact in 32 bits.
-              const int32_t Product =
-                  int32_t(In[at(L.In, Ic, Iy, Ix)]) * L.QWeights[weightAt(L, Oc, Ic, Ky, Kx)];
-              Acc += uint64_t(int64_t(Product));
-            }
-          }
-        }
-        Out[at(L.Out, Oc, Oy, Ox)] = writeback(signExtend(Acc, AccBits), OutShift, L.Relu);
-      }
-    }
+    std::fill(Acc.begin(), Acc.end(), uint64_t(Bias << BiasShift)); // At most 16 + 39 bits.
+    if (Residual)
+      for (size_t P = 0; P < Plane; ++P)
+        Acc[P] += uint64_t(int64_t((*Residual)[Oc * Plane + P]) << ResShift);
+    accumulateTaps(L, Oc, In, L.QWeights, Acc, [](int16_t X, int16_t W) {
+      return uint64_t(int64_t(int32_t(X) * int32_t(W))); // Exact in 32 bits.
+    });
+    for (size_t P = 0; P < Plane; ++P)
+      Out[Oc * Plane + P] = writeback(signExtend(Acc[P], AccBits), OutShift, L.Relu);
   }
   return Out;
 }
@@ -147,34 +198,65 @@ std::vector<int16_t> maxPoolFixed(const Layer &L, const std::vector<int16_t> &In
   return Out;
 }
 
+/// Average pooling (contract, "Average pooling"): the exact window sum,
+/// padding counting as 0, times AvgMult, rounded half up by AvgShift. The
+/// product needs up to 32 + 16 + 16 bits, hence 128-bit arithmetic.
+std::vector<int16_t> avgPoolFixed(const Layer &L, const std::vector<int16_t> &In) {
+  assert(L.AvgShift >= 1 && "verified: AvgShift is at least 15");
+  const __int128 Half = __int128(1) << (L.AvgShift - 1);
+  std::vector<int16_t> Out(L.Out.elems());
+  for (unsigned C = 0; C < L.Out.C; ++C)
+    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
+      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
+        int64_t Sum = 0;
+        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
+          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
+          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+            const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
+            if (inside(Iy, L.In.H) && inside(Ix, L.In.W))
+              Sum += In[at(L.In, C, Iy, Ix)];
+          }
+        }
+        Out[at(L.Out, C, Oy, Ox)] =
+            saturate16((__int128(Sum) * L.AvgMult + Half) >> L.AvgShift);
+      }
+  return Out;
+}
+
+/// Unfused add (contract, "Add"): exact sum, saturate, then the layer's ReLU.
+std::vector<int16_t> addFixed(const Layer &L, const std::vector<int16_t> &A,
+                              const std::vector<int16_t> &B) {
+  std::vector<int16_t> Out(A.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    Out[I] = relu16(saturate16(int32_t(A[I]) + int32_t(B[I])), L.Relu);
+  return Out;
+}
+
 //===----------------------------------------------------------------------===//
 // Float
 //===----------------------------------------------------------------------===//
 
-std::vector<float> convFloat(const Layer &L, const std::vector<float> &In) {
-  assert(L.Weights.size() == L.QWeights.size() && "runFloat needs the float weights");
+std::vector<float> convFloat(const Layer &L, const std::vector<float> &In,
+                             const std::vector<float> *Residual) {
+  if (L.Weights.size() != L.QWeights.size()) {
+    llvm::errs() << "snow::ref: runFloat: conv layer '" << L.Name << "' has no float weights\n";
+    assert(false && "runFloat needs the float weights");
+    std::abort();
+  }
+  const size_t Plane = size_t(L.Out.H) * L.Out.W;
   std::vector<float> Out(L.Out.elems());
-  for (unsigned Oc = 0; Oc < L.Out.C; ++Oc)
-    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
-      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
-        // Double, so the float result is the ideal and not another rounding.
-        double Acc = L.Bias.empty() ? 0.0 : double(L.Bias[Oc]);
-        for (unsigned Ic = 0; Ic < L.In.C; ++Ic)
-          for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
-            const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-            if (!inside(Iy, L.In.H))
-              continue;
-            for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-              const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
-              if (inside(Ix, L.In.W))
-                Acc += double(In[at(L.In, Ic, Iy, Ix)]) *
-                       double(L.Weights[weightAt(L, Oc, Ic, Ky, Kx)]);
-            }
-          }
-        if (L.Relu)
-          Acc = std::max(Acc, 0.0);
-        Out[at(L.Out, Oc, Oy, Ox)] = float(Acc);
-      }
+  // Double, so the float result is the ideal and not another rounding.
+  std::vector<double> Acc(Plane);
+  for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
+    std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
+    if (Residual)
+      for (size_t P = 0; P < Plane; ++P)
+        Acc[P] += double((*Residual)[Oc * Plane + P]);
+    accumulateTaps(L, Oc, In, L.Weights, Acc,
+                   [](float X, float W) { return double(X) * double(W); });
+    for (size_t P = 0; P < Plane; ++P)
+      Out[Oc * Plane + P] = float(L.Relu ? std::max(Acc[P], 0.0) : Acc[P]);
+  }
   return Out;
 }
 
@@ -197,24 +279,120 @@ std::vector<float> maxPoolFloat(const Layer &L, const std::vector<float> &In) {
   return Out;
 }
 
-/// Runs the layers in order, feeding each the output of its producer. Every
+/// The true mean over the whole window, padding included as 0
+/// (count_include_pad): the value AvgMult / AvgShift approximate.
+std::vector<float> avgPoolFloat(const Layer &L, const std::vector<float> &In) {
+  const double K = double(L.KH) * L.KW;
+  std::vector<float> Out(L.Out.elems());
+  for (unsigned C = 0; C < L.Out.C; ++C)
+    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
+      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
+        double Sum = 0;
+        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
+          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
+          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+            const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
+            if (inside(Iy, L.In.H) && inside(Ix, L.In.W))
+              Sum += In[at(L.In, C, Iy, Ix)];
+          }
+        }
+        Out[at(L.Out, C, Oy, Ox)] = float(Sum / K);
+      }
+  return Out;
+}
+
+std::vector<float> addFloat(const Layer &L, const std::vector<float> &A,
+                            const std::vector<float> &B) {
+  std::vector<float> Out(A.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    Out[I] = L.Relu ? std::max(A[I] + B[I], 0.0f) : A[I] + B[I];
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// Both arithmetics
+//===----------------------------------------------------------------------===//
+
+/// CHW tensors stack along C by appending: the inputs' channels in input order.
+template <typename T>
+std::vector<T> concat(const Layer &L, const std::vector<const std::vector<T> *> &Ins) {
+  std::vector<T> Out;
+  Out.reserve(L.Out.elems());
+  for (const std::vector<T> *In : Ins)
+    Out.insert(Out.end(), In->begin(), In->end());
+  return Out;
+}
+
+template <typename T> std::vector<T> relu(const std::vector<T> &In) {
+  std::vector<T> Out(In.size());
+  for (size_t I = 0; I < In.size(); ++I)
+    Out[I] = std::max(In[I], T(0));
+  return Out;
+}
+
+/// The per-kind functions of one arithmetic.
+struct FixedOps {
+  unsigned AccBits;
+  auto conv(const Layer &L, const std::vector<int16_t> &In,
+            const std::vector<int16_t> *Res) const {
+    return convFixed(L, In, Res, AccBits);
+  }
+  auto maxPool(const Layer &L, const std::vector<int16_t> &In) const { return maxPoolFixed(L, In); }
+  auto avgPool(const Layer &L, const std::vector<int16_t> &In) const { return avgPoolFixed(L, In); }
+  auto add(const Layer &L, const std::vector<int16_t> &A, const std::vector<int16_t> &B) const {
+    return addFixed(L, A, B);
+  }
+};
+
+struct FloatOps {
+  auto conv(const Layer &L, const std::vector<float> &In, const std::vector<float> *Res) const {
+    return convFloat(L, In, Res);
+  }
+  auto maxPool(const Layer &L, const std::vector<float> &In) const { return maxPoolFloat(L, In); }
+  auto avgPool(const Layer &L, const std::vector<float> &In) const { return avgPoolFloat(L, In); }
+  auto add(const Layer &L, const std::vector<float> &A, const std::vector<float> &B) const {
+    return addFloat(L, A, B);
+  }
+};
+
+/// Runs the layers in order, feeding each the outputs of its producers. Every
 /// output is kept until the end because any later layer may read it.
-template <typename T, typename ConvFn, typename PoolFn>
+template <typename T, typename Ops>
 std::vector<T> runGraph(const Graph &G, const std::vector<T> &Input,
-                        std::vector<std::vector<T>> *LayerOutputs, ConvFn Conv, PoolFn Pool) {
+                        std::vector<std::vector<T>> *LayerOutputs, const Ops &Arith) {
   assertValid(G);
   assert(Input.size() == G.Input.elems() && "input size differs from the model input shape");
   std::vector<std::vector<T>> Outs(G.Layers.size());
+  auto Tensor = [&](int P) -> const std::vector<T> & { return P < 0 ? Input : Outs[P]; };
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
-    const std::vector<T> &In = L.Input < 0 ? Input : Outs[L.Input];
+    const std::vector<T> &In = Tensor(L.input());
     switch (L.Kind) {
     case LayerKind::Conv:
-      Outs[I] = Conv(L, In);
+      Outs[I] = Arith.conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
       break;
     case LayerKind::MaxPool:
-      Outs[I] = Pool(L, In);
+      Outs[I] = Arith.maxPool(L, In);
       break;
+    case LayerKind::AvgPool:
+      Outs[I] = Arith.avgPool(L, In);
+      break;
+    case LayerKind::Concat: {
+      std::vector<const std::vector<T> *> Ins;
+      for (int P : L.Inputs)
+        Ins.push_back(&Tensor(P));
+      Outs[I] = concat(L, Ins);
+      break;
+    }
+    case LayerKind::Add:
+      Outs[I] = Arith.add(L, In, Tensor(L.Inputs[1]));
+      break;
+    case LayerKind::Relu:
+      Outs[I] = relu(In);
+      break;
+    default:
+      assert(false && "verifyGraph admits only canonical kinds");
+      std::abort();
     }
   }
   std::vector<T> Result = Outs.back();
@@ -229,15 +407,10 @@ std::vector<int16_t> snow::ref::runFixed(const Graph &G, const std::vector<int16
                                          unsigned AccBits,
                                          std::vector<std::vector<int16_t>> *LayerOutputs) {
   assert(AccBits >= 1 && AccBits <= 64 && "accumulator width must be 1..64 bits");
-  return runGraph<int16_t>(
-      G, InputChw, LayerOutputs,
-      [AccBits](const Layer &L, const std::vector<int16_t> &In) {
-        return convFixed(L, In, AccBits);
-      },
-      maxPoolFixed);
+  return runGraph<int16_t>(G, InputChw, LayerOutputs, FixedOps{AccBits});
 }
 
 std::vector<float> snow::ref::runFloat(const Graph &G, const std::vector<float> &InputChw,
                                        std::vector<std::vector<float>> *LayerOutputs) {
-  return runGraph<float>(G, InputChw, LayerOutputs, convFloat, maxPoolFloat);
+  return runGraph<float>(G, InputChw, LayerOutputs, FloatOps{});
 }

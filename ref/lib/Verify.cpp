@@ -2,14 +2,16 @@
 //
 // The executors index tensors with the shapes and counts stored in the graph,
 // so they trust nothing: this pass recomputes every output shape with its own
-// copy of PyTorch's rule and checks every count and fixed-point format before
-// a loop runs. The front end validates models too; checking again here is the
-// point of an oracle (and hand-built test graphs have no front end at all).
+// copy of PyTorch's rule, recomputes the average-pooling constants from the
+// contract, and checks every count and fixed-point format before a loop runs.
+// The front end validates models too; checking again here is the point of an
+// oracle (and hand-built test graphs have no front end at all).
 //
 //===----------------------------------------------------------------------===//
 
 #include "snow/ref/Reference.h"
 
+#include <cassert>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -25,6 +27,12 @@ constexpr int MaxActFrac = 15;
 constexpr int MaxParamFrac = 24;
 
 std::string shapeStr(const Shape &S) { return fmt::format("{}x{}x{}", S.C, S.H, S.W); }
+
+/// The name the user knows the layer kind by: what they wrote if the front
+/// end kept it, else the IR's name for the kind.
+std::string typeOf(const Layer &L) {
+  return L.TypeName.empty() ? std::string(kindName(L.Kind)) : L.TypeName;
+}
 
 /// Accumulates the first problem found, prefixed with where the layer came from.
 class Checker {
@@ -61,24 +69,82 @@ private:
                                        "': " + fmt::format(Fmt, std::forward<Args>(A)...));
   }
 
+  // Producer P is a layer index or -1 for the graph input (checked in range).
+  const Shape &shapeOf(int P) const { return P < 0 ? G.Input : G.Layers[P].Out; }
+  int fracOf(int P) const { return P < 0 ? G.InputFrac : G.Layers[P].OutFrac; }
+  std::string nameOf(int P) const {
+    return P < 0 ? "the graph input" : "layer '" + G.Layers[P].Name + "'";
+  }
+
   llvm::Error checkLayer(size_t I) {
     const Layer &L = G.Layers[I];
-    if (L.Input < -1 || L.Input >= int(I))
-      return failAt(L, "input index {} is not an earlier layer (or -1 for the graph input)",
-                    L.Input);
-    const Shape &Producer = L.Input < 0 ? G.Input : G.Layers[L.Input].Out;
-    const int ProducerFrac = L.Input < 0 ? G.InputFrac : G.Layers[L.Input].OutFrac;
-    if (!(L.In == Producer))
+    switch (L.Kind) {
+    case LayerKind::Conv:
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+    case LayerKind::Concat:
+    case LayerKind::Add:
+    case LayerKind::Relu:
+      break;
+    case LayerKind::GlobalAvgPool:
+    case LayerKind::Fc:
+    case LayerKind::BatchNorm:
+    case LayerKind::Flatten:
+    case LayerKind::Softmax:
+      return failAt(L,
+                    "type '{}' is not in canonical form; run ir::canonicalize() before the "
+                    "reference executor (it folds batchnorm, rewrites fc and global pooling, and "
+                    "moves softmax to the host)",
+                    typeOf(L));
+    default:
+      return failAt(L, "unknown layer kind {}", int(L.Kind));
+    }
+
+    if (L.Inputs.empty())
+      return failAt(L, "has no inputs");
+    for (int P : L.Inputs)
+      if (P < -1 || P >= int(I))
+        return failAt(L, "input index {} is not an earlier layer (or -1 for the graph input)", P);
+    const size_t Want = L.Kind == LayerKind::Add ? 2 : 1;
+    if (L.Kind != LayerKind::Concat && L.Inputs.size() != Want)
+      return failAt(L, "{} takes {} input{}, got {}", typeOf(L), Want, Want == 1 ? "" : "s",
+                    L.Inputs.size());
+    if (!(L.In == shapeOf(L.input())))
       return failAt(L, "input shape {} differs from its producer's output {}", shapeStr(L.In),
-                    shapeStr(Producer));
-    if (L.InFrac != ProducerFrac)
+                    shapeStr(shapeOf(L.input())));
+    if (L.InFrac != fracOf(L.input()))
       return failAt(L, "input format has {} fraction bits but its producer writes {}", L.InFrac,
-                    ProducerFrac);
+                    fracOf(L.input()));
     if (L.OutFrac < 0 || L.OutFrac > MaxActFrac)
       return failAt(L, "output format has {} fraction bits, expected 0..{}", L.OutFrac, MaxActFrac);
+    // Only conv and add apply a ReLU of their own (the contract); a flag on any
+    // other kind would be silently ignored, so it is refused instead.
+    if (L.Relu && L.Kind != LayerKind::Conv && L.Kind != LayerKind::Add &&
+        L.Kind != LayerKind::Relu)
+      return failAt(L, "has a fused ReLU, which only conv and add layers apply");
+    if (L.HasResidual && L.Kind != LayerKind::Conv)
+      return failAt(L, "has a fused residual add, which only conv layers take");
+
+    switch (L.Kind) {
+    case LayerKind::Conv:
+      if (llvm::Error E = checkWindow(L))
+        return E;
+      return checkConv(L, I);
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+      if (llvm::Error E = checkWindow(L))
+        return E;
+      return checkPool(L);
+    case LayerKind::Concat:
+      return checkConcat(L);
+    default: // Add and Relu: elementwise.
+      return checkElementwise(L);
+    }
+  }
+
+  llvm::Error checkWindow(const Layer &L) {
     if (L.KH == 0 || L.KW == 0 || L.SH == 0 || L.SW == 0)
       return failAt(L, "kernel {}x{} and stride {}x{} must be at least 1", L.KH, L.KW, L.SH, L.SW);
-
     unsigned OutH = windowOutputSize(L.In.H, L.KH, L.SH, L.PadT, L.PadB, L.CeilMode);
     unsigned OutW = windowOutputSize(L.In.W, L.KW, L.SW, L.PadL, L.PadR, L.CeilMode);
     if (OutH == 0 || OutW == 0)
@@ -87,28 +153,20 @@ private:
     if (L.Out.H != OutH || L.Out.W != OutW)
       return failAt(L, "output is {}x{} but the window rule gives {}x{}", L.Out.H, L.Out.W, OutH,
                     OutW);
-
-    switch (L.Kind) {
-    case LayerKind::Conv:
-      return checkConv(L);
-    case LayerKind::MaxPool:
-      if (L.Out.C != L.In.C)
-        return failAt(L, "max pooling keeps channels: output has {}, input {}", L.Out.C, L.In.C);
-      if (L.OutFrac != L.InFrac)
-        return failAt(L, "max pooling keeps the format: output has {} fraction bits, input {}",
-                      L.OutFrac, L.InFrac);
-      return llvm::Error::success();
-    }
-    return failAt(L, "unknown layer kind {}", int(L.Kind));
+    return llvm::Error::success();
   }
 
-  llvm::Error checkConv(const Layer &L) {
+  llvm::Error checkConv(const Layer &L, size_t I) {
     if (L.Out.C == 0)
       return failAt(L, "convolution has no output channels");
-    const uint64_t NumWeights = uint64_t(L.Out.C) * L.In.C * L.KH * L.KW;
+    if (L.Groups == 0 || L.In.C % L.Groups != 0 || L.Out.C % L.Groups != 0)
+      return failAt(L, "groups {} must divide both the input channels {} and the output "
+                    "channels {}", L.Groups, L.In.C, L.Out.C);
+    const uint64_t InPerGroup = L.In.C / L.Groups;
+    const uint64_t NumWeights = uint64_t(L.Out.C) * InPerGroup * L.KH * L.KW;
     if (L.QWeights.size() != NumWeights)
       return failAt(L, "has {} quantized weights, expected {} ({}x{}x{}x{}); was it quantized?",
-                    L.QWeights.size(), NumWeights, L.Out.C, L.In.C, L.KH, L.KW);
+                    L.QWeights.size(), NumWeights, L.Out.C, InPerGroup, L.KH, L.KW);
     if (!L.Weights.empty() && L.Weights.size() != NumWeights)
       return failAt(L, "has {} float weights, expected {}", L.Weights.size(), NumWeights);
     if (!L.QBias.empty() && L.QBias.size() != L.Out.C)
@@ -118,14 +176,96 @@ private:
     if (L.WFrac < 0 || L.WFrac > MaxParamFrac || L.BFrac < 0 || L.BFrac > MaxParamFrac)
       return failAt(L, "weight / bias formats have {} / {} fraction bits, expected 0..{}", L.WFrac,
                     L.BFrac, MaxParamFrac);
-    // Both shifts are left or right shifts by a fixed direction in the
-    // contract; a negative one means the quantizer broke its own rule.
+    // Every alignment in the contract is a shift in a fixed direction; a
+    // negative one means the quantizer broke its own rule.
     if (L.InFrac + L.WFrac < L.BFrac)
       return failAt(L, "bias format ({} fraction bits) is finer than the products ({} + {})",
                     L.BFrac, L.InFrac, L.WFrac);
     if (L.InFrac + L.WFrac < L.OutFrac)
       return failAt(L, "output format ({} fraction bits) is finer than the products ({} + {})",
                     L.OutFrac, L.InFrac, L.WFrac);
+    if (!L.HasResidual)
+      return llvm::Error::success();
+
+    const int R = L.Residual;
+    if (R < -1 || R >= int(I))
+      return failAt(L, "residual index {} is not an earlier layer (or -1 for the graph input)", R);
+    if (!(shapeOf(R) == L.Out))
+      return failAt(L, "residual from {} is {} but the output is {}", nameOf(R),
+                    shapeStr(shapeOf(R)), shapeStr(L.Out));
+    if (L.ResFrac != fracOf(R))
+      return failAt(L, "residual format has {} fraction bits but {} writes {}", L.ResFrac,
+                    nameOf(R), fracOf(R));
+    if (L.InFrac + L.WFrac < L.ResFrac)
+      return failAt(L, "residual format ({} fraction bits) is finer than the products ({} + {})",
+                    L.ResFrac, L.InFrac, L.WFrac);
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkPool(const Layer &L) {
+    const char *What = L.Kind == LayerKind::MaxPool ? "max" : "average";
+    if (L.Out.C != L.In.C)
+      return failAt(L, "{} pooling keeps channels: output has {}, input {}", What, L.Out.C,
+                    L.In.C);
+    if (L.OutFrac != L.InFrac)
+      return failAt(L, "{} pooling keeps the format: output has {} fraction bits, input {}", What,
+                    L.OutFrac, L.InFrac);
+    if (L.Kind == LayerKind::MaxPool)
+      return llvm::Error::success();
+    if (L.CeilMode)
+      return failAt(L, "average pooling does not support ceil_mode (docs/fixed-point.md)");
+    const uint64_t K = uint64_t(L.KH) * L.KW;
+    if (K > (uint64_t(1) << 32))
+      return failAt(L, "average-pooling window {}x{} is larger than 2^32 positions", L.KH, L.KW);
+    const AvgConstants C = avgPoolConstants(K);
+    if (C.Mult > 0xffff)
+      return failAt(L, "average-pooling window {}x{} needs the multiplier {}, which does not fit "
+                    "16 bits", L.KH, L.KW, C.Mult);
+    if (L.AvgMult != C.Mult || L.AvgShift != C.Shift)
+      return failAt(L,
+                    "average-pooling constants are mult {} shift {}, but a {}x{} window needs "
+                    "mult {} shift {}; was it quantized?",
+                    L.AvgMult, L.AvgShift, L.KH, L.KW, C.Mult, C.Shift);
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkConcat(const Layer &L) {
+    uint64_t Channels = 0;
+    for (int P : L.Inputs) {
+      const Shape &S = shapeOf(P);
+      if (S.H != L.In.H || S.W != L.In.W)
+        return failAt(L, "input from {} is {}, the first input {}: concat needs one height and "
+                      "width", nameOf(P), shapeStr(S), shapeStr(L.In));
+      if (fracOf(P) != L.InFrac)
+        return failAt(L, "input from {} has {} fraction bits, the first input {}: concat does "
+                      "no arithmetic, so they must agree", nameOf(P), fracOf(P), L.InFrac);
+      Channels += S.C;
+    }
+    const Shape Want{uint32_t(Channels), L.In.H, L.In.W};
+    if (Channels != Want.C || !(L.Out == Want))
+      return failAt(L, "output is {} but the inputs concatenate to {}x{}x{}", shapeStr(L.Out),
+                    Channels, L.In.H, L.In.W);
+    if (L.OutFrac != L.InFrac)
+      return failAt(L, "concat keeps the format: output has {} fraction bits, input {}", L.OutFrac,
+                    L.InFrac);
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkElementwise(const Layer &L) {
+    for (int P : L.Inputs) {
+      if (!(shapeOf(P) == L.In))
+        return failAt(L, "input from {} is {}, the first input {}", nameOf(P),
+                      shapeStr(shapeOf(P)), shapeStr(L.In));
+      if (fracOf(P) != L.InFrac)
+        return failAt(L, "input from {} has {} fraction bits, the first input {}: {} needs one "
+                      "format", nameOf(P), fracOf(P), L.InFrac, typeOf(L));
+    }
+    if (!(L.Out == L.In))
+      return failAt(L, "{} keeps the shape: output is {}, input {}", typeOf(L), shapeStr(L.Out),
+                    shapeStr(L.In));
+    if (L.OutFrac != L.InFrac)
+      return failAt(L, "{} keeps the format: output has {} fraction bits, input {}", typeOf(L),
+                    L.OutFrac, L.InFrac);
     return llvm::Error::success();
   }
 };
@@ -145,6 +285,20 @@ unsigned snow::ref::windowOutputSize(unsigned In, unsigned K, unsigned S, unsign
   if (CeilMode && (Out - 1) * S >= uint64_t(In) + PadBegin)
     --Out;
   return unsigned(Out);
+}
+
+AvgConstants snow::ref::avgPoolConstants(uint64_t K) {
+  assert(K >= 1 && K <= (uint64_t(1) << 32) && "window of 1 to 2^32 positions");
+  unsigned CeilLog2 = 0;
+  while ((uint64_t(1) << CeilLog2) < K)
+    ++CeilLog2;
+  AvgConstants C;
+  C.Shift = 15 + CeilLog2;
+  // round(2^Shift / K) in integers; a tie is impossible (it would need K to be
+  // a power of two, which divides 2^Shift exactly), so half-up is the rule.
+  const unsigned __int128 Num = (unsigned __int128)(1) << C.Shift;
+  C.Mult = unsigned((Num + K / 2) / K);
+  return C;
 }
 
 llvm::Error snow::ref::verifyGraph(const Graph &G) { return Checker(G).run(); }

@@ -1,11 +1,13 @@
 //===- snowref.cpp - Run a model with the reference executor --------------===//
 //
 // snowref MODEL.yaml [--hw PRESET|FILE] [--input x.npy] [--output y.npy]
-//                    [--output-float yf.npy] [--quiet]
+//                    [--output-float yf.npy] [--layers] [--quiet]
 //
-// Loads and quantizes the model for a hardware point, runs it bit-exactly in
-// fixed point and again in float, writes the outputs and reports how much the
-// quantization cost. Its fixed-point output is what snowsim and the RTL must
+// Loads, canonicalizes and quantizes the model for a hardware point, runs it
+// bit-exactly in fixed point and again in float, writes the outputs and
+// reports what the quantization cost: the error of the output, the layers
+// whose outputs saturate, and for classifiers the classes the host's softmax
+// would report. Its fixed-point output is what snowsim and the RTL must
 // reproduce bit for bit. All the work is in snow_ref; this file only wires
 // options to it and prints.
 //
@@ -13,14 +15,18 @@
 
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
+#include "snow/support/CommandLine.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Input.h"
 #include "snow/ref/Reference.h"
+#include "snow/ref/Softmax.h"
 #include "snow/support/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
@@ -45,17 +51,94 @@ static cl::opt<std::string> OutputPath("output",
 static cl::opt<std::string> OutputFloatPath("output-float",
                                             cl::desc("Write the float output (float32, CHW)"),
                                             cl::value_desc("yf.npy"), cl::cat(RefCat));
+static cl::opt<bool> AllLayers("layers",
+                               cl::desc("Print the saturation of every layer (default: only "
+                                        "layers above 1%)"),
+                               cl::cat(RefCat));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print nothing but errors"), cl::cat(RefCat));
+
+/// Layers whose fixed outputs saturate more often than this are listed even
+/// without --layers: below it saturation is a curiosity, above it a cause.
+static constexpr double SaturationNoteworthy = 0.01;
 
 static std::string shapeStr(const ir::Shape &S) { return fmt::format("{}x{}x{}", S.C, S.H, S.W); }
 
-static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const ref::ModelInput &In,
-                        const ref::ErrorStats &S) {
+/// What the user wrote, plus what canonicalize() fused into it.
+static std::string layerType(const ir::Layer &L) {
+  std::string T = L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName;
+  if (L.HasResidual)
+    T += "+add";
+  if (L.Relu && L.Kind != ir::LayerKind::Relu)
+    T += "+relu";
+  return T;
+}
+
+struct RunResult {
+  ref::ModelInput In;
+  std::vector<int16_t> Fixed;
+  std::vector<float> Float;
+  std::vector<uint64_t> SaturatedPerLayer; ///< Indexed like G.Layers.
+};
+
+static void printSaturation(const ir::Graph &G, const RunResult &R) {
+  size_t Worst = 0, Above = 0;
+  auto Fraction = [&](size_t I) {
+    const uint64_t N = G.Layers[I].Out.elems();
+    return N ? double(R.SaturatedPerLayer[I]) / double(N) : 0.0;
+  };
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    if (Fraction(I) > Fraction(Worst))
+      Worst = I;
+    Above += Fraction(I) > SaturationNoteworthy;
+  }
+  fmt::print("saturation of the fixed path (outputs at 32767 or -32768), per layer:\n");
+  if (!AllLayers && Above == 0) {
+    fmt::print("  no layer above {:g}% (highest: {:.4f}% in '{}'); --layers lists all\n",
+               100 * SaturationNoteworthy, 100 * Fraction(Worst), G.Layers[Worst].Name);
+    return;
+  }
+  if (!AllLayers)
+    fmt::print("  {} of {} layers above {:g}% (--layers lists all):\n", Above, G.Layers.size(),
+               100 * SaturationNoteworthy);
+  size_t NameW = 5, TypeW = 4;
+  for (const ir::Layer &L : G.Layers) {
+    NameW = std::max(NameW, L.Name.size());
+    TypeW = std::max(TypeW, layerType(L).size());
+  }
+  fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>9}\n", "layer", NameW, "type", TypeW, "output",
+             "saturated", "fraction");
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    if (!AllLayers && Fraction(I) <= SaturationNoteworthy)
+      continue;
+    const ir::Layer &L = G.Layers[I];
+    fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>8.4f}%\n", L.Name, NameW, layerType(L), TypeW,
+               shapeStr(L.Out), R.SaturatedPerLayer[I], 100 * Fraction(I));
+  }
+}
+
+/// The host's view of a classifier: softmax of the dequantized fixed logits,
+/// and of the float path's logits for comparison.
+static void printClasses(const ir::Graph &G, const RunResult &R) {
+  const auto Fixed = ref::topClasses(
+      ref::softmax(ref::dequantize(R.Fixed, G.output().OutFrac)), 5);
+  const auto Float =
+      ref::topClasses(ref::softmax(std::vector<double>(R.Float.begin(), R.Float.end())), 1);
+  fmt::print("softmax runs on the host (float, on the dequantized output); top-5:\n");
+  for (size_t I = 0; I < Fixed.size(); ++I)
+    fmt::print("  {}. class {:>5}  p = {:.6f}\n", I + 1, Fixed[I].Index, Fixed[I].Probability);
+  if (!Float.empty())
+    fmt::print("float path top-1: class {} p = {:.6f}{}\n", Float[0].Index, Float[0].Probability,
+               Fixed.empty() || Fixed[0].Index == Float[0].Index ? " (same class)"
+                                                                 : " (DIFFERENT class)");
+}
+
+static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunResult &R) {
   const ir::Layer &Out = G.output();
+  const ref::ErrorStats S = ref::compareToFloat(R.Fixed, Out.OutFrac, R.Float);
   fmt::print("model:   {}\n", G.Name);
   fmt::print("hw:      {}\n", Hw.Name);
   fmt::print("input:   {} Q{}.{} ({})\n", shapeStr(G.Input), 15 - G.InputFrac, G.InputFrac,
-             In.Origin);
+             R.In.Origin);
   fmt::print("output:  {} Q{}.{} (layer '{}')\n", shapeStr(Out.Out), 15 - Out.OutFrac, Out.OutFrac,
              Out.Name);
   fmt::print("MACs:    {} ({:.3f} G)\n", G.macs(), double(G.macs()) * 1e-9);
@@ -69,6 +152,45 @@ static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const ref::
     fmt::print("  relative rms:   {:.4f}%\n", 100.0 * Rel);
   fmt::print("  saturated:      {:.4f}%\n", 100.0 * S.saturatedFraction());
   fmt::print("  zero:           {:.4f}%\n", 100.0 * S.zeroFraction());
+  printSaturation(G, R);
+  if (G.HostSoftmax)
+    printClasses(G, R);
+}
+
+/// Writes every requested output or none: each goes to a staging file next
+/// to its destination, and only when all are complete are they renamed into
+/// place, so a failing second output cannot leave the first one behind.
+static llvm::Error writeOutputs(const std::vector<std::pair<std::string, NpyArray>> &Outputs) {
+  const std::string Suffix = ".snowref-partial";
+  std::vector<std::string> Staged;
+  auto RemoveStaged = [&] {
+    for (const std::string &P : Staged)
+      llvm::sys::fs::remove(P + Suffix);
+  };
+  for (const auto &[Path, A] : Outputs) {
+    if (Path == "-")
+      continue; // Standard output cannot be staged; written last.
+    if (llvm::Error E = writeNpy(Path + Suffix, A)) {
+      RemoveStaged();
+      // Name the destination the user gave, not the staging file.
+      std::string Msg = llvm::toString(std::move(E));
+      for (size_t At; (At = Msg.find(Path + Suffix)) != std::string::npos;)
+        Msg.replace(At, Path.size() + Suffix.size(), Path);
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+    }
+    Staged.push_back(Path);
+  }
+  for (const std::string &P : Staged)
+    if (std::error_code EC = llvm::sys::fs::rename(P + Suffix, P)) {
+      RemoveStaged();
+      return llvm::createStringError(EC, "cannot write '%s': %s", P.c_str(),
+                                     EC.message().c_str());
+    }
+  for (const auto &[Path, A] : Outputs)
+    if (Path == "-")
+      if (llvm::Error E = writeNpy(Path, A))
+        return E;
+  return llvm::Error::success();
 }
 
 static llvm::Error run() {
@@ -78,6 +200,8 @@ static llvm::Error run() {
   llvm::Expected<ir::Graph> G = ir::loadModel(ModelPath);
   if (!G)
     return G.takeError();
+  if (llvm::Error E = ir::canonicalize(*G))
+    return E;
   ir::quantize(*G, int(Hw->ActFracBits));
   if (llvm::Error E = ref::verifyGraph(*G))
     return E;
@@ -86,49 +210,59 @@ static llvm::Error run() {
                                    "hardware '%s': acc_bits %u is outside 1..64", Hw->Name.c_str(),
                                    Hw->AccBits);
 
-  ref::ModelInput In;
+  RunResult R;
   if (InputPath.empty()) {
-    In = ref::defaultModelInput(*G);
+    R.In = ref::defaultModelInput(*G);
   } else {
     llvm::Expected<ref::ModelInput> Read = ref::readModelInput(*G, InputPath);
     if (!Read)
       return Read.takeError();
-    In = std::move(*Read);
+    R.In = std::move(*Read);
   }
 
-  const std::vector<int16_t> Fixed = ref::runFixed(*G, In.Fixed, Hw->AccBits);
-  const std::vector<float> Float = ref::runFloat(*G, In.Float);
-  const ref::ErrorStats Stats = ref::compareToFloat(Fixed, G->output().OutFrac, Float);
+  {
+    std::vector<std::vector<int16_t>> Layers;
+    R.Fixed = ref::runFixed(*G, R.In.Fixed, Hw->AccBits, &Layers);
+    for (const std::vector<int16_t> &L : Layers)
+      R.SaturatedPerLayer.push_back(ref::countSaturated(L));
+  }
+  R.Float = ref::runFloat(*G, R.In.Float);
 
   const ir::Shape &OutShape = G->output().Out;
+  const std::vector<uint64_t> Shape = {OutShape.C, OutShape.H, OutShape.W};
+  std::vector<std::pair<std::string, NpyArray>> Outputs;
   if (!OutputPath.empty()) {
     NpyArray A;
     A.Type = NpyArray::DType::I16;
-    A.Shape = {OutShape.C, OutShape.H, OutShape.W};
-    A.I16 = Fixed;
-    if (llvm::Error E = writeNpy(OutputPath, A))
-      return E;
+    A.Shape = Shape;
+    A.I16 = R.Fixed;
+    Outputs.emplace_back(OutputPath, std::move(A));
   }
   if (!OutputFloatPath.empty()) {
     NpyArray A;
     A.Type = NpyArray::DType::F32;
-    A.Shape = {OutShape.C, OutShape.H, OutShape.W};
-    A.F32 = Float;
-    if (llvm::Error E = writeNpy(OutputFloatPath, A))
-      return E;
+    A.Shape = Shape;
+    A.F32 = R.Float;
+    Outputs.emplace_back(OutputFloatPath, std::move(A));
   }
+  if (llvm::Error E = writeOutputs(Outputs))
+    return E;
   if (!Quiet)
-    printReport(*G, *Hw, In, Stats);
+    printReport(*G, *Hw, R);
   return llvm::Error::success();
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(RefCat);
-  cl::ParseCommandLineOptions(argc, argv, "snowref: run a model with the reference executor\n");
+  if (!snow::parseToolCommandLine(argc, argv, "snowref",
+                                  "snowref: run a model with the reference executor\n", RefCat))
+    return 1;
   if (llvm::Error E = run()) {
     std::fflush(stdout);
-    llvm::errs() << "snowref: error: " << llvm::toString(std::move(E)) << "\n";
+    // One line per failure, whatever the error joined together.
+    std::string Msg = llvm::toString(std::move(E));
+    std::replace(Msg.begin(), Msg.end(), '\n', ' ');
+    llvm::errs() << "snowref: error: " << Msg << "\n";
     return 1;
   }
   return 0;

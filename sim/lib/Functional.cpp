@@ -234,6 +234,41 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
+llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+  if (E.A1 >= Hw.AccEntries)
+    return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
+  uint64_t Ext = I.rows == 0 || I.len == 0
+                     ? 0
+                     : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride +
+                           uint64_t(V) * L;
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, Ext, Hw.mapsElems()))
+    return Err;
+  if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
+                             Hw.weightsWords()))
+    return Err;
+  if (Opts.TimingOnly)
+    return llvm::Error::success();
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
+    for (unsigned V2 = 0; V2 < V; ++V2) {
+      unsigned K = Cu * V + V2;
+      int64_t *A = &Acc[K][size_t(E.A1) * L];
+      if (I.init)
+        std::copy_n(Bias[K].data(), L, A);
+      const int16_t *W = &Weights[K][size_t(E.A3) * L];
+      for (int64_t R = 0; R < I.rows; ++R)
+        for (int64_t X = 0; X < I.len; ++X) {
+          const int16_t *M = &Maps[Cu][E.A2 + R * I.bstride + X * I.cstride + V2 * L];
+          const int16_t *Wt = W + (R * I.len + X) * L;
+          for (unsigned Lane = 0; Lane < L; ++Lane)
+            A[Lane] += int32_t(M[Lane]) * int32_t(Wt[Lane]);
+        }
+      for (unsigned Lane = 0; Lane < L; ++Lane)
+        A[Lane] = signExtend(A[Lane], Hw.AccBits);
+    }
+  return llvm::Error::success();
+}
+
 llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, 1, Hw.weightsWords()))
@@ -267,6 +302,31 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
         for (unsigned Lane = 0; Lane < L; ++Lane) {
           int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));
           Out[Lane] = I.relu && Y < 0 ? 0 : Y;
+        }
+      }
+    }
+  return llvm::Error::success();
+}
+
+llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+  if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
+    return fault(E, T, fmt::format("accumulators [{}, {}) out of range ({})", E.A1,
+                                   E.A1 + I.rows, Hw.AccEntries));
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2,
+                             extent2d(I.rows, I.bstride, uint64_t(V) * L), Hw.mapsElems()))
+    return Err;
+  if (Opts.TimingOnly)
+    return llvm::Error::success();
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
+    for (unsigned V2 = 0; V2 < V; ++V2) {
+      auto &A = Acc[Cu * V + V2];
+      for (int64_t Entry = 0; Entry < I.rows; ++Entry) {
+        const int16_t *In = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
+        int64_t *Dst = &A[(E.A1 + Entry) * L];
+        for (unsigned Lane = 0; Lane < L; ++Lane) {
+          int64_t Add = int64_t(uint64_t(int64_t(In[Lane])) << I.shift);
+          Dst[Lane] = signExtend((I.init ? 0 : Dst[Lane]) + Add, Hw.AccBits);
         }
       }
     }

@@ -175,7 +175,9 @@ uint64_t Machine::nextWake(uint64_t T) const {
       W = std::min(W, U.ReadyAt);
     else if (U.Queue.front().PushCycle >= T)
       W = std::min(W, U.Queue.front().PushCycle + 1);
-    else if (Code[U.Queue.front().Pc].Op == Opcode::VWB && AccReady > T)
+    else if ((Code[U.Queue.front().Pc].Op == Opcode::VWB ||
+              Code[U.Queue.front().Pc].Op == Opcode::VPRE) &&
+             AccReady > T)
       W = std::min(W, AccReady);
   }
   for (auto [Fire, Sem] : PendingSignals)
@@ -237,6 +239,10 @@ void Machine::closeStats(SimStats &S) {
   }
   if (Marks.empty() && !S.Layers.empty())
     S.Layers[0].Cycles = TotalCycles;
+  LayerStats &First = S.Layers[Marks.empty() ? 0 : Marks.front().first];
+  First.MacCycles += Prologue.MacCycles;
+  First.DramReadBytes += Prologue.DramReadBytes;
+  First.DramWriteBytes += Prologue.DramWriteBytes;
   S.Macs = 0;
   for (const LayerStats &L : S.Layers)
     S.Macs += L.Macs;
@@ -249,10 +255,16 @@ llvm::Error Machine::run(SimStats &S) {
     S.Layers.push_back({L.Name, L.Type, L.Macs});
   if (S.Layers.empty())
     S.Layers.push_back({"(program)", "program", 0});
+  auto Runaway = [&](uint64_t T) {
+    return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
+                                      Opts.MaxCycles));
+  };
   for (uint64_t T = 0;;) {
-    if (T > Opts.MaxCycles)
-      return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
-                                        Opts.MaxCycles));
+    // A visited cycle is at most one past the program's end (a signal firing
+    // in the last cycle becomes visible in the next), so only T beyond
+    // MaxCycles + 1 proves the program too long; the exact check is at the end.
+    if (T > Opts.MaxCycles + 1)
+      return Runaway(T);
     // Signals that fired before this cycle are visible now.
     if (!PendingSignals.empty())
       std::erase_if(PendingSignals, [&](std::pair<uint64_t, unsigned> P) {
@@ -271,6 +283,8 @@ llvm::Error Machine::run(SimStats &S) {
       TotalCycles = HaltCycle + 1;
       for (const UnitState &U : Units)
         TotalCycles = std::max({TotalCycles, U.ReadyAt, U.LastCompletion});
+      if (TotalCycles > Opts.MaxCycles)
+        return Runaway(TotalCycles);
       closeStats(S);
       return llvm::Error::success();
     }

@@ -101,6 +101,8 @@ private:
   llvm::Error vmac(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vpre(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vdw(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                             uint64_t RowBytes);
@@ -128,7 +130,12 @@ public:
   uint32_t Pc = 0;
   bool Halted = false;
   uint64_t HaltCycle = 0;
-  uint32_t CurLayer = 0;
+  static constexpr uint32_t NoLayer = UINT32_MAX; ///< Before the first mark.
+  uint32_t CurLayer = NoLayer;
+  LayerStats Prologue; ///< Work dispatched before the first mark.
+  LayerStats &layerStats(uint32_t Layer) {
+    return Layer == NoLayer ? Prologue : Stats->Layers[Layer];
+  }
   uint64_t CtrlStalledSince = Never;
 
   // Units, channel, semaphores, hazards.

@@ -140,7 +140,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
                                DLo, DHi, IsStore ? "read" : "written", Hit->Pc));
     (IsStore ? StoresInFlight : LoadsInFlight).push_back({DLo, DHi, Never, E.Pc});
     uint64_t Bytes = uint64_t(I.rows) * RowBytes;
-    LayerStats &LS = Stats->Layers[std::min<size_t>(E.Layer, Stats->Layers.size() - 1)];
+    LayerStats &LS = layerStats(E.Layer);
     (IsStore ? LS.DramWriteBytes : LS.DramReadBytes) += Bytes;
     (IsStore ? Stats->DramWriteBytes : Stats->DramReadBytes) += Bytes;
     uint64_t BankSize = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
@@ -174,7 +174,23 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     AccReady = T + Dur + Hw.MacPipelineDepth;
     Finish(Dur, AccReady);
     Stats->MacCycles += Dur;
-    Stats->Layers[std::min<size_t>(E.Layer, Stats->Layers.size() - 1)].MacCycles += Dur;
+    layerStats(E.Layer).MacCycles += Dur;
+    return llvm::Error::success();
+  }
+  case Opcode::VDW: {
+    if (auto Err = vdw(I, E, T))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * I.len;
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride +
+                  uint64_t(Hw.VmacsPerCu) * L;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
+      return Err;
+    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
+      return Err;
+    AccReady = T + Dur + Hw.MacPipelineDepth;
+    Finish(Dur, AccReady);
+    Stats->MacCycles += Dur;
+    layerStats(E.Layer).MacCycles += Dur;
     return llvm::Error::success();
   }
   case Opcode::VBIAS:
@@ -195,6 +211,23 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
+      return Err;
+    Finish(Dur, T + Dur);
+    return llvm::Error::success();
+  }
+  case Opcode::VPRE: {
+    // Like a writeback it touches the accumulators, so the MAC pipeline
+    // must have drained; one lane-word per vMAC per entry through the port.
+    if (T < AccReady) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(U.Cycles.WaitAcc);
+    if (auto Err = vpre(I, E, T))
+      return Err;
+    uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
     Finish(Dur, T + Dur);
     return llvm::Error::success();

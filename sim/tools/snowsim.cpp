@@ -44,10 +44,7 @@ static cl::opt<std::string> HwCheck("hw",
                                     cl::value_desc("preset|file"), cl::cat(Cat));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat));
 
-static int fail(const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), "snowsim") << Msg << "\n";
-  return 1;
-}
+static int fail(const llvm::Twine &Msg) { return toolError("snowsim", Msg); }
 
 
 int main(int Argc, char **Argv) {
@@ -55,8 +52,8 @@ int main(int Argc, char **Argv) {
   reclaimLlvmOption("stats-json");
   cl::opt<std::string> StatsJson("stats-json", cl::desc("Write statistics as JSON"),
                                  cl::value_desc("file"), cl::cat(Cat));
-  cl::HideUnrelatedOptions(Cat);
-  cl::ParseCommandLineOptions(Argc, Argv, "Snowflake cycle-accurate simulator\n");
+  if (!parseToolCommandLine(Argc, Argv, "snowsim", "Snowflake cycle-accurate simulator\n", Cat))
+    return 1;
 
   auto Prog = isa::readProgram(ProgPath);
   if (!Prog)
@@ -98,17 +95,26 @@ int main(int Argc, char **Argv) {
   if (!Stats)
     return fail(llvm::toString(Stats.takeError()));
 
+  // All outputs of a run are written together or not at all.
   const isa::TensorInfo &Out = Prog->Output;
+  std::vector<std::pair<std::string, std::string>> Files;
+  auto AddTensor = [&](const std::string &Path, int FloatFrac) -> llvm::Error {
+    auto Bytes = encodeOutputTensor(Path, (*Sim)->output(), Out.C, Out.H, Out.W, FloatFrac);
+    if (!Bytes)
+      return Bytes.takeError();
+    Files.push_back({Path, std::move(*Bytes)});
+    return llvm::Error::success();
+  };
   if (!OutputPath.empty())
-    if (auto Err = writeOutputTensor(OutputPath, (*Sim)->output(), Out.C, Out.H, Out.W))
+    if (auto Err = AddTensor(OutputPath, -1))
       return fail(llvm::toString(std::move(Err)));
   if (!OutputFloat.empty())
-    if (auto Err = writeOutputTensor(OutputFloat, (*Sim)->output(), Out.C, Out.H, Out.W,
-                                     int(Out.FracBits)))
+    if (auto Err = AddTensor(OutputFloat, int(Out.FracBits)))
       return fail(llvm::toString(std::move(Err)));
   if (!StatsJson.empty())
-    if (auto Err = writeFileAtomic(StatsJson, sim::toJson(*Stats, *Prog)))
-      return fail(llvm::toString(std::move(Err)));
+    Files.push_back({StatsJson, sim::toJson(*Stats, *Prog)});
+  if (auto Err = writeFilesAtomic(Files))
+    return fail(llvm::toString(std::move(Err)));
   if (!Quiet) {
     llvm::outs() << sim::formatReport(*Stats, *Prog);
     llvm::outs() << llvm::format("simulated %llu cycles in %.3f s (%.1f M cycles/s, %s)\n",

@@ -7,36 +7,64 @@
 
 using namespace snow;
 
-llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::StringRef Bytes) {
-  if (Path == "-") {
-    llvm::outs() << Bytes;
-    llvm::outs().flush();
-    return llvm::Error::success();
-  }
+static llvm::Error cannotWrite(const std::string &Path, std::error_code EC) {
+  return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
+                                 EC.message().c_str());
+}
+
+/// Writes Bytes to a new temporary file beside Path; returns its name.
+static llvm::Expected<std::string> writeTemporary(const std::string &Path, llvm::StringRef Bytes) {
   llvm::SmallString<256> Tmp;
   int Fd = -1;
   llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
   llvm::SmallString<256> Model(Dir.empty() ? "." : Dir);
   llvm::sys::path::append(Model, llvm::sys::path::filename(Path) + ".tmp-%%%%%%");
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, Fd, Tmp))
-    return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
-                                   EC.message().c_str());
-  {
-    llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true);
-    OS << Bytes;
-    OS.close();
-    if (OS.has_error()) {
-      std::error_code EC = OS.error();
-      OS.clear_error();
-      llvm::sys::fs::remove(Tmp);
-      return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
-                                     EC.message().c_str());
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
+    return cannotWrite(Path, EC);
+  llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true);
+  OS << Bytes;
+  OS.close();
+  if (OS.has_error()) {
+    std::error_code EC = OS.error();
+    OS.clear_error();
     llvm::sys::fs::remove(Tmp);
-    return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
-                                   EC.message().c_str());
+    return cannotWrite(Path, EC);
+  }
+  return std::string(Tmp);
+}
+
+llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files) {
+  std::vector<std::string> Temps;
+  auto Discard = [&] {
+    for (const std::string &T : Temps)
+      llvm::sys::fs::remove(T);
+  };
+  for (const auto &[Path, Bytes] : Files) {
+    if (Path == "-")
+      continue;
+    auto Tmp = writeTemporary(Path, Bytes);
+    if (!Tmp) {
+      Discard();
+      return Tmp.takeError();
+    }
+    Temps.push_back(*Tmp);
+  }
+  size_t T = 0;
+  for (const auto &[Path, Bytes] : Files) {
+    if (Path == "-") {
+      llvm::outs() << Bytes;
+      llvm::outs().flush();
+      continue;
+    }
+    if (std::error_code EC = llvm::sys::fs::rename(Temps[T], Path)) {
+      Discard();
+      return cannotWrite(Path, EC);
+    }
+    ++T;
   }
   return llvm::Error::success();
+}
+
+llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::StringRef Bytes) {
+  return writeFilesAtomic({{Path, Bytes.str()}});
 }

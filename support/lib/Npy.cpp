@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/support/Npy.h"
+#include "snow/support/FileIO.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -241,7 +242,7 @@ llvm::Expected<NpyArray> snow::readNpy(const std::string &Path) {
   return A;
 }
 
-llvm::Error snow::writeNpy(const std::string &Path, const NpyArray &A) {
+llvm::Expected<std::string> snow::encodeNpy(const NpyArray &A, const std::string &Path) {
   bool IsF32 = A.Type == NpyArray::DType::F32;
   uint64_t Have = IsF32 ? A.F32.size() : A.I16.size();
   if (Have != A.elems())
@@ -275,27 +276,12 @@ llvm::Error snow::writeNpy(const std::string &Path, const NpyArray &A) {
   else
     for (int16_t V : A.I16)
       PutLE(uint16_t(V), 2);
+  return Out;
+}
 
-  // The temporary lives next to the target so the rename stays within one
-  // file system and is atomic.
-  int FD;
-  llvm::SmallString<256> TmpPath;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Path + ".tmp-%%%%%%", FD, TmpPath))
-    return fail(Path, "cannot create a temporary file: " + EC.message());
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Out;
-    OS.close();
-    if (OS.has_error()) {
-      std::string Msg = OS.error().message();
-      OS.clear_error();
-      llvm::sys::fs::remove(TmpPath);
-      return fail(Path, "cannot write: " + Msg);
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(TmpPath, Path)) {
-    llvm::sys::fs::remove(TmpPath);
-    return fail(Path, "cannot write: " + EC.message());
-  }
-  return llvm::Error::success();
+llvm::Error snow::writeNpy(const std::string &Path, const NpyArray &A) {
+  auto Bytes = encodeNpy(A, Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return writeFileAtomic(Path, *Bytes);
 }

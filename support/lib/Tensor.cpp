@@ -45,8 +45,9 @@ llvm::Expected<std::vector<int16_t>> snow::readInputTensor(const std::string &Pa
   return Q;
 }
 
-llvm::Error snow::writeOutputTensor(const std::string &Path, const std::vector<int16_t> &Chw,
-                                    uint32_t C, uint32_t H, uint32_t W, int FloatFrac) {
+llvm::Expected<std::string> snow::encodeOutputTensor(const std::string &Path,
+                                                     const std::vector<int16_t> &Chw, uint32_t C,
+                                                     uint32_t H, uint32_t W, int FloatFrac) {
   NpyArray A;
   A.Shape = {C, H, W};
   if (FloatFrac >= 0) {
@@ -58,5 +59,5 @@ llvm::Error snow::writeOutputTensor(const std::string &Path, const std::vector<i
     A.Type = NpyArray::DType::I16;
     A.I16 = Chw;
   }
-  return writeNpy(Path, A);
+  return encodeNpy(A, Path);
 }

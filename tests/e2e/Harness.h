@@ -40,6 +40,8 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   auto G = ir::parseModel(Yaml, "test.yaml");
   if (!G)
     return ::testing::AssertionFailure() << llvm::toString(G.takeError());
+  if (auto Err = ir::canonicalize(*G))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
   ir::quantize(*G, int(Hw->ActFracBits));
   auto P = compiler::compile(*G, *Hw, Opts);
   if (!P)

@@ -76,9 +76,10 @@ TEST(ModelErrors, DuplicateKey) {
               {"m.yaml:4: layer 'c': key 'kernel' is given twice"});
 }
 
-TEST(ModelErrors, UnknownLayerType) {
-  expectError(Top + C1 + "  - {name: f, type: fc, out_channels: 4}\n",
-              {"m.yaml:5: layer 'f': unknown type 'fc'", "supported types: conv, maxpool"});
+TEST(ModelErrors, UnsupportedLayerType) {
+  expectError(Top + C1 + "  - {name: x, type: lrn, size: 5}\n",
+              {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
+               "avgpool, global_avgpool, fc, concat, add, relu, batchnorm, flatten, softmax)"});
 }
 
 TEST(ModelErrors, MissingRequiredTopLevelKeys) {
@@ -184,11 +185,13 @@ TEST(ModelErrors, DanglingInput) {
 }
 
 TEST(ModelErrors, ForwardReferenceIsACycleNotADanglingName) {
-  expectError(Top + "  - {name: c1, type: conv, input: c2, out_channels: 4, kernel: 3}\n"
-                    "  - {name: c2, type: conv, input: c1, out_channels: 4, kernel: 3}\n",
-              {"m.yaml:4: layer 'c1': input 'c2' names a later layer", "cycle"});
-  expectError(Top + "  - {name: c1, type: conv, input: c1, out_channels: 4, kernel: 3}\n",
-              {"m.yaml:4: layer 'c1': input 'c1' is the layer itself (a cycle)"});
+  expectError(
+      Top + "  - {name: c1, type: conv, input: c2, out_channels: 4, kernel: 3}\n"
+            "  - {name: c2, type: conv, input: c1, out_channels: 4, kernel: 3}\n",
+      {"m.yaml:4: layer 'c1': input 'c2' names a later layer", "cycle or forward reference"});
+  expectError(
+      Top + "  - {name: c1, type: conv, input: c1, out_channels: 4, kernel: 3}\n",
+      {"m.yaml:4: layer 'c1': input 'c1' is the layer itself", "cycle or forward reference"});
 }
 
 TEST(ModelErrors, ErrorsPointAtTheLineOfTheValueInBlockStyle) {

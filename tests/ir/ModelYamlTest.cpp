@@ -40,7 +40,7 @@ TEST(ModelYaml, LoadsTinyExample) {
   const Layer &C1 = G.Layers[0], &P1 = G.Layers[1], &C2 = G.Layers[2];
   EXPECT_EQ(C1.Name, "c1");
   EXPECT_EQ(C1.Kind, LayerKind::Conv);
-  EXPECT_EQ(C1.Input, -1);
+  EXPECT_EQ(C1.Inputs, (std::vector<int>{-1}));
   EXPECT_EQ(C1.Loc.str(), Path + ":5");
   EXPECT_EQ(C1.In, (Shape{3, 32, 32}));
   EXPECT_EQ(C1.Out, (Shape{16, 32, 32})); // (32 + 2 - 3) / 1 + 1
@@ -49,14 +49,14 @@ TEST(ModelYaml, LoadsTinyExample) {
   EXPECT_EQ(C1.Bias.size(), 16u);
 
   EXPECT_EQ(P1.Kind, LayerKind::MaxPool);
-  EXPECT_EQ(P1.Input, 0);
+  EXPECT_EQ(P1.Inputs, (std::vector<int>{0}));
   EXPECT_EQ(P1.Loc.Line, 6u);
   EXPECT_EQ(P1.SH, 2u);
   EXPECT_EQ(P1.Out, (Shape{16, 16, 16}));
   EXPECT_FALSE(P1.Relu);
   EXPECT_TRUE(P1.Weights.empty());
 
-  EXPECT_EQ(C2.Input, 1);
+  EXPECT_EQ(C2.Inputs, (std::vector<int>{1}));
   EXPECT_EQ(C2.Loc.Line, 7u);
   EXPECT_EQ(C2.KH, 5u);
   EXPECT_EQ(C2.KW, 3u);
@@ -83,7 +83,7 @@ TEST(ModelYaml, AppliesDefaults) {
                     "  - {name: p, type: maxpool, kernel: 3}\n");
   EXPECT_EQ(G.InputName, "data");
   const Layer &C = G.Layers[0], &P = G.Layers[1];
-  EXPECT_EQ(C.Input, -1);
+  EXPECT_EQ(C.Inputs, (std::vector<int>{-1}));
   EXPECT_EQ(C.SH, 1u);
   EXPECT_EQ(C.SW, 1u);
   EXPECT_EQ(C.PadT + C.PadB + C.PadL + C.PadR, 0u);
@@ -101,10 +101,10 @@ TEST(ModelYaml, InputMayNameAnyEarlierLayerOrTheGraphInput) {
                     "  - {name: b, type: conv, out_channels: 5, kernel: 1}\n"
                     "  - {name: c, type: conv, input: a, out_channels: 4, kernel: 1}\n"
                     "  - {name: d, type: maxpool, input: img, kernel: 2}\n");
-  EXPECT_EQ(G.Layers[1].Input, 0);
-  EXPECT_EQ(G.Layers[2].Input, 0);
+  EXPECT_EQ(G.Layers[1].Inputs, (std::vector<int>{0}));
+  EXPECT_EQ(G.Layers[2].input(), 0);
   EXPECT_EQ(G.Layers[2].In.C, 3u);
-  EXPECT_EQ(G.Layers[3].Input, -1);
+  EXPECT_EQ(G.Layers[3].Inputs, (std::vector<int>{-1}));
   EXPECT_EQ(G.Layers[3].Out, (Shape{2, 4, 4}));
 }
 

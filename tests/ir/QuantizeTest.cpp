@@ -85,7 +85,7 @@ TEST(Quantize, FillsQuantizedValuesAndActivationFormats) {
   Layer P;
   P.Name = "p";
   P.Kind = LayerKind::MaxPool;
-  P.Input = 0;
+  P.Inputs = {0};
   G.Layers.push_back(P);
   quantize(G, 10);
   const Layer &C = G.Layers[0];
@@ -147,8 +147,73 @@ TEST(Graph, DefaultInputIsTheSharedSeededInput) {
   EXPECT_EQ(In, snow::defaultInputValues(105, "q"));
 }
 
+TEST(Quantize, AvgPoolFactorsFollowTheDocumentedRule) {
+  struct Case {
+    uint64_t K;
+    unsigned Shift, Mult;
+  };
+  // Shift = 15 + ceil(log2 K), Mult = round(2^Shift / K).
+  for (Case C : {Case{1, 15, 32768}, Case{2, 16, 32768}, Case{4, 17, 32768}, Case{9, 19, 58254},
+                 Case{49, 21, 42799}, Case{169, 23, 49637}, Case{3, 17, 43691},
+                 Case{65536, 31, 32768}, Case{32769, 31, 65534}}) {
+    unsigned Mult = 0, Shift = 0;
+    avgPoolFactors(C.K, Mult, Shift);
+    EXPECT_EQ(Shift, C.Shift) << "K = " << C.K;
+    EXPECT_EQ(Mult, C.Mult) << "K = " << C.K;
+  }
+}
+
+TEST(Quantize, FillsAvgPoolFactorsAndFormatsOfEveryKind) {
+  auto G = parseModel("name: m\ninput: {shape: [2, 7, 7]}\nlayers:\n"
+                      "  - {name: a, type: avgpool, kernel: 3, stride: 1, pad: 1}\n"
+                      "  - {name: g, type: global_avgpool}\n"
+                      "  - {name: s, type: add, inputs: [g, g]}\n",
+                      "m.yaml");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  ASSERT_FALSE(bool(canonicalize(*G)));
+  quantize(*G, 7);
+  const Layer &A = G->Layers[0], &Gap = G->Layers[1], &S = G->Layers[2];
+  EXPECT_EQ(A.AvgShift, 19u) << "K = 9, padding counted";
+  EXPECT_EQ(A.AvgMult, 58254u);
+  EXPECT_EQ(Gap.AvgShift, 21u) << "K = 49";
+  EXPECT_EQ(Gap.AvgMult, 42799u);
+  for (const Layer &L : G->Layers) {
+    EXPECT_EQ(L.InFrac, 7) << L.Name;
+    EXPECT_EQ(L.OutFrac, 7) << L.Name;
+  }
+  EXPECT_EQ(S.AvgMult, 0u);
+}
+
+TEST(Quantize, ResidualFormatIsTheResidualProducersOutput) {
+  auto G = parseModel("name: m\ninput: {shape: [2, 4, 4]}\nlayers:\n"
+                      "  - {name: a, type: conv, out_channels: 2, kernel: 1}\n"
+                      "  - {name: b, type: conv, out_channels: 2, kernel: 1}\n"
+                      "  - {name: s, type: add, inputs: [a, b]}\n"
+                      "  - {name: c, type: conv, out_channels: 2, kernel: 1}\n"
+                      "  - {name: t, type: add, inputs: [data, c]}\n",
+                      "m.yaml");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  ASSERT_FALSE(bool(canonicalize(*G)));
+  ASSERT_EQ(G->Layers.size(), 3u);
+  quantize(*G, 6);
+  EXPECT_TRUE(G->Layers[1].HasResidual);
+  EXPECT_EQ(G->Layers[1].ResFrac, 6);
+  EXPECT_EQ(G->Layers[2].Residual, -1);
+  EXPECT_EQ(G->Layers[2].ResFrac, 6) << "the graph input's format";
+  EXPECT_FALSE(G->Layers[2].QWeights.empty());
+}
+
 TEST(Graph, KindNamesAndLocations) {
   EXPECT_STREQ(kindName(LayerKind::Conv), "conv");
   EXPECT_STREQ(kindName(LayerKind::MaxPool), "maxpool");
+  EXPECT_STREQ(kindName(LayerKind::AvgPool), "avgpool");
+  EXPECT_STREQ(kindName(LayerKind::GlobalAvgPool), "global_avgpool");
+  EXPECT_STREQ(kindName(LayerKind::Fc), "fc");
+  EXPECT_STREQ(kindName(LayerKind::Concat), "concat");
+  EXPECT_STREQ(kindName(LayerKind::Add), "add");
+  EXPECT_STREQ(kindName(LayerKind::Relu), "relu");
+  EXPECT_STREQ(kindName(LayerKind::BatchNorm), "batchnorm");
+  EXPECT_STREQ(kindName(LayerKind::Flatten), "flatten");
+  EXPECT_STREQ(kindName(LayerKind::Softmax), "softmax");
   EXPECT_EQ((SourceLoc{"models/tiny.yaml", 7}.str()), "models/tiny.yaml:7");
 }

@@ -241,7 +241,7 @@ TEST(RefConvFixed, LayersChainThroughTheirInputIndex) {
   ir::Layer Pool;
   Pool.Name = "pool";
   Pool.Kind = ir::LayerKind::MaxPool;
-  Pool.Input = 0;
+  Pool.Inputs = {0};
   Pool.In = {1, 2, 2};
   Pool.Out = {1, 1, 1};
   Pool.KH = Pool.KW = Pool.SH = Pool.SW = 2;
@@ -249,7 +249,7 @@ TEST(RefConvFixed, LayersChainThroughTheirInputIndex) {
   G.Layers.push_back(Pool);
   ir::Layer Fan = G.Layers[0];
   Fan.Name = "fan";
-  Fan.Input = 0;
+  Fan.Inputs = {0};
   Fan.Out = {3, 2, 2};
   Fan.QWeights = {1, -1, 3};
   G.Layers.push_back(Fan);

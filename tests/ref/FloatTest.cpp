@@ -23,7 +23,7 @@ ir::Layer convLayer(std::string Name, int Input, ir::Shape In, unsigned OutC, un
   ir::Layer L;
   L.Name = std::move(Name);
   L.Kind = ir::LayerKind::Conv;
-  L.Input = Input;
+  L.Inputs = {Input};
   L.In = In;
   L.KH = L.KW = K;
   L.SH = L.SW = Stride;

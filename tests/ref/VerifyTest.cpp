@@ -36,7 +36,7 @@ ir::Graph validGraph() {
   P.Name = "pool1";
   P.Loc = {"m.yaml", 9};
   P.Kind = ir::LayerKind::MaxPool;
-  P.Input = 0;
+  P.Inputs = {0};
   P.In = C.Out;
   P.Out = {4, 3, 3};
   P.KH = P.KW = P.SH = P.SW = 2;
@@ -121,7 +121,7 @@ TEST(RefVerify, RejectsPoolChangingFormat) {
 
 TEST(RefVerify, RejectsForwardInput) {
   ir::Graph G = validGraph();
-  G.Layers[1].Input = 1;
+  G.Layers[1].Inputs = {1};
   EXPECT_NE(verifyMessage(G).find("input index 1 is not an earlier layer"), std::string::npos);
 }
 

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -52,7 +53,8 @@ inline std::ostream &operator<<(std::ostream &OS, const ToolResult &R) {
     OS << "[killed by signal " << R.Signal << " (" << strsignal(R.Signal) << ")]\n";
   else
     OS << "[exit " << R.ExitCode << "]\n";
-  return OS << "--- stderr ---\n" << R.Err << "--- stdout (first 2000 bytes) ---\n"
+  return OS << "--- stderr ---\n"
+            << R.Err << "--- stdout (first 2000 bytes) ---\n"
             << R.Out.substr(0, 2000);
 }
 
@@ -125,101 +127,7 @@ inline std::string makeNpy(const std::string &Descr, const std::vector<uint64_t>
   return Out + Header + Data;
 }
 
-/// Base fixture: a fresh directory per test, the working directory of every
-/// tool run, removed afterwards (kept when the test failed, for inspection).
-class ToolTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    for (const char *Tool : {"snowc", "snowsim", "snowref", "snowasm", "snowdis"})
-      ASSERT_TRUE(fs::exists(BinDir + "/" + Tool))
-          << Tool << " is not built in " << BinDir
-          << ": build the tools (the default target) before running test_tools";
-    std::string Template = (fs::temp_directory_path() / "snow-tools-XXXXXX").string();
-    ASSERT_NE(mkdtemp(Template.data()), nullptr) << "mkdtemp: " << std::strerror(errno);
-    Dir = Template;
-  }
-
-  void TearDown() override {
-    if (Dir.empty())
-      return;
-    if (HasFailure())
-      std::cerr << "[ kept " << Dir.string() << " ]\n";
-    else
-      fs::remove_all(Dir);
-  }
-
-  fs::path path(const std::string &Name) const { return Dir / Name; }
-  void write(const std::string &Name, const std::string &Bytes) const {
-    writeBytes(path(Name), Bytes);
-  }
-  std::string read(const std::string &Name) const { return readBytes(path(Name)); }
-  bool exists(const std::string &Name) const { return fs::exists(path(Name)); }
-
-  /// Every name in the test directory, recursively, so a test can prove that
-  /// a failed run left nothing behind (including temporaries such as
-  /// "prog.bin.tmp-ab12cd" from an interrupted atomic write).
-  std::set<std::string> listing() const {
-    std::set<std::string> Names;
-    for (const auto &E : fs::recursive_directory_iterator(Dir))
-      Names.insert(fs::relative(E.path(), Dir).string());
-    return Names;
-  }
-
-  /// Runs BinDir/Tool with Args in the test directory. Stdout and stderr go
-  /// to files outside the test directory's listing (a sibling directory) so
-  /// that listing() sees only what the tool itself created.
-  ToolResult run(const std::string &Tool, const std::vector<std::string> &Args) const {
-    ToolResult R;
-    std::string Exe = BinDir + "/" + Tool;
-    R.Command = "cd " + Dir.string() + " && " + Exe;
-    for (const std::string &A : Args)
-      R.Command += " '" + A + "'";
-    fs::path OutFile = Dir.string() + ".stdout", ErrFile = Dir.string() + ".stderr";
-
-    std::vector<char *> Argv;
-    Argv.push_back(Exe.data());
-    std::vector<std::string> Copy = Args;
-    for (std::string &A : Copy)
-      Argv.push_back(A.data());
-    Argv.push_back(nullptr);
-
-    pid_t Pid = fork();
-    if (Pid < 0) {
-      ADD_FAILURE() << "fork: " << std::strerror(errno);
-      return R;
-    }
-    if (Pid == 0) {
-      // In the child only async-signal-safe calls until exec.
-      int Out = open(OutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int Err = open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int Null = open("/dev/null", O_RDONLY);
-      if (Out < 0 || Err < 0 || Null < 0 || chdir(Dir.c_str()) != 0)
-        _exit(127);
-      dup2(Null, 0);
-      dup2(Out, 1);
-      dup2(Err, 2);
-      execv(Argv[0], Argv.data());
-      _exit(127);
-    }
-    int Status = 0;
-    while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(Status)) {
-      R.Exited = true;
-      R.ExitCode = WEXITSTATUS(Status);
-    } else if (WIFSIGNALED(Status)) {
-      R.Signaled = true;
-      R.Signal = WTERMSIG(Status);
-    }
-    R.Out = readBytes(OutFile);
-    R.Err = readBytes(ErrFile);
-    fs::remove(OutFile);
-    fs::remove(ErrFile);
-    return R;
-  }
-
-  fs::path Dir;
-};
+inline std::string tinyModel() { return SourceDir + "/models/tiny.yaml"; }
 
 /// No signal, and none of the texts LLVM prints when a tool crashes or hits
 /// an assertion: a user error must never look like a compiler bug.
@@ -263,7 +171,121 @@ inline ::testing::AssertionResult succeeded(const ToolResult &R) {
   return ::testing::AssertionSuccess();
 }
 
-inline std::string tinyModel() { return SourceDir + "/models/tiny.yaml"; }
+/// Base fixture: a fresh directory per test, the working directory of every
+/// tool run, removed afterwards. Set SNOW_KEEP_TEST_DIRS=1 to keep the
+/// directories of failed tests for inspection (not the default, so that a
+/// test pinning a known tool bug does not litter /tmp on every run).
+class ToolTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    for (const char *Tool : {"snowc", "snowsim", "snowref", "snowasm", "snowdis"})
+      ASSERT_TRUE(fs::exists(BinDir + "/" + Tool))
+          << Tool << " is not built in " << BinDir
+          << ": build the tools (the default target) before running test_tools";
+    std::string Template = (fs::temp_directory_path() / "snow-tools-XXXXXX").string();
+    ASSERT_NE(mkdtemp(Template.data()), nullptr) << "mkdtemp: " << std::strerror(errno);
+    Dir = Template;
+  }
+
+  void TearDown() override {
+    if (Dir.empty())
+      return;
+    if (HasFailure() && std::getenv("SNOW_KEEP_TEST_DIRS"))
+      std::cerr << "[ kept " << Dir.string() << " ]\n";
+    else
+      fs::remove_all(Dir);
+  }
+
+  fs::path path(const std::string &Name) const { return Dir / Name; }
+  void write(const std::string &Name, const std::string &Bytes) const {
+    writeBytes(path(Name), Bytes);
+  }
+  std::string read(const std::string &Name) const { return readBytes(path(Name)); }
+  bool exists(const std::string &Name) const { return fs::exists(path(Name)); }
+
+  /// Every name in the test directory, recursively, so a test can prove that
+  /// a failed run left nothing behind (including temporaries such as
+  /// "prog.bin.tmp-ab12cd" from an interrupted atomic write).
+  std::set<std::string> listing() const {
+    std::set<std::string> Names;
+    for (const auto &E : fs::recursive_directory_iterator(Dir))
+      Names.insert(fs::relative(E.path(), Dir).string());
+    return Names;
+  }
+
+  /// Runs BinDir/Tool with Args in the test directory. Stdout and stderr go
+  /// to files next to (not inside) the test directory, so that listing()
+  /// sees only what the tool itself created.
+  ToolResult run(const std::string &Tool, const std::vector<std::string> &Args) const {
+    ToolResult R;
+    std::string Exe = BinDir + "/" + Tool;
+    R.Command = "cd " + Dir.string() + " && " + Exe;
+    for (const std::string &A : Args)
+      R.Command += " '" + A + "'";
+    fs::path OutFile = Dir.string() + ".stdout", ErrFile = Dir.string() + ".stderr";
+
+    std::vector<char *> Argv;
+    Argv.push_back(Exe.data());
+    std::vector<std::string> Copy = Args;
+    for (std::string &A : Copy)
+      Argv.push_back(A.data());
+    Argv.push_back(nullptr);
+
+    pid_t Pid = fork();
+    if (Pid < 0) {
+      ADD_FAILURE() << "fork: " << std::strerror(errno);
+      return R;
+    }
+    if (Pid == 0) {
+      // In the child only async-signal-safe calls until exec.
+      int Out = open(OutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int Err = open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int Null = open("/dev/null", O_RDONLY);
+      if (Out < 0 || Err < 0 || Null < 0 || chdir(Dir.c_str()) != 0)
+        _exit(127);
+      // The alarm survives exec: a tool that hangs is killed by SIGALRM and
+      // reported as not exiting normally, instead of stalling the test run.
+      alarm(TimeoutSeconds);
+      dup2(Null, 0);
+      dup2(Out, 1);
+      dup2(Err, 2);
+      execv(Argv[0], Argv.data());
+      _exit(127);
+    }
+    int Status = 0;
+    while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(Status)) {
+      R.Exited = true;
+      R.ExitCode = WEXITSTATUS(Status);
+    } else if (WIFSIGNALED(Status)) {
+      R.Signaled = true;
+      R.Signal = WTERMSIG(Status);
+    }
+    R.Out = readBytes(OutFile);
+    R.Err = readBytes(ErrFile);
+    fs::remove(OutFile);
+    fs::remove(ErrFile);
+    return R;
+  }
+
+  /// Compiles models/tiny.yaml for Hw into Name; the starting point of most
+  /// snowsim tests.
+  void compileTiny(const std::string &Name, const std::string &Hw = "zc706") const {
+    ToolResult R = run("snowc", {tinyModel(), "-o", Name, "--hw", Hw});
+    ASSERT_TRUE(succeeded(R)) << R;
+  }
+
+  /// Assembles Source (written to Name + ".s") into Name + ".bin".
+  void assemble(const std::string &Name, const std::string &Source) const {
+    write(Name + ".s", Source);
+    ToolResult R = run("snowasm", {Name + ".s", "-o", Name + ".bin"});
+    ASSERT_TRUE(succeeded(R)) << R;
+  }
+
+  static constexpr unsigned TimeoutSeconds = 120;
+  fs::path Dir;
+};
 
 } // namespace snow::test
 

@@ -29,16 +29,41 @@ struct Shape {
   bool operator==(const Shape &) const = default;
 };
 
-enum class LayerKind { Conv, MaxPool };
+/// Layer kinds as written in a model. canonicalize() rewrites a graph so that
+/// only Conv, MaxPool, AvgPool, Concat, Add and Relu remain (docs/model-format.md,
+/// "Canonical form"): BatchNorm is folded into its conv, Fc becomes a conv
+/// whose kernel covers the whole input, GlobalAvgPool an AvgPool, Flatten a
+/// view, Softmax a flag for the host, and ReLU / Add are fused into the
+/// producing conv where that conv feeds nothing else.
+enum class LayerKind {
+  Conv,
+  MaxPool,
+  AvgPool,
+  GlobalAvgPool,
+  Fc,
+  Concat,
+  Add,
+  Relu,
+  BatchNorm,
+  Flatten,
+  Softmax
+};
 const char *kindName(LayerKind K);
+/// Whether K may remain after canonicalize() (what the compiler must handle).
+bool isCanonicalKind(LayerKind K);
 
 struct Layer {
   std::string Name;
   LayerKind Kind = LayerKind::Conv;
   SourceLoc Loc;
-  /// Index of the producing layer in Graph::Layers, or -1 for the graph input.
-  int Input = -1;
+  /// Producing layers (indices into Graph::Layers, -1 = the graph input).
+  /// One entry except for Concat and Add. In is the shape of Inputs[0].
+  std::vector<int> Inputs = {-1};
+  int input() const { return Inputs.front(); }
   Shape In, Out;
+  /// What the user wrote ("fc", "global_avgpool", ...) for reports; Kind may
+  /// have changed in canonicalize().
+  std::string TypeName;
 
   // Window geometry (conv and pooling). Pads are top, bottom, left, right.
   unsigned KH = 1, KW = 1, SH = 1, SW = 1;
@@ -46,14 +71,39 @@ struct Layer {
   bool CeilMode = false;
   bool Relu = false;
 
-  // Conv parameters. Weights are OIHW (PyTorch order), Bias has Out.C entries.
+  // Conv parameters. Weights are OIHW (PyTorch order, I = In.C / Groups),
+  // Bias has Out.C entries. Fc as written: Weights (Out.C, In.elems()).
+  unsigned Groups = 1;
   std::vector<float> Weights, Bias;
+  /// False for `bias: false` (Bias then holds zeros, so consumers need no
+  /// special case); only params() looks at it. A batchnorm folded into the
+  /// layer gives it a real bias, so canonicalize() sets it.
+  bool HasBias = true;
+  /// Conv with a fused residual add: the other input of the add (a layer
+  /// index, or -1 for the graph input) and its format. HasResidual is false
+  /// otherwise.
+  bool HasResidual = false;
+  int Residual = -1;
+  int ResFrac = 8;
+
+  // BatchNorm as written (folded away by canonicalize()).
+  std::vector<float> Gamma, Beta, Mean, Var;
+  float Eps = 1e-5f;
+
+  // AvgPool: y = sat16((sum * AvgMult + 2^(AvgShift-1)) >> AvgShift), chosen
+  // by quantize() from the window size (docs/fixed-point.md).
+  unsigned AvgMult = 0, AvgShift = 0;
 
   // Fixed-point formats (number of fraction bits) chosen by quantize().
   int InFrac = 8, OutFrac = 8, WFrac = 0, BFrac = 0;
   std::vector<int16_t> QWeights, QBias; ///< Same order as Weights / Bias.
 
-  uint64_t macs() const; ///< Conv: Out.elems() * In.C * KH * KW; pooling: 0.
+  /// Conv: Out.elems() * (In.C / Groups) * KH * KW; Fc: Out.C * In.elems();
+  /// everything else 0 (docs/model-format.md states the convention).
+  uint64_t macs() const;
+  /// Weights + biases (none with `bias: false`); BatchNorm 2 per channel (γ, β;
+  /// the running statistics are buffers). As PyTorch's parameter count.
+  uint64_t params() const;
 };
 
 struct Graph {
@@ -63,14 +113,26 @@ struct Graph {
   Shape Input;
   int InputFrac = 8;
   std::vector<Layer> Layers; ///< Topological order; the last one is the output.
+  /// The last layer was a softmax, run on the host after the accelerator.
+  bool HostSoftmax = false;
   const Layer &output() const { return Layers.back(); }
   uint64_t macs() const;
+  uint64_t params() const;
 };
 
 /// Reads a model YAML file: validates keys and shapes, infers output shapes,
 /// creates seeded or .npy weights. Errors carry file:line.
 llvm::Expected<Graph> loadModel(const std::string &Path);
 llvm::Expected<Graph> parseModel(const std::string &Text, const std::string &File);
+
+/// Rewrites G into canonical form (see LayerKind). Errors name the layer and
+/// file:line (e.g. a batchnorm that does not follow a conv).
+/// On error G is left partly rewritten and should be discarded.
+llvm::Error canonicalize(Graph &G);
+
+/// Per-layer table (name, type, output shape, MACs, params) and totals, for
+/// snowc --summary. Works on the graph as written or canonical.
+std::string summary(const Graph &G);
 
 /// Chooses fixed-point formats and fills QWeights / QBias (docs/fixed-point.md).
 /// ActFrac is the activation format of the hardware (HwConfig::ActFracBits).
@@ -96,9 +158,20 @@ unsigned windowOutSize(unsigned In, unsigned K, unsigned S, unsigned PadBegin, u
 /// round(MaxAbs * 2^f) <= 32767, or 0 when none fits (values then saturate).
 int largestFrac(double MaxAbs);
 
+/// Average pooling over K window positions (docs/fixed-point.md): Shift =
+/// 15 + ceil(log2 K), Mult = round(2^Shift / K). quantize() fills AvgMult /
+/// AvgShift with these.
+void avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift);
+/// The largest average-pooling window (KH * KW) the rule above supports.
+constexpr uint64_t MaxAvgWindow = 65536;
+
 /// Seeded initialization (docs/model-format.md): fills L.Weights (OIHW, from
 /// L.In.C, L.Out.C, KH, KW) and L.Bias (zeros when HasBias is false).
 void seedWeights(Layer &L, uint64_t Seed, bool HasBias);
+
+/// Seeded batchnorm statistics (docs/model-format.md): Gamma, Beta, Mean and
+/// Var, In.C entries each, drawn in that order from one generator.
+void seedBatchNorm(Layer &L, uint64_t Seed);
 
 /// Reads a float32 .npy whose shape must equal Shape exactly; errors name the
 /// file and give the expected and actual shapes.

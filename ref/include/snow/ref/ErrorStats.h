@@ -29,6 +29,11 @@ struct ErrorStats {
   double zeroFraction() const { return Count ? double(Zero) / Count : 0; }
 };
 
+/// Int16 outputs equal to 32767 or -32768: the values the writeback clamped
+/// (or copies of them, after pooling, concat or ReLU). snowref's per-layer
+/// saturation table counts these in every layer of the fixed path.
+uint64_t countSaturated(const std::vector<int16_t> &Fixed);
+
 /// Compares Fixed (Frac fraction bits) with Float element by element; both must
 /// have the same size (asserted).
 ErrorStats compareToFloat(const std::vector<int16_t> &Fixed, int Frac,

@@ -6,8 +6,11 @@
 // simulator and RTL compare against, so it deliberately shares no lowering or
 // simulation code with them; an error copied into both sides would be invisible.
 //
-// runFloat executes the same network with the unquantized weights, which is
-// what the quantization report (ErrorStats.h) measures the fixed path against.
+// The executors take a graph in canonical form (ir::canonicalize): Conv (with
+// groups and an optional fused residual add), MaxPool, AvgPool, Concat, Add and
+// Relu. runFloat executes the same network with the unquantized (folded)
+// weights, which is what the quantization report (ErrorStats.h) measures the
+// fixed path against.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_REF_REFERENCE_H
@@ -27,10 +30,20 @@ namespace snow::ref {
 unsigned windowOutputSize(unsigned In, unsigned K, unsigned S, unsigned PadBegin, unsigned PadEnd,
                           bool CeilMode);
 
+/// The average-pooling constants of the contract for a window of K positions:
+/// AvgShift = 15 + ceil(log2 K), AvgMult = round(2^AvgShift / K). Computed
+/// here independently of the quantizer, which verifyGraph checks against.
+struct AvgConstants {
+  unsigned Mult = 0, Shift = 0;
+};
+AvgConstants avgPoolConstants(uint64_t K);
+
 /// Checks everything the executors rely on, so a bad graph is a user error
-/// instead of an out-of-bounds read: topological inputs, shapes chained between
-/// layers and matching the output-size rule, weight and bias counts, fixed-point
-/// formats chained between layers and shifts that are never negative. Empty
+/// instead of an out-of-bounds read: the graph is canonical (other kinds are
+/// rejected with a hint to run ir::canonicalize), inputs are earlier layers,
+/// shapes chain between layers and match the output-size rule, weight and bias
+/// counts fit the groups, fixed-point formats chain between layers, shifts are
+/// never negative and average-pooling constants follow the contract. Empty
 /// QBias / Bias mean "no bias"; empty Weights are allowed (runFloat then
 /// refuses the graph). Messages name the layer and its source location.
 llvm::Error verifyGraph(const ir::Graph &G);
@@ -48,8 +61,10 @@ std::vector<int16_t> runFixed(const ir::Graph &G, const std::vector<int16_t> &In
 
 /// Runs the network in floating point with the unquantized Weights / Bias
 /// (accumulating in double): the ideal the fixed path approximates. Padding is
-/// 0 for convolution and -infinity for max pooling; nothing saturates.
-/// Preconditions as for runFixed, plus every conv layer has its float Weights.
+/// 0 for convolution and average pooling (which divides by the whole window,
+/// padding included) and -infinity for max pooling; residual and unfused adds
+/// are plain sums; nothing rounds or saturates. Preconditions as for runFixed,
+/// plus every conv layer has its float Weights.
 std::vector<float> runFloat(const ir::Graph &G, const std::vector<float> &InputChw,
                             std::vector<std::vector<float>> *LayerOutputs = nullptr);
 

@@ -1,8 +1,10 @@
 //===- CommandLine.h - Helpers for the tools' LLVM command lines ----*- C++ -*-===//
 //
-// LLVM Support registers a few options of its own in every tool (statistics
-// among them: -stats, -stats-json). Our tools promise "--stats-json FILE", so
-// the LLVM option is renamed out of the way before ours is constructed.
+// Every tool parses its options through parseToolCommandLine so that a usage
+// error is one line ("snowc: error: ..."), like every other error, instead of
+// LLVM's multi-line messages. LLVM Support also registers a few options of its
+// own (statistics among them: -stats, -stats-json); our tools promise
+// "--stats-json FILE", so reclaimLlvmOption renames LLVM's out of the way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_SUPPORT_COMMANDLINE_H
@@ -14,17 +16,15 @@ namespace snow {
 
 /// Renames LLVM's built-in option Name to "llvm-Name" and hides it. Call
 /// before constructing a tool option of the same name.
-inline void reclaimLlvmOption(llvm::StringRef Name) {
-  auto &Options = llvm::cl::getRegisteredOptions();
-  auto It = Options.find(Name);
-  if (It == Options.end())
-    return;
-  llvm::cl::Option *O = It->second;
-  static std::string Renamed; // setArgStr keeps a reference to the string.
-  Renamed = ("llvm-" + Name).str();
-  O->setArgStr(Renamed);
-  O->setHiddenFlag(llvm::cl::ReallyHidden);
-}
+void reclaimLlvmOption(llvm::StringRef Name);
+
+/// Hides options outside Cat and parses. On a usage error prints one line
+/// "Tool: error: ..." to stderr and returns false (the tool exits non-zero).
+bool parseToolCommandLine(int Argc, const char *const *Argv, llvm::StringRef Tool,
+                          llvm::StringRef Overview, llvm::cl::OptionCategory &Cat);
+
+/// Prints "Tool: error: Msg" on one line (newlines folded) and returns 1.
+int toolError(llvm::StringRef Tool, const llvm::Twine &Msg);
 
 } // namespace snow
 

@@ -11,11 +11,18 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace snow {
 
 /// Writes Bytes to Path atomically; "-" writes to stdout.
 llvm::Error writeFileAtomic(const std::string &Path, llvm::StringRef Bytes);
+
+/// Writes several outputs of one run all or nothing: each goes to a temporary
+/// file first, and only when every one was written are they renamed into
+/// place. A failure leaves every destination as it was.
+llvm::Error writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files);
 
 } // namespace snow
 

@@ -26,6 +26,8 @@ struct NpyArray {
 /// Errors name the file and what was wrong (dtype, order, truncation).
 llvm::Expected<NpyArray> readNpy(const std::string &Path);
 llvm::Error writeNpy(const std::string &Path, const NpyArray &A);
+/// The bytes of a .npy file holding A (Path only names it in errors).
+llvm::Expected<std::string> encodeNpy(const NpyArray &A, const std::string &Path);
 
 } // namespace snow
 

@@ -24,9 +24,11 @@ float fixedToFloat(int16_t X, int Frac);
 llvm::Expected<std::vector<int16_t>> readInputTensor(const std::string &Path, uint32_t C,
                                                      uint32_t H, uint32_t W, int Frac);
 
-/// Writes int16 CHW as a (C, H, W) .npy; with Frac >= 0 writes dequantized float32.
-llvm::Error writeOutputTensor(const std::string &Path, const std::vector<int16_t> &Chw,
-                              uint32_t C, uint32_t H, uint32_t W, int FloatFrac = -1);
+/// The .npy bytes of int16 CHW data of shape (C, H, W); with FloatFrac >= 0,
+/// dequantized to float32 instead.
+llvm::Expected<std::string> encodeOutputTensor(const std::string &Path,
+                                               const std::vector<int16_t> &Chw, uint32_t C,
+                                               uint32_t H, uint32_t W, int FloatFrac = -1);
 
 } // namespace snow
 

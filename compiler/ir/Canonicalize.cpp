@@ -1,0 +1,291 @@
+//===- Canonicalize.cpp - Rewriting a model into the kinds the compiler maps -===//
+//
+// Models are written the way PyTorch defines them (batchnorm after conv, fc
+// after flatten, a standalone ReLU, add then ReLU at the end of a residual
+// block), but the accelerator computes conv + bias + residual + ReLU in one
+// pass over the accumulators. canonicalize() closes that gap once, here, so
+// that the compiler, the reference executor and the simulator all see the
+// same few kinds (isCanonicalKind) and agree bit for bit. The rules are in
+// docs/model-format.md ("Canonical form") and docs/fixed-point.md.
+//
+// Each step marks layers to remove, each with the layer whose output replaces
+// it, and eraseLayers() then redirects readers and compacts the indices. The
+// steps run in an order where no step undoes or enables an earlier one
+// (flatten before fc, fc before the batchnorm fold, relu before add fusion),
+// and the fusions repeat until nothing changes, so the result is a fixed
+// point: canonicalizing a canonical graph changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+
+#include <cassert>
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace snow::ir;
+
+namespace {
+
+/// Marks a layer that stays in eraseLayers()'s replacement list.
+constexpr int Keep = -2;
+
+struct CanonError {
+  std::string Msg;
+};
+
+[[noreturn]] void fail(const Layer &L, const std::string &Msg) {
+  throw CanonError{fmt::format("{}: layer '{}': {}", L.Loc.str(), L.Name, Msg)};
+}
+
+std::string typeOf(const Layer &L) { return L.TypeName.empty() ? kindName(L.Kind) : L.TypeName; }
+
+std::string nameOf(const Graph &G, int I) {
+  return I < 0 ? "the graph input '" + G.InputName + "'"
+               : fmt::format("{} '{}'", typeOf(G.Layers[I]), G.Layers[I].Name);
+}
+
+/// How many times each layer's output is read: as an input, as a residual,
+/// and once more for the last layer, which the host reads.
+std::vector<unsigned> useCounts(const Graph &G) {
+  std::vector<unsigned> Uses(G.Layers.size(), 0);
+  for (const Layer &L : G.Layers) {
+    for (int I : L.Inputs)
+      if (I >= 0)
+        ++Uses[I];
+    if (L.HasResidual && L.Residual >= 0)
+      ++Uses[L.Residual];
+  }
+  if (!Uses.empty())
+    ++Uses.back();
+  return Uses;
+}
+
+/// Removes every layer I with Replace[I] != Keep; whoever read I reads
+/// Replace[I] instead (an earlier layer or -1, resolved transitively).
+void eraseLayers(Graph &G, const std::vector<int> &Replace) {
+  size_t N = G.Layers.size();
+  assert(Replace.size() == N && "one entry per layer");
+  auto Resolve = [&](int I) {
+    while (I >= 0 && Replace[I] != Keep) {
+      assert(Replace[I] < I && "a layer is replaced by an earlier one");
+      I = Replace[I];
+    }
+    return I;
+  };
+  if (Replace.back() != Keep) {
+    // The host reads the last layer, so whatever replaces a removed output
+    // must itself become the last layer.
+    const Layer &Out = G.Layers.back();
+    int R = Resolve(int(N) - 1);
+    if (R < 0)
+      fail(Out, "nothing is left for the accelerator once it is removed (it reads the graph "
+                "input)");
+    for (size_t I = R + 1; I < N; ++I)
+      if (Replace[I] == Keep)
+        fail(Out, fmt::format("it is the graph output and is removed, but its input '{}' is "
+                              "not the last layer that remains ('{}' comes after it)",
+                              G.Layers[R].Name, G.Layers[I].Name));
+  }
+  std::vector<int> NewIndex(N, -1);
+  std::vector<Layer> Kept;
+  for (size_t I = 0; I < N; ++I)
+    if (Replace[I] == Keep) {
+      NewIndex[I] = int(Kept.size());
+      Kept.push_back(std::move(G.Layers[I]));
+    }
+  auto Map = [&](int I) {
+    I = Resolve(I);
+    return I < 0 ? -1 : NewIndex[I];
+  };
+  for (Layer &L : Kept) {
+    for (int &I : L.Inputs)
+      I = Map(I);
+    if (L.HasResidual)
+      L.Residual = Map(L.Residual);
+  }
+  G.Layers = std::move(Kept);
+}
+
+/// Flatten is a view (CHW order, as PyTorch): readers read its input. Only
+/// readers that treat their input as one vector may do that.
+void removeFlattens(Graph &G) {
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &F = G.Layers[I];
+    if (F.Kind != LayerKind::Flatten)
+      continue;
+    for (Layer &U : G.Layers) {
+      bool Reads = llvm::is_contained(U.Inputs, int(I));
+      if (U.HasResidual && U.Residual == int(I))
+        fail(F, fmt::format("a flatten may only feed fc or softmax layers or be the graph "
+                            "output, but '{}' adds it as a residual",
+                            U.Name));
+      if (!Reads)
+        continue;
+      if (U.Kind != LayerKind::Fc && U.Kind != LayerKind::Softmax)
+        fail(F, fmt::format("a flatten may only feed fc or softmax layers or be the graph "
+                            "output, but {} reads it",
+                            nameOf(G, int(&U - G.Layers.data()))));
+      U.In = F.In;
+    }
+    Replace[I] = F.input();
+  }
+  eraseLayers(G, Replace);
+}
+
+void removeSoftmax(Graph &G) {
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &S = G.Layers[I];
+    if (S.Kind != LayerKind::Softmax)
+      continue;
+    if (I + 1 != G.Layers.size())
+      fail(S, "a softmax must be the last layer (it runs on the host, after the accelerator)");
+    Replace[I] = S.input();
+    G.HostSoftmax = true;
+  }
+  eraseLayers(G, Replace);
+}
+
+/// An fc is a conv whose kernel is its whole input: (Out, C*H*W) weights
+/// are already OIHW (Out, C, H, W) in memory.
+void fcToConv(Graph &G) {
+  for (Layer &L : G.Layers) {
+    if (L.Kind != LayerKind::Fc)
+      continue;
+    L.Kind = LayerKind::Conv;
+    L.KH = L.In.H;
+    L.KW = L.In.W;
+    L.SH = L.SW = 1;
+    L.PadT = L.PadB = L.PadL = L.PadR = 0;
+    L.Groups = 1;
+    assert(L.Out == (Shape{L.Out.C, 1, 1}) && "an fc gives one value per output");
+  }
+}
+
+void foldBatchNorms(Graph &G) {
+  std::vector<unsigned> Uses = useCounts(G);
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &BN = G.Layers[I];
+    if (BN.Kind != LayerKind::BatchNorm)
+      continue;
+    int P = BN.input();
+    auto Refuse = [&](const std::string &Why) {
+      fail(BN, "cannot fold the batchnorm into the layer before it: " + Why +
+                   " (a batchnorm must directly follow a conv or fc that feeds nothing else "
+                   "and has no relu)");
+    };
+    if (P < 0)
+      Refuse("it reads " + nameOf(G, P));
+    Layer &C = G.Layers[P];
+    if (C.Kind != LayerKind::Conv)
+      Refuse("its input is " + nameOf(G, P));
+    if (Uses[P] != 1)
+      Refuse(fmt::format("its input '{}' also feeds other layers", C.Name));
+    if (C.Relu || C.HasResidual)
+      Refuse(fmt::format("its input '{}' applies {} first", C.Name,
+                         C.Relu ? "a relu" : "a residual add"));
+    assert(BN.Gamma.size() == C.Out.C && BN.Var.size() == C.Out.C && "one entry per channel");
+    // In double, as docs/fixed-point.md specifies: the folded float values
+    // then do not depend on the order of the float operations.
+    size_t PerChannel = C.Weights.size() / C.Out.C;
+    for (uint32_t O = 0; O < C.Out.C; ++O) {
+      double S = double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(BN.Eps));
+      for (size_t K = 0; K < PerChannel; ++K) {
+        float &W = C.Weights[O * PerChannel + K];
+        W = float(double(W) * S);
+      }
+      C.Bias[O] = float((double(C.Bias[O]) - double(BN.Mean[O])) * S + double(BN.Beta[O]));
+    }
+    C.HasBias = true;
+    Replace[I] = P;
+  }
+  eraseLayers(G, Replace);
+}
+
+void globalToAvgPool(Graph &G) {
+  for (Layer &L : G.Layers) {
+    if (L.Kind != LayerKind::GlobalAvgPool)
+      continue;
+    L.Kind = LayerKind::AvgPool;
+    L.KH = L.SH = L.In.H;
+    L.KW = L.SW = L.In.W;
+    L.PadT = L.PadB = L.PadL = L.PadR = 0;
+    L.CeilMode = false;
+  }
+}
+
+/// A relu whose producer is a conv or add that feeds only it becomes that
+/// producer's writeback ReLU. Returns whether anything changed.
+bool fuseRelus(Graph &G) {
+  std::vector<unsigned> Uses = useCounts(G);
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  bool Changed = false;
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &R = G.Layers[I];
+    int P = R.input();
+    if (R.Kind != LayerKind::Relu || P < 0 || Uses[P] != 1)
+      continue;
+    Layer &Prod = G.Layers[P];
+    if (Prod.Kind != LayerKind::Conv && Prod.Kind != LayerKind::Add)
+      continue;
+    Prod.Relu = true;
+    Replace[I] = P;
+    Changed = true;
+  }
+  eraseLayers(G, Replace);
+  return Changed;
+}
+
+/// An add of a conv that feeds only the add and has no ReLU of its own
+/// becomes that conv's residual. Only the later input is a candidate: the
+/// other one (the residual) must already exist when the conv runs.
+bool fuseAdds(Graph &G) {
+  std::vector<unsigned> Uses = useCounts(G);
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  bool Changed = false;
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &A = G.Layers[I];
+    if (A.Kind != LayerKind::Add)
+      continue;
+    assert(A.Inputs.size() == 2 && "an add has two inputs");
+    int C = std::max(A.Inputs[0], A.Inputs[1]), R = std::min(A.Inputs[0], A.Inputs[1]);
+    if (C < 0 || R >= C || Uses[C] != 1)
+      continue;
+    Layer &Conv = G.Layers[C];
+    if (Conv.Kind != LayerKind::Conv || Conv.Relu || Conv.HasResidual)
+      continue;
+    Conv.HasResidual = true;
+    Conv.Residual = R;
+    Conv.Relu = A.Relu;
+    Replace[I] = C;
+    Changed = true;
+  }
+  eraseLayers(G, Replace);
+  return Changed;
+}
+
+} // namespace
+
+llvm::Error snow::ir::canonicalize(Graph &G) {
+  try {
+    removeFlattens(G);
+    removeSoftmax(G);
+    fcToConv(G);
+    foldBatchNorms(G);
+    globalToAvgPool(G);
+    // A relu may follow a relu (fused only once the first is gone), and an
+    // add's relu must be on the add before the add moves into its conv.
+    for (bool Changed = true; Changed;) {
+      Changed = fuseRelus(G);
+      Changed |= fuseAdds(G);
+    }
+  } catch (const CanonError &E) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
+  }
+  assert(llvm::all_of(G.Layers, [](const Layer &L) { return isCanonicalKind(L.Kind); }) &&
+         "canonicalize() left a non-canonical kind");
+  return llvm::Error::success();
+}

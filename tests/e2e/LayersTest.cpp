@@ -1,0 +1,138 @@
+//===- LayersTest.cpp - Every layer type, compiled and checked bit for bit -===//
+//
+// One small model per layer type or fusion (residual add, concat views,
+// pooling kinds, fc, grouped and depthwise conv, standalone add and relu,
+// batchnorm folding), plus randomized depthwise and residual blocks, each run
+// on several hardware shapes against the reference executor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+void check(const std::string &Yaml, bool RequireInformative = true,
+           std::vector<std::string> Hws = {"zc706", "mini64", "narrow8"}) {
+  for (const std::string &Hw : Hws) {
+    SCOPED_TRACE("hardware " + Hw + ", model:\n" + Yaml);
+    RunResult R;
+    ASSERT_TRUE(runModel(Yaml, Hw, R));
+    EXPECT_TRUE(sameBits(R));
+    if (RequireInformative && R.Ref.size() >= 256)
+      EXPECT_TRUE(informative(R.Ref));
+    uint64_t Sum = 0;
+    for (const auto &L : R.Stats.Layers)
+      Sum += L.Cycles;
+    EXPECT_EQ(Sum, R.Stats.Cycles) << "layer cycles must add up to the total";
+  }
+}
+
+std::string header(const std::string &Name, unsigned C, unsigned H, unsigned W) {
+  return fmt::format("name: {}\ninput: {{name: data, shape: [{}, {}, {}]}}\nweights: {{seed: 3}}\n"
+                     "layers:\n",
+                     Name, C, H, W);
+}
+
+TEST(Layers, ResidualAddIsFusedIntoTheConv) {
+  check(header("res", 16, 20, 20) + R"(  - {name: stem, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
+  - {name: a, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
+  - {name: b, type: conv, out_channels: 32, kernel: 3, pad: 1}
+  - {name: sum, type: add, inputs: [b, stem], relu: true}
+  - {name: head, type: conv, out_channels: 8, kernel: 1}
+)");
+}
+
+TEST(Layers, ResidualWithDownsampleAndBatchNorm) {
+  check(header("bottleneck", 32, 16, 16) + R"(  - {name: c1, type: conv, out_channels: 16, kernel: 1, bias: false}
+  - {name: bn1, type: batchnorm}
+  - {name: r1, type: relu}
+  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, bias: false}
+  - {name: bn2, type: batchnorm}
+  - {name: r2, type: relu}
+  - {name: c3, type: conv, out_channels: 80, kernel: 1, bias: false}
+  - {name: bn3, type: batchnorm}
+  - {name: down, type: conv, input: data, out_channels: 80, kernel: 1, stride: 2, bias: false}
+  - {name: bnd, type: batchnorm}
+  - {name: sum, type: add, inputs: [bn3, bnd], relu: true}
+)");
+}
+
+TEST(Layers, ConcatWritesIntoChannelOffsets) {
+  check(header("inception", 24, 14, 14) + R"(  - {name: b1, type: conv, input: data, out_channels: 16, kernel: 1, relu: true}
+  - {name: b2r, type: conv, input: data, out_channels: 24, kernel: 1, relu: true}
+  - {name: b2, type: conv, out_channels: 40, kernel: 3, pad: 1, relu: true}
+  - {name: b3, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
+  - {name: b3p, type: conv, out_channels: 8, kernel: 1, relu: true}
+  - {name: cat, type: concat, inputs: [b1, b2, b3p]}
+  - {name: after, type: conv, out_channels: 32, kernel: 3, pad: 1}
+)");
+}
+
+TEST(Layers, PoolingKinds) {
+  check(header("pools", 40, 21, 17) + R"(  - {name: c, type: conv, out_channels: 48, kernel: 3, pad: 1}
+  - {name: avg, type: avgpool, kernel: 3, stride: 2, pad: 1}
+  - {name: mx, type: maxpool, kernel: 2, stride: 2, ceil_mode: true}
+  - {name: gap, type: global_avgpool}
+)",
+        false);
+}
+
+TEST(Layers, FullyConnectedAfterFlatten) {
+  check(header("mlp", 16, 6, 5) + R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
+  - {name: f, type: flatten}
+  - {name: fc1, type: fc, out_features: 200, relu: true}
+  - {name: fc2, type: fc, out_features: 37}
+  - {name: sm, type: softmax}
+)",
+        false);
+}
+
+TEST(Layers, GroupedAndDepthwiseConv) {
+  check(header("groups", 32, 19, 23) + R"(  - {name: g, type: conv, out_channels: 48, kernel: 3, pad: 1, groups: 4, relu: true}
+  - {name: dw, type: conv, out_channels: 48, kernel: 3, stride: 2, pad: 1, groups: 48, relu: true}
+  - {name: pw, type: conv, out_channels: 100, kernel: 1}
+  - {name: dw2, type: conv, out_channels: 100, kernel: [5, 3], pad: [2, 1], groups: 100}
+)");
+}
+
+TEST(Layers, StandaloneAddAndRelu) {
+  // The add cannot be fused: both inputs are pooling layers.
+  check(header("eltwise", 70, 12, 12) + R"(  - {name: p1, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
+  - {name: p2, type: avgpool, input: data, kernel: 3, stride: 1, pad: 1}
+  - {name: s, type: add, inputs: [p1, p2]}
+  - {name: r, type: relu}
+)",
+        false);
+}
+
+class RandomBlocks : public ::testing::TestWithParam<unsigned> {};
+
+/// A MobileNet block (depthwise + pointwise) or a residual block with random
+/// shapes, strides and channel counts.
+TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
+  Rng R(GetParam() * 977 + 11);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  unsigned C = Pick(1, 160), H = Pick(4, 40), W = Pick(4, 40), S = Pick(1, 2), K = Pick(1, 2) * 2 + 1;
+  std::string Y = header(fmt::format("block{}", GetParam()), C, H, W);
+  if (GetParam() % 2 == 0)
+    Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                     "pad: {3}, groups: {0}, bias: false}}\n"
+                     "  - {{name: bn, type: batchnorm}}\n  - {{name: r, type: relu}}\n"
+                     "  - {{name: pw, type: conv, out_channels: {4}, kernel: 1, relu: true}}\n",
+                     C, K, S, K / 2, Pick(1, 200));
+  else
+    Y += fmt::format("  - {{name: a, type: conv, out_channels: {0}, kernel: {1}, pad: {2}, "
+                     "relu: true}}\n"
+                     "  - {{name: b, type: conv, out_channels: {3}, kernel: 1}}\n"
+                     "  - {{name: sum, type: add, inputs: [b, data], relu: {4}}}\n",
+                     Pick(1, 100), K, K / 2, C, GetParam() % 4 == 1 ? "true" : "false");
+  check(Y, false, {GetParam() % 3 == 0 ? "zc706" : GetParam() % 3 == 1 ? "mini64" : "narrow8"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));
+
+} // namespace

@@ -1,0 +1,340 @@
+//===- CanonicalizeTest.cpp - The rewrite into the kinds the compiler maps -===//
+//
+// Pins each rule of docs/model-format.md, "Canonical form": the batchnorm
+// fold (values, computed in double), fc -> conv, global average pooling ->
+// average pooling, flatten and softmax removal, relu and add fusion with the
+// choice of the fused conv and the residual's index after removals, the adds
+// that must stay, the errors, and that the rewrite is a fixed point.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace snow::ir;
+
+namespace {
+
+Graph parseOk(const std::string &Layers, const std::string &InShape = "[4, 8, 8]") {
+  auto G = parseModel(
+      "name: m\ninput: {shape: " + InShape + "}\nweights: {seed: 5}\nlayers:\n" + Layers, "m.yaml");
+  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  return G ? std::move(*G) : Graph();
+}
+
+Graph canon(const std::string &Layers, const std::string &InShape = "[4, 8, 8]") {
+  Graph G = parseOk(Layers, InShape);
+  if (llvm::Error E = canonicalize(G))
+    ADD_FAILURE() << llvm::toString(std::move(E));
+  return G;
+}
+
+std::string canonError(const std::string &Layers) {
+  Graph G = parseOk(Layers);
+  llvm::Error E = canonicalize(G);
+  return E ? llvm::toString(std::move(E)) : "<no error>";
+}
+
+void expectCanonError(const std::string &Layers, std::initializer_list<const char *> Parts) {
+  std::string E = canonError(Layers);
+  for (const char *P : Parts)
+    EXPECT_NE(E.find(P), std::string::npos) << "expected '" << P << "' in: " << E;
+}
+
+std::vector<std::string> names(const Graph &G) {
+  std::vector<std::string> N;
+  for (const Layer &L : G.Layers)
+    N.push_back(L.Name);
+  return N;
+}
+
+const Layer &byName(const Graph &G, const std::string &Name) {
+  for (const Layer &L : G.Layers)
+    if (L.Name == Name)
+      return L;
+  ADD_FAILURE() << "no layer " << Name;
+  return G.Layers.front();
+}
+
+int indexOf(const Graph &G, const std::string &Name) {
+  return int(&byName(G, Name) - G.Layers.data());
+}
+
+} // namespace
+
+TEST(Canonicalize, FoldsBatchNormIntoTheConvInDouble) {
+  const std::string Layers = "  - {name: c, type: conv, out_channels: 3, kernel: 3, pad: 1}\n"
+                             "  - {name: bn, type: batchnorm, eps: 0.01}\n"
+                             "  - {name: p, type: maxpool, kernel: 2}\n";
+  Graph Before = parseOk(Layers);
+  Graph G = canon(Layers);
+  ASSERT_EQ(names(G), (std::vector<std::string>{"c", "p"}));
+  const Layer &C0 = Before.Layers[0], &BN = Before.Layers[1], &C = G.Layers[0];
+  size_t Per = C0.Weights.size() / 3;
+  for (unsigned O = 0; O < 3; ++O) {
+    double S = double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(0.01f));
+    for (size_t K = 0; K < Per; ++K)
+      ASSERT_EQ(C.Weights[O * Per + K], float(double(C0.Weights[O * Per + K]) * S));
+    EXPECT_EQ(C.Bias[O], float((double(C0.Bias[O]) - BN.Mean[O]) * S + BN.Beta[O]));
+  }
+  EXPECT_EQ(C.Loc.Line, 5u) << "the conv keeps its own location";
+  EXPECT_EQ(G.Layers[1].Inputs, (std::vector<int>{0})) << "the pool now reads the conv";
+  EXPECT_EQ(G.Layers[1].In, C.Out);
+}
+
+TEST(Canonicalize, FoldedBatchNormGivesABiasToABiasFreeConv) {
+  Graph G = canon("  - {name: c, type: conv, out_channels: 2, kernel: 1, bias: false}\n"
+                  "  - {name: bn, type: batchnorm}\n");
+  ASSERT_EQ(G.Layers.size(), 1u);
+  EXPECT_TRUE(G.Layers[0].HasBias);
+  EXPECT_NE(G.Layers[0].Bias, std::vector<float>(2, 0.0f));
+  EXPECT_EQ(G.params(), 2u * 4 + 2) << "the canonical graph counts what the hardware stores";
+}
+
+TEST(Canonicalize, FoldsBatchNormIntoAnFcAndGroupedConvs) {
+  Graph G = canon("  - {name: dw, type: conv, out_channels: 4, kernel: 3, groups: 4}\n"
+                  "  - {name: bn1, type: batchnorm}\n"
+                  "  - {name: f, type: flatten}\n"
+                  "  - {name: fc, type: fc, out_features: 3}\n"
+                  "  - {name: bn2, type: batchnorm}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"dw", "fc"}));
+  EXPECT_EQ(G.Layers[0].Weights.size(), 36u);
+}
+
+TEST(Canonicalize, BatchNormThatCannotBeFoldedIsAnError) {
+  expectCanonError("  - {name: p, type: maxpool, kernel: 2}\n"
+                   "  - {name: bn, type: batchnorm}\n",
+                   {"m.yaml:6: layer 'bn': cannot fold the batchnorm into the layer before it: "
+                    "its input is maxpool 'p'"});
+  expectCanonError("  - {name: bn, type: batchnorm}\n",
+                   {"m.yaml:5: layer 'bn':", "it reads the graph input 'data'"});
+  expectCanonError("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                   "  - {name: bn, type: batchnorm}\n"
+                   "  - {name: s, type: add, inputs: [bn, c]}\n",
+                   {"m.yaml:6: layer 'bn':", "its input 'c' also feeds other layers"});
+  expectCanonError("  - {name: c, type: conv, out_channels: 4, kernel: 1, relu: true}\n"
+                   "  - {name: bn, type: batchnorm}\n",
+                   {"m.yaml:6: layer 'bn':", "its input 'c' applies a relu first"});
+  expectCanonError("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                   "  - {name: r, type: relu}\n"
+                   "  - {name: bn, type: batchnorm}\n",
+                   {"m.yaml:7: layer 'bn':", "its input is relu 'r'"});
+}
+
+TEST(Canonicalize, FcBecomesAConvOverItsWholeInput) {
+  const std::string Layers = "  - {name: c, type: conv, out_channels: 2, kernel: 3}\n"
+                             "  - {name: f, type: flatten}\n"
+                             "  - {name: fc, type: fc, out_features: 5, relu: true}\n";
+  Graph Before = parseOk(Layers);
+  Graph G = canon(Layers);
+  ASSERT_EQ(names(G), (std::vector<std::string>{"c", "fc"}));
+  const Layer &F = G.Layers[1];
+  EXPECT_EQ(F.Kind, LayerKind::Conv);
+  EXPECT_EQ(F.TypeName, "fc");
+  EXPECT_EQ(F.Inputs, (std::vector<int>{0})) << "reads the flatten's input";
+  EXPECT_EQ(F.In, (Shape{2, 6, 6}));
+  EXPECT_EQ(F.KH, 6u);
+  EXPECT_EQ(F.KW, 6u);
+  EXPECT_EQ(F.SH + F.SW, 2u);
+  EXPECT_EQ(F.PadT + F.PadB + F.PadL + F.PadR, 0u);
+  EXPECT_EQ(F.Out, (Shape{5, 1, 1}));
+  EXPECT_TRUE(F.Relu);
+  EXPECT_EQ(F.Weights, Before.Layers[2].Weights) << "(Out, C*H*W) is OIHW (Out, C, H, W)";
+  EXPECT_EQ(F.macs(), Before.Layers[2].macs());
+  EXPECT_EQ(F.params(), Before.Layers[2].params());
+  EXPECT_EQ(F.Out.H, windowOutSize(F.In.H, F.KH, F.SH, 0, 0, false));
+}
+
+TEST(Canonicalize, FcWithoutFlattenAndOnAVector) {
+  Graph G = canon("  - {name: fc1, type: fc, out_features: 7}\n"
+                  "  - {name: fc2, type: fc, out_features: 3}\n");
+  EXPECT_EQ(G.Layers[0].KH, 8u);
+  EXPECT_EQ(G.Layers[1].In, (Shape{7, 1, 1}));
+  EXPECT_EQ(G.Layers[1].KH, 1u);
+  EXPECT_EQ(G.Layers[1].KW, 1u);
+}
+
+TEST(Canonicalize, FlattenMayOnlyFeedFcOrSoftmaxOrBeTheOutput) {
+  expectCanonError("  - {name: f, type: flatten}\n"
+                   "  - {name: c, type: conv, out_channels: 2, kernel: 1}\n",
+                   {"m.yaml:5: layer 'f': a flatten may only feed fc or softmax layers or be "
+                    "the graph output, but conv 'c' reads it"});
+  Graph G = canon("  - {name: c, type: conv, out_channels: 2, kernel: 1}\n"
+                  "  - {name: f, type: flatten}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"c"})) << "the output is the flatten's input";
+  EXPECT_EQ(G.output().Out, (Shape{2, 8, 8}));
+}
+
+TEST(Canonicalize, SoftmaxBecomesAHostFlag) {
+  Graph G = canon("  - {name: g, type: global_avgpool}\n"
+                  "  - {name: f, type: flatten}\n"
+                  "  - {name: s, type: softmax}\n");
+  EXPECT_TRUE(G.HostSoftmax);
+  ASSERT_EQ(names(G), (std::vector<std::string>{"g"}));
+  EXPECT_EQ(G.output().Out, (Shape{4, 1, 1}));
+}
+
+TEST(Canonicalize, ARemovedOutputMustHandOverToTheLastLayer) {
+  expectCanonError("  - {name: a, type: conv, out_channels: 2, kernel: 1}\n"
+                   "  - {name: b, type: conv, input: data, out_channels: 2, kernel: 1}\n"
+                   "  - {name: s, type: softmax, input: a}\n",
+                   {"m.yaml:7: layer 's': it is the graph output and is removed, but its input "
+                    "'a' is not the last layer that remains ('b' comes after it)"});
+  expectCanonError("  - {name: s, type: softmax}\n",
+                   {"m.yaml:5: layer 's': nothing is left for the accelerator"});
+}
+
+TEST(Canonicalize, GlobalAvgPoolBecomesAnAvgPoolOverTheInput) {
+  Graph G = canon("  - {name: c, type: conv, out_channels: 2, kernel: [3, 1]}\n"
+                  "  - {name: g, type: global_avgpool}\n");
+  const Layer &L = G.Layers[1];
+  EXPECT_EQ(L.Kind, LayerKind::AvgPool);
+  EXPECT_EQ(L.TypeName, "global_avgpool");
+  EXPECT_EQ(L.KH, 6u);
+  EXPECT_EQ(L.KW, 8u);
+  EXPECT_EQ(L.Out, (Shape{2, 1, 1}));
+  EXPECT_EQ(L.Out.H, windowOutSize(L.In.H, L.KH, L.SH, L.PadT, L.PadB, L.CeilMode));
+  EXPECT_EQ(L.Out.W, windowOutSize(L.In.W, L.KW, L.SW, L.PadL, L.PadR, L.CeilMode));
+}
+
+TEST(Canonicalize, ReluFusesIntoAConvThatFeedsOnlyIt) {
+  Graph G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: r, type: relu}\n"
+                  "  - {name: r2, type: relu}\n"
+                  "  - {name: p, type: maxpool, kernel: 2}\n"
+                  "  - {name: r3, type: relu}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"c", "p", "r3"}))
+      << "a relu after a relu goes too; one after a pool stays";
+  EXPECT_TRUE(G.Layers[0].Relu);
+  EXPECT_EQ(G.Layers[1].Inputs, (std::vector<int>{0}));
+  EXPECT_EQ(G.Layers[2].Kind, LayerKind::Relu);
+}
+
+TEST(Canonicalize, ReluStaysWhenItsConvFeedsAnotherLayer) {
+  Graph G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: r, type: relu}\n"
+                  "  - {name: s, type: concat, inputs: [r, c]}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"c", "r", "s"}));
+  EXPECT_FALSE(G.Layers[0].Relu);
+}
+
+TEST(Canonicalize, AddFusesIntoItsLaterConvInput) {
+  // x is the residual: it comes first. The add's relu moves with it.
+  for (const char *Inputs : {"[b, x]", "[x, b]"}) {
+    Graph G = canon(std::string("  - {name: x, type: conv, out_channels: 4, kernel: 1}\n"
+                                "  - {name: a, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
+                                "  - {name: abn, type: batchnorm}\n"
+                                "  - {name: ar, type: relu}\n"
+                                "  - {name: b, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
+                                "  - {name: s, type: add, inputs: ") +
+                    Inputs +
+                    ", relu: true}\n"
+                    "  - {name: p, type: maxpool, kernel: 2}\n");
+    ASSERT_EQ(names(G), (std::vector<std::string>{"x", "a", "b", "p"})) << Inputs;
+    const Layer &B = G.Layers[2];
+    EXPECT_TRUE(B.HasResidual);
+    EXPECT_EQ(B.Residual, 0) << "x's index";
+    EXPECT_TRUE(B.Relu) << "the add's relu";
+    EXPECT_EQ(B.Inputs, (std::vector<int>{1}));
+    EXPECT_EQ(G.Layers[3].Inputs, (std::vector<int>{2})) << "the add's reader reads b";
+    EXPECT_FALSE(G.Layers[0].Relu);
+  }
+}
+
+TEST(Canonicalize, ResidualIndexIsRemappedAfterRemovals) {
+  Graph G = canon("  - {name: c0, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: bn0, type: batchnorm}\n"
+                  "  - {name: r0, type: relu}\n"
+                  "  - {name: c1, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: bn1, type: batchnorm}\n"
+                  "  - {name: s, type: add, inputs: [r0, bn1]}\n"
+                  "  - {name: r, type: relu}\n"
+                  "  - {name: c2, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: s2, type: add, inputs: [c2, data]}\n");
+  ASSERT_EQ(names(G), (std::vector<std::string>{"c0", "c1", "c2"}));
+  EXPECT_TRUE(G.Layers[0].Relu);
+  EXPECT_EQ(G.Layers[1].Residual, 0);
+  EXPECT_TRUE(G.Layers[1].Relu) << "relu after the add";
+  EXPECT_EQ(G.Layers[2].Inputs, (std::vector<int>{1}));
+  EXPECT_TRUE(G.Layers[2].HasResidual);
+  EXPECT_EQ(G.Layers[2].Residual, -1) << "the graph input as residual";
+  EXPECT_FALSE(G.Layers[2].Relu);
+}
+
+TEST(Canonicalize, AddsThatCannotBeFusedStay) {
+  // Later input is a pool (the earlier conv cannot take it: its residual
+  // would not exist yet).
+  Graph G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: p, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}\n"
+                  "  - {name: s, type: add, inputs: [c, p]}\n"
+                  "  - {name: r, type: relu}\n");
+  ASSERT_EQ(names(G), (std::vector<std::string>{"c", "p", "s"}));
+  EXPECT_EQ(G.Layers[2].Kind, LayerKind::Add);
+  EXPECT_TRUE(G.Layers[2].Relu) << "the relu fuses into the add";
+  EXPECT_FALSE(G.Layers[0].HasResidual);
+  // Later conv has its own relu.
+  G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1, relu: true}\n"
+            "  - {name: s, type: add, inputs: [data, c]}\n");
+  EXPECT_EQ(G.Layers.back().Kind, LayerKind::Add);
+  // Later conv also feeds another layer.
+  G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+            "  - {name: s, type: add, inputs: [data, c]}\n"
+            "  - {name: t, type: concat, inputs: [s, c]}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"c", "s", "t"}));
+  // Both inputs the same conv.
+  G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+            "  - {name: s, type: add, inputs: [c, c]}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"c", "s"}));
+  EXPECT_EQ(G.Layers[1].Inputs, (std::vector<int>{0, 0}));
+}
+
+TEST(Canonicalize, KeepsNamesTypesAndLocations) {
+  Graph G = canon("  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                  "  - {name: bn, type: batchnorm}\n"
+                  "  - {name: g, type: global_avgpool}\n"
+                  "  - {name: fc, type: fc, out_features: 2}\n");
+  EXPECT_EQ(byName(G, "g").Loc.str(), "m.yaml:7");
+  EXPECT_EQ(byName(G, "fc").Loc.str(), "m.yaml:8");
+  EXPECT_EQ(byName(G, "fc").TypeName, "fc");
+  EXPECT_EQ(indexOf(G, "fc"), 2);
+  EXPECT_EQ(byName(G, "fc").Inputs, (std::vector<int>{1}));
+}
+
+TEST(Canonicalize, IsAFixedPoint) {
+  const std::string Layers = "  - {name: c, type: conv, out_channels: 4, kernel: 1}\n"
+                             "  - {name: bn, type: batchnorm}\n"
+                             "  - {name: r, type: relu}\n"
+                             "  - {name: r2, type: relu}\n"
+                             "  - {name: p, type: maxpool, input: data, kernel: 1}\n"
+                             "  - {name: s, type: add, inputs: [r2, p], relu: true}\n"
+                             "  - {name: t, type: relu}\n"
+                             "  - {name: cat, type: concat, inputs: [t, s]}\n"
+                             "  - {name: f, type: flatten}\n"
+                             "  - {name: fc, type: fc, out_features: 3}\n"
+                             "  - {name: sm, type: softmax}\n";
+  Graph G = canon(Layers);
+  std::vector<std::string> Names = names(G);
+  std::vector<std::vector<int>> Inputs;
+  for (const Layer &L : G.Layers)
+    Inputs.push_back(L.Inputs);
+  std::vector<float> W = G.Layers[0].Weights;
+  ASSERT_FALSE(bool(canonicalize(G)));
+  EXPECT_EQ(names(G), Names);
+  for (size_t I = 0; I < G.Layers.size(); ++I)
+    EXPECT_EQ(G.Layers[I].Inputs, Inputs[I]) << G.Layers[I].Name;
+  EXPECT_EQ(G.Layers[0].Weights, W) << "the batchnorm is not folded twice";
+  EXPECT_TRUE(G.HostSoftmax);
+  for (const Layer &L : G.Layers)
+    EXPECT_TRUE(isCanonicalKind(L.Kind)) << L.Name;
+}
+
+TEST(Canonicalize, CanonicalKinds) {
+  for (LayerKind K : {LayerKind::Conv, LayerKind::MaxPool, LayerKind::AvgPool, LayerKind::Concat,
+                      LayerKind::Add, LayerKind::Relu})
+    EXPECT_TRUE(isCanonicalKind(K)) << kindName(K);
+  for (LayerKind K : {LayerKind::GlobalAvgPool, LayerKind::Fc, LayerKind::BatchNorm,
+                      LayerKind::Flatten, LayerKind::Softmax})
+    EXPECT_FALSE(isCanonicalKind(K)) << kindName(K);
+}
