@@ -205,7 +205,8 @@ def mobilenet_v1():
     m = Model("mobilenet_v1", """
 MobileNet v1, width 1.0, 224x224 (Howard et al. 2017, Table 1): each conv is
 followed by batchnorm and ReLU, convs have no bias. Published: 0.569 G MACs,
-4.21 M parameters. Dropout is omitted.""")
+4.21 M parameters; the latter leaves out the batchnorms' scales and shifts
+(21,888), which PyTorch counts: 4,231,976 with them. Dropout is omitted.""")
     m.conv("conv1", 32, 3, s=2, p=1, bias=False)
     m.add("conv1_bn", "batchnorm")
     m.add("conv1_relu", "relu")

@@ -66,6 +66,8 @@ std::vector<unsigned> useCounts(const Graph &G) {
 void eraseLayers(Graph &G, const std::vector<int> &Replace) {
   size_t N = G.Layers.size();
   assert(Replace.size() == N && "one entry per layer");
+  if (N == 0)
+    return;
   auto Resolve = [&](int I) {
     while (I >= 0 && Replace[I] != Keep) {
       assert(Replace[I] < I && "a layer is replaced by an earlier one");

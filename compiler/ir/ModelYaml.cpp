@@ -277,7 +277,16 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     parseJoin(N, L, G);
     break;
   case LayerKind::Relu:
+    L.Out = L.In;
+    break;
   case LayerKind::Softmax:
+    // The host normalizes the whole output vector; over a CxHxW map PyTorch
+    // would normalize each position separately, so such a model is refused
+    // rather than run with a silently different meaning.
+    if (L.In.H != 1 || L.In.W != 1)
+      error(N, fmt::format("a softmax needs a vector of scores (Cx1x1), got {}; put a flatten "
+                           "or global_avgpool before it",
+                           shapeStr(L.In)));
     L.Out = L.In;
     break;
   case LayerKind::BatchNorm:

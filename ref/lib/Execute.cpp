@@ -217,8 +217,7 @@ std::vector<int16_t> avgPoolFixed(const Layer &L, const std::vector<int16_t> &In
               Sum += In[at(L.In, C, Iy, Ix)];
           }
         }
-        Out[at(L.Out, C, Oy, Ox)] =
-            saturate16((__int128(Sum) * L.AvgMult + Half) >> L.AvgShift);
+        Out[at(L.Out, C, Oy, Ox)] = saturate16((__int128(Sum) * L.AvgMult + Half) >> L.AvgShift);
       }
   return Out;
 }
@@ -333,8 +332,7 @@ template <typename T> std::vector<T> relu(const std::vector<T> &In) {
 /// The per-kind functions of one arithmetic.
 struct FixedOps {
   unsigned AccBits;
-  auto conv(const Layer &L, const std::vector<int16_t> &In,
-            const std::vector<int16_t> *Res) const {
+  auto conv(const Layer &L, const std::vector<int16_t> &In, const std::vector<int16_t> *Res) const {
     return convFixed(L, In, Res, AccBits);
   }
   auto maxPool(const Layer &L, const std::vector<int16_t> &In) const { return maxPoolFixed(L, In); }

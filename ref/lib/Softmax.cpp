@@ -35,8 +35,7 @@ std::vector<double> snow::ref::dequantize(const std::vector<int16_t> &Fixed, int
   return X;
 }
 
-std::vector<ClassScore> snow::ref::topClasses(const std::vector<double> &Probabilities,
-                                              size_t K) {
+std::vector<ClassScore> snow::ref::topClasses(const std::vector<double> &Probabilities, size_t K) {
   std::vector<ClassScore> All(Probabilities.size());
   for (size_t I = 0; I < Probabilities.size(); ++I)
     All[I] = {I, Probabilities[I]};

@@ -160,8 +160,10 @@ private:
     if (L.Out.C == 0)
       return failAt(L, "convolution has no output channels");
     if (L.Groups == 0 || L.In.C % L.Groups != 0 || L.Out.C % L.Groups != 0)
-      return failAt(L, "groups {} must divide both the input channels {} and the output "
-                    "channels {}", L.Groups, L.In.C, L.Out.C);
+      return failAt(L,
+                    "groups {} must divide both the input channels {} and the output "
+                    "channels {}",
+                    L.Groups, L.In.C, L.Out.C);
     const uint64_t InPerGroup = L.In.C / L.Groups;
     const uint64_t NumWeights = uint64_t(L.Out.C) * InPerGroup * L.KH * L.KW;
     if (L.QWeights.size() != NumWeights)
@@ -205,8 +207,7 @@ private:
   llvm::Error checkPool(const Layer &L) {
     const char *What = L.Kind == LayerKind::MaxPool ? "max" : "average";
     if (L.Out.C != L.In.C)
-      return failAt(L, "{} pooling keeps channels: output has {}, input {}", What, L.Out.C,
-                    L.In.C);
+      return failAt(L, "{} pooling keeps channels: output has {}, input {}", What, L.Out.C, L.In.C);
     if (L.OutFrac != L.InFrac)
       return failAt(L, "{} pooling keeps the format: output has {} fraction bits, input {}", What,
                     L.OutFrac, L.InFrac);
@@ -219,8 +220,10 @@ private:
       return failAt(L, "average-pooling window {}x{} is larger than 2^32 positions", L.KH, L.KW);
     const AvgConstants C = avgPoolConstants(K);
     if (C.Mult > 0xffff)
-      return failAt(L, "average-pooling window {}x{} needs the multiplier {}, which does not fit "
-                    "16 bits", L.KH, L.KW, C.Mult);
+      return failAt(L,
+                    "average-pooling window {}x{} needs the multiplier {}, which does not fit "
+                    "16 bits",
+                    L.KH, L.KW, C.Mult);
     if (L.AvgMult != C.Mult || L.AvgShift != C.Shift)
       return failAt(L,
                     "average-pooling constants are mult {} shift {}, but a {}x{} window needs "
@@ -234,11 +237,15 @@ private:
     for (int P : L.Inputs) {
       const Shape &S = shapeOf(P);
       if (S.H != L.In.H || S.W != L.In.W)
-        return failAt(L, "input from {} is {}, the first input {}: concat needs one height and "
-                      "width", nameOf(P), shapeStr(S), shapeStr(L.In));
+        return failAt(L,
+                      "input from {} is {}, the first input {}: concat needs one height and "
+                      "width",
+                      nameOf(P), shapeStr(S), shapeStr(L.In));
       if (fracOf(P) != L.InFrac)
-        return failAt(L, "input from {} has {} fraction bits, the first input {}: concat does "
-                      "no arithmetic, so they must agree", nameOf(P), fracOf(P), L.InFrac);
+        return failAt(L,
+                      "input from {} has {} fraction bits, the first input {}: concat does "
+                      "no arithmetic, so they must agree",
+                      nameOf(P), fracOf(P), L.InFrac);
       Channels += S.C;
     }
     const Shape Want{uint32_t(Channels), L.In.H, L.In.W};
@@ -254,11 +261,13 @@ private:
   llvm::Error checkElementwise(const Layer &L) {
     for (int P : L.Inputs) {
       if (!(shapeOf(P) == L.In))
-        return failAt(L, "input from {} is {}, the first input {}", nameOf(P),
-                      shapeStr(shapeOf(P)), shapeStr(L.In));
+        return failAt(L, "input from {} is {}, the first input {}", nameOf(P), shapeStr(shapeOf(P)),
+                      shapeStr(L.In));
       if (fracOf(P) != L.InFrac)
-        return failAt(L, "input from {} has {} fraction bits, the first input {}: {} needs one "
-                      "format", nameOf(P), fracOf(P), L.InFrac, typeOf(L));
+        return failAt(L,
+                      "input from {} has {} fraction bits, the first input {}: {} needs one "
+                      "format",
+                      nameOf(P), fracOf(P), L.InFrac, typeOf(L));
     }
     if (!(L.Out == L.In))
       return failAt(L, "{} keeps the shape: output is {}, input {}", typeOf(L), shapeStr(L.Out),

@@ -15,15 +15,15 @@
 
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
-#include "snow/support/CommandLine.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Input.h"
 #include "snow/ref/Reference.h"
 #include "snow/ref/Softmax.h"
+#include "snow/support/CommandLine.h"
+#include "snow/support/FileIO.h"
 #include "snow/support/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -77,7 +77,10 @@ struct RunResult {
   ref::ModelInput In;
   std::vector<int16_t> Fixed;
   std::vector<float> Float;
-  std::vector<uint64_t> SaturatedPerLayer; ///< Indexed like G.Layers.
+  // Indexed like G.Layers: how each layer's fixed output fares, so a user
+  // can see where the error of the output comes from.
+  std::vector<uint64_t> SaturatedPerLayer;
+  std::vector<double> RelRmsPerLayer;
 };
 
 static void printSaturation(const ir::Graph &G, const RunResult &R) {
@@ -91,10 +94,14 @@ static void printSaturation(const ir::Graph &G, const RunResult &R) {
       Worst = I;
     Above += Fraction(I) > SaturationNoteworthy;
   }
-  fmt::print("saturation of the fixed path (outputs at 32767 or -32768), per layer:\n");
+  fmt::print("per layer, fixed vs float: saturated outputs (32767 or -32768), relative rms "
+             "error\n");
   if (!AllLayers && Above == 0) {
-    fmt::print("  no layer above {:g}% (highest: {:.4f}% in '{}'); --layers lists all\n",
-               100 * SaturationNoteworthy, 100 * Fraction(Worst), G.Layers[Worst].Name);
+    if (R.SaturatedPerLayer[Worst] == 0)
+      fmt::print("  none in any layer; --layers lists all\n");
+    else
+      fmt::print("  no layer above {:g}% (highest: {:.4f}% in '{}'); --layers lists all\n",
+                 100 * SaturationNoteworthy, 100 * Fraction(Worst), G.Layers[Worst].Name);
     return;
   }
   if (!AllLayers)
@@ -105,22 +112,23 @@ static void printSaturation(const ir::Graph &G, const RunResult &R) {
     NameW = std::max(NameW, L.Name.size());
     TypeW = std::max(TypeW, layerType(L).size());
   }
-  fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>9}\n", "layer", NameW, "type", TypeW, "output",
-             "saturated", "fraction");
+  fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>9}  {:>12}\n", "layer", NameW, "type", TypeW,
+             "output", "saturated", "fraction", "rel rms err");
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     if (!AllLayers && Fraction(I) <= SaturationNoteworthy)
       continue;
     const ir::Layer &L = G.Layers[I];
-    fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>8.4f}%\n", L.Name, NameW, layerType(L), TypeW,
-               shapeStr(L.Out), R.SaturatedPerLayer[I], 100 * Fraction(I));
+    const double Rel = R.RelRmsPerLayer[I];
+    fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>8.4f}%  {:>11}\n", L.Name, NameW, layerType(L),
+               TypeW, shapeStr(L.Out), R.SaturatedPerLayer[I], 100 * Fraction(I),
+               std::isinf(Rel) ? "inf" : fmt::format("{:.4f}%", 100 * Rel));
   }
 }
 
 /// The host's view of a classifier: softmax of the dequantized fixed logits,
 /// and of the float path's logits for comparison.
 static void printClasses(const ir::Graph &G, const RunResult &R) {
-  const auto Fixed = ref::topClasses(
-      ref::softmax(ref::dequantize(R.Fixed, G.output().OutFrac)), 5);
+  const auto Fixed = ref::topClasses(ref::softmax(ref::dequantize(R.Fixed, G.output().OutFrac)), 5);
   const auto Float =
       ref::topClasses(ref::softmax(std::vector<double>(R.Float.begin(), R.Float.end())), 1);
   fmt::print("softmax runs on the host (float, on the dequantized output); top-5:\n");
@@ -157,42 +165,6 @@ static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunRe
     printClasses(G, R);
 }
 
-/// Writes every requested output or none: each goes to a staging file next
-/// to its destination, and only when all are complete are they renamed into
-/// place, so a failing second output cannot leave the first one behind.
-static llvm::Error writeOutputs(const std::vector<std::pair<std::string, NpyArray>> &Outputs) {
-  const std::string Suffix = ".snowref-partial";
-  std::vector<std::string> Staged;
-  auto RemoveStaged = [&] {
-    for (const std::string &P : Staged)
-      llvm::sys::fs::remove(P + Suffix);
-  };
-  for (const auto &[Path, A] : Outputs) {
-    if (Path == "-")
-      continue; // Standard output cannot be staged; written last.
-    if (llvm::Error E = writeNpy(Path + Suffix, A)) {
-      RemoveStaged();
-      // Name the destination the user gave, not the staging file.
-      std::string Msg = llvm::toString(std::move(E));
-      for (size_t At; (At = Msg.find(Path + Suffix)) != std::string::npos;)
-        Msg.replace(At, Path.size() + Suffix.size(), Path);
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-    }
-    Staged.push_back(Path);
-  }
-  for (const std::string &P : Staged)
-    if (std::error_code EC = llvm::sys::fs::rename(P + Suffix, P)) {
-      RemoveStaged();
-      return llvm::createStringError(EC, "cannot write '%s': %s", P.c_str(),
-                                     EC.message().c_str());
-    }
-  for (const auto &[Path, A] : Outputs)
-    if (Path == "-")
-      if (llvm::Error E = writeNpy(Path, A))
-        return E;
-  return llvm::Error::success();
-}
-
 static llvm::Error run() {
   llvm::Expected<isa::HwConfig> Hw = isa::loadHwConfig(HwName);
   if (!Hw)
@@ -221,31 +193,44 @@ static llvm::Error run() {
   }
 
   {
-    std::vector<std::vector<int16_t>> Layers;
-    R.Fixed = ref::runFixed(*G, R.In.Fixed, Hw->AccBits, &Layers);
-    for (const std::vector<int16_t> &L : Layers)
-      R.SaturatedPerLayer.push_back(ref::countSaturated(L));
+    std::vector<std::vector<int16_t>> FixedLayers;
+    std::vector<std::vector<float>> FloatLayers;
+    R.Fixed = ref::runFixed(*G, R.In.Fixed, Hw->AccBits, &FixedLayers);
+    R.Float = ref::runFloat(*G, R.In.Float, &FloatLayers);
+    for (size_t I = 0; I < G->Layers.size(); ++I) {
+      R.SaturatedPerLayer.push_back(ref::countSaturated(FixedLayers[I]));
+      R.RelRmsPerLayer.push_back(
+          ref::compareToFloat(FixedLayers[I], G->Layers[I].OutFrac, FloatLayers[I]).relativeRms());
+    }
   }
-  R.Float = ref::runFloat(*G, R.In.Float);
 
+  // All outputs of a run are written together or not at all.
   const ir::Shape &OutShape = G->output().Out;
   const std::vector<uint64_t> Shape = {OutShape.C, OutShape.H, OutShape.W};
-  std::vector<std::pair<std::string, NpyArray>> Outputs;
+  std::vector<std::pair<std::string, std::string>> Files;
+  auto Add = [&](const std::string &Path, NpyArray A) -> llvm::Error {
+    A.Shape = Shape;
+    llvm::Expected<std::string> Bytes = encodeNpy(A, Path);
+    if (!Bytes)
+      return Bytes.takeError();
+    Files.emplace_back(Path, std::move(*Bytes));
+    return llvm::Error::success();
+  };
   if (!OutputPath.empty()) {
     NpyArray A;
     A.Type = NpyArray::DType::I16;
-    A.Shape = Shape;
     A.I16 = R.Fixed;
-    Outputs.emplace_back(OutputPath, std::move(A));
+    if (llvm::Error E = Add(OutputPath, std::move(A)))
+      return E;
   }
   if (!OutputFloatPath.empty()) {
     NpyArray A;
     A.Type = NpyArray::DType::F32;
-    A.Shape = Shape;
     A.F32 = R.Float;
-    Outputs.emplace_back(OutputFloatPath, std::move(A));
+    if (llvm::Error E = Add(OutputFloatPath, std::move(A)))
+      return E;
   }
-  if (llvm::Error E = writeOutputs(Outputs))
+  if (llvm::Error E = writeFilesAtomic(Files))
     return E;
   if (!Quiet)
     printReport(*G, *Hw, R);
@@ -259,11 +244,7 @@ int main(int argc, char **argv) {
     return 1;
   if (llvm::Error E = run()) {
     std::fflush(stdout);
-    // One line per failure, whatever the error joined together.
-    std::string Msg = llvm::toString(std::move(E));
-    std::replace(Msg.begin(), Msg.end(), '\n', ' ');
-    llvm::errs() << "snowref: error: " << Msg << "\n";
-    return 1;
+    return snow::toolError("snowref", llvm::toString(std::move(E)));
   }
   return 0;
 }

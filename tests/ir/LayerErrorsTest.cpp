@@ -162,8 +162,15 @@ TEST(LayerErrors, BlockStyleInputsPointAtTheEntry) {
 }
 
 TEST(LayerErrors, SoftmaxMustBeTheLastLayer) {
-  expectError(Top + "  - {name: s, type: softmax}\n  - {name: r, type: relu}\n",
-              {"m.yaml:4: layer 's': a softmax must be the last layer"});
+  expectError(Top + "  - {name: g, type: global_avgpool}\n"
+                    "  - {name: s, type: softmax}\n"
+                    "  - {name: r, type: relu}\n",
+              {"m.yaml:5: layer 's': a softmax must be the last layer"});
+}
+
+TEST(LayerErrors, SoftmaxNeedsAVectorOfScores) {
+  expectError(Top + "  - {name: s, type: softmax}\n",
+              {"m.yaml:4: layer 's': a softmax needs a vector of scores (Cx1x1), got 4x8x8"});
 }
 
 TEST(LayerErrors, BatchNormEpsMustBeAPositiveNumber) {

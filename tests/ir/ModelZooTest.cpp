@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Models, ModelZoo, testing::ValuesIn(Zoo),
 TEST(ModelZooShapes, ResNet50CanonicalFormFusesEveryBlock) {
   Graph G = load("resnet50");
   ASSERT_FALSE(bool(canonicalize(G)));
-  unsigned Residual = 0, Relu = 0;
+  unsigned Residual = 0;
   for (const Layer &L : G.Layers) {
     EXPECT_NE(L.Kind, LayerKind::Add) << L.Name << " was not fused";
     EXPECT_NE(L.Kind, LayerKind::Relu) << L.Name << " was not fused";
@@ -144,7 +144,6 @@ TEST(ModelZooShapes, ResNet50CanonicalFormFusesEveryBlock) {
     }
   }
   EXPECT_EQ(Residual, 16u) << "3 + 4 + 6 + 3 bottlenecks";
-  (void)Relu;
   // conv1, 16 x 3 convs, 4 downsamples, 1 fc = 54 convs; one max pool, one average pool.
   EXPECT_EQ(G.Layers.size(), 56u);
   EXPECT_EQ(G.Layers[0].Out, (Shape{64, 112, 112}));

@@ -73,8 +73,12 @@ TEST(RefAvgPool, FourTapsRoundExactHalvesUp) {
   // 0.75 -> 1, -0.75 -> -1.
   ir::Graph G = avgGraph({2, 2, 8}, 2, 2, 0);
   EXPECT_EQ(G.output().Out, (Shape{2, 1, 4}));
-  V X = {1, 1, -1, -1, 3, 3, -3, -3, /*row 1*/ 0, 0, 0, 0, 0, 0, 0, 0,
-         /*channel 1*/ 1, 1, 1, 0, 1, 1, -1, -1, /*row 1*/ 1, 1, 0, 0, 1, 0, -1, 0};
+  V X = {
+      1, 1, -1, -1, 3, 3, -3, -3, // channel 0, row 0
+      0, 0, 0,  0,  0, 0, 0,  0,  // row 1
+      1, 1, 1,  0,  1, 1, -1, -1, // channel 1, row 0
+      1, 1, 0,  0,  1, 0, -1, 0,  // row 1
+  };
   EXPECT_EQ(runOk(G, X), (V{1, 0, 2, -1, /*channel 1*/ 1, 0, 1, -1}));
 }
 

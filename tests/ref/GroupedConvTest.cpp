@@ -114,8 +114,8 @@ TEST(RefGroupedConv, FloatPathUsesTheSameGroups) {
   W[9] = 2;
   ir::Graph D = groupedGraph({2, 3, 3}, 2, 2, 3, 1, W);
   std::vector<float> Y = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-  EXPECT_EQ(ref::runFloat(D, Y), (std::vector<float>{12, 21, 16, 27, 45, 33, 24, 39, 28, 0, 0,
-                                                     0, 0, 2, 4, 0, 8, 10}));
+  EXPECT_EQ(ref::runFloat(D, Y),
+            (std::vector<float>{12, 21, 16, 27, 45, 33, 24, 39, 28, 0, 0, 0, 0, 2, 4, 0, 8, 10}));
 }
 
 } // namespace

@@ -93,7 +93,7 @@ private:
 
 ir::Graph everyKind() {
   Builder B({4, 12, 12});
-  int Stem = B.conv(-1, 8, 3, 1, 1, true, 0.2);                  // 8x12x12
+  int Stem = B.conv(-1, 8, 3, 1, 1, true, 0.2);                   // 8x12x12
   int Dw = B.conv(Stem, 8, 3, 1, 8, true, 0.3);                   // depthwise
   int Res = B.conv(Dw, 8, 1, 1, 2, true, 0.3, /*Residual=*/Stem); // grouped + residual
   int Max = B.pool(Res, LayerKind::MaxPool, 3, 2, 1);             // 8x6x6
@@ -101,9 +101,9 @@ ir::Graph everyKind() {
   int Cat = B.join(LayerKind::Concat, {Side, Max});               // 12x6x6
   int Sum = B.join(LayerKind::Add, {Cat, Cat});
   int Act = B.join(LayerKind::Relu, {Sum});
-  int Avg = B.pool(Act, LayerKind::AvgPool, 3, 1, 1);            // K = 9, padded
-  int Gap = B.pool(Avg, LayerKind::AvgPool, 6, 6, 0);            // global, K = 36
-  B.conv(Gap, 5, 1, 1, 1, false, 0.3);                            // the classifier
+  int Avg = B.pool(Act, LayerKind::AvgPool, 3, 1, 1); // K = 9, padded
+  int Gap = B.pool(Avg, LayerKind::AvgPool, 6, 6, 0); // global, K = 36
+  B.conv(Gap, 5, 1, 1, 1, false, 0.3);                // the classifier
   return B.G;
 }
 

@@ -25,8 +25,7 @@ ir::Graph validGraph() {
   G.Name = "v";
   G.Input = {4, 6, 6};
   G.InputFrac = 8;
-  auto Layer = [&](std::string Name, LayerKind Kind, std::vector<int> Inputs, Shape In,
-                   Shape Out) {
+  auto Layer = [&](std::string Name, LayerKind Kind, std::vector<int> Inputs, Shape In, Shape Out) {
     ir::Layer L;
     L.Name = std::move(Name);
     L.Loc = {"m.yaml", unsigned(G.Layers.size() + 4)};
@@ -188,8 +187,9 @@ TEST(RefVerifyCanonical, RejectsAddOfDifferentShapesOrFormats) {
   ir::Graph G = validGraph();
   G.Layers[Add].Inputs = {3, 2}; // cat is 8x3x3, pool 4x3x3.
   expectRejected(G, {"layer 'add'", "input from layer 'pool' is 4x3x3, the first input 8x3x3"});
-  expectRejected(twoFormats(LayerKind::Add),
-                 {"layer 'l'", "input from the graph input has 8 fraction bits, the first input 7"});
+  expectRejected(
+      twoFormats(LayerKind::Add),
+      {"layer 'l'", "input from the graph input has 8 fraction bits, the first input 7"});
 }
 
 TEST(RefVerifyCanonical, RejectsConcatOfDifferentSizesFormatsOrChannelSum) {
@@ -211,8 +211,8 @@ TEST(RefVerifyCanonical, RejectsAvgPoolConstantsOffTheContract) {
   ir::Graph G = validGraph();
   G.Layers[Pool].AvgMult = 0;
   G.Layers[Pool].AvgShift = 0;
-  expectRejected(G, {"layer 'pool'", "mult 0 shift 0", "needs mult 32768 shift 17",
-                     "was it quantized?"});
+  expectRejected(
+      G, {"layer 'pool'", "mult 0 shift 0", "needs mult 32768 shift 17", "was it quantized?"});
   G = validGraph();
   G.Layers[Pool].AvgMult = 32767;
   expectRejected(G, {"needs mult 32768 shift 17"});

@@ -167,6 +167,7 @@ constexpr uint64_t MaxAvgWindow = 65536;
 
 /// Seeded initialization (docs/model-format.md): fills L.Weights (OIHW, from
 /// L.In.C, L.Out.C, KH, KW) and L.Bias (zeros when HasBias is false).
+/// Grouped convs draw (Out.C, In.C / Groups, KH, KW), fcs (Out.C, In.elems()).
 void seedWeights(Layer &L, uint64_t Seed, bool HasBias);
 
 /// Seeded batchnorm statistics (docs/model-format.md): Gamma, Beta, Mean and
