@@ -23,7 +23,7 @@ for m in "${models[@]}"; do
     args=(); [ $mode = timing-only ] && args=(--timing-only)
     t $BIN/snowsim "$OUT/$m.bin" "${args[@]}"
     cycles=$(grep -oE '^cycles [0-9]+' "$OUT/stdout" | awk '{print $2}')
-    rate=$(awk -v c="$cycles" -v s="$s" 'BEGIN { printf "%.1f", s > 0 ? c / s / 1e6 : 0 }')
+    rate=$(awk -v c="$cycles" -v s="$s" 'BEGIN { printf "%.1f", (s > 0 ? c / s / 1e6 : 0) }')
     printf "%-14s %-20s %9s %9d %14s %12s\n" "$m" "simulate $mode" "$s" $((kb / 1024)) "$cycles" "$rate"
   done
 done

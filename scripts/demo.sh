@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The main job, from a fresh machine: install what is missing, build, compile
-# the demo model and simulate it, printing the per-layer report.
+# ResNet-50 (or the model given) and simulate it, printing the per-layer report.
 #   scripts/demo.sh [MODEL.yaml] [--hw PRESET|FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-MODEL="${1:-models/tiny.yaml}"
+MODEL="${1:-models/resnet50.yaml}"
 shift || true
 mkdir -p build/out
 name="$(basename "$MODEL" .yaml)"
