@@ -15,6 +15,7 @@
 
 using namespace snow;
 using namespace snow::compiler;
+using isa::HostSoftmaxType;
 
 namespace {
 
@@ -229,6 +230,10 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   for (const ir::Layer &L : G.Layers)
     Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
                            L.macs(), L.Out.C, L.Out.H, L.Out.W});
+  // A final softmax runs on the host; it is listed so reports can say so.
+  if (G.HostSoftmax)
+    Prog.Layers.push_back({"softmax", HostSoftmaxType, 0, G.output().Out.C, G.output().Out.H,
+                           G.output().Out.W});
   if (Next > Hw.dramBytes())
     return compileError(fmt::format(
         "{}: model '{}' needs {:.1f} MiB of DRAM (weights {:.1f} MiB, activations {:.1f} MiB) "

@@ -59,6 +59,10 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
                      "{:.1f} %\n",
                      S.DramReadBytes / 1e6, S.DramWriteBytes / 1e6, Gbps,
                      S.Cycles ? 100.0 * S.DramBusyCycles / S.Cycles : 0);
+  for (const isa::LayerInfo &L : P.Layers)
+    if (L.Type == isa::HostSoftmaxType)
+      Out += "softmax: runs on the host after the accelerator, not simulated; the output tensor "
+             "holds the logits\n";
   auto Pct = [&](uint64_t V) { return S.Cycles ? 100.0 * V / S.Cycles : 0; };
   Out += fmt::format("compute unit: MAC {:.1f} %, other ops {:.1f} %, waiting on loads/stores "
                      "{:.1f} %, MAC pipeline drain {:.1f} %, idle {:.1f} %\n",

@@ -136,3 +136,36 @@ TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));
 
 } // namespace
+
+namespace {
+
+TEST(Layers, ModelTooLargeForDramIsAnErrorNamingTheModel) {
+  auto Hw = isa::parseHwConfig("base: zc706\nname: small\ndram_mib: 1\n", "small.yaml");
+  ASSERT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
+  auto G = ir::parseModel(header("big", 64, 64, 64) +
+                              "  - {name: c, type: conv, out_channels: 256, kernel: 3, pad: 1}\n",
+                          "big.yaml");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  ASSERT_FALSE(ir::canonicalize(*G));
+  ir::quantize(*G, 8);
+  auto P = compiler::compile(*G, *Hw);
+  ASSERT_FALSE(bool(P));
+  std::string Msg = llvm::toString(P.takeError());
+  EXPECT_NE(Msg.find("big.yaml:"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("needs"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("1 MiB"), std::string::npos) << Msg;
+}
+
+TEST(Layers, HostSoftmaxIsListedAndCostsNothing) {
+  RunResult R;
+  ASSERT_TRUE(runModel(header("cls", 8, 4, 4) + R"(  - {name: f, type: fc, out_features: 10}
+  - {name: sm, type: softmax}
+)",
+                       "zc706", R));
+  EXPECT_TRUE(sameBits(R));
+  ASSERT_FALSE(R.Stats.Layers.empty());
+  EXPECT_EQ(R.Prog.Layers.back().Type, isa::HostSoftmaxType);
+  EXPECT_EQ(R.Stats.Layers.back().Cycles, 0u);
+}
+
+} // namespace

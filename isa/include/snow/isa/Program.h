@@ -34,6 +34,9 @@ struct TensorInfo {
   bool operator==(const TensorInfo &) const = default;
 };
 
+/// LayerInfo::Type of a softmax that runs on the host after the program.
+constexpr const char *HostSoftmaxType = "host-softmax";
+
 struct LayerInfo {
   std::string Name;
   std::string Type; ///< "conv", "maxpool", ...
