@@ -283,13 +283,20 @@ llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
-llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
-  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+/// vwb and vpre move `rows` accumulator entries to or from maps entries of
+/// vmacs x lanes elements.
+llvm::Error Machine::checkAccEntries(const Inst &I, const Entry &E, uint64_t T) {
   if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
     return fault(E, T, fmt::format("accumulators [{}, {}) out of range ({})", E.A1,
                                    E.A1 + I.rows, Hw.AccEntries));
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2,
-                             extent2d(I.rows, I.bstride, uint64_t(V) * L), Hw.mapsElems()))
+  return checkBuffer(*this, E, T, "maps buffer", E.A2,
+                     extent2d(I.rows, I.bstride, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
+                     Hw.mapsElems());
+}
+
+llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+  if (auto Err = checkAccEntries(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -310,11 +317,7 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
 
 llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulators [{}, {}) out of range ({})", E.A1,
-                                   E.A1 + I.rows, Hw.AccEntries));
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2,
-                             extent2d(I.rows, I.bstride, uint64_t(V) * L), Hw.mapsElems()))
+  if (auto Err = checkAccEntries(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();

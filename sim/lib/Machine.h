@@ -100,6 +100,7 @@ private:
   llvm::Error storeMaps(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vmac(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpre(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vdw(const isa::Inst &I, const Entry &E, uint64_t T);

@@ -34,7 +34,7 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
   S->M = std::make_unique<Machine>(P, std::move(Code), Opts);
   if (!P.Data.empty())
     std::memcpy(S->M->dram() + P.DataAddr, P.Data.data(), P.Data.size());
-  return std::move(S);
+  return S;
 }
 
 llvm::Error Simulator::setInput(const std::vector<int16_t> &Chw) {
@@ -65,6 +65,6 @@ std::vector<int16_t> Simulator::output() const {
 llvm::Expected<SimStats> Simulator::run() {
   SimStats S;
   if (auto Err = M->run(S))
-    return std::move(Err);
+    return Err;
   return S;
 }

@@ -200,34 +200,21 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return Err;
     Finish(1, T + 1);
     return llvm::Error::success();
-  case Opcode::VWB: {
-    if (T < AccReady) {
-      Block();
-      return llvm::Error::success();
-    }
-    Unblock(U.Cycles.WaitAcc);
-    if (auto Err = vwb(I, E, T))
-      return Err;
-    uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
-    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
-    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
-      return Err;
-    Finish(Dur, T + Dur);
-    return llvm::Error::success();
-  }
+  case Opcode::VWB:
   case Opcode::VPRE: {
-    // Like a writeback it touches the accumulators, so the MAC pipeline
-    // must have drained; one lane-word per vMAC per entry through the port.
+    // Both move the accumulators through the maps port (one lane-word per
+    // vMAC per entry), so the MAC pipeline must have drained first.
     if (T < AccReady) {
       Block();
       return llvm::Error::success();
     }
     Unblock(U.Cycles.WaitAcc);
-    if (auto Err = vpre(I, E, T))
+    bool Writeback = I.Op == Opcode::VWB;
+    if (auto Err = Writeback ? vwb(I, E, T) : vpre(I, E, T))
       return Err;
     uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
-    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, Writeback, T, T + Dur, E))
       return Err;
     Finish(Dur, T + Dur);
     return llvm::Error::success();
