@@ -7,13 +7,19 @@
 // in double) instead of deriving the exponent with log2, whose rounding near
 // powers of two would flip the choice at the boundary.
 //
+// The activation formats come from outside: one for every tensor (the
+// hardware's act_frac_bits) or per tensor from calibration (Calibrate.cpp).
+// Either way they are checked here against what the datapath can do, so a
+// bad choice is an error naming the layer rather than a wrong shift.
+//
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "snow/ir/Calibrate.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <fmt/format.h>
 
 using namespace snow::ir;
 
@@ -24,11 +30,19 @@ namespace {
 /// (InFrac + WFrac - OutFrac) stays small.
 constexpr int MaxFrac = 24;
 
+/// Activations are Q(15-f).f with f in 0..15.
+constexpr int MaxActFrac = 15;
+
 float maxAbs(const std::vector<float> &V) {
   float M = 0;
   for (float X : V)
     M = std::max(M, std::fabs(X));
   return M;
+}
+
+llvm::Error layerError(const Layer &L, const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
+                                 L.Loc.str().c_str(), L.Name.c_str(), Msg.c_str());
 }
 
 } // namespace
@@ -69,15 +83,43 @@ void snow::ir::avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift) {
   Mult = unsigned(((uint64_t(1) << Shift) + K / 2) / K);
 }
 
+int snow::ir::weightFrac(const Layer &L) {
+  const float MaxW = maxAbs(L.Weights);
+  return MaxW == 0 ? 15 : largestFrac(MaxW);
+}
+
+ActFormats snow::ir::uniformFormats(const Graph &G, int ActFrac) {
+  ActFormats F;
+  F.InputFrac = ActFrac;
+  F.OutFrac.assign(G.Layers.size(), ActFrac);
+  return F;
+}
+
 void snow::ir::quantize(Graph &G, int ActFrac) {
-  assert(ActFrac >= 0 && ActFrac <= 15 && "activation format must be Q(15-f).f");
-  G.InputFrac = ActFrac;
+  assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
+  // One format everywhere meets every constraint: nothing rescales, and a
+  // conv's shift InFrac + WFrac - OutFrac = WFrac is never negative.
+  llvm::cantFail(quantize(G, uniformFormats(G, ActFrac)));
+}
+
+llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
+  if (F.OutFrac.size() != G.Layers.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "model '%s': %zu activation formats for %zu layers",
+                                   G.Name.c_str(), F.OutFrac.size(), G.Layers.size());
+  if (F.InputFrac < 0 || F.InputFrac > MaxActFrac)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "model '%s': input format has %d fraction bits, expected 0..%d",
+                                   G.Name.c_str(), F.InputFrac, MaxActFrac);
+  G.InputFrac = F.InputFrac;
   auto FracOf = [&](int I) { return I < 0 ? G.InputFrac : G.Layers[I].OutFrac; };
-  for (Layer &L : G.Layers) {
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    Layer &L = G.Layers[I];
     L.InFrac = FracOf(L.input());
-    // Every activation uses the hardware's format, so layers that only move,
-    // compare or add values (pooling, concat, add, relu) need no rescaling.
-    L.OutFrac = ActFrac;
+    L.OutFrac = F.OutFrac[I];
+    if (L.OutFrac < 0 || L.OutFrac > MaxActFrac)
+      return layerError(L, fmt::format("output format has {} fraction bits, expected 0..{}",
+                                       L.OutFrac, MaxActFrac));
     L.QWeights.clear();
     L.QBias.clear();
     L.WFrac = L.BFrac = 0;
@@ -85,12 +127,30 @@ void snow::ir::quantize(Graph &G, int ActFrac) {
       avgPoolFactors(uint64_t(L.KH) * L.KW, L.AvgMult, L.AvgShift);
     // An fc as written is quantized like the conv it becomes, so that the
     // values do not depend on whether canonicalize() ran first.
-    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::Fc)
+    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::Fc) {
+      // Pooling, concat, add and relu only move, compare or add values: the
+      // hardware has no shift for them, so every input and the output must
+      // share one format.
+      for (int P : L.Inputs)
+        if (FracOf(P) != L.OutFrac)
+          return layerError(L, fmt::format("'{}' cannot rescale, but its output format has {} "
+                                           "fraction bits and an input {}",
+                                           kindName(L.Kind), L.OutFrac, FracOf(P)));
       continue;
+    }
     if (L.HasResidual)
       L.ResFrac = FracOf(L.Residual);
-    float MaxW = maxAbs(L.Weights);
-    L.WFrac = MaxW == 0 ? 15 : largestFrac(MaxW);
+    L.WFrac = weightFrac(L);
+    // The accumulator holds InFrac + WFrac fraction bits; the output and the
+    // residual are aligned to it by shifts that cannot be negative.
+    if (L.OutFrac > L.InFrac + L.WFrac)
+      return layerError(L, fmt::format("output format has {} fraction bits, more than input {} + "
+                                       "weights {}",
+                                       L.OutFrac, L.InFrac, L.WFrac));
+    if (L.HasResidual && L.ResFrac > L.InFrac + L.WFrac)
+      return layerError(L, fmt::format("the fused residual has {} fraction bits, more than input "
+                                       "{} + weights {}",
+                                       L.ResFrac, L.InFrac, L.WFrac));
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
     // so BFrac may not exceed InFrac + WFrac.
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
@@ -101,4 +161,5 @@ void snow::ir::quantize(Graph &G, int ActFrac) {
     for (float B : L.Bias)
       L.QBias.push_back(toFixed(B, L.BFrac));
   }
+  return llvm::Error::success();
 }

@@ -43,7 +43,7 @@ void packWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr,
   // multiplies, which the utilization shows.
   const unsigned InPerGroup = Cin / L.Groups, OutPerGroup = Cout / L.Groups;
   auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
-    if (Ci / InPerGroup != O / OutPerGroup)
+    if (L.Groups > 1 && Ci / InPerGroup != O / OutPerGroup)
       return 0;
     return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
   };
@@ -56,11 +56,13 @@ void packWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr,
       for (unsigned Vm = 0; Vm < V; ++Vm) {
         // One weight word: lane l holds Value(output channel of lane l).
         auto Word = [&](auto Value) {
+          size_t At = Data.size();
+          Data.resize(At + 2 * Lanes);
           for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
             unsigned O = Og * G + Vm * Lanes + Lane;
             uint16_t X = O < Cout ? uint16_t(Value(O)) : 0;
-            Data.push_back(uint8_t(X));
-            Data.push_back(uint8_t(X >> 8));
+            Data[At + 2 * Lane] = uint8_t(X);
+            Data[At + 2 * Lane + 1] = uint8_t(X >> 8);
           }
         };
         Data.resize(alignTo(Data.size(), Hw.DramBurstBytes));
@@ -258,7 +260,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   auto B = makeBufferMap(Hw);
   if (!B)
     return llvm::toString(B.takeError()) + "\n";
-  std::string Out = fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<6} {:>12} {:>9}\n",
+  std::string Out = fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n",
                                 "layer", "type", "chunks", "tile", "groups", "og", "order",
                                 "est cycles", "est MB");
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
@@ -273,10 +275,14 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(P.takeError()));
       continue;
     }
-    Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<6} {:>12} {:>9.2f}\n", L.Name,
+    Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", L.Name,
                        ir::kindName(L.Kind), fmt::format("{}x{}", P->NChunks, P->Chunk),
                        fmt::format("{}x{}", P->R, P->Wt), P->NGroups, P->NOg,
-                       P->MapStationary ? "maps" : "kernel", P->EstCycles, P->EstDramBytes / 1e6);
+                       fmt::format("{}{}{}{}", P->MapStationary ? "maps" : "kernel",
+                                   P->FullDepth ? "+fulldepth" : "",
+                                   P->StepY * P->StepX > 1 ? "+gather" : "",
+                                   P->Depthwise ? "+dw" : ""),
+                       P->EstCycles, P->EstDramBytes / 1e6);
   }
   return Out;
 }

@@ -48,12 +48,15 @@ TileGeom geometry(const LayerPlan &P, unsigned Group, unsigned Cu, unsigned NCu)
   T.VC = std::min(P.Wt, L.Out.W - T.OX0);
   T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
   T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
-  auto Clip = [](int Lo, unsigned N, unsigned Size, unsigned &A, unsigned &B) {
+  // Region row y holds input row Lo + y * Step; [A, B) are the rows inside
+  // the input. (Step > 1 only without padding, so Lo >= 0 then.)
+  auto Clip = [](int Lo, unsigned N, unsigned Size, unsigned Step, unsigned &A, unsigned &B) {
     A = unsigned(std::clamp(-Lo, 0, int(N)));
-    B = unsigned(std::clamp(int(Size) - Lo, int(A), int(N)));
+    int Inside = int(Size) - Lo > 0 ? (int(Size) - Lo + int(Step) - 1) / int(Step) : 0;
+    B = unsigned(std::clamp(Inside, int(A), int(N)));
   };
-  Clip(T.IY0, P.RowsIn, L.In.H, T.Y0, T.Y1);
-  Clip(T.IX0, P.ColsIn, L.In.W, T.X0, T.X1);
+  Clip(T.IY0, P.RowsIn, L.In.H, P.StepY, T.Y0, T.Y1);
+  Clip(T.IX0, P.ColsIn, L.In.W, P.StepX, T.X0, T.X1);
   return T;
 }
 
@@ -172,7 +175,10 @@ void Lowerer::loadMaps(const Step &S) {
 void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  const unsigned Cin = L.In.C, C0 = P.chunkBegin(S.Chunk), Cn = P.chunkSize(S.Chunk, Cin);
+  const unsigned Cin = L.In.C;
+  // A full-depth region holds every channel, whatever the step's chunk.
+  const unsigned C0 = P.FullDepth ? 0 : P.chunkBegin(S.Chunk);
+  const unsigned Cn = P.FullDepth ? Cin : P.chunkSize(S.Chunk, Cin);
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask.
@@ -198,11 +204,11 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
     TileGeom T = geometry(P, S.Group, Cu, NCu);
     if (!T.Active || T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
-    uint64_t RowAddr = uint64_t(L.In.W) * View.Stride * 2;
+    uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;
     auto DramAt = [&](unsigned Y, unsigned X) {
-      return View.at(uint64_t(T.IY0 + int(Y)), uint64_t(T.IX0 + int(X)), C0);
+      return View.at(uint64_t(T.IY0 + int(Y * P.StepY)), uint64_t(T.IX0 + int(X * P.StepX)), C0);
     };
-    if (Cn == Cin && Stride == Cin && View.dense(Cin)) {
+    if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
       dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
           T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, 1u << Cu);
@@ -210,7 +216,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
     }
     for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
       dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, T.X1 - T.X0,
-          Cn, int64_t(View.Stride) * 2, Stride, 1u << Cu);
+          Cn, int64_t(P.StepX) * View.Stride * 2, Stride, 1u << Cu);
   }
 }
 
@@ -227,9 +233,12 @@ void Lowerer::convLoop(const Step &S) {
     Bias.shift = L.InFrac + L.WFrac - L.BFrac;
     E.emit(Bias);
   }
+  // A full-depth region holds all channels: this chunk starts at its offset.
+  const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
+  const unsigned Cn = P.Depthwise ? 1 : P.chunkSize(S.Chunk, L.In.C);
   E.li(3, B.WBase[S.WBuf]);
   E.li(4, 0);
-  E.li(5, B.InBase[S.InBuf]);
+  E.li(5, B.InBase[S.InBuf] + Offset);
   E.addi(6, 5, 0);
   E.li(7, P.Wt);
   E.li(8, P.tilePixels());
@@ -248,14 +257,14 @@ void Lowerer::convLoop(const Step &S) {
     Mac.cstride = Stride;
   } else {
     Mac.Op = Opcode::VMAC;
-    Mac.len = L.KW * Stride;
+    Mac.len = L.KW * Cn; // Contiguous: Stride == Cn, or KW == 1 for full depth.
   }
   E.emit(Mac);
   E.addi(4, 4, 1);
-  E.addi(6, 6, L.SW * Stride);
+  E.addi(6, 6, P.bufStrideX() * Stride);
   E.branch(Opcode::BLT, 4, 7, Loop);
   E.addi(7, 7, P.Wt);
-  E.addi(5, 5, L.SH * P.ColsIn * Stride);
+  E.addi(5, 5, P.bufStrideY() * P.ColsIn * Stride);
   E.addi(6, 5, 0);
   E.branch(Opcode::BLT, 4, 8, Loop);
 }
@@ -484,7 +493,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
       S.FirstOfLayer = !Prev;
       S.LastOfLayer = K + 1 == Steps.size();
-      S.NewMap = !Prev || Prev->Group != S.Group || Prev->Chunk != S.Chunk;
+      S.NewMap = !Prev || Prev->Group != S.Group || (Prev->Chunk != S.Chunk && !P.FullDepth);
       S.NewW = P.IsConv && (!Prev || Prev->Og != S.Og || Prev->Chunk != S.Chunk);
       S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.NChunks;
       if (Prev) {

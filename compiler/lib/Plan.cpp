@@ -53,6 +53,8 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
 unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
   if (Depthwise || Elementwise)
     return Chunk; // vMAC v reads channels [v * lanes, (v + 1) * lanes) of the group.
+  if (FullDepth)
+    return L->In.C;
   unsigned N = chunkSize(C, L->In.C);
   return IsConv ? N : roundUp(N, Lanes);
 }
@@ -96,8 +98,8 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
   const ir::Layer &L = *P.L;
   P.R = R;
   P.Wt = Wt;
-  P.RowsIn = (R - 1) * L.SH + L.KH;
-  P.ColsIn = (Wt - 1) * L.SW + L.KW;
+  P.RowsIn = (R - 1) * P.bufStrideY() + L.KH;
+  P.ColsIn = (Wt - 1) * P.bufStrideX() + L.KW;
   if (uint64_t(P.RowsIn) * P.ColsIn * Stride + Extra > B.InCap)
     return false;
   P.NRowBlocks = ceilDiv(L.Out.H, R);
@@ -115,18 +117,19 @@ static Cost convCost(const LayerPlan &P, const isa::HwConfig &Hw, bool MapStatio
   // chunk, the writeback (one cycle per vMAC per pixel) and the pipeline drain.
   uint64_t Compute = uint64_t(P.NGroups) * P.NOg *
                      (Pix * KK * Cin + 20 * P.NChunks + Pix * V + Hw.MacPipelineDepth);
-  uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, L.In.H + L.PadT + L.PadB);
-  uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, L.In.W + L.PadL + L.PadR);
+  uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
+  uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   uint64_t MapBytes = uint64_t(P.NTiles) * RegionRows * RegionCols * Cin * 2;
-  if (P.NChunks > 1) // Short DMA rows are rounded out to whole bursts.
+  if (P.NChunks > 1 && !P.FullDepth) // Short DMA rows are rounded out to whole bursts.
     MapBytes = MapBytes / (P.Chunk * 2) * roundUp(P.Chunk * 2, Hw.DramBurstBytes);
   uint64_t WBytes = uint64_t(P.NOg) * V * Hw.LanesPerVmac * 2 * (KK * Cin + 1);
   uint64_t MapPasses, WPasses;
+  const bool OneMapPerGroup = P.NChunks == 1 || P.FullDepth;
   if (!MapStationary) {
-    MapPasses = P.NChunks == 1 && P.NGroups == 1 ? 1 : P.NOg;
+    MapPasses = OneMapPerGroup && P.NGroups == 1 ? 1 : P.NOg;
     WPasses = P.NChunks == 1 ? 1 : P.NGroups;
   } else {
-    MapPasses = P.NChunks == 1 ? 1 : P.NOg;
+    MapPasses = OneMapPerGroup ? 1 : P.NOg;
     WPasses = P.NOg == 1 && P.NChunks == 1 ? 1 : P.NGroups;
   }
   uint64_t Bytes = MapBytes * MapPasses + WBytes * WPasses + L.Out.elems() * 2;
@@ -209,6 +212,10 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
                                       "weights bank holds {}",
                                       L.KH, L.KW, KK + 1, B.WCap));
     P.NOg = ceilDiv(L.Out.C, G);
+    if (KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB && !L.PadL && !L.PadR) {
+      P.StepY = L.SH;
+      P.StepX = L.SW;
+    }
     unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
     unsigned MinChunks = ceilDiv(C, (B.WCap - 1) / KK);
     unsigned LastChunk = 0;
@@ -218,8 +225,14 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
         continue;
       LastChunk = P.Chunk;
       P.NChunks = ceilDiv(C, P.Chunk);
-      for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
-        if (!setTile(P, R, Wt, P.Chunk, 0, NCu, B))
+      for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
+        for (bool Full : {false, true}) {
+        // Full-depth tiles need a one-pixel-wide kernel (each trace row is
+        // then one contiguous run of a chunk's channels) and several chunks.
+        if (Full && (L.KW != 1 || P.NChunks == 1 || !Opts.FullDepthMaps))
+          continue;
+        P.FullDepth = Full;
+        if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, NCu, B))
           continue;
         for (bool MS : {false, true}) {
           if (MS && !Opts.LoopReorder)
@@ -231,7 +244,7 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
             Best.MapStationary = MS;
           }
         }
-      }
+        }
     }
   } else {
     unsigned LastStride = 0;

@@ -53,6 +53,14 @@ struct LayerPlan {
   bool Depthwise = false;
   /// Add or ReLU through the accumulators (vpre, vwb); chunks as Depthwise.
   bool Elementwise = false;
+  /// Conv whose kernel is one pixel wide and whose weights need several
+  /// channel chunks: the input region holds every channel of its pixels, so
+  /// the maps are loaded once for all chunks; chunk c's traces start at
+  /// channel offset c * Chunk of each pixel.
+  bool FullDepth = false;
+  /// The region holds every StepY-th row / StepX-th column of the input (1x1
+  /// strided convs without padding gather only the pixels the kernel reads).
+  unsigned StepY = 1, StepX = 1;
   bool WaitPrevious = false; ///< Loads wait until earlier layers' stores are done.
   TensorView In, Out, Res;   ///< Res: the fused residual's tensor (conv only).
   TensorView In2;            ///< Second operand of an elementwise add.
@@ -84,6 +92,9 @@ struct LayerPlan {
   /// Kernel words per weight block of chunk C (without the bias word).
   unsigned kernelWords(unsigned C) const;
   unsigned tilePixels() const { return R * Wt; }
+  /// Output-pixel steps inside the buffer region.
+  unsigned bufStrideY() const { return L->SH / StepY; }
+  unsigned bufStrideX() const { return L->SW / StepX; }
   unsigned wIndex(unsigned Og, unsigned C, unsigned V, unsigned Vmacs) const {
     return (Og * NChunks + C) * Vmacs + V;
   }

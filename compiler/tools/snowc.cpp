@@ -1,6 +1,7 @@
 //===- snowc.cpp - Compile a model to a prog.bin ---------------------------===//
 //
 // snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan]
+//                              [--uniform-format]
 //
 // A thin driver over snow_ir (front end) and snow_compiler (lowering). Every
 // failure is one line on stderr and a non-zero exit; the output file is
@@ -9,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/compiler/Compiler.h"
+#include "snow/ir/Calibrate.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/Asm.h"
 #include "snow/support/CommandLine.h"
@@ -44,8 +46,13 @@ static cl::opt<bool> Summary("summary",
                                       "model as written, and stop"),
                              cl::cat(Cat));
 
-static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
+static cl::opt<bool> UniformFormat("uniform-format",
+                                   cl::desc("Use the hardware's activation format (act_frac_bits) "
+                                            "for every layer instead of per-layer formats "
+                                            "calibrated on the default input"),
+                                   cl::cat(Cat));
 
+static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
@@ -66,7 +73,17 @@ int main(int Argc, char **Argv) {
   }
   if (auto Err = ir::canonicalize(*G))
     return fail(llvm::toString(std::move(Err)));
-  ir::quantize(*G, int(Hw->ActFracBits));
+  // Per-layer formats are calibrated on the default input, as snowref does,
+  // so the two agree on every format (docs/fixed-point.md, "Choosing formats").
+  if (UniformFormat) {
+    ir::quantize(*G, int(Hw->ActFracBits));
+  } else {
+    auto Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    if (!Formats)
+      return fail(llvm::toString(Formats.takeError()));
+    if (auto Err = ir::quantize(*G, *Formats))
+      return fail(llvm::toString(std::move(Err)));
+  }
 
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;

@@ -169,3 +169,23 @@ TEST(Layers, HostSoftmaxIsListedAndCostsNothing) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Layers, StridedPointwiseConvGathersOnlyTheReadPixels) {
+  // 1x1 kernels with stride > 1 and no padding: the loads skip the pixels the
+  // kernel never reads (LayerPlan::StepY/StepX).
+  check(header("sub", 96, 15, 17) + R"(  - {name: a, type: conv, out_channels: 80, kernel: 1, stride: 2}
+  - {name: b, type: conv, out_channels: 40, kernel: 1, stride: [3, 2], relu: true}
+)");
+}
+
+TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
+  // 600 input channels need two weight chunks on zc706 (and more on
+  // narrow8); with a one-pixel-wide kernel the maps stay loaded across them.
+  check(header("deep", 600, 9, 7) + R"(  - {name: a, type: conv, out_channels: 72, kernel: 1}
+  - {name: b, type: conv, out_channels: 40, kernel: [3, 1], pad: [1, 0], relu: true}
+)");
+}
+
+} // namespace

@@ -25,6 +25,9 @@ struct CompileOptions {
   /// Choose kernel- or map-stationary tile order per layer by DRAM traffic;
   /// when off, always kernel-stationary (output-channel groups outermost).
   bool LoopReorder = true;
+  /// Let one-pixel-wide kernels keep all input channels of a tile on chip
+  /// across weight chunks (LayerPlan::FullDepth).
+  bool FullDepthMaps = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.

@@ -134,8 +134,10 @@ llvm::Error canonicalize(Graph &G);
 /// snowc --summary. Works on the graph as written or canonical.
 std::string summary(const Graph &G);
 
-/// Chooses fixed-point formats and fills QWeights / QBias (docs/fixed-point.md).
-/// ActFrac is the activation format of the hardware (HwConfig::ActFracBits).
+/// Chooses fixed-point formats and fills QWeights / QBias (docs/fixed-point.md)
+/// with one activation format, ActFrac, for every tensor: the hardware's
+/// (HwConfig::ActFracBits). Per-layer formats chosen by calibration go through
+/// the overload in Calibrate.h instead.
 void quantize(Graph &G, int ActFrac);
 
 /// The deterministic input used when none is given (snow::defaultInputValues).

@@ -1,0 +1,165 @@
+//===- Calibrate.cpp - Per-layer activation formats from a float run ------===//
+//
+// The rule of docs/fixed-point.md, "Choosing formats", in three steps:
+//
+// 1. Groups. Pooling, relu, add and concat do not rescale, so their output
+//    and inputs must share one format. A union-find over tensors (0 is the
+//    graph input, 1 + I the output of layer I) joins them; every other
+//    tensor (a conv output) starts in a group of its own.
+// 2. Desired formats. Each layer output wants the most fraction bits that
+//    still hold 1.25x its largest calibrated magnitude (the headroom is for
+//    inputs other than the calibration input); a group takes the minimum of
+//    its members, so no member saturates on the calibration input. The group
+//    of the graph input is pinned to the hardware's format: users feed it.
+// 3. Conv bounds. A conv shifts its accumulator right by InFrac + WFrac -
+//    OutFrac, never left, so its output group may hold at most InFrac + WFrac
+//    bits. Lowering one group can lower the InFrac of a conv elsewhere in the
+//    graph (a group spans layers far apart, e.g. the branches of a concat), so
+//    the bound is applied until nothing changes. Formats only ever decrease
+//    and never drop below 0 (WFrac >= 0), so this terminates.
+//
+// A fused residual must also satisfy ResFrac <= InFrac + WFrac. Nothing is
+// lowered to meet it (that would cost the residual stream precision for one
+// conv's sake); a violation is reported. With weight formats of 8 bits or
+// more it does not happen in practice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Calibrate.h"
+
+#include "snow/ir/FloatEval.h"
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+
+using namespace snow::ir;
+
+namespace {
+
+/// Activations are Q(15-f).f with f in 0..15.
+constexpr int MaxActFrac = 15;
+
+/// Calibrated ranges are widened by this factor before choosing a format, so
+/// an input somewhat larger than the calibration input does not saturate.
+constexpr double Headroom = 1.25;
+
+/// Union-find over the tensors of a graph, with path halving.
+class TensorGroups {
+public:
+  explicit TensorGroups(size_t N) : Parent(N) { std::iota(Parent.begin(), Parent.end(), 0); }
+  size_t find(size_t T) {
+    while (Parent[T] != T)
+      T = Parent[T] = Parent[Parent[T]];
+    return T;
+  }
+  void unite(size_t A, size_t B) { Parent[find(A)] = find(B); }
+
+private:
+  std::vector<size_t> Parent;
+};
+
+/// Tensor number of layer output P (-1 = the graph input).
+size_t tensorOf(int P) { return size_t(P + 1); }
+
+float maxAbs(const std::vector<float> &V) {
+  float M = 0;
+  for (float X : V)
+    M = std::max(M, std::fabs(X));
+  return M;
+}
+
+llvm::Error layerError(const Layer &L, const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
+                                 L.Loc.str().c_str(), L.Name.c_str(), Msg.c_str());
+}
+
+} // namespace
+
+llvm::Expected<ActFormats>
+snow::ir::chooseFormats(const Graph &G, int ActFrac,
+                        const std::vector<std::vector<float>> &LayerOutputs) {
+  assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
+  assert(LayerOutputs.size() == G.Layers.size() && "one float output per layer");
+  const size_t N = G.Layers.size();
+
+  // 1. Groups of tensors that must share a format.
+  TensorGroups Groups(N + 1);
+  for (size_t I = 0; I < N; ++I) {
+    const Layer &L = G.Layers[I];
+    if (!isCanonicalKind(L.Kind))
+      return layerError(L, fmt::format("'{}' is not a canonical kind (run ir::canonicalize "
+                                       "before calibrating)",
+                                       kindName(L.Kind)));
+    if (L.Kind != LayerKind::Conv)
+      for (int P : L.Inputs)
+        Groups.unite(tensorOf(int(I)), tensorOf(P));
+  }
+
+  // 2. Each group's format: the least its members want; the input's is pinned.
+  std::vector<int> GroupFrac(N + 1, MaxActFrac);
+  for (size_t I = 0; I < N; ++I) {
+    const int Want = std::min(MaxActFrac, largestFrac(Headroom * maxAbs(LayerOutputs[I])));
+    int &F = GroupFrac[Groups.find(tensorOf(int(I)))];
+    F = std::min(F, Want);
+  }
+  const size_t InputGroup = Groups.find(tensorOf(-1));
+  GroupFrac[InputGroup] = ActFrac;
+  auto FracOf = [&](int P) -> int & { return GroupFrac[Groups.find(tensorOf(P))]; };
+
+  // 3. No conv may shift left: OutFrac <= InFrac + WFrac, to a fixed point.
+  std::vector<int> WFrac(N, 0);
+  for (size_t I = 0; I < N; ++I)
+    if (G.Layers[I].Kind == LayerKind::Conv)
+      WFrac[I] = weightFrac(G.Layers[I]);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t I = 0; I < N; ++I) {
+      const Layer &L = G.Layers[I];
+      if (L.Kind != LayerKind::Conv)
+        continue;
+      const int Bound = FracOf(L.input()) + WFrac[I];
+      int &Out = FracOf(int(I));
+      if (Out <= Bound)
+        continue;
+      if (Groups.find(tensorOf(int(I))) == InputGroup)
+        return layerError(L, fmt::format("its output shares the format of the graph input "
+                                         "({} fraction bits), which exceeds what the conv can "
+                                         "produce (input {} + weights {} fraction bits)",
+                                         Out, FracOf(L.input()), WFrac[I]));
+      Out = Bound;
+      Changed = true;
+    }
+  }
+
+  for (size_t I = 0; I < N; ++I) {
+    const Layer &L = G.Layers[I];
+    if (L.Kind == LayerKind::Conv && L.HasResidual &&
+        FracOf(L.Residual) > FracOf(L.input()) + WFrac[I])
+      return layerError(L, fmt::format("the fused residual's format ({} fraction bits) exceeds "
+                                       "the conv's input + weight formats ({} + {}); the "
+                                       "accumulator cannot align it",
+                                       FracOf(L.Residual), FracOf(L.input()), WFrac[I]));
+  }
+
+  ActFormats F;
+  F.InputFrac = ActFrac;
+  F.OutFrac.reserve(N);
+  for (size_t I = 0; I < N; ++I)
+    F.OutFrac.push_back(FracOf(int(I)));
+  return F;
+}
+
+llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
+                                               const std::vector<float> &InputChw,
+                                               std::vector<std::vector<float>> *LayerOutputs) {
+  if (llvm::Error E = checkFloatGraph(G, InputChw.size()))
+    return E;
+  std::vector<std::vector<float>> Outs;
+  runFloat(G, InputChw, &Outs);
+  llvm::Expected<ActFormats> F = chooseFormats(G, ActFrac, Outs);
+  if (F && LayerOutputs)
+    *LayerOutputs = std::move(Outs);
+  return F;
+}

@@ -1,0 +1,247 @@
+//===- FloatEval.cpp - Floating-point evaluation of a canonical graph -----===//
+//
+// One function per canonical kind, each the plain meaning of the layer (the
+// ideal of docs/fixed-point.md without rounding or saturation). Tensors are
+// CHW vectors, as in the IR and the .npy files.
+//
+// Speed comes only from the loop order, since calibration runs this on every
+// model the compiler sees: a convolution keeps one accumulator row (small
+// enough to stay in L1) per output row and adds the taps one weight at a
+// time over the whole row, with the outputs whose tap falls in the padding
+// cut off the row beforehand, so the inner loop is branch-free. Every output
+// still sums in one fixed order -- bias, residual, then the taps by input
+// channel, kernel row, kernel column -- so results do not depend on the
+// loop structure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/FloatEval.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <limits>
+
+using namespace snow::ir;
+
+namespace {
+
+/// Index of element (C, Y, X) of a CHW tensor of shape S.
+size_t at(const Shape &S, size_t C, size_t Y, size_t X) { return (C * S.H + Y) * S.W + X; }
+
+/// Input coordinate of tap K of the window of output O along one axis;
+/// outside [0, size) means the tap is in the padding (ceil-mode windows that
+/// run past the padded input count as padding too).
+int64_t inputCoord(unsigned O, unsigned Stride, unsigned PadBegin, unsigned K) {
+  return int64_t(O) * Stride - int64_t(PadBegin) + int64_t(K);
+}
+
+bool inside(int64_t Coord, unsigned Size) { return Coord >= 0 && Coord < int64_t(Size); }
+
+/// The outputs [Begin, End) along one axis whose tap K reads a real input.
+/// The input coordinate grows with the output index, so they are contiguous.
+struct Span {
+  unsigned Begin = 0, End = 0;
+};
+Span insideSpan(unsigned OutSize, unsigned Stride, unsigned PadBegin, unsigned K, unsigned InSize) {
+  Span S;
+  while (S.Begin < OutSize && !inside(inputCoord(S.Begin, Stride, PadBegin, K), InSize))
+    ++S.Begin;
+  S.End = S.Begin;
+  while (S.End < OutSize && inside(inputCoord(S.End, Stride, PadBegin, K), InSize))
+    ++S.End;
+  return S;
+}
+
+std::vector<float> conv(const Layer &L, const std::vector<float> &In,
+                        const std::vector<float> *Residual) {
+  const unsigned InPerGroup = L.In.C / L.Groups, OutPerGroup = L.Out.C / L.Groups;
+  std::vector<Span> XSpans(L.KW);
+  for (unsigned Kx = 0; Kx < L.KW; ++Kx)
+    XSpans[Kx] = insideSpan(L.Out.W, L.SW, L.PadL, Kx, L.In.W);
+  std::vector<float> Out(L.Out.elems());
+  // Double, so the float result is the ideal and not another rounding.
+  std::vector<double> Acc(L.Out.W);
+  for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
+    const unsigned FirstIc = Oc / OutPerGroup * InPerGroup;
+    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy) {
+      const size_t OutRow = at(L.Out, Oc, Oy, 0);
+      std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
+      if (Residual)
+        for (unsigned Ox = 0; Ox < L.Out.W; ++Ox)
+          Acc[Ox] += double((*Residual)[OutRow + Ox]);
+      for (unsigned I = 0; I < InPerGroup; ++I) {
+        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
+          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
+          if (!inside(Iy, L.In.H))
+            continue;
+          const float *Row = &In[at(L.In, FirstIc + I, Iy, 0)];
+          const float *Taps = &L.Weights[((size_t(Oc) * InPerGroup + I) * L.KH + Ky) * L.KW];
+          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+            const double W = Taps[Kx];
+            for (unsigned Ox = XSpans[Kx].Begin; Ox < XSpans[Kx].End; ++Ox)
+              Acc[Ox] += double(Row[inputCoord(Ox, L.SW, L.PadL, Kx)]) * W;
+          }
+        }
+      }
+      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox)
+        Out[OutRow + Ox] = float(L.Relu ? std::max(Acc[Ox], 0.0) : Acc[Ox]);
+    }
+  }
+  return Out;
+}
+
+/// Max (Average false) or mean (Average true) over each window. The mean
+/// divides by the whole window, padding included as 0 (count_include_pad):
+/// the value AvgMult / AvgShift approximate. Max-pooling padding is -infinity.
+std::vector<float> pool(const Layer &L, const std::vector<float> &In, bool Average) {
+  const double K = double(L.KH) * L.KW;
+  std::vector<float> Out(L.Out.elems());
+  for (unsigned C = 0; C < L.Out.C; ++C)
+    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
+      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
+        double Sum = 0;
+        float Best = -std::numeric_limits<float>::infinity();
+        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
+          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
+          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+            const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
+            if (!inside(Iy, L.In.H) || !inside(Ix, L.In.W))
+              continue;
+            const float X = In[at(L.In, C, Iy, Ix)];
+            Sum += X;
+            Best = std::max(Best, X);
+          }
+        }
+        Out[at(L.Out, C, Oy, Ox)] = Average ? float(Sum / K) : Best;
+      }
+  return Out;
+}
+
+std::vector<float> add(const Layer &L, const std::vector<float> &A, const std::vector<float> &B) {
+  std::vector<float> Out(A.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    Out[I] = L.Relu ? std::max(A[I] + B[I], 0.0f) : A[I] + B[I];
+  return Out;
+}
+
+llvm::Error layerError(const Layer &L, const std::string &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
+                                 L.Loc.str().c_str(), L.Name.c_str(), Msg.c_str());
+}
+
+} // namespace
+
+llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
+  if (G.Layers.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "model '%s' has no layers",
+                                   G.Name.c_str());
+  if (InputElems != G.Input.elems())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "model '%s': input has %llu values, the model expects %llu",
+                                   G.Name.c_str(), (unsigned long long)InputElems,
+                                   (unsigned long long)G.Input.elems());
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &L = G.Layers[I];
+    auto Fail = [&](const std::string &Msg) { return layerError(L, Msg); };
+    if (!isCanonicalKind(L.Kind))
+      return Fail(fmt::format("'{}' is not a canonical kind (run ir::canonicalize first)",
+                              kindName(L.Kind)));
+    auto Valid = [&](int P) { return P >= -1 && P < int(I); };
+    auto Elems = [&](int P) { return P < 0 ? G.Input.elems() : G.Layers[P].Out.elems(); };
+    if (L.Inputs.empty())
+      return Fail("has no inputs");
+    for (int P : L.Inputs)
+      if (!Valid(P))
+        return Fail(fmt::format("input {} is not an earlier layer", P));
+    const bool Multi = L.Kind == LayerKind::Concat || L.Kind == LayerKind::Add;
+    if (!Multi && L.Inputs.size() != 1)
+      return Fail(fmt::format("has {} inputs, expected 1", L.Inputs.size()));
+    if (L.Kind == LayerKind::Add && L.Inputs.size() != 2)
+      return Fail(fmt::format("add has {} inputs, expected 2", L.Inputs.size()));
+    if (L.Kind == LayerKind::Concat) {
+      uint64_t Sum = 0;
+      for (int P : L.Inputs)
+        Sum += Elems(P);
+      if (Sum != L.Out.elems())
+        return Fail(fmt::format("inputs hold {} values, the output {}", Sum, L.Out.elems()));
+      continue;
+    }
+    if (L.Kind == LayerKind::Add) {
+      for (int P : L.Inputs)
+        if (Elems(P) != L.Out.elems())
+          return Fail(fmt::format("an input holds {} values, the output {}", Elems(P),
+                                  L.Out.elems()));
+      continue;
+    }
+    if (Elems(L.input()) != L.In.elems())
+      return Fail(fmt::format("input holds {} values, the layer's input shape {}",
+                              Elems(L.input()), L.In.elems()));
+    if (L.Kind == LayerKind::Relu && L.Out.elems() != L.In.elems())
+      return Fail("relu changes the number of values");
+    if ((L.Kind == LayerKind::MaxPool || L.Kind == LayerKind::AvgPool) &&
+        (L.Out.C != L.In.C || L.KH * L.KW == 0))
+      return Fail("pooling changes the channel count or has an empty window");
+    if (L.Kind != LayerKind::Conv)
+      continue;
+    if (L.Groups == 0 || L.In.C % L.Groups || L.Out.C % L.Groups)
+      return Fail(fmt::format("{} groups do not divide {} input and {} output channels",
+                              L.Groups, L.In.C, L.Out.C));
+    const uint64_t NW = uint64_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW;
+    if (L.Weights.size() != NW)
+      return Fail(fmt::format("has {} float weights, expected {}", L.Weights.size(), NW));
+    if (!L.Bias.empty() && L.Bias.size() != L.Out.C)
+      return Fail(fmt::format("has {} biases, expected {}", L.Bias.size(), L.Out.C));
+    if (L.HasResidual && (!Valid(L.Residual) || Elems(L.Residual) != L.Out.elems()))
+      return Fail("the fused residual is not an earlier tensor of the output's size");
+  }
+  return llvm::Error::success();
+}
+
+std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &InputChw,
+                                      std::vector<std::vector<float>> *LayerOutputs) {
+  // A graph that fails the check is a bug in the caller (the tools check or
+  // verify first); abort with the reason rather than read out of bounds.
+  if (llvm::Error E = checkFloatGraph(G, InputChw.size())) {
+    llvm::errs() << "snow::ir::runFloat: " << llvm::toString(std::move(E)) << "\n";
+    assert(false && "runFloat needs a graph that passes checkFloatGraph");
+    std::abort();
+  }
+  std::vector<std::vector<float>> Outs(G.Layers.size());
+  auto Tensor = [&](int P) -> const std::vector<float> & { return P < 0 ? InputChw : Outs[P]; };
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &L = G.Layers[I];
+    const std::vector<float> &In = Tensor(L.input());
+    switch (L.Kind) {
+    case LayerKind::Conv:
+      Outs[I] = conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      break;
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+      Outs[I] = pool(L, In, L.Kind == LayerKind::AvgPool);
+      break;
+    case LayerKind::Concat:
+      // CHW tensors stack along C by appending, in input order.
+      for (int P : L.Inputs)
+        Outs[I].insert(Outs[I].end(), Tensor(P).begin(), Tensor(P).end());
+      break;
+    case LayerKind::Add:
+      Outs[I] = add(L, In, Tensor(L.Inputs[1]));
+      break;
+    case LayerKind::Relu:
+      Outs[I].resize(In.size());
+      for (size_t J = 0; J < In.size(); ++J)
+        Outs[I][J] = std::max(In[J], 0.0f);
+      break;
+    default:
+      assert(false && "checkFloatGraph admits only canonical kinds");
+      std::abort();
+    }
+  }
+  std::vector<float> Result = Outs.back();
+  if (LayerOutputs)
+    *LayerOutputs = std::move(Outs);
+  return Result;
+}
