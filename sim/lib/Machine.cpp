@@ -243,6 +243,13 @@ void Machine::closeStats(SimStats &S) {
   First.MacCycles += Prologue.MacCycles;
   First.DramReadBytes += Prologue.DramReadBytes;
   First.DramWriteBytes += Prologue.DramWriteBytes;
+  First.Compute.Busy += Prologue.Compute.Busy;
+  First.Compute.WaitSem += Prologue.Compute.WaitSem;
+  First.Compute.WaitAcc += Prologue.Compute.WaitAcc;
+  for (LayerStats &L : S.Layers) {
+    uint64_t Used = L.Compute.Busy + L.Compute.WaitSem + L.Compute.WaitAcc;
+    L.Compute.Idle = L.Cycles > Used ? L.Cycles - Used : 0;
+  }
   S.Macs = 0;
   for (const LayerStats &L : S.Layers)
     S.Macs += L.Macs;
@@ -251,10 +258,17 @@ void Machine::closeStats(SimStats &S) {
 llvm::Error Machine::run(SimStats &S) {
   Stats = &S;
   S.Layers.clear();
+  auto Layer = [&](std::string Name, std::string Type, uint64_t Macs) {
+    LayerStats L;
+    L.Name = std::move(Name);
+    L.Type = std::move(Type);
+    L.Macs = Macs;
+    S.Layers.push_back(std::move(L));
+  };
   for (const isa::LayerInfo &L : Prog.Layers)
-    S.Layers.push_back({L.Name, L.Type, L.Macs});
+    Layer(L.Name, L.Type, L.Macs);
   if (S.Layers.empty())
-    S.Layers.push_back({"(program)", "program", 0});
+    Layer("(program)", "program", 0);
   auto Runaway = [&](uint64_t T) {
     return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
                                       Opts.MaxCycles));

@@ -132,7 +132,8 @@ public:
   bool Halted = false;
   uint64_t HaltCycle = 0;
   static constexpr uint32_t NoLayer = UINT32_MAX; ///< Before the first mark.
-  uint32_t CurLayer = NoLayer;
+  uint32_t CurLayer = NoLayer;     ///< Last layer marked by the control core.
+  uint32_t ComputeLayer = NoLayer; ///< Last layer mark the compute unit started.
   LayerStats Prologue; ///< Work dispatched before the first mark.
   LayerStats &layerStats(uint32_t Layer) {
     return Layer == NoLayer ? Prologue : Stats->Layers[Layer];

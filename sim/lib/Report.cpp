@@ -83,15 +83,30 @@ std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
   json::Array Layers;
   for (const LayerStats &L : S.Layers) {
     Derived D = derive(L.Macs, L.Cycles, Hw);
-    Layers.push_back(json::Object{{"name", L.Name},
-                                  {"type", L.Type},
-                                  {"macs", int64_t(L.Macs)},
-                                  {"cycles", int64_t(L.Cycles)},
-                                  {"utilization", D.Util},
-                                  {"gops", D.Gops},
-                                  {"mac_cycles", int64_t(L.MacCycles)},
-                                  {"dram_read_bytes", int64_t(L.DramReadBytes)},
-                                  {"dram_write_bytes", int64_t(L.DramWriteBytes)}});
+    uint64_t Bytes = L.DramReadBytes + L.DramWriteBytes;
+    // Cycles the MAC array ran with lanes that had no useful work (channel
+    // counts not filling the lanes, CUs without a tile, padding taps do count
+    // as work by the MAC convention).
+    double LanesIdle = double(L.MacCycles) - double(L.Macs) / Hw.macs();
+    Layers.push_back(json::Object{
+        {"name", L.Name},
+        {"type", L.Type},
+        {"macs", int64_t(L.Macs)},
+        {"cycles", int64_t(L.Cycles)},
+        {"utilization", D.Util},
+        {"gops", D.Gops},
+        {"mac_cycles", int64_t(L.MacCycles)},
+        {"dram_read_bytes", int64_t(L.DramReadBytes)},
+        {"dram_write_bytes", int64_t(L.DramWriteBytes)},
+        {"dram_gbps", D.ActualMs > 0 ? double(Bytes) / D.ActualMs / 1e6 : 0.0},
+        {"ops_per_byte", Bytes ? 2.0 * double(L.Macs) / double(Bytes) : 0.0},
+        {"stalls",
+         json::Object{{"mac", int64_t(L.MacCycles)},
+                      {"lanes_idle_equiv", std::max(0.0, LanesIdle)},
+                      {"other_ops", int64_t(L.Compute.Busy - L.MacCycles)},
+                      {"wait_dram", int64_t(L.Compute.WaitSem)},
+                      {"pipeline_drain", int64_t(L.Compute.WaitAcc)},
+                      {"ctrl_issue", int64_t(L.Compute.Idle)}}}});
   }
   json::Object Root{
       {"hw", json::Object{{"name", Hw.Name},

@@ -81,15 +81,23 @@ static void prune(std::vector<DramRange> &V, uint64_t T) {
 llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started) {
   const Inst &I = Code[E.Pc];
   const unsigned L = Hw.LanesPerVmac;
+  // The compute unit's cycles are also attributed to the layer whose span
+  // they fall in (the last mark it started).
+  const bool IsCompute = U.Kind == Unit::Compute;
   auto Finish = [&](uint64_t Dur, uint64_t Completion) {
     U.ReadyAt = T + Dur;
     U.LastCompletion = std::max(U.LastCompletion, Completion);
     U.Cycles.Busy += Dur;
+    if (IsCompute)
+      layerStats(ComputeLayer).Compute.Busy += Dur;
     Started = true;
   };
-  auto Unblock = [&](uint64_t &Counter) {
-    if (U.BlockedSince != Never)
-      Counter += T - U.BlockedSince;
+  auto Unblock = [&](uint64_t UnitCycles::*Counter) {
+    if (U.BlockedSince != Never) {
+      U.Cycles.*Counter += T - U.BlockedSince;
+      if (IsCompute)
+        layerStats(ComputeLayer).Compute.*Counter += T - U.BlockedSince;
+    }
     U.BlockedSince = Never;
   };
   auto Block = [&]() {
@@ -106,7 +114,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return llvm::Error::success();
     }
     --Sems[I.idx];
-    Unblock(U.Cycles.WaitSem);
+    Unblock(&UnitCycles::WaitSem);
     Finish(1, T + 1);
     return llvm::Error::success();
   case Opcode::SYNC_LD_SIGNAL:
@@ -208,7 +216,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       Block();
       return llvm::Error::success();
     }
-    Unblock(U.Cycles.WaitAcc);
+    Unblock(&UnitCycles::WaitAcc);
     bool Writeback = I.Op == Opcode::VWB;
     if (auto Err = Writeback ? vwb(I, E, T) : vpre(I, E, T))
       return Err;
@@ -234,6 +242,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   }
   case Opcode::MARK:
     Marks.push_back({uint32_t(I.imm), T});
+    ComputeLayer = uint32_t(I.imm);
     Finish(1, T + 1);
     return llvm::Error::success();
   default:

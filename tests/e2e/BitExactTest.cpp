@@ -108,8 +108,9 @@ void check(const std::string &Yaml, const std::string &Hw, bool RequireInformati
   RunResult R;
   ASSERT_TRUE(runModel(Yaml, Hw, R));
   EXPECT_TRUE(sameBits(R));
-  if (RequireInformative && R.Ref.size() >= 256)
+  if (RequireInformative && R.Ref.size() >= 256) {
     EXPECT_TRUE(informative(R.Ref));
+  }
   EXPECT_GT(R.Stats.Cycles, 0u);
   if (getenv("SNOW_TEST_VERBOSE"))
     fprintf(stderr, "%s macs %llu cycles %llu util %.3f outputs %zu\n", Hw.c_str(), (unsigned long long)R.Macs, (unsigned long long)R.Stats.Cycles, double(R.Macs) / (R.Stats.Cycles * R.Prog.Hw.macs()), R.Ref.size());

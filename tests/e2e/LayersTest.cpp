@@ -22,8 +22,9 @@ void check(const std::string &Yaml, bool RequireInformative = true,
     RunResult R;
     ASSERT_TRUE(runModel(Yaml, Hw, R));
     EXPECT_TRUE(sameBits(R));
-    if (RequireInformative && R.Ref.size() >= 256)
+    if (RequireInformative && R.Ref.size() >= 256) {
       EXPECT_TRUE(informative(R.Ref));
+    }
     uint64_t Sum = 0;
     for (const auto &L : R.Stats.Layers)
       Sum += L.Cycles;

@@ -44,6 +44,11 @@ struct LayerStats {
   uint64_t Cycles = 0;        ///< Span between this layer's mark and the next.
   uint64_t MacCycles = 0;     ///< Cycles the MAC array ran traces.
   uint64_t DramReadBytes = 0, DramWriteBytes = 0;
+  /// The compute unit's cycles inside the layer's span: Busy (traces and
+  /// other operations), WaitSem (waiting on loads or stores), WaitAcc (MAC
+  /// pipeline drain), Idle (nothing issued: the control core was behind).
+  /// They add up to Cycles.
+  UnitCycles Compute;
 };
 
 struct SimStats {
