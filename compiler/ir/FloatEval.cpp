@@ -139,10 +139,9 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "model '%s' has no layers",
                                    G.Name.c_str());
   if (InputElems != G.Input.elems())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "model '%s': input has %llu values, the model expects %llu",
-                                   G.Name.c_str(), (unsigned long long)InputElems,
-                                   (unsigned long long)G.Input.elems());
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "model '%s': input has %llu values, the model expects %llu",
+        G.Name.c_str(), (unsigned long long)InputElems, (unsigned long long)G.Input.elems());
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
     auto Fail = [&](const std::string &Msg) { return layerError(L, Msg); };
@@ -172,13 +171,13 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
     if (L.Kind == LayerKind::Add) {
       for (int P : L.Inputs)
         if (Elems(P) != L.Out.elems())
-          return Fail(fmt::format("an input holds {} values, the output {}", Elems(P),
-                                  L.Out.elems()));
+          return Fail(
+              fmt::format("an input holds {} values, the output {}", Elems(P), L.Out.elems()));
       continue;
     }
     if (Elems(L.input()) != L.In.elems())
-      return Fail(fmt::format("input holds {} values, the layer's input shape {}",
-                              Elems(L.input()), L.In.elems()));
+      return Fail(fmt::format("input holds {} values, the layer's input shape {}", Elems(L.input()),
+                              L.In.elems()));
     if (L.Kind == LayerKind::Relu && L.Out.elems() != L.In.elems())
       return Fail("relu changes the number of values");
     if ((L.Kind == LayerKind::MaxPool || L.Kind == LayerKind::AvgPool) &&
@@ -187,8 +186,8 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
     if (L.Kind != LayerKind::Conv)
       continue;
     if (L.Groups == 0 || L.In.C % L.Groups || L.Out.C % L.Groups)
-      return Fail(fmt::format("{} groups do not divide {} input and {} output channels",
-                              L.Groups, L.In.C, L.Out.C));
+      return Fail(fmt::format("{} groups do not divide {} input and {} output channels", L.Groups,
+                              L.In.C, L.Out.C));
     const uint64_t NW = uint64_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW;
     if (L.Weights.size() != NW)
       return Fail(fmt::format("has {} float weights, expected {}", L.Weights.size(), NW));

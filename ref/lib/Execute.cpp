@@ -1,8 +1,10 @@
-//===- Execute.cpp - Fixed-point and float execution of a graph -----------===//
+//===- Execute.cpp - Fixed-point execution of a graph ---------------------===//
 //
-// One function per layer kind and arithmetic, each a literal transcription of
+// One function per layer kind, each a literal transcription of
 // docs/fixed-point.md: every output gets every tap of its window, then the
-// rule. Tensors are CHW vectors, as in the IR and the .npy files.
+// rule. Tensors are CHW vectors, as in the IR and the .npy files. (The float
+// path the quantization report compares with is ir::runFloat: it is not the
+// oracle, so it is shared with calibration in the front end.)
 //
 // Speed comes only from the loop order. A convolution keeps one accumulator
 // per output of one output channel (a plane), and adds the taps one weight at
@@ -232,84 +234,7 @@ std::vector<int16_t> addFixed(const Layer &L, const std::vector<int16_t> &A,
 }
 
 //===----------------------------------------------------------------------===//
-// Float
-//===----------------------------------------------------------------------===//
-
-std::vector<float> convFloat(const Layer &L, const std::vector<float> &In,
-                             const std::vector<float> *Residual) {
-  if (L.Weights.size() != L.QWeights.size()) {
-    llvm::errs() << "snow::ref: runFloat: conv layer '" << L.Name << "' has no float weights\n";
-    assert(false && "runFloat needs the float weights");
-    std::abort();
-  }
-  const size_t Plane = size_t(L.Out.H) * L.Out.W;
-  std::vector<float> Out(L.Out.elems());
-  // Double, so the float result is the ideal and not another rounding.
-  std::vector<double> Acc(Plane);
-  for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
-    std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
-    if (Residual)
-      for (size_t P = 0; P < Plane; ++P)
-        Acc[P] += double((*Residual)[Oc * Plane + P]);
-    accumulateTaps(L, Oc, In, L.Weights, Acc,
-                   [](float X, float W) { return double(X) * double(W); });
-    for (size_t P = 0; P < Plane; ++P)
-      Out[Oc * Plane + P] = float(L.Relu ? std::max(Acc[P], 0.0) : Acc[P]);
-  }
-  return Out;
-}
-
-std::vector<float> maxPoolFloat(const Layer &L, const std::vector<float> &In) {
-  std::vector<float> Out(L.Out.elems());
-  for (unsigned C = 0; C < L.Out.C; ++C)
-    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
-      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
-        float Best = -std::numeric_limits<float>::infinity(); // Padding.
-        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
-          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-            const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
-            if (inside(Iy, L.In.H) && inside(Ix, L.In.W))
-              Best = std::max(Best, In[at(L.In, C, Iy, Ix)]);
-          }
-        }
-        Out[at(L.Out, C, Oy, Ox)] = Best;
-      }
-  return Out;
-}
-
-/// The true mean over the whole window, padding included as 0
-/// (count_include_pad): the value AvgMult / AvgShift approximate.
-std::vector<float> avgPoolFloat(const Layer &L, const std::vector<float> &In) {
-  const double K = double(L.KH) * L.KW;
-  std::vector<float> Out(L.Out.elems());
-  for (unsigned C = 0; C < L.Out.C; ++C)
-    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy)
-      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox) {
-        double Sum = 0;
-        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
-          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-            const int64_t Ix = inputCoord(Ox, L.SW, L.PadL, Kx);
-            if (inside(Iy, L.In.H) && inside(Ix, L.In.W))
-              Sum += In[at(L.In, C, Iy, Ix)];
-          }
-        }
-        Out[at(L.Out, C, Oy, Ox)] = float(Sum / K);
-      }
-  return Out;
-}
-
-std::vector<float> addFloat(const Layer &L, const std::vector<float> &A,
-                            const std::vector<float> &B) {
-  std::vector<float> Out(A.size());
-  for (size_t I = 0; I < A.size(); ++I)
-    Out[I] = L.Relu ? std::max(A[I] + B[I], 0.0f) : A[I] + B[I];
-  return Out;
-}
-
-//===----------------------------------------------------------------------===//
-// Both arithmetics
+// Layers without arithmetic, and the walk over the graph
 //===----------------------------------------------------------------------===//
 
 /// CHW tensors stack along C by appending: the inputs' channels in input order.
@@ -339,17 +264,6 @@ struct FixedOps {
   auto avgPool(const Layer &L, const std::vector<int16_t> &In) const { return avgPoolFixed(L, In); }
   auto add(const Layer &L, const std::vector<int16_t> &A, const std::vector<int16_t> &B) const {
     return addFixed(L, A, B);
-  }
-};
-
-struct FloatOps {
-  auto conv(const Layer &L, const std::vector<float> &In, const std::vector<float> *Res) const {
-    return convFloat(L, In, Res);
-  }
-  auto maxPool(const Layer &L, const std::vector<float> &In) const { return maxPoolFloat(L, In); }
-  auto avgPool(const Layer &L, const std::vector<float> &In) const { return avgPoolFloat(L, In); }
-  auto add(const Layer &L, const std::vector<float> &A, const std::vector<float> &B) const {
-    return addFloat(L, A, B);
   }
 };
 
@@ -406,9 +320,4 @@ std::vector<int16_t> snow::ref::runFixed(const Graph &G, const std::vector<int16
                                          std::vector<std::vector<int16_t>> *LayerOutputs) {
   assert(AccBits >= 1 && AccBits <= 64 && "accumulator width must be 1..64 bits");
   return runGraph<int16_t>(G, InputChw, LayerOutputs, FixedOps{AccBits});
-}
-
-std::vector<float> snow::ref::runFloat(const Graph &G, const std::vector<float> &InputChw,
-                                       std::vector<std::vector<float>> *LayerOutputs) {
-  return runGraph<float>(G, InputChw, LayerOutputs, FloatOps{});
 }

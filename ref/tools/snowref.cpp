@@ -1,18 +1,22 @@
 //===- snowref.cpp - Run a model with the reference executor --------------===//
 //
 // snowref MODEL.yaml [--hw PRESET|FILE] [--input x.npy] [--output y.npy]
-//                    [--output-float yf.npy] [--layers] [--quiet]
+//                    [--output-float yf.npy] [--uniform-format] [--layers] [--quiet]
 //
-// Loads, canonicalizes and quantizes the model for a hardware point, runs it
-// bit-exactly in fixed point and again in float, writes the outputs and
-// reports what the quantization cost: the error of the output, the layers
-// whose outputs saturate, and for classifiers the classes the host's softmax
-// would report. Its fixed-point output is what snowsim and the RTL must
-// reproduce bit for bit. All the work is in snow_ref; this file only wires
-// options to it and prints.
+// Loads, canonicalizes and quantizes the model for a hardware point (per-layer
+// formats from calibration, as snowc chooses them, or with --uniform-format
+// the hardware's one format everywhere), runs it bit-exactly in fixed point
+// and again in float, writes the outputs and reports what the quantization
+// cost: the error of the output, each layer's format, saturation and error,
+// and for classifiers the classes the host's softmax would report. Its
+// fixed-point output is what snowsim and the RTL must reproduce bit for bit.
+// All the work is in snow_ref and snow_ir; this file only wires options to
+// them and prints.
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/Calibrate.h"
+#include "snow/ir/FloatEval.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/ref/ErrorStats.h"
@@ -52,9 +56,14 @@ static cl::opt<std::string> OutputFloatPath("output-float",
                                             cl::desc("Write the float output (float32, CHW)"),
                                             cl::value_desc("yf.npy"), cl::cat(RefCat));
 static cl::opt<bool> AllLayers("layers",
-                               cl::desc("Print the saturation of every layer (default: only "
-                                        "layers above 1%)"),
+                               cl::desc("Print the format, saturation and error of every layer "
+                                        "(default: only layers above 1% saturation)"),
                                cl::cat(RefCat));
+static cl::opt<bool> UniformFormat("uniform-format",
+                                   cl::desc("Use the hardware's activation format (act_frac_bits) "
+                                            "for every layer instead of calibrated per-layer "
+                                            "formats, to see what it costs"),
+                                   cl::cat(RefCat));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print nothing but errors"), cl::cat(RefCat));
 
 /// Layers whose fixed outputs saturate more often than this are listed even
@@ -62,6 +71,8 @@ static cl::opt<bool> Quiet("quiet", cl::desc("Print nothing but errors"), cl::ca
 static constexpr double SaturationNoteworthy = 0.01;
 
 static std::string shapeStr(const ir::Shape &S) { return fmt::format("{}x{}x{}", S.C, S.H, S.W); }
+
+static std::string formatStr(int Frac) { return fmt::format("Q{}.{}", 15 - Frac, Frac); }
 
 /// What the user wrote, plus what canonicalize() fused into it.
 static std::string layerType(const ir::Layer &L) {
@@ -94,14 +105,26 @@ static void printSaturation(const ir::Graph &G, const RunResult &R) {
       Worst = I;
     Above += Fraction(I) > SaturationNoteworthy;
   }
+  size_t WorstRms = 0;
+  for (size_t I = 0; I < G.Layers.size(); ++I)
+    if (!(R.RelRmsPerLayer[I] <= R.RelRmsPerLayer[WorstRms]))
+      WorstRms = I;
+  auto RelStr = [](double Rel) {
+    return std::isinf(Rel) ? std::string("inf") : fmt::format("{:.4f}%", 100 * Rel);
+  };
   fmt::print("per layer, fixed vs float: saturated outputs (32767 or -32768), relative rms "
              "error\n");
+  // The summary comes first, so a long --layers table cannot bury it.
+  if (R.SaturatedPerLayer[Worst] == 0)
+    fmt::print("  worst saturation:          none in any layer\n");
+  else
+    fmt::print("  worst saturation:          {:.4f}% in '{}'\n", 100 * Fraction(Worst),
+               G.Layers[Worst].Name);
+  fmt::print("  worst relative rms error:  {} in '{}'\n", RelStr(R.RelRmsPerLayer[WorstRms]),
+             G.Layers[WorstRms].Name);
   if (!AllLayers && Above == 0) {
-    if (R.SaturatedPerLayer[Worst] == 0)
-      fmt::print("  none in any layer; --layers lists all\n");
-    else
-      fmt::print("  no layer above {:g}% (highest: {:.4f}% in '{}'); --layers lists all\n",
-                 100 * SaturationNoteworthy, 100 * Fraction(Worst), G.Layers[Worst].Name);
+    fmt::print("  no layer above {:g}% saturation; --layers lists all\n",
+               100 * SaturationNoteworthy);
     return;
   }
   if (!AllLayers)
@@ -112,16 +135,15 @@ static void printSaturation(const ir::Graph &G, const RunResult &R) {
     NameW = std::max(NameW, L.Name.size());
     TypeW = std::max(TypeW, layerType(L).size());
   }
-  fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>9}  {:>12}\n", "layer", NameW, "type", TypeW,
-             "output", "saturated", "fraction", "rel rms err");
+  fmt::print("  {:<{}}  {:<{}}  {:<14}  {:<7}  {:>12}  {:>9}  {:>12}\n", "layer", NameW, "type",
+             TypeW, "output", "format", "saturated", "fraction", "rel rms err");
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     if (!AllLayers && Fraction(I) <= SaturationNoteworthy)
       continue;
     const ir::Layer &L = G.Layers[I];
-    const double Rel = R.RelRmsPerLayer[I];
-    fmt::print("  {:<{}}  {:<{}}  {:<14}  {:>12}  {:>8.4f}%  {:>11}\n", L.Name, NameW, layerType(L),
-               TypeW, shapeStr(L.Out), R.SaturatedPerLayer[I], 100 * Fraction(I),
-               std::isinf(Rel) ? "inf" : fmt::format("{:.4f}%", 100 * Rel));
+    fmt::print("  {:<{}}  {:<{}}  {:<14}  {:<7}  {:>12}  {:>8.4f}%  {:>12}\n", L.Name, NameW,
+               layerType(L), TypeW, shapeStr(L.Out), formatStr(L.OutFrac), R.SaturatedPerLayer[I],
+               100 * Fraction(I), RelStr(R.RelRmsPerLayer[I]));
   }
 }
 
@@ -149,6 +171,18 @@ static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunRe
              R.In.Origin);
   fmt::print("output:  {} Q{}.{} (layer '{}')\n", shapeStr(Out.Out), 15 - Out.OutFrac, Out.OutFrac,
              Out.Name);
+  if (UniformFormat) {
+    fmt::print("formats: {} for every layer (--uniform-format)\n", formatStr(G.InputFrac));
+  } else {
+    int Lo = G.InputFrac, Hi = G.InputFrac;
+    for (const ir::Layer &L : G.Layers) {
+      Lo = std::min(Lo, L.OutFrac);
+      Hi = std::max(Hi, L.OutFrac);
+    }
+    fmt::print("formats: per layer, {} to {}, calibrated on the default input (--layers lists "
+               "them; --uniform-format: {} everywhere)\n",
+               formatStr(Hi), formatStr(Lo), formatStr(G.InputFrac));
+  }
   fmt::print("MACs:    {} ({:.3f} G)\n", G.macs(), double(G.macs()) * 1e-9);
   fmt::print("quantization error of the output vs float ({} values):\n", S.Count);
   fmt::print("  max abs error:  {:.6g}\n", S.MaxAbsError);
@@ -172,15 +206,30 @@ static llvm::Error run() {
   llvm::Expected<ir::Graph> G = ir::loadModel(ModelPath);
   if (!G)
     return G.takeError();
-  if (llvm::Error E = ir::canonicalize(*G))
-    return E;
-  ir::quantize(*G, int(Hw->ActFracBits));
-  if (llvm::Error E = ref::verifyGraph(*G))
-    return E;
   if (Hw->AccBits < 1 || Hw->AccBits > 64)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "hardware '%s': acc_bits %u is outside 1..64", Hw->Name.c_str(),
                                    Hw->AccBits);
+  if (llvm::Error E = ir::canonicalize(*G))
+    return E;
+  // Formats are calibrated on the default input whatever --input says: snowc
+  // sees no input and must choose the same formats, or snowsim's output would
+  // not match this one. The calibration run's float outputs are kept, since
+  // without --input they are exactly the float path of the report.
+  const int ActFrac = int(Hw->ActFracBits);
+  std::vector<std::vector<float>> DefaultFloatLayers;
+  if (UniformFormat) {
+    ir::quantize(*G, ActFrac);
+  } else {
+    llvm::Expected<ir::ActFormats> F =
+        ir::calibrate(*G, ActFrac, ir::defaultInput(*G), &DefaultFloatLayers);
+    if (!F)
+      return F.takeError();
+    if (llvm::Error E = ir::quantize(*G, *F))
+      return E;
+  }
+  if (llvm::Error E = ref::verifyGraph(*G))
+    return E;
 
   RunResult R;
   if (InputPath.empty()) {
@@ -196,7 +245,12 @@ static llvm::Error run() {
     std::vector<std::vector<int16_t>> FixedLayers;
     std::vector<std::vector<float>> FloatLayers;
     R.Fixed = ref::runFixed(*G, R.In.Fixed, Hw->AccBits, &FixedLayers);
-    R.Float = ref::runFloat(*G, R.In.Float, &FloatLayers);
+    if (InputPath.empty() && !DefaultFloatLayers.empty()) {
+      FloatLayers = std::move(DefaultFloatLayers);
+      R.Float = FloatLayers.back();
+    } else {
+      R.Float = ir::runFloat(*G, R.In.Float, &FloatLayers);
+    }
     for (size_t I = 0; I < G->Layers.size(); ++I) {
       R.SaturatedPerLayer.push_back(ref::countSaturated(FixedLayers[I]));
       R.RelRmsPerLayer.push_back(

@@ -1,7 +1,8 @@
 //===- Harness.h - Compile, simulate and run the reference on one model -*- C++ -*-===//
 //
 // The bit-exact tests all do the same thing: parse a model from YAML text,
-// quantize it for a hardware preset, compile it, run the program on the
+// quantize it for a hardware preset (per-layer formats from calibration, as
+// snowc and snowref choose them by default), compile it, run the program on the
 // simulator and the graph on the reference executor with the same input, and
 // compare. This header does that once.
 //
@@ -10,6 +11,7 @@
 #define SNOW_TESTS_E2E_HARNESS_H
 
 #include "snow/compiler/Compiler.h"
+#include "snow/ir/Calibrate.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/ref/Reference.h"
@@ -27,13 +29,15 @@ struct RunResult {
   sim::SimStats Stats;
   isa::Program Prog;
   uint64_t Macs = 0;
+  std::vector<int> OutFrac; ///< Each layer's output format, as quantized.
 };
 
 /// Runs Yaml on preset Hw; any failure is returned as a test failure message.
+/// UniformFormat quantizes with the hardware's one format, as --uniform-format.
 inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::string &HwName,
                                            RunResult &R,
                                            const compiler::CompileOptions &Opts = {},
-                                           bool TimingOnly = false) {
+                                           bool TimingOnly = false, bool UniformFormat = false) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
@@ -42,7 +46,18 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
     return ::testing::AssertionFailure() << llvm::toString(G.takeError());
   if (auto Err = ir::canonicalize(*G))
     return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
-  ir::quantize(*G, int(Hw->ActFracBits));
+  if (UniformFormat) {
+    ir::quantize(*G, int(Hw->ActFracBits));
+  } else {
+    auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    if (!F)
+      return ::testing::AssertionFailure() << "calibrate: " << llvm::toString(F.takeError());
+    if (auto Err = ir::quantize(*G, *F))
+      return ::testing::AssertionFailure() << "quantize: " << llvm::toString(std::move(Err));
+  }
+  R.OutFrac.clear();
+  for (const ir::Layer &L : G->Layers)
+    R.OutFrac.push_back(L.OutFrac);
   auto P = compiler::compile(*G, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
@@ -131,9 +132,9 @@ TEST(RefAvgPool, GlobalPoolingIsOneWindowOverTheInput) {
 TEST(RefAvgPool, FloatDividesByTheWholeWindow) {
   // As NineTapsCountThePadding, in float: exact means, padding counted.
   ir::Graph G = avgGraph({1, 2, 2}, 3, 1, 1);
-  EXPECT_EQ(ref::runFloat(G, {9, 18, 27, 36}), (std::vector<float>(4, 10.0f)));
+  EXPECT_EQ(ir::runFloat(G, {9, 18, 27, 36}), (std::vector<float>(4, 10.0f)));
   ir::Graph H = avgGraph({1, 2, 8}, 2, 2, 0);
-  EXPECT_EQ(ref::runFloat(H, {1, 1, -1, -1, 3, 3, -3, -3, 0, 0, 0, 0, 0, 0, 0, 0}),
+  EXPECT_EQ(ir::runFloat(H, {1, 1, -1, -1, 3, 3, -3, -3, 0, 0, 0, 0, 0, 0, 0, 0}),
             (std::vector<float>{0.5f, -0.5f, 1.5f, -1.5f}));
 }
 

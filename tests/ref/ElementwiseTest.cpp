@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
@@ -70,7 +71,7 @@ TEST(RefConcat, ChannelsInInputOrder) {
   ir::Graph G = graphOf(S, {scale("a", S, 2), scale("b", S, 3),
                             plain("cat", ir::LayerKind::Concat, {1, -1, 0}, S, {3, 1, 2})});
   EXPECT_EQ(runOk(G, {1, 2}), (V{3, 6, 1, 2, 2, 4}));
-  EXPECT_EQ(ref::runFloat(G, {1, 2}), (F{3, 6, 1, 2, 2, 4}));
+  EXPECT_EQ(ir::runFloat(G, {1, 2}), (F{3, 6, 1, 2, 2, 4}));
 }
 
 TEST(RefConcat, InputsOfDifferentChannelCounts) {
@@ -91,7 +92,7 @@ TEST(RefAdd, SaturatesTheExactSum) {
   ir::Graph G = graphOf(S, {scale("a", S, 3), plain("add", ir::LayerKind::Add, {0, -1}, S, S)});
   EXPECT_EQ(runOk(G, {100, -100, 10000, -10000}), (V{400, -400, 32767, -32768}));
   // Float: no saturation.
-  EXPECT_EQ(ref::runFloat(G, {100, -100, 10000, -10000}), (F{400, -400, 40000, -40000}));
+  EXPECT_EQ(ir::runFloat(G, {100, -100, 10000, -10000}), (F{400, -400, 40000, -40000}));
 }
 
 TEST(RefAdd, ReluOfTheSumNotSumOfRelus) {
@@ -101,12 +102,12 @@ TEST(RefAdd, ReluOfTheSumNotSumOfRelus) {
   ir::Graph G = graphOf(
       S, {scale("a", S, -3), plain("add", ir::LayerKind::Add, {0, -1}, S, S, /*Relu=*/true)});
   EXPECT_EQ(runOk(G, {5, -5}), (V{0, 10}));
-  EXPECT_EQ(ref::runFloat(G, {5, -5}), (F{0, 10}));
+  EXPECT_EQ(ir::runFloat(G, {5, -5}), (F{0, 10}));
   // a = 3x: 4x saturates, then the ReLU: 40000 -> 32767, -40000 -> 0.
   ir::Graph H = graphOf(
       S, {scale("a", S, 3), plain("add", ir::LayerKind::Add, {0, -1}, S, S, /*Relu=*/true)});
   EXPECT_EQ(runOk(H, {10000, -10000}), (V{32767, 0}));
-  EXPECT_EQ(ref::runFloat(H, {10000, -10000}), (F{40000, 0}));
+  EXPECT_EQ(ir::runFloat(H, {10000, -10000}), (F{40000, 0}));
 }
 
 TEST(RefAdd, SameTensorTwice) {
@@ -119,7 +120,7 @@ TEST(RefRelu, ClampsNegativesOnly) {
   const Shape S{1, 1, 5};
   ir::Graph G = graphOf(S, {plain("relu", ir::LayerKind::Relu, {-1}, S, S)});
   EXPECT_EQ(runOk(G, {-5, 0, 7, -32768, 32767}), (V{0, 0, 7, 0, 32767}));
-  EXPECT_EQ(ref::runFloat(G, {-0.5f, 0, 7.25f, -1e9f, 1e9f}), (F{0, 0, 7.25f, 0, 1e9f}));
+  EXPECT_EQ(ir::runFloat(G, {-0.5f, 0, 7.25f, -1e9f, 1e9f}), (F{0, 0, 7.25f, 0, 1e9f}));
 }
 
 TEST(RefElementwise, FormatsPassThrough) {

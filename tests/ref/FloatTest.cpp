@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Reference.h"
 #include "snow/support/Rng.h"
@@ -49,7 +50,7 @@ TEST(RefFloat, ConvWithPaddingBiasAndRelu) {
   L.QWeights.assign(4, 0); // Only their count matters to the verifier here.
   G.Layers.push_back(L);
   ASSERT_FALSE(llvm::errorToBool(ref::verifyGraph(G)));
-  EXPECT_EQ(ref::runFloat(G, {1, 2, 3, 4}), (std::vector<float>{6.25f, 1.0f, 0.0f, 1.0f}));
+  EXPECT_EQ(ir::runFloat(G, {1, 2, 3, 4}), (std::vector<float>{6.25f, 1.0f, 0.0f, 1.0f}));
 }
 
 TEST(RefErrorStats, CountsErrorsSaturationAndZeros) {
@@ -118,7 +119,7 @@ TEST(RefFloat, FixedAgreesWithFloatWithinTwoLsb) {
   }
 
   const std::vector<int16_t> Out = ref::runFixed(G, Fixed, 48);
-  const std::vector<float> Ideal = ref::runFloat(G, Float);
+  const std::vector<float> Ideal = ir::runFloat(G, Float);
   ASSERT_EQ(Out.size(), 2u * 2 * 2);
   ASSERT_EQ(Ideal.size(), Out.size());
   const int OutFrac = G.output().OutFrac;

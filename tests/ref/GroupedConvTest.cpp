@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
@@ -106,7 +107,7 @@ TEST(RefGroupedConv, DepthwiseBiasAndFormatsPerChannel) {
 TEST(RefGroupedConv, FloatPathUsesTheSameGroups) {
   ir::Graph G = groupedGraph({4, 1, 2}, 4, 2, 1, 0, {1, 10, 100, 1000, 1, 10, -1, 2});
   std::vector<float> X = {1, 2, 3, 4, 5, 6, 7, 8};
-  EXPECT_EQ(ref::runFloat(G, X), (std::vector<float>{31, 42, 3100, 4200, 75, 86, 9, 10}));
+  EXPECT_EQ(ir::runFloat(G, X), (std::vector<float>{31, 42, 3100, 4200, 75, 86, 9, 10}));
   // Depthwise 3x3 with padding, as above, in float.
   V W(18, 0);
   for (int I = 0; I < 9; ++I)
@@ -114,7 +115,7 @@ TEST(RefGroupedConv, FloatPathUsesTheSameGroups) {
   W[9] = 2;
   ir::Graph D = groupedGraph({2, 3, 3}, 2, 2, 3, 1, W);
   std::vector<float> Y = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-  EXPECT_EQ(ref::runFloat(D, Y),
+  EXPECT_EQ(ir::runFloat(D, Y),
             (std::vector<float>{12, 21, 16, 27, 45, 33, 24, 39, 28, 0, 0, 0, 0, 2, 4, 0, 8, 10}));
 }
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <cmath>
@@ -91,7 +92,7 @@ TEST(RefMaxPool, FloatPaddingIsMinusInfinity) {
   std::vector<float> X;
   for (int16_t Q : descending(4, 4))
     X.push_back(float(Q) * 1000.0f); // Far below any finite "padding" guess.
-  EXPECT_EQ(ref::runFloat(G, X), (std::vector<float>{-1000, -2000, -5000, -6000}));
+  EXPECT_EQ(ir::runFloat(G, X), (std::vector<float>{-1000, -2000, -5000, -6000}));
 }
 
 TEST(RefWindowOutputSize, FollowsPyTorch) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Reference.h"
 #include "snow/support/Rng.h"
@@ -124,7 +125,7 @@ TEST(RefNetwork, EveryKindFixedAgreesWithFloat) {
   std::vector<std::vector<int16_t>> FixedLayers;
   std::vector<std::vector<float>> FloatLayers;
   ref::runFixed(G, Fixed, 48, &FixedLayers);
-  ref::runFloat(G, Float, &FloatLayers);
+  ir::runFloat(G, Float, &FloatLayers);
   ASSERT_EQ(FixedLayers.size(), G.Layers.size());
   ASSERT_EQ(FloatLayers.size(), G.Layers.size());
 

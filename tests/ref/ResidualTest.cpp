@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
@@ -167,9 +168,9 @@ TEST(RefResidual, FloatPathAddsTheResidualBeforeRelu) {
   L.Relu = true;
   ir::Graph G = graphOf({1, 1, 2}, 8, {L});
   ASSERT_FALSE(llvm::errorToBool(ref::verifyGraph(G)));
-  EXPECT_EQ(ref::runFloat(G, {1.0f, -4.0f}), (std::vector<float>{1.75f, 0.0f}));
+  EXPECT_EQ(ir::runFloat(G, {1.0f, -4.0f}), (std::vector<float>{1.75f, 0.0f}));
   G.Layers[0].Relu = false;
-  EXPECT_EQ(ref::runFloat(G, {1.0f, -4.0f}), (std::vector<float>{1.75f, -5.75f}));
+  EXPECT_EQ(ir::runFloat(G, {1.0f, -4.0f}), (std::vector<float>{1.75f, -5.75f}));
 }
 
 } // namespace

@@ -171,6 +171,25 @@ TEST_F(Success, SimulatorAndReferenceAgreeOnAGivenInput) {
   EXPECT_FALSE(read("default.npy") == read("sim.npy"));
 }
 
+TEST_F(Success, UniformFormatFlagAgreesBetweenCompilerAndReference) {
+  // Both tools calibrate per-layer formats by default and take
+  // --uniform-format for the hardware's one format; a user comparing the two
+  // must get matching snowsim / snowref outputs either way.
+  ASSERT_TRUE(succeeded(run("snowc", {tinyModel(), "-o", "u.bin", "--uniform-format"})));
+  ASSERT_TRUE(succeeded(run("snowsim", {"u.bin", "--output", "sim.npy", "--quiet"})));
+  ToolResult R = run("snowref", {tinyModel(), "--uniform-format", "--output", "ref.npy"});
+  ASSERT_TRUE(succeeded(R));
+  EXPECT_NE(R.Out.find("formats: Q7.8 for every layer (--uniform-format)"), std::string::npos) << R;
+  EXPECT_TRUE(read("sim.npy") == read("ref.npy")) << "snowsim and snowref outputs differ";
+  // The default run prints the calibrated formats and gives another output
+  // (tiny's last conv is calibrated to Q3.12, not Q7.8).
+  R = run("snowref", {tinyModel(), "--output", "cal.npy", "--layers"});
+  ASSERT_TRUE(succeeded(R));
+  EXPECT_NE(R.Out.find("calibrated on the default input"), std::string::npos) << R;
+  EXPECT_NE(R.Out.find("Q3.12"), std::string::npos) << R;
+  EXPECT_FALSE(read("cal.npy") == read("ref.npy"));
+}
+
 TEST_F(Success, DisassemblerReadsWhatTheCompilerWrote) {
   compileTiny("t.bin", "mini64");
   ToolResult R = run("snowdis", {"t.bin"});

@@ -8,9 +8,9 @@
 //
 // The executors take a graph in canonical form (ir::canonicalize): Conv (with
 // groups and an optional fused residual add), MaxPool, AvgPool, Concat, Add and
-// Relu. runFloat executes the same network with the unquantized (folded)
-// weights, which is what the quantization report (ErrorStats.h) measures the
-// fixed path against.
+// Relu. The float path the quantization report (ErrorStats.h) measures the
+// fixed path against is ir::runFloat (snow/ir/FloatEval.h): it is not the
+// oracle, so it lives in the front end, shared with calibration.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_REF_REFERENCE_H
@@ -44,7 +44,7 @@ AvgConstants avgPoolConstants(uint64_t K);
 /// shapes chain between layers and match the output-size rule, weight and bias
 /// counts fit the groups, fixed-point formats chain between layers, shifts are
 /// never negative and average-pooling constants follow the contract. Empty
-/// QBias / Bias mean "no bias"; empty Weights are allowed (runFloat then
+/// QBias / Bias mean "no bias"; empty Weights are allowed (ir::runFloat then
 /// refuses the graph). Messages name the layer and its source location.
 llvm::Error verifyGraph(const ir::Graph &G);
 
@@ -58,15 +58,6 @@ llvm::Error verifyGraph(const ir::Graph &G);
 std::vector<int16_t> runFixed(const ir::Graph &G, const std::vector<int16_t> &InputChw,
                               unsigned AccBits,
                               std::vector<std::vector<int16_t>> *LayerOutputs = nullptr);
-
-/// Runs the network in floating point with the unquantized Weights / Bias
-/// (accumulating in double): the ideal the fixed path approximates. Padding is
-/// 0 for convolution and average pooling (which divides by the whole window,
-/// padding included) and -infinity for max pooling; residual and unfused adds
-/// are plain sums; nothing rounds or saturates. Preconditions as for runFixed,
-/// plus every conv layer has its float Weights.
-std::vector<float> runFloat(const ir::Graph &G, const std::vector<float> &InputChw,
-                            std::vector<std::vector<float>> *LayerOutputs = nullptr);
 
 } // namespace snow::ref
 
