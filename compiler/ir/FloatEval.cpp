@@ -62,33 +62,54 @@ std::vector<float> conv(const Layer &L, const std::vector<float> &In,
   for (unsigned Kx = 0; Kx < L.KW; ++Kx)
     XSpans[Kx] = insideSpan(L.Out.W, L.SW, L.PadL, Kx, L.In.W);
   std::vector<float> Out(L.Out.elems());
-  // Double, so the float result is the ideal and not another rounding.
-  std::vector<double> Acc(L.Out.W);
+  // Double, so the float result is the ideal and not another rounding. One
+  // whole output plane at a time: the inner loops run over output pixels, so
+  // they are long and contiguous (vectorizable). Every output still sums its
+  // terms in the same order (input channel, ky, kx), so the result does not
+  // depend on the loop shape.
+  const size_t Plane = size_t(L.Out.H) * L.Out.W, InPlane = size_t(L.In.H) * L.In.W;
+  const bool Pointwise = L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT &&
+                         !L.PadB && !L.PadL && !L.PadR;
+  std::vector<double> Acc(Plane);
   for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
     const unsigned FirstIc = Oc / OutPerGroup * InPerGroup;
-    for (unsigned Oy = 0; Oy < L.Out.H; ++Oy) {
-      const size_t OutRow = at(L.Out, Oc, Oy, 0);
-      std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
-      if (Residual)
-        for (unsigned Ox = 0; Ox < L.Out.W; ++Ox)
-          Acc[Ox] += double((*Residual)[OutRow + Ox]);
-      for (unsigned I = 0; I < InPerGroup; ++I) {
-        for (unsigned Ky = 0; Ky < L.KH; ++Ky) {
-          const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-          if (!inside(Iy, L.In.H))
-            continue;
-          const float *Row = &In[at(L.In, FirstIc + I, Iy, 0)];
-          const float *Taps = &L.Weights[((size_t(Oc) * InPerGroup + I) * L.KH + Ky) * L.KW];
-          for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-            const double W = Taps[Kx];
-            for (unsigned Ox = XSpans[Kx].Begin; Ox < XSpans[Kx].End; ++Ox)
-              Acc[Ox] += double(Row[inputCoord(Ox, L.SW, L.PadL, Kx)]) * W;
+    const size_t OutPlane = at(L.Out, Oc, 0, 0);
+    std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
+    if (Residual)
+      for (size_t P = 0; P < Plane; ++P)
+        Acc[P] += double((*Residual)[OutPlane + P]);
+    for (unsigned I = 0; I < InPerGroup; ++I) {
+      const float *Taps = &L.Weights[(size_t(Oc) * InPerGroup + I) * L.KH * L.KW];
+      if (Pointwise) {
+        const float *Src = &In[(FirstIc + I) * InPlane];
+        const double W = Taps[0];
+        for (size_t P = 0; P < Plane; ++P)
+          Acc[P] += double(Src[P]) * W;
+        continue;
+      }
+      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+        for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+          const double W = Taps[Ky * L.KW + Kx];
+          const Span X = XSpans[Kx];
+          for (unsigned Oy = 0; Oy < L.Out.H; ++Oy) {
+            const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
+            if (!inside(Iy, L.In.H) || X.Begin >= X.End)
+              continue;
+            const float *Row = &In[at(L.In, FirstIc + I, Iy, 0)];
+            double *A = &Acc[size_t(Oy) * L.Out.W];
+            if (L.SW == 1) {
+              const float *Src = Row + (int64_t(Kx) - int64_t(L.PadL));
+              for (unsigned Ox = X.Begin; Ox < X.End; ++Ox)
+                A[Ox] += double(Src[Ox]) * W;
+            } else {
+              for (unsigned Ox = X.Begin; Ox < X.End; ++Ox)
+                A[Ox] += double(Row[inputCoord(Ox, L.SW, L.PadL, Kx)]) * W;
+            }
           }
         }
-      }
-      for (unsigned Ox = 0; Ox < L.Out.W; ++Ox)
-        Out[OutRow + Ox] = float(L.Relu ? std::max(Acc[Ox], 0.0) : Acc[Ox]);
     }
+    for (size_t P = 0; P < Plane; ++P)
+      Out[OutPlane + P] = float(L.Relu ? std::max(Acc[P], 0.0) : Acc[P]);
   }
   return Out;
 }
