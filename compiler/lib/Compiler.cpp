@@ -219,15 +219,41 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   if (!Views)
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
+  // Which planned layer each layer's data is complete after: its own
+  // ordinal, or for a concat (no code) the latest of its inputs.
+  std::vector<int> DoneAfter(G.Layers.size(), -1);
+  {
+    int Ordinal = 0;
+    size_t Next = 0;
+    for (size_t I = 0; I < G.Layers.size(); ++I) {
+      const ir::Layer &L = G.Layers[I];
+      if (Next < Plans->size() && (*Plans)[Next].Index == I) {
+        (*Plans)[Next].Ordinal = Ordinal;
+        DoneAfter[I] = Ordinal++;
+        ++Next;
+        continue;
+      }
+      for (int In : L.Inputs)
+        if (In >= 0)
+          DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
+    }
+  }
   for (LayerPlan &P : *Plans) {
     const ir::Layer &L = *P.L;
+    std::vector<int> Reads = L.Inputs;
+    if (L.HasResidual)
+      Reads.push_back(L.Residual);
+    for (int In : Reads)
+      if (In >= 0)
+        P.NeedsDone = std::max(P.NeedsDone, DoneAfter[In]);
+    if (!Opts.PreciseLayerDeps)
+      P.NeedsDone = P.Ordinal - 1; // Wait for the previous layer, whatever it is.
     P.In = ViewOf(L.input());
     P.Out = ViewOf(int(P.Index));
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
     if (L.Kind == ir::LayerKind::Add)
       P.In2 = ViewOf(L.Inputs[1]);
-    P.WaitPrevious = &P != &Plans->front();
   }
   for (const ir::Layer &L : G.Layers)
     Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,

@@ -89,6 +89,7 @@ private:
   const BufferMap &B;
   const unsigned NCu, Lanes, V, G;
   const uint32_t AllMask;
+  int LayersSeenDone = -1; ///< Last layer whose LayerDone the load unit consumed.
 };
 
 constexpr unsigned MaxRows = 4095, MaxLen = 65535;
@@ -163,8 +164,11 @@ void Lowerer::loadWeights(const Step &S) {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
-  if (S.FirstOfLayer && P.WaitPrevious)
-    E.wait(Unit::Load, LayerDone);
+  // LayerDone is signalled once per layer, in layer order: consume the
+  // signals up to the latest layer whose output this one reads.
+  if (S.FirstOfLayer)
+    for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf]);
   if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
@@ -563,14 +567,17 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   for (size_t K = 0; K < Steps.size(); ++K) {
     const Step &S = Steps[K];
     const Step *Next = K + 1 < Steps.size() ? &Steps[K + 1] : nullptr;
-    // Prefetch: the next step's weights always, its maps only within the
-    // layer (a new layer's maps wait for this layer's stores).
+    // Prefetch: the next step's weights always; its maps within the layer,
+    // or for a new layer that does not read this one's output (its maps
+    // only wait for older layers, whose LayerDone was signalled already).
+    const bool EarlyMaps =
+        Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
     if (Next)
-      Loads(*Next, true, Next->P == S.P);
+      Loads(*Next, true, EarlyMaps);
     Body(S);
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
-      if (Next)
+      if (Next && !EarlyMaps)
         Loads(*Next, false, true);
     }
   }

@@ -212,7 +212,8 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
                                       "weights bank holds {}",
                                       L.KH, L.KW, KK + 1, B.WCap));
     P.NOg = ceilDiv(L.Out.C, G);
-    if (KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB && !L.PadL && !L.PadR) {
+    if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB &&
+        !L.PadL && !L.PadR) {
       P.StepY = L.SH;
       P.StepX = L.SW;
     }

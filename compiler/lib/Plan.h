@@ -61,7 +61,11 @@ struct LayerPlan {
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
   unsigned StepY = 1, StepX = 1;
-  bool WaitPrevious = false; ///< Loads wait until earlier layers' stores are done.
+  /// Position of this layer among the layers that have code (they signal
+  /// LayerDone in this order), and the position of the latest of them whose
+  /// output this layer reads (-1: only the graph input). Its loads wait until
+  /// that layer's stores are done, and no longer.
+  int Ordinal = 0, NeedsDone = -1;
   TensorView In, Out, Res;   ///< Res: the fused residual's tensor (conv only).
   TensorView In2;            ///< Second operand of an elementwise add.
 

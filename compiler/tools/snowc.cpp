@@ -41,6 +41,15 @@ static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
                                     cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
 static cl::opt<bool> NoLoopReorder("no-loop-reorder",
                                    cl::desc("Always keep kernels stationary"), cl::cat(Cat));
+static cl::opt<bool> FullDepth("full-depth",
+                               cl::desc("Keep all channels of 1-wide kernels' tiles on chip across "
+                                        "weight chunks (experimental)"),
+                               cl::cat(Cat));
+static cl::opt<bool> NoGather("no-gather",
+                              cl::desc("Load whole regions for 1x1 strided convs"), cl::cat(Cat));
+static cl::opt<bool> NoPreciseDeps("no-precise-deps",
+                                   cl::desc("Every layer waits for the previous layer's stores"),
+                                   cl::cat(Cat));
 static cl::opt<bool> Summary("summary",
                              cl::desc("Print per-layer output shapes, MACs and parameters of the "
                                       "model as written, and stop"),
@@ -88,6 +97,9 @@ int main(int Argc, char **Argv) {
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;
   Opts.LoopReorder = !NoLoopReorder;
+  Opts.FullDepthMaps = FullDepth;
+  Opts.GatherStrided = !NoGather;
+  Opts.PreciseLayerDeps = !NoPreciseDeps;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

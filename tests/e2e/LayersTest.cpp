@@ -184,9 +184,18 @@ TEST(Layers, StridedPointwiseConvGathersOnlyTheReadPixels) {
 TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
   // 600 input channels need two weight chunks on zc706 (and more on
   // narrow8); with a one-pixel-wide kernel the maps stay loaded across them.
-  check(header("deep", 600, 9, 7) + R"(  - {name: a, type: conv, out_channels: 72, kernel: 1}
+  compiler::CompileOptions O;
+  O.FullDepthMaps = true;
+  std::string Yaml = header("deep", 600, 9, 7) +
+                     R"(  - {name: a, type: conv, out_channels: 72, kernel: 1}
   - {name: b, type: conv, out_channels: 40, kernel: [3, 1], pad: [1, 0], relu: true}
-)");
+)";
+  for (const char *Hw : {"zc706", "mini64", "narrow8"}) {
+    SCOPED_TRACE(Hw);
+    RunResult R;
+    ASSERT_TRUE(runModel(Yaml, Hw, R, O));
+    EXPECT_TRUE(sameBits(R));
+  }
 }
 
 } // namespace
