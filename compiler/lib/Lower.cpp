@@ -37,7 +37,7 @@ struct TileGeom {
 
 TileGeom geometry(const LayerPlan &P, unsigned Group, unsigned Cu, unsigned NCu) {
   TileGeom T;
-  unsigned Tile = Group * NCu + Cu;
+  unsigned Tile = P.SplitChannels ? Group : Group * NCu + Cu;
   if (Tile >= P.NTiles)
     return T;
   const ir::Layer &L = *P.L;
@@ -74,7 +74,8 @@ public:
   void store(const Step &S);
 
 private:
-  void outputSlice(const Step &S, unsigned &Chan0, unsigned &NCh, unsigned &Entry) const;
+  void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
+                   unsigned &Entry) const;
   void tileRuns(const Step &S, const TensorView &V, Opcode Op);
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
            int64_t DStride, uint32_t BStride, uint32_t Mask);
@@ -155,9 +156,22 @@ void Lowerer::fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, 
 void Lowerer::loadWeights(const Step &S) {
   const LayerPlan &P = *S.P;
   E.wait(Unit::Load, WFree + S.WBuf);
-  for (unsigned Vm = 0; Vm < V; ++Vm) {
-    unsigned K = P.wIndex(S.Og, S.Chunk, Vm, V);
-    dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, AllMask);
+  if (P.SplitChannels) {
+    // Each CU gets the weights of its own output group.
+    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+      unsigned Og = P.ogOf(S.Og, Cu, NCu);
+      if (Og >= P.NOg)
+        continue; // An idle CU: it computes garbage nobody stores.
+      for (unsigned Vm = 0; Vm < V; ++Vm) {
+        unsigned K = P.wIndex(Og, S.Chunk, Vm, V);
+        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, 1u << Cu);
+      }
+    }
+  } else {
+    for (unsigned Vm = 0; Vm < V; ++Vm) {
+      unsigned K = P.wIndex(S.Og, S.Chunk, Vm, V);
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, AllMask);
+    }
   }
   E.signal(Unit::Load, WFull + S.WBuf);
 }
@@ -186,14 +200,17 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask.
+  // With split channels every CU gets the same tile: load it once, to all.
+  const unsigned Loaders = P.SplitChannels ? 1 : NCu;
+  auto MaskOf = [&](unsigned Cu) { return P.SplitChannels ? AllMask : 1u << Cu; };
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
-  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+  for (unsigned Cu = 0; Cu < Loaders; ++Cu) {
     TileGeom T = geometry(P, S.Group, Cu, NCu);
     if (!T.Active)
       continue;
     auto AddFill = [&](uint32_t Addr, unsigned Rows, unsigned Len) {
       if (Rows && Len)
-        Fills[{Addr, Rows, Len}] |= 1u << Cu;
+        Fills[{Addr, Rows, Len}] |= MaskOf(Cu);
     };
     AddFill(Base, T.Y0, RowElems);
     AddFill(Base + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems);
@@ -204,7 +221,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   }
   for (const auto &[Key, Mask] : Fills)
     fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
-  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+  for (unsigned Cu = 0; Cu < Loaders; ++Cu) {
     TileGeom T = geometry(P, S.Group, Cu, NCu);
     if (!T.Active || T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
@@ -215,12 +232,12 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
     if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
       dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
-          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, 1u << Cu);
+          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, MaskOf(Cu));
       continue;
     }
     for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
       dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, T.X1 - T.X0,
-          Cn, int64_t(P.StepX) * View.Stride * 2, Stride, 1u << Cu);
+          Cn, int64_t(P.StepX) * View.Stride * 2, Stride, MaskOf(Cu));
   }
 }
 
@@ -408,12 +425,14 @@ void Lowerer::compute(const Step &S) {
   E.signal(Unit::Compute, OutFull + S.OutBuf);
 }
 
-/// The output channels a writing step produces and its buffer entry size.
-void Lowerer::outputSlice(const Step &S, unsigned &Chan0, unsigned &NCh, unsigned &Entry) const {
+/// The output channels CU Cu produces in a writing step (none: NCh = 0) and
+/// the buffer entry size.
+void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
+                          unsigned &Entry) const {
   const LayerPlan &P = *S.P;
   if (P.IsConv) {
-    Chan0 = S.Og * G;
-    NCh = std::min(G, P.L->Out.C - Chan0);
+    Chan0 = P.ogOf(S.Og, Cu, NCu) * G;
+    NCh = Chan0 < P.L->Out.C ? std::min(G, P.L->Out.C - Chan0) : 0;
     Entry = G;
   } else {
     Chan0 = P.chunkBegin(S.Chunk);
@@ -428,13 +447,13 @@ void Lowerer::outputSlice(const Step &S, unsigned &Chan0, unsigned &NCh, unsigne
 void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  unsigned Chan0, NCh, Entry;
-  outputSlice(S, Chan0, NCh, Entry);
   const uint32_t Base = B.OutBase[S.OutBuf];
   const int64_t DStride = int64_t(V.Stride) * 2;
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    unsigned Chan0, NCh, Entry;
+    outputSlice(S, Cu, Chan0, NCh, Entry);
     TileGeom T = geometry(P, S.Group, Cu, NCu);
-    if (!T.Active)
+    if (!T.Active || NCh == 0)
       continue;
     if (P.Wt == L.Out.W) { // Whole output rows: the tile is one run of pixels.
       dma(Op, V.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
@@ -483,11 +502,11 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
           Add(Og, Gr, Og);
     } else if (P.MapStationary) {
       for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
-        for (unsigned Og = 0; Og < P.NOg; ++Og)
+        for (unsigned Og = 0; Og < P.OgSteps; ++Og)
           for (unsigned C = 0; C < P.NChunks; ++C)
             Add(Og, Gr, C);
     } else {
-      for (unsigned Og = 0; Og < P.NOg; ++Og)
+      for (unsigned Og = 0; Og < P.OgSteps; ++Og)
         for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
           for (unsigned C = 0; C < P.NChunks; ++C)
             Add(Og, Gr, C);

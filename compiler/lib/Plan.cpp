@@ -95,6 +95,8 @@ struct Cost {
 /// does not fit.
 static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
                     unsigned NCu, const BufferMap &B) {
+  if (P.SplitChannels)
+    NCu = 1; // Every CU works on the same tile.
   const ir::Layer &L = *P.L;
   P.R = R;
   P.Wt = Wt;
@@ -106,6 +108,7 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
   P.NColBlocks = ceilDiv(L.Out.W, Wt);
   P.NTiles = P.NRowBlocks * P.NColBlocks;
   P.NGroups = ceilDiv(P.NTiles, NCu);
+  P.OgSteps = P.SplitChannels ? ceilDiv(P.NOg, P.CusForSplit) : P.NOg;
   return true;
 }
 
@@ -115,7 +118,7 @@ static Cost convCost(const LayerPlan &P, const isa::HwConfig &Hw, bool MapStatio
   const uint64_t Pix = P.tilePixels(), V = Hw.VmacsPerCu;
   // Per step: the traces, ~20 cycles of synchronization and loop set-up per
   // chunk, the writeback (one cycle per vMAC per pixel) and the pipeline drain.
-  uint64_t Compute = uint64_t(P.NGroups) * P.NOg *
+  uint64_t Compute = uint64_t(P.NGroups) * P.OgSteps *
                      (Pix * KK * Cin + 20 * P.NChunks + Pix * V + Hw.MacPipelineDepth);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
@@ -126,11 +129,11 @@ static Cost convCost(const LayerPlan &P, const isa::HwConfig &Hw, bool MapStatio
   uint64_t MapPasses, WPasses;
   const bool OneMapPerGroup = P.NChunks == 1 || P.FullDepth;
   if (!MapStationary) {
-    MapPasses = OneMapPerGroup && P.NGroups == 1 ? 1 : P.NOg;
+    MapPasses = OneMapPerGroup && P.NGroups == 1 ? 1 : P.OgSteps;
     WPasses = P.NChunks == 1 ? 1 : P.NGroups;
   } else {
-    MapPasses = OneMapPerGroup ? 1 : P.NOg;
-    WPasses = P.NOg == 1 && P.NChunks == 1 ? 1 : P.NGroups;
+    MapPasses = OneMapPerGroup ? 1 : P.OgSteps;
+    WPasses = P.OgSteps == 1 && P.NChunks == 1 ? 1 : P.NGroups;
   }
   uint64_t Bytes = MapBytes * MapPasses + WBytes * WPasses + L.Out.elems() * 2;
   return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes};
@@ -227,7 +230,12 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
       LastChunk = P.Chunk;
       P.NChunks = ceilDiv(C, P.Chunk);
       for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
+        for (bool Split : {false, true})
         for (bool Full : {false, true}) {
+        if (Split && (!Opts.SplitChannels || NCu == 1 || P.NOg == 1))
+          continue;
+        P.SplitChannels = Split;
+        P.CusForSplit = NCu;
         // Full-depth tiles need a one-pixel-wide kernel (each trace row is
         // then one contiguous run of a chunk's channels) and several chunks.
         if (Full && (L.KW != 1 || P.NChunks == 1 || !Opts.FullDepthMaps))
@@ -247,6 +255,7 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
         }
         }
     }
+    P.SplitChannels = false;
   } else {
     unsigned LastStride = 0;
     for (unsigned N = 1; N <= ceilDiv(C, Lanes); ++N) {

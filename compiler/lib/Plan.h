@@ -58,6 +58,13 @@ struct LayerPlan {
   /// the maps are loaded once for all chunks; chunk c's traces start at
   /// channel offset c * Chunk of each pixel.
   bool FullDepth = false;
+  /// CUs take different output-channel groups of one shared tile (maps are
+  /// broadcast to every CU, weights loaded per CU) instead of different tiles
+  /// of the same channels. Better when a small map does not divide evenly
+  /// into one tile per CU. Step::Og then counts groups of `cus` output
+  /// groups: CU k computes output group Og * cus + k.
+  bool SplitChannels = false;
+  unsigned CusForSplit = 1;   ///< The CU count output groups are spread over.
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
   unsigned StepY = 1, StepX = 1;
@@ -77,6 +84,7 @@ struct LayerPlan {
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
   unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1, NGroups = 1;
   unsigned NOg = 1;           ///< Conv: output-channel groups of vMACs x lanes.
+  unsigned OgSteps = 1;       ///< Steps over output groups: NOg, or NOg / cus rounded up.
   bool MapStationary = false; ///< Tile groups outermost (maps reused across groups).
   int16_t PadValue = 0;
 
@@ -96,6 +104,10 @@ struct LayerPlan {
   /// Kernel words per weight block of chunk C (without the bias word).
   unsigned kernelWords(unsigned C) const;
   unsigned tilePixels() const { return R * Wt; }
+  /// The output group CU Cu computes in a step over output groups Og.
+  unsigned ogOf(unsigned Og, unsigned Cu, unsigned Cus) const {
+    return SplitChannels ? Og * Cus + Cu : Og;
+  }
   /// Output-pixel steps inside the buffer region.
   unsigned bufStrideY() const { return L->SH / StepY; }
   unsigned bufStrideX() const { return L->SW / StepX; }

@@ -199,3 +199,27 @@ TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Layers, SmallMapsSpreadOutputChannelsOverCus) {
+  // 13x13 does not split evenly into one tile per CU; with 256 output
+  // channels the planner lets CUs share one tile and take different output
+  // groups instead (maps broadcast, weights per CU).
+  std::string Yaml = header("split", 96, 13, 13) +
+                     R"(  - {name: a, type: conv, out_channels: 256, kernel: 3, pad: 1, relu: true}
+  - {name: b, type: conv, out_channels: 256, kernel: 3, pad: 1}
+  - {name: sum, type: add, inputs: [b, a]}
+)";
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  auto G = ir::parseModel(Yaml, "split.yaml");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  ASSERT_FALSE(ir::canonicalize(*G));
+  ir::quantize(*G, 8);
+  EXPECT_NE(compiler::describePlan(*G, *Hw).find("+split"), std::string::npos)
+      << compiler::describePlan(*G, *Hw);
+  check(Yaml, true, {"zc706", "mini64", "narrow8", "big1024"});
+}
+
+} // namespace

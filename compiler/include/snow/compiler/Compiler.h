@@ -36,6 +36,9 @@ struct CompileOptions {
   /// prefetch its first maps while the previous layer computes); when off,
   /// every layer waits for the previous layer's stores.
   bool PreciseLayerDeps = true;
+  /// Let the planner spread output-channel groups over CUs (one shared tile)
+  /// where that balances better than spreading tiles.
+  bool SplitChannels = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.
