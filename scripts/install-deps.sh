@@ -3,7 +3,8 @@
 # Used by scripts/demo.sh, scripts/test.sh and CI (.ci/run).
 set -euo pipefail
 PACKAGES=(cmake ninja-build g++ llvm-14-dev libfmt-dev libyaml-cpp-dev libgtest-dev
-          zlib1g-dev verilator python3)
+          zlib1g-dev verilator python3 python3-matplotlib chromium
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

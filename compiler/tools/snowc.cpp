@@ -2,6 +2,8 @@
 //
 // snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan]
 //                              [--uniform-format]
+// snowc MODEL.onnx -o prog.bin [--const NAME=FILE ...]   (docs/onnx.md)
+// snowc MODEL.yaml --export-onnx MODEL.onnx
 //
 // A thin driver over snow_ir (front end) and snow_compiler (lowering). Every
 // failure is one line on stderr and a non-zero exit; the output file is
@@ -12,6 +14,7 @@
 #include "snow/compiler/Compiler.h"
 #include "snow/ir/Calibrate.h"
 #include "snow/ir/Graph.h"
+#include "snow/ir/Onnx.h"
 #include "snow/isa/Asm.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
@@ -24,8 +27,8 @@ using namespace snow;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory Cat("snowc options");
-static cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.yaml>"), cl::Required,
-                                      cl::cat(Cat));
+static cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.yaml|model.onnx>"),
+                                      cl::Required, cl::cat(Cat));
 static cl::opt<std::string> OutPath("o", cl::desc("Output file ('-' for stdout with --emit=asm)"),
                                     cl::value_desc("prog.bin"), cl::cat(Cat));
 static cl::opt<std::string> HwName("hw", cl::desc("Hardware preset or YAML file"),
@@ -65,6 +68,15 @@ static cl::opt<bool> UniformFormat("uniform-format",
                                             "calibrated on the default input"),
                                    cl::cat(Cat));
 
+static cl::list<std::string>
+    Consts("const",
+           cl::desc("ONNX: bind graph input NAME to the constant in FILE (.npy or .pb), e.g. "
+                    "weights passed as inputs; repeatable"),
+           cl::value_desc("NAME=FILE"), cl::cat(Cat));
+static cl::opt<std::string> ExportOnnx("export-onnx",
+                                       cl::desc("Write the model as written as ONNX, and stop"),
+                                       cl::value_desc("model.onnx"), cl::cat(Cat));
+
 static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
 
 int main(int Argc, char **Argv) {
@@ -75,9 +87,18 @@ int main(int Argc, char **Argv) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return fail(llvm::toString(Hw.takeError()));
-  auto G = ir::loadModel(ModelPath);
+  ir::OnnxImportOptions OnnxOpts;
+  for (const std::string &C : Consts)
+    if (auto Err = ir::addOnnxConst(C, OnnxOpts))
+      return fail(llvm::toString(std::move(Err)));
+  auto G = ir::loadAnyModel(ModelPath, OnnxOpts);
   if (!G)
     return fail(llvm::toString(G.takeError()));
+  if (!ExportOnnx.empty()) {
+    if (auto Err = ir::writeOnnx(*G, ExportOnnx))
+      return fail(llvm::toString(std::move(Err)));
+    return 0;
+  }
   if (Summary) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    ir::summary(*G)))

@@ -2,6 +2,7 @@
 //
 // snowref MODEL.yaml [--hw PRESET|FILE] [--input x.npy] [--output y.npy]
 //                    [--output-float yf.npy] [--uniform-format] [--layers] [--quiet]
+// snowref MODEL.onnx [--const NAME=FILE ...] [same options]   (docs/onnx.md)
 //
 // Loads, canonicalizes and quantizes the model for a hardware point (per-layer
 // formats from calibration, as snowc chooses them, or with --uniform-format
@@ -18,6 +19,7 @@
 #include "snow/ir/Calibrate.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ir/Graph.h"
+#include "snow/ir/Onnx.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Input.h"
@@ -39,8 +41,8 @@ using namespace snow;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory RefCat("snowref options");
-static cl::opt<std::string> ModelPath(cl::Positional, cl::Required, cl::desc("MODEL.yaml"),
-                                      cl::cat(RefCat));
+static cl::opt<std::string> ModelPath(cl::Positional, cl::Required,
+                                      cl::desc("MODEL.yaml or MODEL.onnx"), cl::cat(RefCat));
 static cl::opt<std::string> HwName("hw", cl::init("zc706"),
                                    cl::desc("Hardware preset name or YAML file"),
                                    cl::value_desc("PRESET|FILE"), cl::cat(RefCat));
@@ -65,6 +67,11 @@ static cl::opt<bool> UniformFormat("uniform-format",
                                             "formats, to see what it costs"),
                                    cl::cat(RefCat));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print nothing but errors"), cl::cat(RefCat));
+static cl::list<std::string>
+    Consts("const",
+           cl::desc("ONNX: bind graph input NAME to the constant in FILE (.npy or .pb); "
+                    "repeatable"),
+           cl::value_desc("NAME=FILE"), cl::cat(RefCat));
 
 /// Layers whose fixed outputs saturate more often than this are listed even
 /// without --layers: below it saturation is a curiosity, above it a cause.
@@ -203,7 +210,11 @@ static llvm::Error run() {
   llvm::Expected<isa::HwConfig> Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return Hw.takeError();
-  llvm::Expected<ir::Graph> G = ir::loadModel(ModelPath);
+  ir::OnnxImportOptions OnnxOpts;
+  for (const std::string &C : Consts)
+    if (llvm::Error E = ir::addOnnxConst(C, OnnxOpts))
+      return E;
+  llvm::Expected<ir::Graph> G = ir::loadAnyModel(ModelPath, OnnxOpts);
   if (!G)
     return G.takeError();
   if (Hw->AccBits < 1 || Hw->AccBits > 64)

@@ -4,7 +4,9 @@
 //                  [--max-cycles N] [--timing-only] [--hw PRESET|FILE]
 //
 // Prints the per-layer report; every failure is one line on stderr and a
-// non-zero exit, and no output file is left half-written.
+// non-zero exit, and no output file is left half-written. An input batch
+// (N, ...) of N > 1 frames, as ONNX tensors carry, runs frame by frame and
+// writes outputs of shape (N, C, H, W) (docs/onnx.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +16,13 @@
 #include "snow/support/Tensor.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Npy.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <optional>
 
 using namespace snow;
 namespace cl = llvm::cl;
@@ -46,6 +50,29 @@ static cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat))
 
 static int fail(const llvm::Twine &Msg) { return toolError("snowsim", Msg); }
 
+/// The frames of a batch: an array (N, ...) with N > 1 whose trailing axes
+/// hold one input each (C*H*W values, CHW order). Anything else is one frame
+/// and goes through readInputTensor, with its shape check and messages.
+static llvm::Expected<std::vector<std::vector<int16_t>>> readFrames(const std::string &Path,
+                                                                    const isa::TensorInfo &In) {
+  const uint64_t Frame = uint64_t(In.C) * In.H * In.W;
+  if (auto A = readNpy(Path); !A) {
+    llvm::consumeError(A.takeError());
+  } else if (A->Shape.size() >= 2 && A->Shape[0] > 1 && A->elems() == A->Shape[0] * Frame) {
+    std::vector<std::vector<int16_t>> Frames(A->Shape[0]);
+    for (uint64_t N = 0; N < A->Shape[0]; ++N)
+      for (uint64_t I = N * Frame; I < (N + 1) * Frame; ++I)
+        Frames[N].push_back(A->Type == NpyArray::DType::I16
+                                ? A->I16[I]
+                                : floatToFixed(A->F32[I], int(In.FracBits)));
+    return Frames;
+  }
+  auto T = readInputTensor(Path, In.C, In.H, In.W, int(In.FracBits));
+  if (!T)
+    return T.takeError();
+  return std::vector<std::vector<int16_t>>{std::move(*T)};
+}
+
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
@@ -70,47 +97,67 @@ int main(int Argc, char **Argv) {
     return fail("--timing-only computes no values: --output and --output-float need a full run");
 
   const isa::TensorInfo &In = Prog->Input;
-  std::vector<int16_t> Input;
+  std::vector<std::vector<int16_t>> Frames(1);
   if (!InputPath.empty()) {
-    auto T = readInputTensor(InputPath, In.C, In.H, In.W, int(In.FracBits));
+    auto T = readFrames(InputPath, In);
     if (!T)
       return fail(llvm::toString(T.takeError()));
-    Input = std::move(*T);
+    Frames = std::move(*T);
   } else {
     for (float V : defaultInputValues(uint64_t(In.C) * In.H * In.W, Prog->ModelName))
-      Input.push_back(floatToFixed(V, int(In.FracBits)));
+      Frames[0].push_back(floatToFixed(V, int(In.FracBits)));
   }
 
   sim::SimOptions Opts;
   Opts.TimingOnly = TimingOnly;
   Opts.MaxCycles = MaxCycles;
-  auto Sim = sim::Simulator::create(*Prog, Opts);
-  if (!Sim)
-    return fail(ProgPath + ": " + llvm::toString(Sim.takeError()));
-  if (auto Err = (*Sim)->setInput(Input))
-    return fail(llvm::toString(std::move(Err)));
-  auto Start = std::chrono::steady_clock::now();
-  auto Stats = (*Sim)->run();
-  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  if (!Stats)
-    return fail(llvm::toString(Stats.takeError()));
+  // Each frame runs on a fresh machine. Cycles do not depend on the values,
+  // so the report and --stats-json show the first frame.
+  std::optional<sim::SimStats> Stats;
+  std::vector<int16_t> Output; // the frames' outputs, one after another
+  double Secs = 0;
+  for (const std::vector<int16_t> &Input : Frames) {
+    auto Sim = sim::Simulator::create(*Prog, Opts);
+    if (!Sim)
+      return fail(ProgPath + ": " + llvm::toString(Sim.takeError()));
+    if (auto Err = (*Sim)->setInput(Input))
+      return fail(llvm::toString(std::move(Err)));
+    auto Start = std::chrono::steady_clock::now();
+    auto FrameStats = (*Sim)->run();
+    Secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    if (!FrameStats)
+      return fail(llvm::toString(FrameStats.takeError()));
+    if (!Stats)
+      Stats = std::move(*FrameStats);
+    std::vector<int16_t> O = (*Sim)->output();
+    Output.insert(Output.end(), O.begin(), O.end());
+  }
 
   // All outputs of a run are written together or not at all.
   const isa::TensorInfo &Out = Prog->Output;
   std::vector<std::pair<std::string, std::string>> Files;
-  auto AddTensor = [&](const std::string &Path, int FloatFrac) -> llvm::Error {
-    auto Bytes = encodeOutputTensor(Path, (*Sim)->output(), Out.C, Out.H, Out.W, FloatFrac);
-    if (!Bytes)
-      return Bytes.takeError();
-    Files.push_back({Path, std::move(*Bytes)});
-    return llvm::Error::success();
+  auto AddTensor = [&](const std::string &Path, int FloatFrac) -> llvm::Expected<std::string> {
+    if (Frames.size() == 1)
+      return encodeOutputTensor(Path, Output, Out.C, Out.H, Out.W, FloatFrac);
+    NpyArray A;
+    A.Shape = {Frames.size(), Out.C, Out.H, Out.W};
+    A.Type = FloatFrac >= 0 ? NpyArray::DType::F32 : NpyArray::DType::I16;
+    for (int16_t V : Output)
+      if (FloatFrac >= 0)
+        A.F32.push_back(fixedToFloat(V, FloatFrac));
+      else
+        A.I16.push_back(V);
+    return encodeNpy(A, Path);
   };
-  if (!OutputPath.empty())
-    if (auto Err = AddTensor(OutputPath, -1))
-      return fail(llvm::toString(std::move(Err)));
-  if (!OutputFloat.empty())
-    if (auto Err = AddTensor(OutputFloat, int(Out.FracBits)))
-      return fail(llvm::toString(std::move(Err)));
+  for (auto [Path, FloatFrac] : {std::pair{OutputPath.getValue(), -1},
+                                 std::pair{OutputFloat.getValue(), int(Out.FracBits)}}) {
+    if (Path.empty())
+      continue;
+    auto Bytes = AddTensor(Path, FloatFrac);
+    if (!Bytes)
+      return fail(llvm::toString(Bytes.takeError()));
+    Files.push_back({Path, std::move(*Bytes)});
+  }
   if (!StatsJson.empty())
     Files.push_back({StatsJson, sim::toJson(*Stats, *Prog)});
   if (auto Err = writeFilesAtomic(Files))
@@ -121,6 +168,9 @@ int main(int Argc, char **Argv) {
                                  (unsigned long long)Stats->Cycles, Secs,
                                  Secs > 0 ? Stats->Cycles / Secs / 1e6 : 0.0,
                                  TimingOnly ? "timing only" : "functional + timing");
+    if (Frames.size() > 1)
+      llvm::outs() << Frames.size() << " frames of the input batch; the report shows the first "
+                   << "(every frame takes the same cycles), the time is for all\n";
   }
   return 0;
 }

@@ -1,0 +1,284 @@
+//===- OnnxExport.cpp - Graph IR -> ONNX ModelProto -----------------------===//
+//
+// Writes an as-written graph (a loaded YAML model) as ONNX, opset 13, with
+// its weights (seeded or from files) as initializers. Its purpose is the
+// round trip: importing the file must give a graph that canonicalizes to the
+// same layers, so the ONNX and YAML front ends can be checked to produce
+// byte-identical programs (tests/onnx). It also hands the YAML models to
+// other ONNX tools.
+//
+// Layer names become node names and the names of the tensors they produce.
+// What the YAML folds into a layer becomes a node of its own, named after it:
+// a fused relu is a Relu node "<layer>_relu"; the flatten an fc implies is a
+// Flatten node "<fc>_flatten". Tensors are NCHW with a batch of 1, except
+// that fc and flatten outputs are [1, C], as ONNX's Gemm wants (and layers
+// reading them keep that rank). ONNX's own checker and strict shape
+// inference vet every exported model before it is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporter.h"
+
+#include "snow/support/FileIO.h"
+#include <algorithm>
+#include <fmt/format.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <set>
+
+using namespace snow;
+using namespace snow::ir;
+using namespace snow::ir::detail;
+
+namespace {
+
+struct ExportError {
+  std::string Msg;
+};
+
+class OnnxExporter {
+public:
+  explicit OnnxExporter(const Graph &G) : G(G), GP(*M.mutable_graph()) {}
+  std::string run();
+
+private:
+  const Graph &G;
+  onnx::ModelProto M;
+  onnx::GraphProto &GP;
+  std::set<std::string> Used;
+  std::vector<std::string> OutName;
+  std::vector<size_t> OutRank;
+
+  std::string fresh(const std::string &Want) {
+    std::string Name = Want;
+    for (unsigned K = 1; Used.count(Name); ++K)
+      Name = fmt::format("{}_{}", Want, K);
+    Used.insert(Name);
+    return Name;
+  }
+  std::string inName(int P) const { return P < 0 ? G.InputName : OutName[size_t(P)]; }
+  size_t inRank(int P) const { return P < 0 ? 4 : OutRank[size_t(P)]; }
+
+  onnx::NodeProto &node(const std::string &Op, const std::string &Name,
+                        std::vector<std::string> Inputs, const std::string &Output) {
+    onnx::NodeProto &N = *GP.add_node();
+    N.set_op_type(Op);
+    N.set_name(Name);
+    for (std::string &I : Inputs)
+      N.add_input(std::move(I));
+    N.add_output(Output);
+    return N;
+  }
+  static void attr(onnx::NodeProto &N, const char *Name, std::vector<int64_t> V) {
+    onnx::AttributeProto &A = *N.add_attribute();
+    A.set_name(Name);
+    A.set_type(onnx::AttributeProto::INTS);
+    for (int64_t X : V)
+      A.add_ints(X);
+  }
+  static void attr(onnx::NodeProto &N, const char *Name, int64_t V) {
+    onnx::AttributeProto &A = *N.add_attribute();
+    A.set_name(Name);
+    A.set_type(onnx::AttributeProto::INT);
+    A.set_i(V);
+  }
+  static void attrF(onnx::NodeProto &N, const char *Name, float V) {
+    onnx::AttributeProto &A = *N.add_attribute();
+    A.set_name(Name);
+    A.set_type(onnx::AttributeProto::FLOAT);
+    A.set_f(V);
+  }
+  std::string initializer(const std::string &Want, std::vector<int64_t> Dims,
+                          const std::vector<float> &Values) {
+    OnnxTensor T;
+    T.Name = fresh(Want);
+    T.Dims = std::move(Dims);
+    T.Floats = Values;
+    tensorToProto(T, *GP.add_initializer());
+    return T.Name;
+  }
+  static void valueInfo(onnx::ValueInfoProto &V, const std::string &Name,
+                        const std::vector<int64_t> &Dims) {
+    V.set_name(Name);
+    onnx::TypeProto::Tensor &T = *V.mutable_type()->mutable_tensor_type();
+    T.set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t D : Dims)
+      T.mutable_shape()->add_dim()->set_dim_value(D);
+  }
+  void window(onnx::NodeProto &N, const Layer &L) {
+    attr(N, "kernel_shape", {L.KH, L.KW});
+    attr(N, "strides", {L.SH, L.SW});
+    attr(N, "pads", {L.PadT, L.PadL, L.PadB, L.PadR});
+  }
+  void needMap(const Layer &L, int P) const {
+    if (inRank(P) != 4)
+      throw ExportError{fmt::format("{}: layer '{}': a {} cannot read the vector '{}' in ONNX "
+                                    "(it needs an N x C x H x W input)",
+                                    L.Loc.str(), L.Name, L.TypeName, inName(P))};
+  }
+  void exportLayer(const Layer &L);
+  void selfCheck();
+};
+
+/// A model ONNX's own checker or its strict shape inference refuses would be
+/// a bug here, not the user's, and other tools would fail on it later.
+void OnnxExporter::selfCheck() {
+  try {
+    onnx::checker::check_model(M);
+    onnx::ShapeInferenceOptions Strict{/*check_type=*/true, /*error_mode=*/1,
+                                       /*enable_data_propagation=*/false};
+    onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(), Strict);
+    // Only the check was wanted; the inferred shapes stay out of the file.
+    GP.clear_value_info();
+  } catch (const std::exception &E) {
+    std::string Msg = E.what();
+    std::replace(Msg.begin(), Msg.end(), '\n', ' ');
+    throw ExportError{G.Loc.str() +
+                      ": internal error: ONNX's checker refuses the exported "
+                      "model: " +
+                      Msg};
+  }
+}
+
+void OnnxExporter::exportLayer(const Layer &L) {
+  const int P = L.input();
+  const bool OwnRelu =
+      L.Relu && (L.Kind == LayerKind::Conv || L.Kind == LayerKind::Fc || L.Kind == LayerKind::Add);
+  const std::string Out = OwnRelu ? fresh(L.Name + "_prerelu") : L.Name;
+  size_t Rank = inRank(P);
+  switch (L.Kind) {
+  case LayerKind::Conv: {
+    needMap(L, P);
+    std::vector<std::string> In = {
+        inName(P),
+        initializer(L.Name + ".weight", {L.Out.C, L.In.C / L.Groups, L.KH, L.KW}, L.Weights)};
+    if (L.HasBias)
+      In.push_back(initializer(L.Name + ".bias", {L.Out.C}, L.Bias));
+    onnx::NodeProto &N = node("Conv", L.Name, std::move(In), Out);
+    window(N, L);
+    attr(N, "group", int64_t(L.Groups));
+    break;
+  }
+  case LayerKind::MaxPool:
+  case LayerKind::AvgPool: {
+    needMap(L, P);
+    bool Max = L.Kind == LayerKind::MaxPool;
+    onnx::NodeProto &N = node(Max ? "MaxPool" : "AveragePool", L.Name, {inName(P)}, Out);
+    window(N, L);
+    if (L.CeilMode)
+      attr(N, "ceil_mode", 1);
+    if (!Max) // The hardware's (and PyTorch's default) divisor.
+      attr(N, "count_include_pad", 1);
+    break;
+  }
+  case LayerKind::GlobalAvgPool:
+    needMap(L, P);
+    node("GlobalAveragePool", L.Name, {inName(P)}, Out);
+    break;
+  case LayerKind::Fc: {
+    std::string In = inName(P);
+    if (Rank != 2) {
+      In = fresh(L.Name + "_flatten");
+      attr(node("Flatten", In, {inName(P)}, In), "axis", 1);
+    }
+    std::vector<std::string> Ins = {
+        In, initializer(L.Name + ".weight", {L.Out.C, int64_t(L.In.elems())}, L.Weights)};
+    if (L.HasBias)
+      Ins.push_back(initializer(L.Name + ".bias", {L.Out.C}, L.Bias));
+    attr(node("Gemm", L.Name, std::move(Ins), Out), "transB", 1);
+    Rank = 2;
+    break;
+  }
+  case LayerKind::Concat:
+  case LayerKind::Add: {
+    std::vector<std::string> Ins;
+    for (int I : L.Inputs) {
+      if (inRank(I) != Rank)
+        throw ExportError{fmt::format("{}: layer '{}': its inputs mix vectors and feature maps, "
+                                      "which ONNX's {} does not accept",
+                                      L.Loc.str(), L.Name, L.TypeName)};
+      Ins.push_back(inName(I));
+    }
+    onnx::NodeProto &N =
+        node(L.Kind == LayerKind::Add ? "Add" : "Concat", L.Name, std::move(Ins), Out);
+    if (L.Kind == LayerKind::Concat)
+      attr(N, "axis", 1);
+    break;
+  }
+  case LayerKind::Relu:
+    node("Relu", L.Name, {inName(P)}, Out);
+    break;
+  case LayerKind::BatchNorm: {
+    std::vector<std::string> Ins = {inName(P)};
+    Ins.push_back(initializer(L.Name + ".weight", {L.In.C}, L.Gamma));
+    Ins.push_back(initializer(L.Name + ".bias", {L.In.C}, L.Beta));
+    Ins.push_back(initializer(L.Name + ".running_mean", {L.In.C}, L.Mean));
+    Ins.push_back(initializer(L.Name + ".running_var", {L.In.C}, L.Var));
+    attrF(node("BatchNormalization", L.Name, std::move(Ins), Out), "epsilon", L.Eps);
+    break;
+  }
+  case LayerKind::Flatten:
+    attr(node("Flatten", L.Name, {inName(P)}, Out), "axis", 1);
+    Rank = 2;
+    break;
+  case LayerKind::Softmax:
+    // Over the channels: the input is C x 1 x 1, so that is the whole vector.
+    attr(node("Softmax", L.Name, {inName(P)}, Out), "axis", 1);
+    break;
+  }
+  if (OwnRelu)
+    node("Relu", fresh(L.Name + "_relu"), {Out}, L.Name);
+  OutName.push_back(L.Name);
+  OutRank.push_back(Rank);
+}
+
+std::string OnnxExporter::run() {
+  // ONNX 1.12 reads IR version 8; opset 13 has Softmax over one axis and
+  // BatchNormalization without training outputs.
+  M.set_ir_version(8);
+  M.set_producer_name("snowc");
+  onnx::OperatorSetIdProto &Op = *M.add_opset_import();
+  Op.set_domain("");
+  Op.set_version(13);
+  GP.set_name(G.Name);
+  Used.insert(G.InputName);
+  for (const Layer &L : G.Layers)
+    Used.insert(L.Name);
+  valueInfo(*GP.add_input(), G.InputName, {1, G.Input.C, G.Input.H, G.Input.W});
+  for (const Layer &L : G.Layers) {
+    if (L.HasResidual)
+      throw ExportError{fmt::format("{}: layer '{}': the graph is canonical (a residual is fused "
+                                    "into a conv); export the graph as written",
+                                    L.Loc.str(), L.Name)};
+    exportLayer(L);
+  }
+  if (G.Layers.empty())
+    throw ExportError{G.Loc.str() + ": the model has no layers"};
+  const Layer &Last = G.Layers.back();
+  std::vector<int64_t> Dims = {1, Last.Out.C};
+  if (OutRank.back() == 4)
+    Dims = {1, Last.Out.C, Last.Out.H, Last.Out.W};
+  valueInfo(*GP.add_output(), Last.Name, Dims);
+  selfCheck();
+  std::string Bytes;
+  if (!M.SerializeToString(&Bytes))
+    throw ExportError{G.Loc.str() + ": the model is too large for one protobuf (2 GiB)"};
+  return Bytes;
+}
+
+} // namespace
+
+llvm::Expected<std::string> snow::ir::exportOnnx(const Graph &G) {
+  try {
+    return OnnxExporter(G).run();
+  } catch (const ExportError &E) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
+  }
+}
+
+llvm::Error snow::ir::writeOnnx(const Graph &G, const std::string &Path) {
+  llvm::Expected<std::string> Bytes = exportOnnx(G);
+  if (!Bytes)
+    return Bytes.takeError();
+  return writeFileAtomic(Path, *Bytes);
+}

@@ -1,0 +1,156 @@
+//===- OnnxImporter.h - The ONNX importer, shared by its files -*- C++ -*-===//
+//
+// Private to compiler/ir. The importer is split like the YAML parser:
+// OnnxImport.cpp walks the graph (inputs, constants, liveness) and holds the
+// API entry points; OnnxNode.cpp reads the current node's attributes and
+// inputs and defines its outputs; OnnxWindows.cpp and OnnxOps.cpp hold one
+// function per operator with its attributes and shape rule; OnnxPasses.cpp
+// the passes that need the whole graph; OnnxTensor.cpp converts tensors to
+// and from TensorProto. OnnxExport.cpp is the reverse direction.
+//
+// Inside the importer an error is a thrown OnnxError, converted to
+// llvm::Error at the API boundary, as in the YAML parser: each operator is a
+// long chain of checks, and threading Expected through them would bury the
+// rules in plumbing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_IR_ONNXIMPORTER_H
+#define SNOW_IR_ONNXIMPORTER_H
+
+#include "snow/ir/Onnx.h"
+
+#include <map>
+#include <onnx/onnx_pb.h>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace snow::ir::detail {
+
+struct OnnxError {
+  std::string Msg;
+};
+
+/// The YAML front end's limits, for the same reasons: a dimension beyond
+/// this is certainly a mistake, and products of sizes stay far from overflow.
+constexpr int64_t OnnxMaxDim = 65536;
+constexpr uint64_t OnnxMaxWeights = uint64_t(1) << 28;
+
+/// "[2, 3, 4]", the form dims take in messages.
+std::string dimsStr(const std::vector<int64_t> &Dims);
+
+/// TensorProto -> OnnxTensor. What names the tensor in messages; errors are
+/// thrown as OnnxError without a file prefix.
+OnnxTensor tensorFromProto(const onnx::TensorProto &P, const std::string &What);
+void tensorToProto(const OnnxTensor &T, onnx::TensorProto &P);
+
+/// How a tensor of ONNX dims maps onto the accelerator: axis 0 of rank >= 2
+/// is the batch (frames), axis 1 the channels; rank 3 is C x 1 x L, rank 4
+/// C x H x W, higher ranks fold their trailing axes into W (only operators
+/// that treat every position alike accept them). Rank 0 and 1 are one frame.
+uint64_t framesOf(const std::vector<int64_t> &Dims);
+Shape frameShape(const std::vector<int64_t> &Dims);
+
+/// A value between nodes: an activation (the output of a layer, or the graph
+/// input when Layer is -1) or a constant (an initializer, a Constant node or
+/// a --const binding).
+struct OnnxValue {
+  bool IsConst = false;
+  int Layer = -1;
+  std::vector<int64_t> Dims;
+  const OnnxTensor *Const = nullptr;
+};
+
+class OnnxImporter {
+public:
+  OnnxImporter(const onnx::ModelProto &M, std::string File, const OnnxImportOptions &Opts);
+  OnnxModel run();
+
+private:
+  const onnx::ModelProto &Model;
+  const onnx::GraphProto &GP;
+  std::string File;
+  const OnnxImportOptions &Opts;
+  int64_t Opset = 0;
+  /// The data input's batch is symbolic ("N"); it is read as 1.
+  bool SymbolicBatch = false;
+  OnnxModel Result;
+  Graph &G;
+
+  std::map<std::string, OnnxTensor> Consts; ///< Owns every constant by name.
+  std::map<std::string, OnnxValue> Values;
+  std::set<std::string> LayerNames;
+  /// Layers created for an Add of a per-channel constant: foldable into the
+  /// bias of the conv or fc before them (foldBiasAdds).
+  std::set<size_t> BiasAdds;
+  std::string OutputName;
+
+  // The node being imported, for messages and layer locations.
+  const onnx::NodeProto *Node = nullptr;
+  int NodeIndex = -1;
+
+  // Graph walking (OnnxImport.cpp) and whole-graph passes (OnnxPasses.cpp).
+  void readOpset();
+  void readConstants();
+  void readDataInput();
+  std::vector<int64_t> runtimeInputDims(const onnx::ValueInfoProto &In);
+  void checkConstShapes() const;
+  std::vector<bool> liveNodes() const;
+  void importNode(const onnx::NodeProto &N);
+  void foldBiasAdds();
+  void lowerUnfoldableBatchNorms();
+  void addCopyIfEmpty();
+  void checkOutput();
+
+  // Shared by the operators (OnnxNode.cpp).
+  [[noreturn]] void fail(const std::string &Msg) const;
+  std::string what() const;
+  void checkAttributes(std::initializer_list<const char *> Known) const;
+  const onnx::AttributeProto *attr(const char *Name) const;
+  int64_t attrInt(const char *Name, int64_t Default) const;
+  float attrFloat(const char *Name, float Default) const;
+  std::string attrString(const char *Name, const std::string &Default) const;
+  std::vector<int64_t> attrInts(const char *Name, const std::vector<int64_t> &Default) const;
+  size_t inputCount() const;
+  const OnnxValue &input(size_t I) const;
+  const OnnxValue &activation(size_t I) const;
+  const OnnxTensor &constant(size_t I) const;
+  const OnnxTensor *optionalConstant(size_t I) const;
+  std::string inputName(size_t I) const;
+  void onlyFirstOutput(const char *Why) const;
+  void defineActivation(size_t Output, int LayerIndex, std::vector<int64_t> Dims);
+  void defineAlias(size_t Output, const OnnxValue &V);
+  void defineConst(size_t Output, OnnxTensor T);
+  /// Appends L (named after the node, located at it) and returns its index.
+  int addLayer(Layer L, const std::string &Suffix = "");
+  Shape shapeOf(int LayerIndex) const;
+  std::string uniqueName(const std::string &Want);
+
+  // One function per operator (OnnxWindows.cpp, OnnxOps.cpp).
+  struct Window {
+    unsigned KH = 1, KW = 1, SH = 1, SW = 1, PadT = 0, PadB = 0, PadL = 0, PadR = 0;
+    bool CeilMode = false;
+  };
+  Window window(const OnnxValue &X, const std::vector<int64_t> &KernelFromWeights, bool IsConv);
+  void checkWindowFits(const Window &W, const Shape &In, bool IsPool) const;
+  void importConv();
+  void importPool(bool IsMax);
+  void importGlobalAveragePool();
+  void importGemm(bool IsMatMul);
+  void importAdd();
+  void importRelu();
+  void importBatchNorm();
+  void importConcat();
+  void importFlatten();
+  void importReshape();
+  void importSoftmax();
+  void importIdentity(bool IsDropout);
+  void importConstant();
+  /// The flatten of X to Dims ([N, K]): an alias when the frame shape does
+  /// not change, else a Flatten layer.
+  void flattenTo(const OnnxValue &X, std::vector<int64_t> Dims);
+};
+
+} // namespace snow::ir::detail
+
+#endif

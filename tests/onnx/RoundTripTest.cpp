@@ -1,0 +1,111 @@
+//===- RoundTripTest.cpp - YAML and ONNX give byte-identical programs -----===//
+//
+// Each reference network is loaded from its YAML, exported as ONNX (seeded
+// weights as initializers), imported again, and both graphs go through the
+// snowc pipeline (canonicalize, calibrate on the default input, quantize,
+// compile for zc706). The two prog.bin images must be identical byte for
+// byte: the ONNX front end then feeds the back end exactly what the YAML one
+// does. The CI tier uses 64x64 inputs (full size costs a minute per model,
+// mostly VGG-16's weights); scripts/onnx-long-tests.sh runs the full-size
+// networks through the command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/compiler/Compiler.h"
+#include "snow/ir/Calibrate.h"
+#include "snow/ir/Onnx.h"
+#include "snow/isa/Program.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace snow;
+
+namespace {
+
+struct Case {
+  const char *Model;
+  unsigned Size; ///< Input height and width; 0 keeps the file's.
+};
+
+/// For test listings (and so CTest's names): "alexnet at 64x64".
+[[maybe_unused]] void PrintTo(const Case &C, std::ostream *OS) {
+  *OS << C.Model;
+  if (C.Size)
+    *OS << " at " << C.Size << "x" << C.Size;
+}
+
+std::string readText(const std::string &Path) {
+  std::ifstream In(Path);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// snowc's pipeline after loading (compiler/tools/snowc.cpp).
+std::vector<uint8_t> compileLikeSnowc(ir::Graph G, const isa::HwConfig &Hw) {
+  if (llvm::Error E = ir::canonicalize(G)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return {};
+  }
+  llvm::Expected<ir::ActFormats> F = ir::calibrate(G, int(Hw.ActFracBits), ir::defaultInput(G));
+  if (!F) {
+    ADD_FAILURE() << llvm::toString(F.takeError());
+    return {};
+  }
+  if (llvm::Error E = ir::quantize(G, *F)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return {};
+  }
+  llvm::Expected<isa::Program> P = compiler::compile(G, Hw);
+  if (!P) {
+    ADD_FAILURE() << llvm::toString(P.takeError());
+    return {};
+  }
+  return isa::serialize(*P);
+}
+
+class RoundTrip : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RoundTrip, OnnxExportCompilesToTheSameProgramAsTheYaml) {
+  const Case &C = GetParam();
+  std::string Text = readText(std::string(SNOW_SOURCE_DIR "/models/") + C.Model + ".yaml");
+  ASSERT_FALSE(Text.empty());
+  if (C.Size) {
+    const std::string Full = "shape: [3, 224, 224]";
+    size_t At = Text.find(Full);
+    ASSERT_NE(At, std::string::npos) << C.Model << ".yaml no longer has a 224x224 input";
+    Text.replace(At, Full.size(),
+                 "shape: [3, " + std::to_string(C.Size) + ", " + std::to_string(C.Size) + "]");
+  }
+  llvm::Expected<ir::Graph> Yaml = ir::parseModel(Text, std::string(C.Model) + ".yaml");
+  ASSERT_TRUE(bool(Yaml)) << llvm::toString(Yaml.takeError());
+  llvm::Expected<std::string> Bytes = ir::exportOnnx(*Yaml);
+  ASSERT_TRUE(bool(Bytes)) << llvm::toString(Bytes.takeError());
+  llvm::Expected<ir::OnnxModel> Onnx = ir::parseOnnx(*Bytes, std::string(C.Model) + ".onnx");
+  ASSERT_TRUE(bool(Onnx)) << llvm::toString(Onnx.takeError());
+  EXPECT_EQ(Onnx->G.Name, Yaml->Name);
+  EXPECT_EQ(Onnx->G.Input, Yaml->Input);
+  EXPECT_EQ(Onnx->G.macs(), Yaml->macs());
+  EXPECT_EQ(Onnx->G.params(), Yaml->params());
+
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
+  std::vector<uint8_t> FromYaml = compileLikeSnowc(std::move(*Yaml), *Hw);
+  std::vector<uint8_t> FromOnnx = compileLikeSnowc(std::move(Onnx->G), *Hw);
+  ASSERT_FALSE(FromYaml.empty());
+  ASSERT_EQ(FromYaml.size(), FromOnnx.size());
+  EXPECT_TRUE(FromYaml == FromOnnx) << C.Model << ": the programs differ";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, RoundTrip,
+                         ::testing::Values(Case{"tiny", 0}, Case{"alexnet", 64},
+                                           Case{"googlenet", 64}, Case{"resnet50", 64},
+                                           Case{"vgg16", 64}, Case{"mobilenet_v1", 64},
+                                           Case{"squeezenet1_1", 64}),
+                         [](const ::testing::TestParamInfo<Case> &I) {
+                           return std::string(I.param.Model);
+                         });
+
+} // namespace
