@@ -3,11 +3,12 @@
 // The control core (one instruction per cycle: scalar ALU, branches, and
 // dispatch of unit operations into bounded queues), the event loop that steps
 // every component in a fixed order within a cycle, deadlock detection, and the
-// attribution of cycles to layers by layer marks.
+// recording of layer marks (turned into per-layer cycles by Stats.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Machine.h"
+#include "snow/sim/Stats.h"
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -219,56 +220,17 @@ llvm::Error Machine::deadlock(uint64_t T) const {
 }
 
 void Machine::closeStats(SimStats &S) {
-  S.Cycles = TotalCycles;
   if (CtrlStalledSince != Never)
     S.CtrlStallQueueFull += TotalCycles - CtrlStalledSince;
-  UnitCycles *Out[] = {&S.Load, &S.Compute, &S.Store};
-  for (unsigned I = 0; I < 3; ++I) {
-    UnitCycles C = Units[I].Cycles;
-    uint64_t Used = C.Busy + C.WaitSem + C.WaitDram + C.WaitAcc;
-    C.Idle = TotalCycles > Used ? TotalCycles - Used : 0;
-    *Out[I] = C;
-  }
-  // Layer spans: from the cycle the compute unit reaches a layer's mark to the
-  // next mark; cycles before the first mark belong to the first marked layer,
-  // so the spans add up to the total exactly.
-  for (size_t I = 0; I < Marks.size(); ++I) {
-    uint64_t Begin = I == 0 ? 0 : Marks[I].second;
-    uint64_t End = I + 1 < Marks.size() ? Marks[I + 1].second : TotalCycles;
-    S.Layers[Marks[I].first].Cycles += End - Begin;
-  }
-  if (Marks.empty() && !S.Layers.empty())
-    S.Layers[0].Cycles = TotalCycles;
-  LayerStats &First = S.Layers[Marks.empty() ? 0 : Marks.front().first];
-  First.MacCycles += Prologue.MacCycles;
-  First.DramReadBytes += Prologue.DramReadBytes;
-  First.DramWriteBytes += Prologue.DramWriteBytes;
-  First.Compute.Busy += Prologue.Compute.Busy;
-  First.Compute.WaitSem += Prologue.Compute.WaitSem;
-  First.Compute.WaitAcc += Prologue.Compute.WaitAcc;
-  for (LayerStats &L : S.Layers) {
-    uint64_t Used = L.Compute.Busy + L.Compute.WaitSem + L.Compute.WaitAcc;
-    L.Compute.Idle = L.Cycles > Used ? L.Cycles - Used : 0;
-  }
-  S.Macs = 0;
-  for (const LayerStats &L : S.Layers)
-    S.Macs += L.Macs;
+  S.Load = Units[0].Cycles;
+  S.Compute = Units[1].Cycles;
+  S.Store = Units[2].Cycles;
+  finishStats(S, Marks, Prologue, TotalCycles);
 }
 
 llvm::Error Machine::run(SimStats &S) {
   Stats = &S;
-  S.Layers.clear();
-  auto Layer = [&](std::string Name, std::string Type, uint64_t Macs) {
-    LayerStats L;
-    L.Name = std::move(Name);
-    L.Type = std::move(Type);
-    L.Macs = Macs;
-    S.Layers.push_back(std::move(L));
-  };
-  for (const isa::LayerInfo &L : Prog.Layers)
-    Layer(L.Name, L.Type, L.Macs);
-  if (S.Layers.empty())
-    Layer("(program)", "program", 0);
+  initLayerStats(S, Prog);
   auto Runaway = [&](uint64_t T) {
     return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
                                       Opts.MaxCycles));
@@ -284,7 +246,7 @@ llvm::Error Machine::run(SimStats &S) {
       std::erase_if(PendingSignals, [&](std::pair<uint64_t, unsigned> P) {
         if (P.first >= T)
           return false;
-        ++Sems[P.second];
+        ++Sems[P.second & 0xff];
         return true;
       });
     bool Acted = stepCtrl(T);

@@ -64,7 +64,15 @@ struct BankUse {
 struct DramRange {
   uint64_t Lo, Hi, Until;
   uint32_t Pc;
+  /// For an ld.map: the maps elements it writes (extent) and its CU mask.
+  struct {
+    uint64_t Lo = 0, Hi = 0;
+    uint32_t Mask = 0;
+  } Buf;
 };
+
+/// Signals a unit may hold started but not yet fired (the RTL's FIFO depth).
+constexpr unsigned MaxPendingSignals = 16;
 
 struct FreeDeleter {
   void operator()(uint8_t *P) const { std::free(P); }
@@ -145,7 +153,7 @@ public:
   std::vector<DramRequest> Pending;
   uint64_t ChanFree = 0;
   std::array<uint32_t, isa::NumSemaphores> Sems{};
-  std::vector<std::pair<uint64_t, unsigned>> PendingSignals; ///< (fire cycle, semaphore)
+  std::vector<std::pair<uint64_t, unsigned>> PendingSignals; ///< (fire cycle, semaphore | unit << 8)
   uint64_t AccReady = 0; ///< Cycle the last trace's accumulator writes land.
   std::vector<BankUse> MapsBanks, WeightBanks;
   std::vector<DramRange> LoadsInFlight, StoresInFlight;

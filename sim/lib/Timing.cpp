@@ -119,10 +119,22 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     return llvm::Error::success();
   case Opcode::SYNC_LD_SIGNAL:
   case Opcode::SYNC_EX_SIGNAL:
-  case Opcode::SYNC_ST_SIGNAL:
-    PendingSignals.push_back({std::max(T, U.LastCompletion), unsigned(I.idx)});
+  case Opcode::SYNC_ST_SIGNAL: {
+    // Each unit holds at most MaxPendingSignals started-but-unfired signals
+    // (the RTL's signal FIFO); one more is a fault, not a stall.
+    unsigned Mine = unsigned(std::count_if(PendingSignals.begin(), PendingSignals.end(), [&](auto P) {
+      return (P.second >> 8) == unsigned(U.Kind);
+    }));
+    if (Mine >= MaxPendingSignals)
+      return fault(E, T,
+                   fmt::format("the {} unit already has {} signals waiting for its operations to "
+                               "complete",
+                               unitWord(U.Kind), Mine));
+    PendingSignals.push_back(
+        {std::max(T, U.LastCompletion), unsigned(I.idx) | unsigned(U.Kind) << 8});
     Finish(1, T + 1);
     return llvm::Error::success();
+  }
 
   case Opcode::LD_MAP:
   case Opcode::LD_WGT:
@@ -146,7 +158,10 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
                    fmt::format("DRAM [{:#x}, {:#x}) is still being {} by pc {} (missing "
                                "synchronization between load and store units)",
                                DLo, DHi, IsStore ? "read" : "written", Hit->Pc));
-    (IsStore ? StoresInFlight : LoadsInFlight).push_back({DLo, DHi, Never, E.Pc});
+    DramRange R{DLo, DHi, Never, E.Pc, {}};
+    if (I.Op == Opcode::LD_MAP)
+      R.Buf = {BufLo, BufHi, uint32_t(I.mask)};
+    (IsStore ? StoresInFlight : LoadsInFlight).push_back(R);
     uint64_t Bytes = uint64_t(I.rows) * RowBytes;
     LayerStats &LS = layerStats(E.Layer);
     (IsStore ? LS.DramWriteBytes : LS.DramReadBytes) += Bytes;
@@ -163,9 +178,18 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (auto Err = fillMaps(I, E, T))
       return Err;
     uint64_t Dur = uint64_t(I.rows) * ((I.len + L - 1) / L);
-    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len,
-                              true, T, T + Dur, E))
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
       return Err;
+    // The load unit does not order a fill behind its own DMA landing: a fill
+    // over maps an ld.map is still writing (same CUs) is a fault.
+    prune(LoadsInFlight, T);
+    for (const DramRange &R : LoadsInFlight)
+      if (R.Buf.Mask & uint32_t(I.mask) && R.Buf.Lo < Hi && E.A2 < R.Buf.Hi)
+        return fault(E, T,
+                     fmt::format("fills maps [{}, {}) while the ld.map at pc {} is still writing "
+                                 "[{}, {}) (the load unit does not order them)",
+                                 E.A2, Hi, R.Pc, R.Buf.Lo, R.Buf.Hi));
     Finish(Dur, T + Dur);
     return llvm::Error::success();
   }
@@ -286,7 +310,9 @@ bool Machine::grantChannel(uint64_t T) {
 }
 
 bool Machine::stepUnit(UnitState &U, uint64_t T) {
-  if (U.WaitingGrant || U.ReadyAt > T || U.Queue.empty() || U.Queue.front().PushCycle >= T)
+  // After a fault earlier in this cycle, the first fault is the one reported.
+  if (PendingError || U.WaitingGrant || U.ReadyAt > T || U.Queue.empty() ||
+      U.Queue.front().PushCycle >= T)
     return false;
   bool Started = false;
   Entry E = U.Queue.front();

@@ -1,0 +1,81 @@
+// snow_buffers.sv - the on-chip buffers: one maps buffer per CU (int16
+// elements) and one weights buffer per vMAC (words of LANES int16).
+//
+// Ports (docs/architecture.md §1: buffers are multi-ported, so DMA and compute
+// never contend): maps take a DMA beat, a fill and a compute write per cycle,
+// and serve a compute read (VMACS*LANES consecutive elements per CU, the
+// widest access, vdw's) and a store read (one beat of one CU); weights take a
+// DMA beat and serve one word per vMAC. Banks are not separate memories here:
+// the scheduler tracks hazards per bank and faults programs that would make
+// two units meet in one, so same-element write conflicts cannot occur. A read
+// past the end returns zeros (only the unused tail of a wide read can).
+
+module snow_buffers
+  import snow_hw_pkg::*;
+#(
+  localparam int unsigned EPB = BEAT_BYTES / 2,
+  localparam int unsigned WPB = BEAT_BYTES / (2 * LANES),
+  localparam int unsigned W = VMACS * LANES
+) (
+  input  logic clk,
+  input  logic mw_en,
+  input  logic [CUS-1:0] mw_mask,
+  input  logic [31:0] mw_addr,
+  input  logic [31:0] mw_n,
+  input  logic [EPB-1:0][15:0] mw_data,
+  input  logic fw_en,
+  input  logic [CUS-1:0] fw_mask,
+  input  logic [31:0] fw_addr,
+  input  logic [31:0] fw_n,
+  input  logic [15:0] fw_value,
+  input  logic cw_en,
+  input  logic [31:0] cw_addr,
+  input  logic [CUS-1:0][LANES-1:0][15:0] cw_data,
+  input  logic [31:0] cr_addr,
+  output logic [CUS-1:0][W-1:0][15:0] cr_data,
+  input  logic [3:0] sr_cu,
+  input  logic [31:0] sr_addr,
+  output logic [EPB-1:0][15:0] sr_data,
+  input  logic ww_en,
+  input  logic [CUS-1:0] ww_mask,
+  input  logic [3:0] ww_idx,
+  input  logic [31:0] ww_addr,
+  input  logic [31:0] ww_n,
+  input  logic [WPB-1:0][LANES-1:0][15:0] ww_data,
+  input  logic [31:0] wr_addr,
+  output logic [CUS*VMACS-1:0][LANES-1:0][15:0] wr_data
+);
+  logic [15:0] maps [CUS][MAPS_ELEMS];
+  logic [LANES-1:0][15:0] wgts [CUS*VMACS][WEIGHTS_WORDS];
+
+  always_comb begin
+    for (int c = 0; c < CUS; c++)
+      for (int i = 0; i < W; i++)
+        cr_data[c][i] = 64'(cr_addr) + 64'(i) < 64'(MAPS_ELEMS) ? maps[c][cr_addr + 32'(i)] : '0;
+    for (int i = 0; i < EPB; i++) begin
+      sr_data[i] = '0;
+      for (int c = 0; c < CUS; c++)
+        if (32'(sr_cu) == 32'(c) && 64'(sr_addr) + 64'(i) < 64'(MAPS_ELEMS))
+          sr_data[i] = maps[c][sr_addr + 32'(i)];
+    end
+    for (int k = 0; k < CUS * VMACS; k++)
+      wr_data[k] = wr_addr < WEIGHTS_WORDS ? wgts[k][wr_addr] : '0;
+  end
+
+  always_ff @(posedge clk) begin
+    for (int c = 0; c < CUS; c++) begin
+      if (mw_en && mw_mask[c])
+        for (int i = 0; i < EPB; i++)
+          if (32'(i) < mw_n) maps[c][mw_addr + 32'(i)] <= mw_data[i];
+      if (fw_en && fw_mask[c])
+        for (int i = 0; i < LANES; i++)
+          if (32'(i) < fw_n) maps[c][fw_addr + 32'(i)] <= fw_value;
+      if (cw_en)
+        for (int i = 0; i < LANES; i++) maps[c][cw_addr + 32'(i)] <= cw_data[c][i];
+      if (ww_en && ww_mask[c])
+        for (int i = 0; i < WPB; i++)
+          for (int v = 0; v < VMACS; v++)
+            if (32'(i) < ww_n && 32'(ww_idx) == 32'(v)) wgts[c * VMACS + v][ww_addr + 32'(i)] <= ww_data[i];
+    end
+  end
+endmodule

@@ -1,0 +1,606 @@
+// snow_sched.sv - when every unit operation starts: the timing contract.
+//
+// The load, compute and store units, the DRAM channel, the semaphores and the
+// hazard windows of docs/architecture.md §3, as hardware. Every cycle it
+// decides, in the contract's order (signals that fired become visible; load,
+// compute, store try to start their head operation; the channel grants the
+// oldest request), what starts, and hands started operations to the
+// datapaths (snow_compute, snow_dma), which only move data. Range and
+// ordering violations are faults reported with the pc and the cycle.
+//
+// It is written as one combinational "next state" block over the registered
+// state because the contract is sequential within a cycle: a hazard window the
+// load unit opens is seen by the compute unit's check in the same cycle, and a
+// semaphore decremented by the load unit is seen by the store unit.
+
+module snow_sched
+  import snow_isa_pkg::*;
+  import snow_hw_pkg::*;
+  import snow_rtl_pkg::*;
+(
+  input  logic clk,
+  input  logic rst,
+  input  logic [63:0] cycle,
+  // Queues (state at the start of the cycle) and the control core.
+  input  logic [2:0] q_nonempty,
+  input  logic [2:0] q_last,              // exactly one entry at the start of the cycle
+  input  entry_t q_head [3],
+  input  logic [2:0] push,
+  output logic [2:0] pop,
+  input  logic ctrl_acted,
+  input  logic ctrl_halted,               // halted before this cycle
+  input  logic ctrl_halting,              // executes halt in this cycle
+  input  logic [63:0] halt_cycle,
+  input  logic [31:0] ctrl_pc,
+  input  logic ctrl_fault,
+  input  logic [7:0] ctrl_fault_code,
+  input  logic [63:0] ctrl_fault_arg0, ctrl_fault_arg1,
+  // Started operations, to the datapaths.
+  output logic ex_start,
+  output entry_t ex_entry,
+  output logic fill_start,
+  output entry_t fill_entry,
+  output logic grant,
+  output xfer_t grant_xfer,
+  // Status.
+  output logic stopped,                   // faulted or finished: nothing starts any more
+  output logic finished,
+  output logic [63:0] total_cycles,
+  output logic faulted,
+  output logic [7:0] fault_code,
+  output logic [31:0] fault_pc,
+  output logic [63:0] fault_cycle, fault_arg0, fault_arg1, fault_arg2,
+  // Counters and per-layer events (docs/stats-json.md names).
+  output logic [63:0] ctr_mac_cycles, ctr_dram_busy, ctr_unit_ops,
+  output logic [63:0] ctr_dram_rd_bytes, ctr_dram_wr_bytes,
+  output logic [2:0][63:0] ctr_busy, ctr_wait_sem, ctr_wait_dram, ctr_wait_acc,
+  output logic ev_mark,
+  output logic [31:0] ev_mark_layer,
+  output logic ev_c,
+  output logic [63:0] ev_c_busy, ev_c_wait_sem, ev_c_wait_acc,
+  output logic ev_mac,
+  output logic [31:0] ev_mac_layer,
+  output logic [63:0] ev_mac_cycles,
+  output logic ev_ld,
+  output logic [31:0] ev_ld_layer,
+  output logic [63:0] ev_ld_bytes,
+  output logic ev_st,
+  output logic [31:0] ev_st_layer,
+  output logic [63:0] ev_st_bytes
+);
+  localparam int unsigned NB = MAPS_BANKS + WEIGHTS_BANKS;  // hazard windows, maps banks first
+  localparam int unsigned NF = INFLIGHT;
+  localparam int unsigned NS = MAX_SIGNALS;
+  localparam int unsigned SW = $clog2(NS + 1);
+  localparam int unsigned SI = $clog2(NS);
+
+  // ---- Registered state (and its next value, *_n) ----
+  logic [63:0] ready_at [3], ready_at_n [3];
+  logic [63:0] last_comp [3], last_comp_n [3];
+  logic        blk [3], blk_n [3];
+  logic [63:0] blk_since [3], blk_since_n [3];
+  logic        wgrant [3], wgrant_n [3];
+  logic [31:0] sems [NSEM], sems_n [NSEM];
+  logic [63:0] sig_fire [3][NS], sig_fire_n [3][NS];
+  logic [3:0]  sig_sem [3][NS], sig_sem_n [3][NS];
+  logic [SW-1:0] sig_cnt [3], sig_cnt_n [3];
+  logic [63:0] acc_ready, acc_ready_n;
+  logic [63:0] chan_free, chan_free_n;
+  // Requests waiting for the channel: index 0 the load unit, 1 the store unit.
+  logic        req_v [2], req_v_n [2];
+  logic [63:0] req_post [2], req_post_n [2];
+  logic [63:0] req_d [2], req_d_n [2];
+  logic [31:0] req_b0 [2], req_b0_n [2], req_b1 [2], req_b1_n [2];
+  xfer_t       req_x [2], req_x_n [2];
+  // Hazard windows: upto when each unit reads / writes each bank.
+  logic [63:0] ru [NB][3], ru_n [NB][3];
+  logic [63:0] wu [NB][3], wu_n [NB][3];
+  // DMA transfers in flight, per direction (0 loads, 1 stores).
+  logic        fl_v [2][NF], fl_v_n [2][NF];
+  logic [63:0] fl_lo [2][NF], fl_lo_n [2][NF];
+  logic [63:0] fl_hi [2][NF], fl_hi_n [2][NF];
+  logic [63:0] fl_until [2][NF], fl_until_n [2][NF];
+  logic [31:0] fl_pc [2][NF], fl_pc_n [2][NF];
+  logic [63:0] fl_blo [2][NF], fl_blo_n [2][NF];  // ld.map: maps elements written
+  logic [63:0] fl_bhi [2][NF], fl_bhi_n [2][NF];
+  logic [15:0] fl_mask [2][NF], fl_mask_n [2][NF];
+  // Status and counters.
+  logic        fin_n, flt_n;
+  logic [63:0] total_n;
+  logic [7:0]  fcode_n;
+  logic [31:0] fpc_n;
+  logic [63:0] farg0_n, farg1_n, farg2_n;
+  logic [63:0] c_mac_n, c_busy_dram_n, c_ops_n, c_rd_n, c_wr_n;
+  logic [2:0][63:0] c_busy_n, c_wsem_n, c_wdram_n, c_wacc_n;
+
+  assign stopped = faulted || finished;
+
+  // ---- Helpers ----
+  function automatic logic [63:0] umax(input logic [63:0] a, input logic [63:0] b);
+    return a > b ? a : b;
+  endfunction
+
+  function automatic logic [63:0] ext2d(input logic [63:0] rows, input logic [63:0] stride,
+                                        input logic [63:0] len);
+    return (rows == 0 || len == 0) ? 64'd0 : (rows - 1) * stride + len;
+  endfunction
+
+  // Burst-rounded bytes of a DMA (§3.3.1): each row's span rounded out to
+  // whole aligned bursts. A row at offset o within a burst covers
+  // q + ceil((o + m) / B) bursts (n = q*B + m); the offsets of successive rows
+  // repeat with period B / lowbit(stride mod B), so one period is summed and
+  // weighted by how many rows fall on each offset.
+  function automatic logic [63:0] burst_bytes(input logic [63:0] addr,
+                                              input logic signed [63:0] stride,
+                                              input logic [63:0] rows,
+                                              input logic [63:0] n);
+    logic [63:0] b, q, m, s, per, units, cnt, off, x;
+    b = 64'(DRAM_BURST);
+    q = n >> DRAM_BURST_LOG2;
+    m = n & (b - 1);
+    s = 64'(stride) & (b - 1);
+    per = s == 0 ? 64'd1 : b / (s & (~s + 1));
+    units = rows * q;
+    for (int unsigned j = 0; j < (DRAM_BURST > 1 ? DRAM_BURST / 2 : 1); j++) begin
+      if (64'(j) < per) begin
+        cnt = rows / per + ((64'(j) < rows % per) ? 64'd1 : 64'd0);
+        off = (addr + 64'(j) * 64'(stride)) & (b - 1);
+        x = off + m;
+        units = units + cnt * ((x == 0) ? 64'd0 : (x <= b ? 64'd1 : 64'd2));
+      end
+    end
+    return units * b;
+  endfunction
+
+  function automatic logic [63:0] dram_cycles(input logic [63:0] bytes);
+    return (bytes * 256 + 64'(BW_Q8) - 1) / 64'(BW_Q8);
+  endfunction
+
+  // ---- The cycle ----
+  logic [63:0] t;
+  assign t = cycle;
+
+  always_comb begin
+    // Locals of the sequential walk through the cycle.
+    logic flt;
+    logic [7:0] fcode;
+    logic [31:0] fpc;
+    logic [63:0] fa0, fa1, fa2;
+    logic acted, started, wake, drained;
+    entry_t e;
+    logic [127:0] in;
+    logic [7:0] op;
+    logic [63:0] rows, len, bstr, cstr, dur, comp, ext, lo, hi, size, bsz, b0, b1;
+    logic [63:0] row_bytes, bytes, dlo, dhi, first, last;
+    logic signed [63:0] dstr;
+    logic weights, write, is_store, is_wgt;
+    logic dir;
+    logic [SW-1:0] k;
+    logic [63:0] upto;
+    logic found;
+
+    // Defaults: hold.
+    ready_at_n = ready_at; last_comp_n = last_comp; blk_n = blk; blk_since_n = blk_since;
+    wgrant_n = wgrant; sems_n = sems; sig_fire_n = sig_fire; sig_sem_n = sig_sem;
+    sig_cnt_n = sig_cnt; acc_ready_n = acc_ready; chan_free_n = chan_free;
+    req_v_n = req_v; req_post_n = req_post; req_d_n = req_d; req_b0_n = req_b0;
+    req_b1_n = req_b1; req_x_n = req_x; ru_n = ru; wu_n = wu;
+    fl_v_n = fl_v; fl_lo_n = fl_lo; fl_hi_n = fl_hi; fl_until_n = fl_until; fl_pc_n = fl_pc;
+    fl_blo_n = fl_blo; fl_bhi_n = fl_bhi; fl_mask_n = fl_mask;
+    fin_n = finished; total_n = total_cycles; flt_n = faulted; fcode_n = fault_code;
+    fpc_n = fault_pc; farg0_n = fault_arg0; farg1_n = fault_arg1; farg2_n = fault_arg2;
+    c_mac_n = ctr_mac_cycles; c_busy_dram_n = ctr_dram_busy; c_ops_n = ctr_unit_ops;
+    c_rd_n = ctr_dram_rd_bytes; c_wr_n = ctr_dram_wr_bytes; c_busy_n = ctr_busy;
+    c_wsem_n = ctr_wait_sem; c_wdram_n = ctr_wait_dram; c_wacc_n = ctr_wait_acc;
+    pop = '0;
+    ex_start = 1'b0; ex_entry = q_head[U_EX];
+    fill_start = 1'b0; fill_entry = q_head[U_LD];
+    grant = 1'b0; grant_xfer = req_x[0];
+    ev_mark = 1'b0; ev_mark_layer = '0; ev_c = 1'b0; ev_c_busy = '0; ev_c_wait_sem = '0;
+    ev_c_wait_acc = '0; ev_mac = 1'b0; ev_mac_layer = '0; ev_mac_cycles = '0;
+    ev_ld = 1'b0; ev_ld_layer = '0; ev_ld_bytes = '0; ev_st = 1'b0; ev_st_layer = '0;
+    ev_st_bytes = '0;
+    flt = 1'b0; fcode = FAULT_NONE; fpc = '0; fa0 = '0; fa1 = '0; fa2 = '0;
+    acted = ctrl_acted;
+    e = q_head[0]; in = '0; op = '0; rows = '0; len = '0; bstr = '0; cstr = '0; dur = '0;
+    comp = '0; ext = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
+    row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
+    weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
+    k = '0; upto = '0; found = 1'b0; started = 1'b0;
+    wake = 1'b0; drained = 1'b0;
+
+    if (!stopped) begin
+      // 1. Signals that fired before this cycle become visible (§3.4.2).
+      for (int u = 0; u < 3; u++) begin
+        k = '0;
+        for (int i = 0; i < NS; i++)
+          if (SW'(i) < sig_cnt[u] && sig_fire[u][i] < t) begin
+            sems_n[sig_sem[u][i]] = sems_n[sig_sem[u][i]] + 1;
+            k = k + 1;
+          end
+        // Fire times of one unit never decrease: the visible ones are a prefix.
+        for (int i = 0; i < NS; i++) begin
+          if (i + int'(k) < NS) begin
+            sig_fire_n[u][i] = sig_fire[u][i + int'(k)];
+            sig_sem_n[u][i] = sig_sem[u][i + int'(k)];
+          end
+        end
+        sig_cnt_n[u] = sig_cnt[u] - k;
+      end
+
+      // 2. The control core acted in its own module; its fault comes first.
+      if (ctrl_fault) begin
+        flt = 1'b1; fcode = ctrl_fault_code; fpc = ctrl_pc; fa0 = ctrl_fault_arg0;
+        fa1 = ctrl_fault_arg1;
+      end
+
+      // 3. Load, compute, store: each may start its head operation.
+      for (int u = 0; u < 3; u++) begin
+        started = 1'b0;
+        e = q_head[u];
+        in = e.inst;
+        op = f_op(in);
+        rows = f_rows(in); len = f_len(in); bstr = f_bstride(in); cstr = f_cstride(in);
+        dstr = f_dstride(in);
+        if (!flt && q_nonempty[u] && !wgrant[u] && ready_at[u] <= t) begin
+          dur = 64'd1; comp = t + 1;
+          case (op)
+            OP_SYNC_LD_WAIT, OP_SYNC_EX_WAIT, OP_SYNC_ST_WAIT: begin
+              if (sems_n[f_idx(in)] == 0) begin
+                if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+              end else begin
+                sems_n[f_idx(in)] = sems_n[f_idx(in)] - 1;
+                if (blk[u]) begin
+                  c_wsem_n[u] = c_wsem_n[u] + (t - blk_since[u]);
+                  if (u == U_EX) ev_c_wait_sem = t - blk_since[u];
+                end
+                blk_n[u] = 1'b0;
+                started = 1'b1;
+              end
+            end
+            OP_SYNC_LD_SIGNAL, OP_SYNC_EX_SIGNAL, OP_SYNC_ST_SIGNAL: begin
+              if (64'(sig_cnt_n[u]) >= 64'(NS)) begin
+                flt = 1'b1; fcode = FAULT_SIGNALS; fa0 = 64'(sig_cnt_n[u]);
+              end else begin
+                sig_fire_n[u][SI'(sig_cnt_n[u])] = umax(t, last_comp[u]);
+                sig_sem_n[u][SI'(sig_cnt_n[u])] = f_idx(in);
+                sig_cnt_n[u] = sig_cnt_n[u] + 1;
+                started = 1'b1;
+              end
+            end
+            OP_MARK: begin
+              ev_mark = 1'b1; ev_mark_layer = f_imm(in);
+              started = 1'b1;
+            end
+            OP_LD_MAP, OP_LD_WGT, OP_ST_MAP: begin
+              is_wgt = op == OP_LD_WGT;
+              is_store = op == OP_ST_MAP;
+              row_bytes = is_wgt ? len * 2 * 64'(LANES) : len * 2;
+              // Unit checks first, as the simulator's functional half does.
+              if (!is_store && (f_mask(in) == 0 || (32'(f_mask(in)) >> CUS) != 0)) begin
+                flt = 1'b1; fcode = FAULT_MASK; fa0 = 64'(f_mask(in));
+              end else if (is_wgt && 32'(f_idx(in)) >= VMACS) begin
+                flt = 1'b1; fcode = FAULT_VMAC_IDX; fa0 = 64'(f_idx(in));
+              end else if (is_store && 32'(f_idx(in)) >= CUS) begin
+                flt = 1'b1; fcode = FAULT_CU_IDX; fa0 = 64'(f_idx(in));
+              end
+              first = 64'(e.a1);
+              last = 64'($signed(first) + ($signed(rows) - 1) * dstr);
+              dlo = $signed(first) < $signed(last) ? first : last;
+              dhi = ($signed(first) < $signed(last) ? last : first) + row_bytes;
+              if (!flt && (e.a1[0] || dstr[0])) begin
+                flt = 1'b1; fcode = FAULT_DRAM_ALIGN; fa0 = 64'(e.a1); fa1 = 64'(dstr);
+              end else if (!flt && ($signed(dlo) < 0 || dhi > DRAM_BYTES)) begin
+                flt = 1'b1; fcode = FAULT_DRAM_RANGE; fa0 = dlo; fa1 = dhi;
+              end
+              ext = ext2d(rows, bstr, len);
+              size = is_wgt ? 64'(WEIGHTS_WORDS) : 64'(MAPS_ELEMS);
+              if (!flt && ext == 0) begin
+                flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = is_wgt ? 64'd1 : 64'd0;
+              end else if (!flt && 64'(e.a2) + ext > size) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = is_wgt ? 64'd1 : 64'd0;
+                fa1 = 64'(e.a2); fa2 = 64'(e.a2) + ext;
+              end
+              if (!flt) begin
+                weights = is_wgt; write = !is_store; lo = 64'(e.a2); hi = lo + ext;
+                upto = NEVER;
+                `include "snow_sched_banks.svh"
+              end
+              // DRAM ordering against transfers in flight the other way.
+              dir = is_store;
+              if (!flt) begin
+                found = 1'b0;
+                for (int i = 0; i < NF; i++)
+                  if (!found && fl_v_n[!dir][i] && fl_until_n[!dir][i] > t &&
+                      fl_lo_n[!dir][i] < dhi && dlo < fl_hi_n[!dir][i]) begin
+                    found = 1'b1; flt = 1'b1; fcode = FAULT_DRAM_ORDER; fa0 = dlo; fa1 = dhi;
+                    fa2 = {31'b0, is_store, fl_pc_n[!dir][i]};
+                  end
+              end
+              if (!flt) begin
+                found = 1'b0;
+                for (int i = 0; i < NF; i++)
+                  if (!found && (!fl_v_n[dir][i] || fl_until_n[dir][i] <= t)) begin
+                    found = 1'b1;
+                    fl_v_n[dir][i] = 1'b1; fl_lo_n[dir][i] = dlo; fl_hi_n[dir][i] = dhi;
+                    fl_until_n[dir][i] = NEVER; fl_pc_n[dir][i] = e.pc;
+                    fl_blo_n[dir][i] = op == OP_LD_MAP ? lo : 64'd0;
+                    fl_bhi_n[dir][i] = op == OP_LD_MAP ? hi : 64'd0;
+                    fl_mask_n[dir][i] = op == OP_LD_MAP ? f_mask(in) : 16'd0;
+                  end
+                bytes = rows * row_bytes;
+                if (is_store) begin
+                  c_wr_n = c_wr_n + bytes; ev_st = 1'b1; ev_st_layer = e.layer; ev_st_bytes = bytes;
+                end else begin
+                  c_rd_n = c_rd_n + bytes; ev_ld = 1'b1; ev_ld_layer = e.layer; ev_ld_bytes = bytes;
+                end
+                bsz = is_wgt ? 64'(WEIGHTS_BANK_WORDS) : 64'(MAPS_BANK_ELEMS);
+                req_v_n[dir] = 1'b1;
+                req_post_n[dir] = t;
+                req_d_n[dir] = dram_cycles(burst_bytes(64'(e.a1), dstr, rows, row_bytes));
+                req_b0_n[dir] = 32'(lo / bsz) + (is_wgt ? 32'(MAPS_BANKS) : 32'd0);
+                req_b1_n[dir] = 32'((hi - 1) / bsz) + (is_wgt ? 32'(MAPS_BANKS) : 32'd0);
+                req_x_n[dir].store = is_store;
+                req_x_n[dir].weights = is_wgt;
+                req_x_n[dir].dram = 64'(e.a1);
+                req_x_n[dir].dstride = dstr;
+                req_x_n[dir].buf_addr = e.a2;
+                req_x_n[dir].bstride = 32'(bstr);
+                req_x_n[dir].len = 16'(len);
+                req_x_n[dir].rows = 12'(rows);
+                req_x_n[dir].mask = f_mask(in);
+                req_x_n[dir].idx = f_idx(in);
+                wgrant_n[u] = 1'b1;
+                pop[u] = 1'b1;
+                c_ops_n = c_ops_n + 1;
+                acted = 1'b1;
+              end
+            end
+            OP_FILL: begin
+              dur = rows * ((len + 64'(LANES) - 1) / 64'(LANES));
+              comp = t + dur;
+              ext = ext2d(rows, bstr, len);
+              if (f_mask(in) == 0 || (32'(f_mask(in)) >> CUS) != 0) begin
+                flt = 1'b1; fcode = FAULT_MASK; fa0 = 64'(f_mask(in));
+              end else if (ext == 0) begin
+                flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = 64'd0;
+              end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
+                fa2 = 64'(e.a2) + ext;
+              end
+              if (!flt) begin
+                weights = 1'b0; write = 1'b1; lo = 64'(e.a2); hi = lo + ext; upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) begin
+                found = 1'b0;
+                for (int i = 0; i < NF; i++)
+                  if (!found && fl_v_n[0][i] && fl_until_n[0][i] > t &&
+                      (fl_mask_n[0][i] & f_mask(in)) != 0 && fl_blo_n[0][i] < hi &&
+                      lo < fl_bhi_n[0][i]) begin
+                    found = 1'b1; flt = 1'b1; fcode = FAULT_FILL_OVER_LOAD; fa0 = lo; fa1 = hi;
+                    fa2 = {fl_bhi_n[0][i][15:0], fl_blo_n[0][i][15:0], fl_pc_n[0][i]};
+                  end
+              end
+              if (!flt) begin
+                fill_start = 1'b1;
+                started = 1'b1;
+              end
+            end
+            OP_VMAC, OP_VDW: begin
+              dur = rows * len;
+              comp = t + dur + 64'(MAC_PIPE);
+              ext = op == OP_VMAC ? ext2d(rows, bstr, len) :
+                    ((rows == 0 || len == 0) ? 64'd0 :
+                     (rows - 1) * bstr + (len - 1) * cstr + 64'(VMACS * LANES));
+              if (64'(e.a1) >= 64'(ACC_ENTRIES)) begin
+                flt = 1'b1; fcode = FAULT_ACC_INDEX; fa0 = 64'(e.a1);
+              end else if (ext == 0) begin
+                flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = 64'd0;
+              end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
+                fa2 = 64'(e.a2) + ext;
+              end else if (64'(e.a3) + dur > 64'(WEIGHTS_WORDS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd1; fa1 = 64'(e.a3);
+                fa2 = 64'(e.a3) + dur;
+              end
+              if (!flt) begin
+                weights = 1'b0; write = 1'b0; lo = 64'(e.a2); hi = lo + ext; upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) begin
+                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + dur; upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) begin
+                acc_ready_n = comp;
+                c_mac_n = c_mac_n + dur;
+                ev_mac = 1'b1; ev_mac_layer = e.layer; ev_mac_cycles = dur;
+                started = 1'b1;
+              end
+            end
+            OP_VBIAS: begin
+              if (64'(e.a3) + 1 > 64'(WEIGHTS_WORDS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd1; fa1 = 64'(e.a3);
+                fa2 = 64'(e.a3) + 1;
+              end
+              if (!flt) begin
+                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + 1; upto = t + 1;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) started = 1'b1;
+            end
+            OP_VWB, OP_VPRE: begin
+              if (t < acc_ready) begin
+                if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+              end else begin
+                if (blk[u]) begin
+                  c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
+                  ev_c_wait_acc = t - blk_since[u];
+                end
+                blk_n[u] = 1'b0;
+                dur = rows * 64'(VMACS);
+                comp = t + dur;
+                ext = ext2d(rows, bstr, 64'(VMACS * LANES));
+                if (rows == 0 || 64'(e.a1) + rows > 64'(ACC_ENTRIES)) begin
+                  flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + rows;
+                end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
+                  flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
+                  fa2 = 64'(e.a2) + ext;
+                end
+                if (!flt) begin
+                  weights = 1'b0; write = op == OP_VWB; lo = 64'(e.a2); hi = lo + ext;
+                  upto = t + dur;
+                  `include "snow_sched_banks.svh"
+                end
+                if (!flt) started = 1'b1;
+              end
+            end
+            OP_VMAX, OP_VAVG: begin
+              dur = rows * len;
+              comp = t + dur;
+              ext = (rows == 0 || len == 0) ? 64'd0 :
+                    (rows - 1) * bstr + (len - 1) * cstr + 64'(LANES);
+              if (ext == 0) begin
+                flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = 64'd2;
+              end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd2; fa1 = 64'(e.a2);
+                fa2 = 64'(e.a2) + ext;
+              end else if (64'(e.a1) + 64'(LANES) > 64'(MAPS_ELEMS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd3; fa1 = 64'(e.a1);
+                fa2 = 64'(e.a1) + 64'(LANES);
+              end
+              if (!flt) begin
+                weights = 1'b0; write = 1'b0; lo = 64'(e.a2); hi = lo + ext; upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) begin
+                weights = 1'b0; write = 1'b1; lo = 64'(e.a1); hi = lo + 64'(LANES);
+                upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt) started = 1'b1;
+            end
+            default: begin
+              flt = 1'b1; fcode = FAULT_NONE;
+            end
+          endcase
+          if (flt) fpc = e.pc;
+          if (started) begin
+            // Finish: the unit is ready again after dur, its effects final at comp.
+            ready_at_n[u] = t + dur;
+            last_comp_n[u] = umax(last_comp_n[u], comp);
+            c_busy_n[u] = c_busy_n[u] + dur;
+            if (u == U_EX) begin
+              ev_c = 1'b1; ev_c_busy = dur;
+              ex_start = op != OP_MARK && op != OP_SYNC_EX_WAIT && op != OP_SYNC_EX_SIGNAL;
+            end
+            pop[u] = 1'b1;
+            c_ops_n = c_ops_n + 1;
+            acted = 1'b1;
+          end
+        end
+      end
+
+      // 4. The channel grants the oldest request; load wins a tie (§3.3.2).
+      if (!flt && chan_free <= t && (req_v_n[0] || req_v_n[1])) begin
+        dir = (req_v_n[0] && (!req_v_n[1] || req_post_n[0] <= req_post_n[1])) ? 1'b0 : 1'b1;
+        grant = 1'b1;
+        grant_xfer = req_x_n[dir];
+        comp = t + req_d_n[dir] + 64'(DRAM_LAT);
+        chan_free_n = t + req_d_n[dir];
+        c_busy_dram_n = c_busy_dram_n + req_d_n[dir];
+        req_v_n[dir] = 1'b0;
+        wgrant_n[!dir ? U_LD : U_ST] = 1'b0;
+        ready_at_n[!dir ? U_LD : U_ST] = t + 1;
+        last_comp_n[!dir ? U_LD : U_ST] = umax(last_comp_n[!dir ? U_LD : U_ST], comp);
+        c_wdram_n[!dir ? U_LD : U_ST] = c_wdram_n[!dir ? U_LD : U_ST] + (t - req_post_n[dir]);
+        c_busy_n[!dir ? U_LD : U_ST] = c_busy_n[!dir ? U_LD : U_ST] + 1;
+        for (int b = 0; b < NB; b++)
+          if (32'(b) >= req_b0_n[dir] && 32'(b) <= req_b1_n[dir]) begin
+            if (dir) ru_n[b][U_ST] = t + req_d_n[dir];
+            else wu_n[b][U_LD] = comp;
+          end
+        for (int i = 0; i < NF; i++)
+          if (fl_v_n[dir][i] && fl_until_n[dir][i] == NEVER) fl_until_n[dir][i] = comp;
+        acted = 1'b1;
+      end
+
+      // 5. The end, a deadlock, or a fault.
+      drained = !req_v_n[0] && !req_v_n[1] && !wgrant_n[U_LD] && !wgrant_n[U_ST];
+      for (int u = 0; u < 3; u++) begin
+        if (sig_cnt_n[u] != 0) drained = 1'b0;
+        if ((q_nonempty[u] && !(pop[u] && q_last[u])) || push[u]) drained = 1'b0;
+      end
+      wake = !drained;
+      if (!acted && !flt) begin
+        // Nothing moved: does anything have a time at which it will?
+        wake = req_v_n[0] || req_v_n[1];
+        for (int u = 0; u < 3; u++) begin
+          if (sig_cnt_n[u] != 0) wake = 1'b1;
+          if (q_nonempty[u] && !wgrant_n[u]) begin
+            if (ready_at_n[u] > t) wake = 1'b1;
+            else if ((f_op(q_head[u].inst) == OP_VWB || f_op(q_head[u].inst) == OP_VPRE) &&
+                     acc_ready_n > t) wake = 1'b1;
+          end
+        end
+      end
+      if (flt) begin
+        flt_n = 1'b1; fcode_n = fcode; fpc_n = fpc; farg0_n = fa0; farg1_n = fa1; farg2_n = fa2;
+      end else if ((ctrl_halted || ctrl_halting) && drained) begin
+        fin_n = 1'b1;
+        total_n = (ctrl_halting ? t : halt_cycle) + 1;
+        for (int u = 0; u < 3; u++) total_n = umax(total_n, umax(ready_at_n[u], last_comp_n[u]));
+      end else if (!acted && !wake) begin
+        flt_n = 1'b1; fcode_n = FAULT_DEADLOCK;
+        fpc_n = ctrl_pc;
+        for (int u = 2; u >= 0; u--) if (q_nonempty[u]) fpc_n = q_head[u].pc;
+        farg0_n = (q_nonempty[0] ? 64'(q_head[0].pc) : 64'h1_0000_0000) |
+                  (ctrl_halted ? 64'd0 : 64'h2_0000_0000);
+        farg1_n = q_nonempty[1] ? 64'(q_head[1].pc) : 64'h1_0000_0000;
+        farg2_n = q_nonempty[2] ? 64'(q_head[2].pc) : 64'h1_0000_0000;
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      for (int u = 0; u < 3; u++) begin
+        ready_at[u] <= '0; last_comp[u] <= '0; blk[u] <= 1'b0; blk_since[u] <= '0;
+        wgrant[u] <= 1'b0; sig_cnt[u] <= '0;
+        for (int i = 0; i < NS; i++) begin sig_fire[u][i] <= '0; sig_sem[u][i] <= '0; end
+      end
+      for (int i = 0; i < NSEM; i++) sems[i] <= '0;
+      acc_ready <= '0; chan_free <= '0;
+      for (int d = 0; d < 2; d++) begin
+        req_v[d] <= 1'b0; req_post[d] <= '0; req_d[d] <= '0; req_b0[d] <= '0; req_b1[d] <= '0;
+        req_x[d] <= '0;
+        for (int i = 0; i < NF; i++) begin
+          fl_v[d][i] <= 1'b0; fl_lo[d][i] <= '0; fl_hi[d][i] <= '0; fl_until[d][i] <= '0;
+          fl_pc[d][i] <= '0; fl_blo[d][i] <= '0; fl_bhi[d][i] <= '0; fl_mask[d][i] <= '0;
+        end
+      end
+      for (int b = 0; b < NB; b++)
+        for (int u = 0; u < 3; u++) begin ru[b][u] <= '0; wu[b][u] <= '0; end
+      finished <= 1'b0; total_cycles <= '0; faulted <= 1'b0; fault_code <= FAULT_NONE;
+      fault_pc <= '0; fault_cycle <= '0; fault_arg0 <= '0; fault_arg1 <= '0; fault_arg2 <= '0;
+      ctr_mac_cycles <= '0; ctr_dram_busy <= '0; ctr_unit_ops <= '0; ctr_dram_rd_bytes <= '0;
+      ctr_dram_wr_bytes <= '0; ctr_busy <= '0; ctr_wait_sem <= '0; ctr_wait_dram <= '0;
+      ctr_wait_acc <= '0;
+    end else begin
+      ready_at <= ready_at_n; last_comp <= last_comp_n; blk <= blk_n; blk_since <= blk_since_n;
+      wgrant <= wgrant_n; sems <= sems_n; sig_fire <= sig_fire_n; sig_sem <= sig_sem_n;
+      sig_cnt <= sig_cnt_n; acc_ready <= acc_ready_n; chan_free <= chan_free_n;
+      req_v <= req_v_n; req_post <= req_post_n; req_d <= req_d_n; req_b0 <= req_b0_n;
+      req_b1 <= req_b1_n; req_x <= req_x_n; ru <= ru_n; wu <= wu_n;
+      fl_v <= fl_v_n; fl_lo <= fl_lo_n; fl_hi <= fl_hi_n; fl_until <= fl_until_n;
+      fl_pc <= fl_pc_n; fl_blo <= fl_blo_n; fl_bhi <= fl_bhi_n; fl_mask <= fl_mask_n;
+      finished <= fin_n; total_cycles <= total_n; faulted <= flt_n; fault_code <= fcode_n;
+      fault_pc <= fpc_n; fault_arg0 <= farg0_n; fault_arg1 <= farg1_n; fault_arg2 <= farg2_n;
+      if (flt_n && !faulted) fault_cycle <= t;
+      ctr_mac_cycles <= c_mac_n; ctr_dram_busy <= c_busy_dram_n; ctr_unit_ops <= c_ops_n;
+      ctr_dram_rd_bytes <= c_rd_n; ctr_dram_wr_bytes <= c_wr_n; ctr_busy <= c_busy_n;
+      ctr_wait_sem <= c_wsem_n; ctr_wait_dram <= c_wdram_n; ctr_wait_acc <= c_wacc_n;
+    end
+  end
+endmodule
