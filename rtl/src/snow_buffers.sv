@@ -30,9 +30,9 @@ module snow_buffers
   input  logic [15:0] fw_value,
   input  logic cw_en,
   input  logic [31:0] cw_addr,
-  input  logic [CUS-1:0][LANES-1:0][15:0] cw_data,
+  input  logic [15:0] cw_data [CUS][LANES],
   input  logic [31:0] cr_addr,
-  output logic [CUS-1:0][W-1:0][15:0] cr_data,
+  output logic [15:0] cr_data [CUS][W],
   input  logic [3:0] sr_cu,
   input  logic [31:0] sr_addr,
   output logic [EPB-1:0][15:0] sr_data,
@@ -43,10 +43,11 @@ module snow_buffers
   input  logic [31:0] ww_n,
   input  logic [WPB-1:0][LANES-1:0][15:0] ww_data,
   input  logic [31:0] wr_addr,
-  output logic [CUS*VMACS-1:0][LANES-1:0][15:0] wr_data
+  output logic [15:0] wr_data [CUS*VMACS][LANES]
 );
   logic [15:0] maps [CUS][MAPS_ELEMS];
   logic [LANES-1:0][15:0] wgts [CUS*VMACS][WEIGHTS_WORDS];
+  logic [LANES-1:0][15:0] wword [CUS*VMACS];
 
   always_comb begin
     for (int c = 0; c < CUS; c++)
@@ -58,8 +59,10 @@ module snow_buffers
         if (32'(sr_cu) == 32'(c) && 64'(sr_addr) + 64'(i) < 64'(MAPS_ELEMS))
           sr_data[i] = maps[c][sr_addr + 32'(i)];
     end
-    for (int k = 0; k < CUS * VMACS; k++)
-      wr_data[k] = wr_addr < WEIGHTS_WORDS ? wgts[k][wr_addr] : '0;
+    for (int k = 0; k < CUS * VMACS; k++) begin
+      wword[k] = wr_addr < WEIGHTS_WORDS ? wgts[k][wr_addr] : '0;
+      for (int l = 0; l < LANES; l++) wr_data[k][l] = wword[k][l];
+    end
   end
 
   always_ff @(posedge clk) begin

@@ -100,11 +100,11 @@ module snow_top
   logic [31:0] mw_addr, mw_n, fw_addr, fw_n, cw_addr, cr_addr, sr_addr, ww_addr, ww_n, wr_addr;
   logic [EPB-1:0][15:0] mw_data, sr_data;
   logic [15:0] fw_value;
-  logic [CUS-1:0][LANES-1:0][15:0] cw_data;
-  logic [CUS-1:0][VMACS*LANES-1:0][15:0] cr_data;
+  logic [15:0] cw_data [CUS][LANES];
+  logic [15:0] cr_data [CUS][VMACS*LANES];
   logic [3:0] sr_cu, ww_idx;
   logic [WPB-1:0][LANES-1:0][15:0] ww_data;
-  logic [CUS*VMACS-1:0][LANES-1:0][15:0] wr_data;
+  logic [15:0] wr_data [CUS*VMACS][LANES];
 
   snow_dma u_dma (
     .clk, .rst, .grant, .grant_xfer, .fill_start, .fill_entry, .idle(dma_idle), .dram_rd_en,
