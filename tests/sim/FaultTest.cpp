@@ -6,7 +6,8 @@
 // legal address and one past it), the §3.6 hazard windows in both directions
 // (probed at the window's last cycle and the first cycle after it), deadlock,
 // --max-cycles (§3.7, probed at the total and one below), running off the end
-// of the code and a mark outside the layer table.
+// of the code, a mark outside the layer table, and the rules the RTL adds:
+// 16 pending signals per unit, fill over a landing ld.map, first fault wins.
 //
 //===----------------------------------------------------------------------===//
 
@@ -277,6 +278,63 @@ TEST(Faults, MarkOutsideTheLayerTable) {
                                   timingHw());
   P.Layers.pop_back();
   EXPECT_TRUE(isFaultAt(runForFault(P), 2, "mark", "layer"));
+}
+
+} // namespace
+
+namespace {
+
+// §3.4.4: a unit holds at most 16 signals started but not fired. A load in
+// flight keeps the load unit's signals pending (they fire at its completion):
+// 16 are fine, the 17th faults.
+std::string signalsAfterLoad(unsigned N) {
+  std::string S = "ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n";
+  for (unsigned I = 0; I < N; ++I)
+    S += "signal.ld idx=0\n";
+  return S + "halt\n";
+}
+
+TEST(Faults, PendingSignalsPerUnit) {
+  FaultReport Ok = faultOf(signalsAfterLoad(16));
+  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
+  EXPECT_TRUE(isFaultAt(faultOf(signalsAfterLoad(17)), 17, "signal.ld", "16 signals"));
+}
+
+// §3.6: a fill over maps an ld.map of the same CUs is still writing faults; on
+// other CUs, or disjoint elements, or after the load has landed it does not.
+TEST(Faults, FillOverLoadInFlight) {
+  const std::string Load = "ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n";
+  EXPECT_TRUE(isFaultAt(faultOf(Load + "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n"),
+                        1, "fill", "still writing"));
+  FaultReport OtherCu =
+      faultOf(Load + "fill r0, rows=1, len=4, bstride=0, value=1, mask=2\nhalt\n");
+  EXPECT_FALSE(OtherCu.Faulted) << OtherCu.Message;
+  FaultReport Disjoint = faultOf(Load + "li r2, imm=16\n"
+                                        "fill r2, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
+  EXPECT_FALSE(Disjoint.Faulted) << Disjoint.Message;
+  FaultReport Ordered = faultOf(Load + "signal.ld idx=0\nwait.ld idx=0\n"
+                                       "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
+  EXPECT_FALSE(Ordered.Faulted) << Ordered.Message;
+}
+
+// Two faults in one cycle: the load unit's is reported, not the store unit's.
+// Both signals fire when the trace's sums land (vmac completion), so both
+// waits pass in one cycle and both faulting operations start in the next.
+TEST(Faults, FirstFaultOfACycleWins) {
+  const std::string Prog = "wait.ld idx=1\nwait.st idx=2\nli r2, imm=200000\n"
+                           "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\n"
+                           "st.map r0, r2, idx=0, rows=1, len=16, dstride=0, bstride=0\n"
+                           "vmac r0, r0, r0, rows=1, len=20, bstride=0, init=1\n"
+                           "signal.ex idx=1\nsignal.ex idx=2\nhalt\n";
+  FaultReport R = faultOf(Prog);
+  EXPECT_TRUE(isFaultAt(R, 3, "fill", "out of range")) << R.Message;
+  // Without the fill's fault, the store's shows in that same cycle.
+  std::string NoFill = Prog;
+  NoFill.replace(NoFill.find("li r2, imm=200000"), 17, "li r2, imm=100000");
+  NoFill.replace(NoFill.find("st.map r0, r2"), 13, "st.map r0, r3");
+  NoFill.insert(0, "li r3, imm=200000\n");
+  FaultReport S = faultOf(NoFill);
+  EXPECT_TRUE(isFaultAt(S, 5, "st.map", "out of range")) << S.Message;
 }
 
 } // namespace
