@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CI tier: install what is missing, build, run every test (ctest).
-# The long tier (full-size models, RTL co-simulation) is scripts/long-tests.sh.
+# The long tier (full-size models) is scripts/long-tests.sh, on the RTL
+# scripts/rtl-long-tests.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh

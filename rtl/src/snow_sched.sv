@@ -378,8 +378,10 @@ module snow_sched
                   if (!found && fl_v_n[0][i] && fl_until_n[0][i] > t &&
                       (fl_mask_n[0][i] & f_mask(in)) != 0 && fl_blo_n[0][i] < hi &&
                       lo < fl_bhi_n[0][i]) begin
-                    found = 1'b1; flt = 1'b1; fcode = FAULT_FILL_OVER_LOAD; fa0 = lo; fa1 = hi;
-                    fa2 = {fl_bhi_n[0][i][15:0], fl_blo_n[0][i][15:0], fl_pc_n[0][i]};
+                    found = 1'b1; flt = 1'b1; fcode = FAULT_FILL_OVER_LOAD;
+                    fa0 = {hi[31:0], lo[31:0]};
+                    fa1 = {fl_bhi_n[0][i][31:0], fl_blo_n[0][i][31:0]};
+                    fa2 = 64'(fl_pc_n[0][i]);
                   end
               end
               if (!flt) begin

@@ -7,8 +7,7 @@
 
 #include "snow/sim/Simulator.h"
 #include "Machine.h"
-#include <cstring>
-#include <fmt/format.h>
+#include "snow/sim/DramImage.h"
 
 using namespace snow;
 using namespace snow::sim;
@@ -27,40 +26,19 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
                                      Pc, llvm::toString(I.takeError()).c_str());
     Code.push_back(*I);
   }
-  if (P.DataAddr + P.Data.size() > P.Hw.dramBytes())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "constant data does not fit in DRAM");
+  if (auto Err = checkConstantData(P))
+    return Err;
   std::unique_ptr<Simulator> S(new Simulator(P, Opts));
   S->M = std::make_unique<Machine>(P, std::move(Code), Opts);
-  if (!P.Data.empty())
-    std::memcpy(S->M->dram() + P.DataAddr, P.Data.data(), P.Data.size());
+  loadConstantData(P, S->M->dram());
   return S;
 }
 
 llvm::Error Simulator::setInput(const std::vector<int16_t> &Chw) {
-  const isa::TensorInfo &In = Prog.Input;
-  if (Chw.size() != uint64_t(In.C) * In.H * In.W)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "input has %zu values, the program expects %ux%ux%u",
-                                   Chw.size(), In.C, In.H, In.W);
-  int16_t *D = reinterpret_cast<int16_t *>(M->dram() + In.Addr);
-  for (uint32_t C = 0; C < In.C; ++C)
-    for (uint32_t Y = 0; Y < In.H; ++Y)
-      for (uint32_t X = 0; X < In.W; ++X)
-        D[(uint64_t(Y) * In.W + X) * In.C + C] = Chw[(uint64_t(C) * In.H + Y) * In.W + X];
-  return llvm::Error::success();
+  return writeInput(Prog, Chw, M->dram());
 }
 
-std::vector<int16_t> Simulator::output() const {
-  const isa::TensorInfo &Out = Prog.Output;
-  std::vector<int16_t> Chw(uint64_t(Out.C) * Out.H * Out.W);
-  const int16_t *D = reinterpret_cast<const int16_t *>(M->dram() + Out.Addr);
-  for (uint32_t C = 0; C < Out.C; ++C)
-    for (uint32_t Y = 0; Y < Out.H; ++Y)
-      for (uint32_t X = 0; X < Out.W; ++X)
-        Chw[(uint64_t(C) * Out.H + Y) * Out.W + X] = D[(uint64_t(Y) * Out.W + X) * Out.C + C];
-  return Chw;
-}
+std::vector<int16_t> Simulator::output() const { return readOutput(Prog, M->dram()); }
 
 llvm::Expected<SimStats> Simulator::run() {
   SimStats S;

@@ -10,13 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/sim/Frames.h"
 #include "snow/sim/Report.h"
 #include "snow/sim/Simulator.h"
-#include "snow/support/Rng.h"
-#include "snow/support/Tensor.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
-#include "snow/support/Npy.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -50,30 +48,6 @@ static cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat))
 
 static int fail(const llvm::Twine &Msg) { return toolError("snowsim", Msg); }
 
-/// The frames of a batch: an array (N, ...) with N > 1 whose trailing axes
-/// hold one input each (C*H*W values, CHW order). Anything else is one frame
-/// and goes through readInputTensor, with its shape check and messages.
-static llvm::Expected<std::vector<std::vector<int16_t>>> readFrames(const std::string &Path,
-                                                                    const isa::TensorInfo &In) {
-  const uint64_t Frame = uint64_t(In.C) * In.H * In.W;
-  if (auto A = readNpy(Path); !A) {
-    llvm::consumeError(A.takeError());
-  } else if (A->Shape.size() >= 2 && A->Shape[0] > 1 && A->elems() == A->Shape[0] * Frame) {
-    std::vector<std::vector<int16_t>> Frames(A->Shape[0]);
-    for (uint64_t N = 0; N < A->Shape[0]; ++N)
-      for (uint64_t I = N * Frame; I < (N + 1) * Frame; ++I)
-        Frames[N].push_back(A->Type == NpyArray::DType::I16
-                                ? A->I16[I]
-                                : floatToFixed(A->F32[I], int(In.FracBits)));
-    return Frames;
-  }
-  auto T = readInputTensor(Path, In.C, In.H, In.W, int(In.FracBits));
-  if (!T)
-    return T.takeError();
-  return std::vector<std::vector<int16_t>>{std::move(*T)};
-}
-
-
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   reclaimLlvmOption("stats-json");
@@ -96,16 +70,14 @@ int main(int Argc, char **Argv) {
   if (TimingOnly && (!OutputPath.empty() || !OutputFloat.empty()))
     return fail("--timing-only computes no values: --output and --output-float need a full run");
 
-  const isa::TensorInfo &In = Prog->Input;
-  std::vector<std::vector<int16_t>> Frames(1);
+  std::vector<std::vector<int16_t>> Frames;
   if (!InputPath.empty()) {
-    auto T = readFrames(InputPath, In);
+    auto T = sim::readInputFrames(InputPath, Prog->Input);
     if (!T)
       return fail(llvm::toString(T.takeError()));
     Frames = std::move(*T);
   } else {
-    for (float V : defaultInputValues(uint64_t(In.C) * In.H * In.W, Prog->ModelName))
-      Frames[0].push_back(floatToFixed(V, int(In.FracBits)));
+    Frames.push_back(sim::defaultInputFrame(*Prog));
   }
 
   sim::SimOptions Opts;
@@ -136,24 +108,11 @@ int main(int Argc, char **Argv) {
   // All outputs of a run are written together or not at all.
   const isa::TensorInfo &Out = Prog->Output;
   std::vector<std::pair<std::string, std::string>> Files;
-  auto AddTensor = [&](const std::string &Path, int FloatFrac) -> llvm::Expected<std::string> {
-    if (Frames.size() == 1)
-      return encodeOutputTensor(Path, Output, Out.C, Out.H, Out.W, FloatFrac);
-    NpyArray A;
-    A.Shape = {Frames.size(), Out.C, Out.H, Out.W};
-    A.Type = FloatFrac >= 0 ? NpyArray::DType::F32 : NpyArray::DType::I16;
-    for (int16_t V : Output)
-      if (FloatFrac >= 0)
-        A.F32.push_back(fixedToFloat(V, FloatFrac));
-      else
-        A.I16.push_back(V);
-    return encodeNpy(A, Path);
-  };
   for (auto [Path, FloatFrac] : {std::pair{OutputPath.getValue(), -1},
                                  std::pair{OutputFloat.getValue(), int(Out.FracBits)}}) {
     if (Path.empty())
       continue;
-    auto Bytes = AddTensor(Path, FloatFrac);
+    auto Bytes = sim::encodeOutputFrames(Path, Output, Frames.size(), Out, FloatFrac);
     if (!Bytes)
       return fail(llvm::toString(Bytes.takeError()));
     Files.push_back({Path, std::move(*Bytes)});

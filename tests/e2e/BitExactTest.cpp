@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "RandomModels.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -18,90 +19,6 @@ using namespace snow::test;
 namespace {
 
 const char *const HwPresets[] = {"zc706", "mini64", "narrow8"};
-constexpr uint64_t MacBudget = 12'000'000;
-
-unsigned pick(Rng &R, unsigned Lo, unsigned Hi) {
-  return Lo + unsigned(R.next() % (Hi - Lo + 1));
-}
-/// Log-uniform in [Lo, Hi]: small channel counts are as likely as large ones.
-unsigned pickLog(Rng &R, unsigned Lo, unsigned Hi) {
-  double L = std::log(double(Lo)), H = std::log(double(Hi) + 1);
-  return std::min(Hi, unsigned(std::exp(L + (H - L) * R.uniform())));
-}
-
-unsigned outSize(unsigned In, unsigned K, unsigned S, unsigned P0, unsigned P1) {
-  return (In + P0 + P1 - K) / S + 1;
-}
-
-std::string convCase(unsigned Seed) {
-  Rng R(Seed * 7919 + 17);
-  for (;;) {
-    unsigned Cin = pickLog(R, 1, 300), Cout = pickLog(R, 1, 300);
-    unsigned KH = pick(R, 1, 11), KW = R.uniform() < 0.5 ? KH : pick(R, 1, 11);
-    unsigned SH = pick(R, 1, 4), SW = R.uniform() < 0.5 ? SH : pick(R, 1, 4);
-    unsigned P[4];
-    for (unsigned &X : P)
-      X = R.uniform() < 0.3 ? 0 : pick(R, 0, 5);
-    unsigned H = pick(R, 1, 64), W = pick(R, 1, 64);
-    // Shrink the map until the case fits the budget (or cannot shrink).
-    for (;;) {
-      if (H + P[0] + P[1] < KH || W + P[2] + P[3] < KW)
-        break;
-      uint64_t Macs = uint64_t(outSize(H, KH, SH, P[0], P[1])) * outSize(W, KW, SW, P[2], P[3]) *
-                      Cout * Cin * KH * KW;
-      if (Macs <= MacBudget) {
-        bool Relu = R.uniform() < 0.5;
-        return fmt::format("name: conv{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                           "weights: {{seed: {}}}\nlayers:\n"
-                           "  - {{name: c, type: conv, out_channels: {}, kernel: [{}, {}], "
-                           "stride: [{}, {}], pad: [{}, {}, {}, {}], relu: {}}}\n",
-                           Seed, Cin, H, W, Seed, Cout, KH, KW, SH, SW, P[0], P[1], P[2], P[3],
-                           Relu ? "true" : "false");
-      }
-      if (H == 1 && W == 1)
-        break;
-      H = std::max(1u, H * 3 / 4);
-      W = std::max(1u, W * 3 / 4);
-    }
-  }
-}
-
-std::string poolCase(unsigned Seed) {
-  Rng R(Seed * 104729 + 5);
-  for (;;) {
-    unsigned C = pickLog(R, 1, 300), K = pick(R, 1, 5), KW = R.uniform() < 0.6 ? K : pick(R, 1, 5);
-    unsigned S = pick(R, 1, 3), H = pick(R, 1, 48), W = pick(R, 1, 48);
-    unsigned PH = pick(R, 0, K / 2), PW = pick(R, 0, KW / 2);
-    bool Ceil = R.uniform() < 0.4;
-    if (H + 2 * PH < K || W + 2 * PW < KW)
-      continue;
-    return fmt::format("name: pool{}\ninput: {{name: data, shape: [{}, {}, {}]}}\nlayers:\n"
-                       "  - {{name: p, type: maxpool, kernel: [{}, {}], stride: {}, pad: [{}, {}], "
-                       "ceil_mode: {}}}\n",
-                       Seed, C, H, W, K, KW, S, PH, PW, Ceil ? "true" : "false");
-  }
-}
-
-/// conv -> maxpool -> conv (-> conv) chains with ReLU, like a small CNN.
-std::string chainCase(unsigned Seed) {
-  Rng R(Seed * 31337 + 3);
-  unsigned C = pick(R, 1, 8), H = pick(R, 16, 48), W = pick(R, 16, 48);
-  std::string Y = fmt::format("name: chain{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                              "weights: {{seed: {}}}\nlayers:\n",
-                              Seed, C, H, W, Seed);
-  unsigned N = pick(R, 3, 5);
-  for (unsigned I = 0; I < N; ++I) {
-    if (I == 1) {
-      Y += "  - {name: pool1, type: maxpool, kernel: 3, stride: 2, pad: 1}\n";
-      continue;
-    }
-    unsigned K = R.uniform() < 0.5 ? 3 : pick(R, 1, 5);
-    Y += fmt::format("  - {{name: conv{}, type: conv, out_channels: {}, kernel: {}, stride: 1, "
-                     "pad: {}, relu: {}}}\n",
-                     I, pickLog(R, 4, 96), K, K / 2, I + 1 < N ? "true" : "false");
-  }
-  return Y;
-}
 
 void check(const std::string &Yaml, const std::string &Hw, bool RequireInformative) {
   SCOPED_TRACE("hardware " + Hw + ", model:\n" + Yaml);

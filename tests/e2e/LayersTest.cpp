@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "RandomModels.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -113,25 +114,10 @@ TEST(Layers, StandaloneAddAndRelu) {
 class RandomBlocks : public ::testing::TestWithParam<unsigned> {};
 
 /// A MobileNet block (depthwise + pointwise) or a residual block with random
-/// shapes, strides and channel counts.
+/// shapes, strides and channel counts (RandomModels.h).
 TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
-  Rng R(GetParam() * 977 + 11);
-  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
-  unsigned C = Pick(1, 160), H = Pick(4, 40), W = Pick(4, 40), S = Pick(1, 2), K = Pick(1, 2) * 2 + 1;
-  std::string Y = header(fmt::format("block{}", GetParam()), C, H, W);
-  if (GetParam() % 2 == 0)
-    Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
-                     "pad: {3}, groups: {0}, bias: false}}\n"
-                     "  - {{name: bn, type: batchnorm}}\n  - {{name: r, type: relu}}\n"
-                     "  - {{name: pw, type: conv, out_channels: {4}, kernel: 1, relu: true}}\n",
-                     C, K, S, K / 2, Pick(1, 200));
-  else
-    Y += fmt::format("  - {{name: a, type: conv, out_channels: {0}, kernel: {1}, pad: {2}, "
-                     "relu: true}}\n"
-                     "  - {{name: b, type: conv, out_channels: {3}, kernel: 1}}\n"
-                     "  - {{name: sum, type: add, inputs: [b, data], relu: {4}}}\n",
-                     Pick(1, 100), K, K / 2, C, GetParam() % 4 == 1 ? "true" : "false");
-  check(Y, false, {GetParam() % 3 == 0 ? "zc706" : GetParam() % 3 == 1 ? "mini64" : "narrow8"});
+  check(blockCase(GetParam()), false,
+        {GetParam() % 3 == 0 ? "zc706" : GetParam() % 3 == 1 ? "mini64" : "narrow8"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));

@@ -1,0 +1,185 @@
+//===- RandomModels.h - Randomized models as YAML text -------------*- C++ -*-===//
+//
+// The generators of the randomized bit-exact cases (BitExactTest.cpp,
+// LayersTest.cpp), shared with the RTL co-simulation tests (tests/rtl), which
+// compile the same models for the RTL's hardware presets and add fc and
+// concat cases. Each case is a function of its seed, so a failing case can
+// be replayed by index.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_TESTS_E2E_RANDOMMODELS_H
+#define SNOW_TESTS_E2E_RANDOMMODELS_H
+
+#include "snow/support/Rng.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <string>
+
+namespace snow::test {
+
+/// The default MAC budget of a conv case: keeps the CI tier fast.
+constexpr uint64_t MacBudget = 12'000'000;
+
+inline unsigned pick(Rng &R, unsigned Lo, unsigned Hi) {
+  return Lo + unsigned(R.next() % (Hi - Lo + 1));
+}
+/// Log-uniform in [Lo, Hi]: small channel counts are as likely as large ones.
+inline unsigned pickLog(Rng &R, unsigned Lo, unsigned Hi) {
+  double L = std::log(double(Lo)), H = std::log(double(Hi) + 1);
+  return std::min(Hi, unsigned(std::exp(L + (H - L) * R.uniform())));
+}
+
+inline unsigned outSize(unsigned In, unsigned K, unsigned S, unsigned P0, unsigned P1) {
+  return (In + P0 + P1 - K) / S + 1;
+}
+
+/// One conv layer: kernels 1-11, strides 1-4, padding 0-5 per side, 1-300
+/// channels, maps up to 64x64 shrunk until the layer has at most Budget MACs.
+inline std::string convCase(unsigned Seed, uint64_t Budget = MacBudget) {
+  Rng R(Seed * 7919 + 17);
+  for (;;) {
+    unsigned Cin = pickLog(R, 1, 300), Cout = pickLog(R, 1, 300);
+    unsigned KH = pick(R, 1, 11), KW = R.uniform() < 0.5 ? KH : pick(R, 1, 11);
+    unsigned SH = pick(R, 1, 4), SW = R.uniform() < 0.5 ? SH : pick(R, 1, 4);
+    unsigned P[4];
+    for (unsigned &X : P)
+      X = R.uniform() < 0.3 ? 0 : pick(R, 0, 5);
+    unsigned H = pick(R, 1, 64), W = pick(R, 1, 64);
+    // Shrink the map until the case fits the budget (or cannot shrink).
+    for (;;) {
+      if (H + P[0] + P[1] < KH || W + P[2] + P[3] < KW)
+        break;
+      uint64_t Macs = uint64_t(outSize(H, KH, SH, P[0], P[1])) * outSize(W, KW, SW, P[2], P[3]) *
+                      Cout * Cin * KH * KW;
+      if (Macs <= Budget) {
+        bool Relu = R.uniform() < 0.5;
+        return fmt::format("name: conv{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
+                           "weights: {{seed: {}}}\nlayers:\n"
+                           "  - {{name: c, type: conv, out_channels: {}, kernel: [{}, {}], "
+                           "stride: [{}, {}], pad: [{}, {}, {}, {}], relu: {}}}\n",
+                           Seed, Cin, H, W, Seed, Cout, KH, KW, SH, SW, P[0], P[1], P[2], P[3],
+                           Relu ? "true" : "false");
+      }
+      if (H == 1 && W == 1)
+        break;
+      H = std::max(1u, H * 3 / 4);
+      W = std::max(1u, W * 3 / 4);
+    }
+  }
+}
+
+/// One max pooling layer, kernels 1-5 (not always square), strides 1-3, ceil mode.
+inline std::string poolCase(unsigned Seed) {
+  Rng R(Seed * 104729 + 5);
+  for (;;) {
+    unsigned C = pickLog(R, 1, 300), K = pick(R, 1, 5), KW = R.uniform() < 0.6 ? K : pick(R, 1, 5);
+    unsigned S = pick(R, 1, 3), H = pick(R, 1, 48), W = pick(R, 1, 48);
+    unsigned PH = pick(R, 0, K / 2), PW = pick(R, 0, KW / 2);
+    bool Ceil = R.uniform() < 0.4;
+    if (H + 2 * PH < K || W + 2 * PW < KW)
+      continue;
+    return fmt::format("name: pool{}\ninput: {{name: data, shape: [{}, {}, {}]}}\nlayers:\n"
+                       "  - {{name: p, type: maxpool, kernel: [{}, {}], stride: {}, pad: [{}, {}], "
+                       "ceil_mode: {}}}\n",
+                       Seed, C, H, W, K, KW, S, PH, PW, Ceil ? "true" : "false");
+  }
+}
+
+/// conv -> maxpool -> conv (-> conv) chains with ReLU, like a small CNN.
+inline std::string chainCase(unsigned Seed) {
+  Rng R(Seed * 31337 + 3);
+  unsigned C = pick(R, 1, 8), H = pick(R, 16, 48), W = pick(R, 16, 48);
+  std::string Y = fmt::format("name: chain{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
+                              "weights: {{seed: {}}}\nlayers:\n",
+                              Seed, C, H, W, Seed);
+  unsigned N = pick(R, 3, 5);
+  for (unsigned I = 0; I < N; ++I) {
+    if (I == 1) {
+      Y += "  - {name: pool1, type: maxpool, kernel: 3, stride: 2, pad: 1}\n";
+      continue;
+    }
+    unsigned K = R.uniform() < 0.5 ? 3 : pick(R, 1, 5);
+    Y += fmt::format("  - {{name: conv{}, type: conv, out_channels: {}, kernel: {}, stride: 1, "
+                     "pad: {}, relu: {}}}\n",
+                     I, pickLog(R, 4, 96), K, K / 2, I + 1 < N ? "true" : "false");
+  }
+  return Y;
+}
+
+/// A MobileNet block (depthwise + pointwise) for even seeds, a residual
+/// block for odd ones, with random shapes, strides and channel counts.
+inline std::string blockCase(unsigned Seed) {
+  Rng R(Seed * 977 + 11);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  unsigned C = Pick(1, 160), H = Pick(4, 40), W = Pick(4, 40), S = Pick(1, 2),
+           K = Pick(1, 2) * 2 + 1;
+  std::string Y = fmt::format("name: block{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
+                              "weights: {{seed: 3}}\nlayers:\n",
+                              Seed, C, H, W);
+  if (Seed % 2 == 0)
+    Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                     "pad: {3}, groups: {0}, bias: false}}\n"
+                     "  - {{name: bn, type: batchnorm}}\n  - {{name: r, type: relu}}\n"
+                     "  - {{name: pw, type: conv, out_channels: {4}, kernel: 1, relu: true}}\n",
+                     C, K, S, K / 2, Pick(1, 200));
+  else
+    Y += fmt::format("  - {{name: a, type: conv, out_channels: {0}, kernel: {1}, pad: {2}, "
+                     "relu: true}}\n"
+                     "  - {{name: b, type: conv, out_channels: {3}, kernel: 1}}\n"
+                     "  - {{name: sum, type: add, inputs: [b, data], relu: {4}}}\n",
+                     Pick(1, 100), K, K / 2, C, Seed % 4 == 1 ? "true" : "false");
+  return Y;
+}
+
+/// conv -> flatten -> fc (-> fc): fully connected layers of random widths
+/// after a small random map.
+inline std::string fcCase(unsigned Seed) {
+  Rng R(Seed * 65537 + 29);
+  unsigned C = pick(R, 1, 24), H = pick(R, 1, 9), W = pick(R, 1, 9);
+  std::string Y = fmt::format("name: fc{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
+                              "weights: {{seed: {}}}\nlayers:\n"
+                              "  - {{name: c, type: conv, out_channels: {}, kernel: 3, pad: 1, "
+                              "relu: true}}\n  - {{name: f, type: flatten}}\n"
+                              "  - {{name: fc1, type: fc, out_features: {}, relu: {}}}\n",
+                              Seed, C, H, W, Seed, pickLog(R, 1, 48), pickLog(R, 1, 300),
+                              R.uniform() < 0.5 ? "true" : "false");
+  if (R.uniform() < 0.5)
+    Y += fmt::format("  - {{name: fc2, type: fc, out_features: {}}}\n", pickLog(R, 1, 100));
+  return Y;
+}
+
+/// Branches of convs and a pool over one input, concatenated (channel
+/// offsets in the output), then a conv over the concatenation.
+inline std::string concatCase(unsigned Seed) {
+  Rng R(Seed * 40503 + 7);
+  unsigned C = pickLog(R, 1, 64), H = pick(R, 3, 24), W = pick(R, 3, 24);
+  std::string Y = fmt::format("name: cat{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
+                              "weights: {{seed: {}}}\nlayers:\n",
+                              Seed, C, H, W, Seed);
+  unsigned N = pick(R, 2, 4);
+  std::string Inputs;
+  for (unsigned I = 0; I < N; ++I) {
+    std::string Name = fmt::format("b{}", I);
+    if (I == N - 1 && R.uniform() < 0.5)
+      Y += fmt::format("  - {{name: {}, type: maxpool, input: data, kernel: 3, stride: 1, "
+                       "pad: 1}}\n",
+                       Name);
+    else {
+      unsigned K = pick(R, 0, 2) * 2 + 1;
+      Y += fmt::format("  - {{name: {}, type: conv, input: data, out_channels: {}, kernel: {}, "
+                       "pad: {}, relu: true}}\n",
+                       Name, pickLog(R, 1, 80), K, K / 2);
+    }
+    Inputs += (I ? ", " : "") + Name;
+  }
+  Y += fmt::format("  - {{name: cat, type: concat, inputs: [{}]}}\n"
+                   "  - {{name: after, type: conv, out_channels: {}, kernel: 1}}\n",
+                   Inputs, pickLog(R, 1, 64));
+  return Y;
+}
+
+} // namespace snow::test
+
+#endif

@@ -1,0 +1,263 @@
+//===- FaultsTest.cpp - Faulting programs, sim vs RTL ---------------------===//
+//
+// Programs that break the machine's rules must stop the RTL where they stop
+// the simulator: the same pc, instruction and cycle, and the same reason,
+// which snowrtl rebuilds from the RTL's fault code and arguments
+// (rtl/gen/Faults.def). One test per fault code at least; the programs are
+// those of tests/sim/FaultTest.cpp where one exists, on the RTL's presets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CoSim.h"
+#include "Programs.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+class RtlFaults : public CoSimTest {
+protected:
+  /// Both tools fault identically on Text, and snowsim's line says Why.
+  void expectFault(const std::string &Text, const std::string &Why,
+                   const std::string &Hw = "mini64", const std::vector<std::string> &Args = {}) {
+    assembleFor("f.bin", Text, Hw);
+    if (HasFatalFailure())
+      return;
+    ToolResult Sim;
+    EXPECT_TRUE(coSimulate("f.bin", true, Args, &Sim)) << "program:\n" << Text;
+    EXPECT_NE(Sim.Err.find(Why), std::string::npos)
+        << "snowsim faulted for another reason than '" << Why << "': " << Sim.Err;
+  }
+};
+
+TEST_F(RtlFaults, BufferRanges) {
+  expectFault(li(2, 131057) + "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\nhalt\n",
+              "maps buffer access [131057, 131073) is out of range");
+  expectFault(li(2, 131070) + "vmac r0, r2, r0, rows=1, len=3, bstride=0, init=1\nhalt\n",
+              "maps buffer access");
+  expectFault(li(3, 1023) + "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\nhalt\n",
+              "weights buffer access [1023, 1025)");
+  expectFault(li(1, 131060) + "vmax r1, r0, rows=1, len=1, bstride=0, cstride=0\nhalt\n",
+              "maps buffer (pool result)");
+  expectFault(li(2, 131000) + "vavg r0, r2, rows=2, len=2, bstride=50, cstride=16, mult=1, "
+                              "shift=0\nhalt\n",
+              "maps buffer (pool source)");
+  expectFault(li(2, 131000) + "vdw r0, r2, r0, rows=1, len=2, bstride=0, cstride=30, init=1\n"
+                              "halt\n",
+              "maps buffer access");
+  expectFault(li(2, 130900) + "vwb r0, r2, rows=2, bstride=200, shift=0, relu=0\nhalt\n",
+              "maps buffer access");
+  expectFault(li(1, 0x10000) + li(2, 1000) +
+                  "ld.wgt r1, r2, idx=1, rows=2, len=20, dstride=640, bstride=10, mask=1\nhalt\n",
+              "weights buffer access [1000, 1030)");
+  expectFault(li(1, 0x10000) +
+                  "st.map r1, r0, idx=0, rows=3, len=1000, dstride=0, bstride=65535\nhalt\n",
+              "maps buffer access [0, 132070) is out of range");
+}
+
+TEST_F(RtlFaults, EmptyAccesses) {
+  expectFault("fill r0, rows=0, len=16, bstride=0, value=1, mask=1\nhalt\n", "is empty");
+  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, rows=1, len=0, dstride=0, bstride=0, "
+                               "mask=1\nhalt\n",
+              "weights buffer access is empty");
+  expectFault("vavg r0, r0, rows=0, len=2, bstride=0, cstride=16, mult=1, shift=0\nhalt\n",
+              "maps buffer (pool source) access is empty");
+  expectFault("vmac r0, r0, r0, rows=1, len=0, bstride=0, init=1\nhalt\n", "is empty");
+}
+
+TEST_F(RtlFaults, AccumulatorRanges) {
+  expectFault(li(1, 128) + "vmac r1, r0, r0, rows=1, len=2, bstride=0, init=1\nhalt\n",
+              "accumulator 128 out of range (128)");
+  expectFault(li(1, 127) + "vdw r1, r0, r0, rows=1, len=2, bstride=0, cstride=64, init=1\n" +
+                  li(1, 128) +
+                  "vdw r1, r0, r0, rows=1, len=2, bstride=0, cstride=64, init=1\n"
+                  "halt\n",
+              "accumulator 128");
+  expectFault(li(1, 120) + "vwb r1, r0, rows=9, bstride=64, shift=0, relu=0\nhalt\n",
+              "accumulators [120, 129) out of range");
+  expectFault(li(1, 0) + "vpre r1, r0, rows=0, bstride=64, shift=0, init=1\nhalt\n",
+              "accumulators [0, 0)");
+}
+
+TEST_F(RtlFaults, MasksAndIndices) {
+  expectFault("fill r0, rows=1, len=16, bstride=0, value=1, mask=0\nhalt\n",
+              "CU mask 0x0 is empty");
+  expectFault("fill r0, rows=1, len=16, bstride=0, value=1, mask=2\nhalt\n",
+              "CU mask 0x2 is empty or names CUs beyond the 1 present");
+  expectFault("fill r0, rows=1, len=16, bstride=0, value=1, mask=16\nhalt\n", "CU mask 0x10",
+              "zc706");
+  expectFault(li(1, 0x10000) + "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=0\n"
+                               "halt\n",
+              "CU mask 0x0");
+  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=4, rows=1, len=1, dstride=0, bstride=0, "
+                               "mask=1\nhalt\n",
+              "vMAC index 4 out of range (4 per CU)");
+  expectFault(li(1, 0x10000) + "st.map r1, r0, idx=1, rows=1, len=16, dstride=0, bstride=0\n"
+                               "halt\n",
+              "CU index 1 out of range (1 CUs)");
+}
+
+TEST_F(RtlFaults, DramRangeAndAlignment) {
+  expectFault(li(1, 1073741794) + "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, "
+                                  "mask=1\nhalt\n",
+              "is outside DRAM (1024 MiB)");
+  expectFault(li(1, 1073741794) + "st.map r1, r0, idx=0, rows=1, len=16, dstride=0, "
+                                  "bstride=0\nhalt\n",
+              "is outside DRAM");
+  expectFault(li(1, 64) + "ld.map r1, r0, rows=3, len=16, dstride=-64, bstride=16, mask=1\n"
+                          "halt\n",
+              "DRAM access [-0x40, 0x60)");
+  expectFault(li(1, 0x10001) + "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
+                               "halt\n",
+              "DRAM address 0x10001 or stride 0 is not 2-byte aligned");
+  expectFault(li(1, 0x10000) + "st.map r1, r0, idx=0, rows=2, len=16, dstride=-33, bstride=0\n"
+                               "halt\n",
+              "or stride -33 is not 2-byte aligned");
+}
+
+// §3.6, both directions and both buffers, inside the window and (for the
+// load still waiting for the channel) with no end yet.
+TEST_F(RtlFaults, HazardWindows) {
+  // A trace reads a bank a load is writing (until its data has landed).
+  expectFault(li(1, 0x10000) + "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, mask=1\n"
+                               "vmac r0, r0, r0, rows=1, len=1, bstride=0, init=1\nhalt\n",
+              "reads bank 0 of the maps buffer while the load unit is still writing it until "
+              "cycle");
+  // The second load still waits for the channel: its window has no end yet.
+  expectFault(li(1, 0x10000) + li(2, 16384) +
+                  "ld.map r1, r0, rows=1, len=4096, dstride=0, bstride=0, mask=1\n"
+                  "ld.map r1, r2, rows=1, len=64, dstride=0, bstride=0, mask=1\n" +
+                  li(3, 16384) + "vmac r0, r3, r0, rows=1, len=50, bstride=0, init=1\n" +
+                  li(4, 16384) + "vmac r0, r4, r0, rows=1, len=1, bstride=0, init=1\nhalt\n",
+              "while the load unit is still writing it (missing");
+  // A load writes a bank a trace reads.
+  expectFault("vmac r0, r0, r0, rows=1, len=100, bstride=0, init=1\n" + li(1, 0x10000) +
+                  li(5, 16384) +
+                  "fill r5, rows=1, len=1536, bstride=0, value=0, mask=1\n"
+                  "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, mask=1\nhalt\n",
+              "writes bank 0 of the maps buffer while the compute unit is still reading it");
+  // A fill writes a bank a store reads (until the channel has moved it).
+  expectFault(li(1, 0x20000) + "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n" +
+                  li(5, 16384) +
+                  "fill r5, rows=1, len=928, bstride=0, value=0, mask=1\n"
+                  "fill r0, rows=1, len=16, bstride=0, value=0, mask=1\nhalt\n",
+              "while the store unit is still reading it until cycle");
+  // Weights: a trace reads the bank an ld.wgt is writing, and a load writes
+  // a weights bank a trace reads.
+  expectFault(li(1, 0x10000) + li(3, 511) +
+                  "ld.wgt r1, r0, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+                  "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\nhalt\n",
+              "reads bank 0 of the weights buffer while the load unit");
+  expectFault(li(3, 600) + "vmac r0, r0, r3, rows=1, len=90, bstride=0, init=1\n" + li(1, 0x10000) +
+                  li(2, 520) +
+                  "ld.wgt r1, r2, idx=2, rows=1, len=4, dstride=0, bstride=0, mask=1\nhalt\n",
+              "writes bank 1 of the weights buffer while the compute unit is still reading it");
+  // A writeback writes a bank a store is reading.
+  expectFault(li(1, 0x20000) + "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
+                               "nop\nvwb r0, r0, rows=1, bstride=0, shift=0, relu=0\nhalt\n",
+              "writes bank 0 of the maps buffer while the store unit is still reading it");
+}
+
+TEST_F(RtlFaults, DramOrderBetweenLoadsAndStores) {
+  expectFault(li(1, 0x20000) + li(2, 16384) +
+                  "st.map r1, r0, idx=0, rows=1, len=32, dstride=0, bstride=0\n"
+                  "ld.map r1, r2, rows=1, len=32, dstride=0, bstride=0, mask=1\nhalt\n",
+              "DRAM [0x20000, 0x20040) is still being written by pc 2");
+  expectFault(li(1, 0x20000) + li(2, 16384) + li(3, 0x20030) +
+                  "ld.map r1, r2, rows=2, len=32, dstride=100, bstride=32, mask=1\n"
+                  "st.map r3, r0, idx=0, rows=1, len=32, dstride=0, bstride=0\nhalt\n",
+              "DRAM [0x20030, 0x20070) is still being read by pc 3");
+}
+
+TEST_F(RtlFaults, FillOverALoadInFlight) {
+  expectFault("ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
+              "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n",
+              "fills maps [0, 4) while the ld.map at pc 0 is still writing [0, 16)");
+}
+
+// The load's maps extent in the message needs more than 16 bits: every
+// preset's maps buffer has 131072 elements.
+TEST_F(RtlFaults, FillOverALoadInFlightHighInTheBuffer) {
+  expectFault(li(2, 70000) + "ld.map r0, r2, rows=2, len=16, dstride=64, bstride=100, mask=1\n" +
+                  li(3, 70100) + "fill r3, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n",
+              "fills maps [70100, 70104) while the ld.map at pc 1 is still writing [70000, "
+              "70116)");
+}
+
+TEST_F(RtlFaults, Deadlocks) {
+  expectFault("nop\nwait.ex idx=5\nhalt\n",
+              "deadlock: the compute unit waits at pc 1 (wait.ex idx=5) on semaphore 5");
+  // Two units blocked, and the control core stalled on the compute queue.
+  std::string S = "wait.ld idx=2\nwait.ex idx=3\n";
+  for (unsigned I = 0; I < 70; ++I)
+    S += "mark imm=0\n";
+  expectFault(".layer a conv 0 1 1 1\n" + S + "halt\n",
+              "the control core is stalled at pc 65 on a full queue");
+  // The store unit alone, after the others drained.
+  expectFault(li(1, 0x20000) + "signal.ld idx=1\nwait.st idx=1\nwait.st idx=1\n"
+                               "st.map r1, r0, idx=0, rows=1, len=16, dstride=0, bstride=0\nhalt\n",
+              "deadlock: the store unit waits at pc 3");
+}
+
+TEST_F(RtlFaults, ControlCore) {
+  expectFault("nop\nnop\n", "pc ran past the end of the program (2 instructions) without halt");
+  expectFault("li r1, imm=3\nbeq r0, r0, imm=2\nhalt\nnop\n",
+              "pc ran past the end of the program (4 instructions)");
+}
+
+TEST_F(RtlFaults, MarkOutsideTheLayerTable) {
+  // The assembler refuses such marks: build the program, then shrink its table.
+  auto Hw = isa::loadHwConfig("mini64");
+  ASSERT_TRUE(bool(Hw));
+  auto P = isa::assembleProgram(".layer a conv 0 1 1 1\n.layer b conv 0 1 1 1\n"
+                                "mark imm=0\nnop\nmark imm=1\nhalt\n",
+                                "m.s", *Hw);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  P->Layers.pop_back();
+  ASSERT_FALSE(bool(isa::writeProgram(*P, path("m.bin").string())));
+  EXPECT_TRUE(coSimulate("m.bin", true));
+  P->Layers.clear();
+  ASSERT_FALSE(bool(isa::writeProgram(*P, path("m0.bin").string())));
+  ToolResult Sim;
+  EXPECT_TRUE(coSimulate("m0.bin", true, {}, &Sim));
+  EXPECT_NE(Sim.Err.find("layer 0 is not in the program's layer table (0 layers)"),
+            std::string::npos)
+      << Sim.Err;
+}
+
+TEST_F(RtlFaults, TooManyPendingSignals) {
+  std::string S = "ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n";
+  for (unsigned I = 0; I < 17; ++I)
+    S += "signal.ld idx=0\n";
+  expectFault(S + "halt\n", "the load unit already has 16 signals waiting");
+  // A store completes `dram_latency_cycles` after the channel moved it.
+  S = li(1, 0x20000) + "st.map r1, r0, idx=0, rows=1, len=16, dstride=0, bstride=0\n";
+  for (unsigned I = 0; I < 17; ++I)
+    S += "signal.st idx=3\n";
+  expectFault(S + "halt\n", "the store unit already has 16 signals");
+}
+
+// --max-cycles: a loop that never ends, and a program that ends one cycle
+// too late (its last cycles spent draining after halt).
+TEST_F(RtlFaults, MaxCycles) {
+  expectFault("loop: beq r0, r0, imm=loop\nhalt\n", "still running after --max-cycles 100",
+              "mini64", {"--max-cycles", "100"});
+  expectFault("vmac r0, r0, r0, rows=1, len=1000, bstride=0, init=1\nhalt\n",
+              "still running after --max-cycles 1004 cycles", "mini64", {"--max-cycles", "1004"});
+  assembleFor("ok.bin", "vmac r0, r0, r0, rows=1, len=1000, bstride=0, init=1\nhalt\n", "mini64");
+  EXPECT_TRUE(coSimulate("ok.bin", false, {"--max-cycles", "1005"}));
+}
+
+// Two faults in one cycle: the load unit's is reported, not the store unit's.
+TEST_F(RtlFaults, FirstFaultOfACycleWins) {
+  expectFault("wait.ld idx=1\nwait.st idx=2\nli r2, imm=200000\n"
+              "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\n"
+              "st.map r0, r2, idx=0, rows=1, len=16, dstride=0, bstride=0\n"
+              "vmac r0, r0, r0, rows=1, len=20, bstride=0, init=1\n"
+              "signal.ex idx=1\nsignal.ex idx=2\nhalt\n",
+              "pc 3 (fill");
+}
+
+} // namespace
