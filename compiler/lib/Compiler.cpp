@@ -287,7 +287,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   if (!B)
     return llvm::toString(B.takeError()) + "\n";
   std::string Out = fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n",
-                                "layer", "type", "chunks", "tile", "groups", "og", "order",
+                                "layer", "type", "chunks", "tile", "rounds", "og", "order",
                                 "est cycles", "est MB");
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     const ir::Layer &L = G.Layers[I];
@@ -303,9 +303,10 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     }
     Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", L.Name,
                        ir::kindName(L.Kind), fmt::format("{}x{}", P->NChunks, P->Chunk),
-                       fmt::format("{}x{}", P->R, P->Wt), P->NGroups, P->NOg,
-                       fmt::format("{}{}{}{}{}", P->MapStationary ? "maps" : "kernel",
+                       fmt::format("{}x{}", P->R, P->Wt), P->Rounds.size(), P->NOg,
+                       fmt::format("{}{}{}{}{}{}", P->MapStationary ? "maps" : "kernel",
                                    P->SplitChannels ? "+split" : "",
+                                   P->Balanced ? "+balance" : "",
                                    P->FullDepth ? "+fulldepth" : "",
                                    P->StepY * P->StepX > 1 ? "+gather" : "",
                                    P->Depthwise ? "+dw" : ""),

@@ -35,17 +35,16 @@ struct TileGeom {
   unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
 };
 
-TileGeom geometry(const LayerPlan &P, unsigned Group, unsigned Cu, unsigned NCu) {
+TileGeom geometry(const LayerPlan &P, int Tile) {
   TileGeom T;
-  unsigned Tile = P.SplitChannels ? Group : Group * NCu + Cu;
-  if (Tile >= P.NTiles)
+  if (Tile < 0)
     return T;
   const ir::Layer &L = *P.L;
   T.Active = true;
-  T.OY0 = Tile / P.NColBlocks * P.R;
-  T.OX0 = Tile % P.NColBlocks * P.Wt;
-  T.VR = std::min(P.R, L.Out.H - T.OY0);
-  T.VC = std::min(P.Wt, L.Out.W - T.OX0);
+  T.OY0 = unsigned(Tile) / P.NColBlocks * P.R;
+  T.OX0 = unsigned(Tile) % P.NColBlocks * P.Wt;
+  T.VR = P.validRows(unsigned(Tile));
+  T.VC = P.validCols(unsigned(Tile));
   T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
   T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
   // Region row y holds input row Lo + y * Step; [A, B) are the rows inside
@@ -58,6 +57,24 @@ TileGeom geometry(const LayerPlan &P, unsigned Group, unsigned Cu, unsigned NCu)
   Clip(T.IY0, P.RowsIn, L.In.H, P.StepY, T.Y0, T.Y1);
   Clip(T.IX0, P.ColsIn, L.In.W, P.StepX, T.X0, T.X1);
   return T;
+}
+
+/// The CU mask of every distinct value Key(work) among a round's active CUs,
+/// in order of first appearance.
+template <typename KeyFn>
+std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) {
+  std::vector<std::pair<int, uint32_t>> Out;
+  for (unsigned Cu = 0; Cu < Rd.Cus.size(); ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    int K = Key(Rd.Cus[Cu]);
+    auto It = std::find_if(Out.begin(), Out.end(), [&](auto &E) { return E.first == K; });
+    if (It == Out.end())
+      Out.push_back({K, 1u << Cu});
+    else
+      It->second |= 1u << Cu;
+  }
+  return Out;
 }
 
 class Lowerer {
@@ -156,23 +173,12 @@ void Lowerer::fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, 
 void Lowerer::loadWeights(const Step &S) {
   const LayerPlan &P = *S.P;
   E.wait(Unit::Load, WFree + S.WBuf);
-  if (P.SplitChannels) {
-    // Each CU gets the weights of its own output group.
-    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-      unsigned Og = P.ogOf(S.Og, Cu, NCu);
-      if (Og >= P.NOg)
-        continue; // An idle CU: it computes garbage nobody stores.
-      for (unsigned Vm = 0; Vm < V; ++Vm) {
-        unsigned K = P.wIndex(Og, S.Chunk, Vm, V);
-        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, 1u << Cu);
-      }
-    }
-  } else {
+  // CUs computing the same output group share one load.
+  for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
     for (unsigned Vm = 0; Vm < V; ++Vm) {
-      unsigned K = P.wIndex(S.Og, S.Chunk, Vm, V);
-      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, AllMask);
+      unsigned K = P.wIndex(unsigned(Og), S.Chunk, Vm, V);
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
     }
-  }
   E.signal(Unit::Load, WFull + S.WBuf);
 }
 
@@ -186,7 +192,7 @@ void Lowerer::loadMaps(const Step &S) {
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf]);
   if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
-    loadRegion(S, P.In2, B.InBase[S.InBuf] + P.tilePixels() * P.pixelStride(S.Chunk, Lanes));
+    loadRegion(S, P.In2, B.InBase[S.InBuf] + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
 }
 
@@ -199,18 +205,15 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   const unsigned Cn = P.FullDepth ? Cin : P.chunkSize(S.Chunk, Cin);
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
-  // fills of several CUs become one fill with a wider CU mask.
-  // With split channels every CU gets the same tile: load it once, to all.
-  const unsigned Loaders = P.SplitChannels ? 1 : NCu;
-  auto MaskOf = [&](unsigned Cu) { return P.SplitChannels ? AllMask : 1u << Cu; };
+  // fills of several CUs become one fill with a wider CU mask. CUs working on
+  // the same tile get it with one load.
+  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
-  for (unsigned Cu = 0; Cu < Loaders; ++Cu) {
-    TileGeom T = geometry(P, S.Group, Cu, NCu);
-    if (!T.Active)
-      continue;
-    auto AddFill = [&](uint32_t Addr, unsigned Rows, unsigned Len) {
+  for (auto [Tile, Mask] : Tiles) {
+    TileGeom T = geometry(P, Tile);
+    auto AddFill = [&, Mask = Mask](uint32_t Addr, unsigned Rows, unsigned Len) {
       if (Rows && Len)
-        Fills[{Addr, Rows, Len}] |= MaskOf(Cu);
+        Fills[{Addr, Rows, Len}] |= Mask;
     };
     AddFill(Base, T.Y0, RowElems);
     AddFill(Base + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems);
@@ -221,9 +224,9 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   }
   for (const auto &[Key, Mask] : Fills)
     fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
-  for (unsigned Cu = 0; Cu < Loaders; ++Cu) {
-    TileGeom T = geometry(P, S.Group, Cu, NCu);
-    if (!T.Active || T.Y1 <= T.Y0 || T.X1 <= T.X0)
+  for (auto [Tile, Mask] : Tiles) {
+    TileGeom T = geometry(P, Tile);
+    if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
     uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;
     auto DramAt = [&](unsigned Y, unsigned X) {
@@ -232,12 +235,12 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
     if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
       dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
-          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, MaskOf(Cu));
+          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, Mask);
       continue;
     }
     for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
       dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, T.X1 - T.X0,
-          Cn, int64_t(P.StepX) * View.Stride * 2, Stride, MaskOf(Cu));
+          Cn, int64_t(P.StepX) * View.Stride * 2, Stride, Mask);
   }
 }
 
@@ -261,8 +264,9 @@ void Lowerer::convLoop(const Step &S) {
   E.li(4, 0);
   E.li(5, B.InBase[S.InBuf] + Offset);
   E.addi(6, 5, 0);
-  E.li(7, P.Wt);
-  E.li(8, P.tilePixels());
+  const Round &Rd = S.round();
+  E.li(7, Rd.ExtC);
+  E.li(8, Rd.pixels());
   auto Loop = E.newLabel();
   E.bind(Loop);
   Inst Mac;
@@ -284,7 +288,7 @@ void Lowerer::convLoop(const Step &S) {
   E.addi(4, 4, 1);
   E.addi(6, 6, P.bufStrideX() * Stride);
   E.branch(Opcode::BLT, 4, 7, Loop);
-  E.addi(7, 7, P.Wt);
+  E.addi(7, 7, Rd.ExtC);
   E.addi(5, 5, P.bufStrideY() * P.ColsIn * Stride);
   E.addi(6, 5, 0);
   E.branch(Opcode::BLT, 4, 8, Loop);
@@ -299,8 +303,9 @@ void Lowerer::poolLoop(const Step &S) {
   E.li(5, B.InBase[S.InBuf]);
   E.addi(6, 5, 0);
   E.li(4, 0);
-  E.li(7, P.Wt);
-  E.li(8, P.tilePixels());
+  const Round &Rd = S.round();
+  E.li(7, Rd.ExtC);
+  E.li(8, Rd.pixels());
   Inst Max;
   Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
   if (Max.Op == Opcode::VAVG) {
@@ -335,7 +340,7 @@ void Lowerer::poolLoop(const Step &S) {
   E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
   E.addi(4, 4, 1);
   E.branch(Opcode::BLT, 4, 7, Loop);
-  E.addi(7, 7, P.Wt);
+  E.addi(7, 7, Rd.ExtC);
   E.addi(5, 5, L.SH * P.ColsIn * Stride);
   E.addi(6, 5, 0);
   E.branch(Opcode::BLT, 4, 8, Loop);
@@ -344,7 +349,10 @@ void Lowerer::poolLoop(const Step &S) {
 void Lowerer::elementwise(const Step &S) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  const uint32_t Pix = P.tilePixels(), In = B.InBase[S.InBuf];
+  // Operands are laid out R x Wt in the buffer, so the entries keep that
+  // pitch (makeRounds gives elementwise rounds the full tile width).
+  const uint32_t Pix = S.round().pixels(), In = B.InBase[S.InBuf];
+  const uint32_t Operand2 = P.R * P.Wt * G;
   auto Pre = [&](uint32_t Addr, bool Init) {
     E.li(9, Addr);
     Inst I;
@@ -359,7 +367,7 @@ void Lowerer::elementwise(const Step &S) {
   E.li(4, 0);
   Pre(In, true);
   if (L.Kind == ir::LayerKind::Add)
-    Pre(In + Pix * G, false);
+    Pre(In + Operand2, false);
   E.signal(Unit::Compute, InFree + S.InBuf);
   E.wait(Unit::Compute, OutFree + S.OutBuf);
   E.li(9, B.OutBase[S.OutBuf]);
@@ -405,7 +413,7 @@ void Lowerer::compute(const Step &S) {
       Pre.Op = Opcode::VPRE;
       Pre.rs1 = 4;
       Pre.rs2 = 9;
-      Pre.rows = P.tilePixels();
+      Pre.rows = S.round().pixels();
       Pre.bstride = G;
       Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
       E.emit(Pre);
@@ -416,7 +424,7 @@ void Lowerer::compute(const Step &S) {
     Wb.Op = Opcode::VWB;
     Wb.rs1 = 4;
     Wb.rs2 = 9;
-    Wb.rows = P.tilePixels();
+    Wb.rows = S.round().pixels();
     Wb.bstride = G;
     Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
     Wb.relu = L.Relu;
@@ -431,7 +439,7 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
                           unsigned &Entry) const {
   const LayerPlan &P = *S.P;
   if (P.IsConv) {
-    Chan0 = P.ogOf(S.Og, Cu, NCu) * G;
+    Chan0 = unsigned(S.round().Cus[Cu].Og) * G;
     NCh = Chan0 < P.L->Out.C ? std::min(G, P.L->Out.C - Chan0) : 0;
     Entry = G;
   } else {
@@ -449,18 +457,22 @@ void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op) {
   const ir::Layer &L = *P.L;
   const uint32_t Base = B.OutBase[S.OutBuf];
   const int64_t DStride = int64_t(V.Stride) * 2;
+  const Round &Rd = S.round();
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
     unsigned Chan0, NCh, Entry;
     outputSlice(S, Cu, Chan0, NCh, Entry);
-    TileGeom T = geometry(P, S.Group, Cu, NCu);
-    if (!T.Active || NCh == 0)
+    TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    if (NCh == 0)
       continue;
-    if (P.Wt == L.Out.W) { // Whole output rows: the tile is one run of pixels.
+    if (T.VC == L.Out.W && Rd.ExtC == T.VC) {
+      // Whole output rows: the tile is one run of pixels.
       dma(Op, V.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
       continue;
     }
     for (unsigned Y = 0; Y < T.VR; ++Y)
-      dma(Op, V.at(T.OY0 + Y, T.OX0, Chan0), Base + Y * P.Wt * Entry, Cu, T.VC, NCh, DStride,
+      dma(Op, V.at(T.OY0 + Y, T.OX0, Chan0), Base + Y * Rd.ExtC * Entry, Cu, T.VC, NCh, DStride,
           Entry, 1u << Cu);
   }
 }
@@ -487,37 +499,38 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   unsigned InCount = 0, WCount = 0, OutCount = 0;
   for (const LayerPlan &P : Plans) {
     size_t First = Steps.size();
-    auto Add = [&](unsigned Og, unsigned Group, unsigned Chunk) {
+    auto Add = [&](unsigned RoundIdx, unsigned Chunk) {
       Step S;
       S.P = &P;
-      S.Og = Og;
-      S.Group = Group;
+      S.RoundIdx = RoundIdx;
       S.Chunk = Chunk;
       Steps.push_back(S);
     };
-    if (P.Depthwise || P.Elementwise) {
-      // Output group Og reads exactly input chunk Og.
-      for (unsigned Og = 0; Og < P.NOg; ++Og)
-        for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
-          Add(Og, Gr, Og);
-    } else if (P.MapStationary) {
-      for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
-        for (unsigned Og = 0; Og < P.OgSteps; ++Og)
-          for (unsigned C = 0; C < P.NChunks; ++C)
-            Add(Og, Gr, C);
-    } else {
-      for (unsigned Og = 0; Og < P.OgSteps; ++Og)
-        for (unsigned Gr = 0; Gr < P.NGroups; ++Gr)
-          for (unsigned C = 0; C < P.NChunks; ++C)
-            Add(Og, Gr, C);
+    for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
+      if (P.Depthwise || P.Elementwise) {
+        // Output group Og reads exactly input chunk Og (every CU of a round
+        // has the same group).
+        Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
+        continue;
+      }
+      for (unsigned C = 0; C < P.NChunks; ++C)
+        Add(Rd, C);
     }
     for (size_t K = First; K < Steps.size(); ++K) {
       Step &S = Steps[K];
       const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
       S.FirstOfLayer = !Prev;
       S.LastOfLayer = K + 1 == Steps.size();
-      S.NewMap = !Prev || Prev->Group != S.Group || (Prev->Chunk != S.Chunk && !P.FullDepth);
-      S.NewW = P.IsConv && (!Prev || Prev->Og != S.Og || Prev->Chunk != S.Chunk);
+      auto Same = [&](auto Field) {
+        const Round &A = Prev->round(), &Bd = S.round();
+        for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
+          if (A.Cus[Cu].active() != Bd.Cus[Cu].active() ||
+              (A.Cus[Cu].active() && A.Cus[Cu].*Field != Bd.Cus[Cu].*Field))
+            return false;
+        return true;
+      };
+      S.NewMap = !Prev || !Same(&Work::Tile) || (Prev->Chunk != S.Chunk && !P.FullDepth);
+      S.NewW = P.IsConv && (!Prev || !Same(&Work::Og) || Prev->Chunk != S.Chunk);
       S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.NChunks;
       if (Prev) {
         Steps[K - 1].LastMapUse = S.NewMap;

@@ -1,7 +1,7 @@
 //===- Lower.h - From layer plans to a synchronized instruction stream -*- C++ -*-===//
 //
-// A layer plan becomes a list of steps (one output-channel group, one group of
-// CU tiles, one channel chunk). Each step has a load part (weights and maps
+// A layer plan becomes a list of steps (one round of CU work items, one
+// channel chunk). Each step has a load part (weights and maps
 // into the free banks), a compute part and, when outputs are complete, a
 // writeback and store part. Steps are emitted software-pipelined: the loads of
 // step k+1 come before the compute of step k in program order, so the load
@@ -34,12 +34,13 @@ enum Sem : unsigned {
 
 struct Step {
   const LayerPlan *P = nullptr;
-  unsigned Og = 0, Group = 0, Chunk = 0;
+  unsigned RoundIdx = 0, Chunk = 0;
   bool NewMap = false, NewW = false;         ///< Needs a load.
   bool LastMapUse = false, LastWUse = false; ///< Frees its bank afterwards.
   bool Writes = false;                       ///< Produces final outputs.
   bool FirstOfLayer = false, LastOfLayer = false;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0;  ///< Bank parities.
+  const Round &round() const { return P->Rounds[RoundIdx]; }
 };
 
 /// Builds the ordered step list of a whole program (parities assigned).

@@ -44,6 +44,23 @@ struct TensorView {
   bool dense(uint32_t C) const { return Offset == 0 && Stride == C; }
 };
 
+/// What one CU computes in a round: output-channel group Og of output tile
+/// Tile (Tile < 0: the CU idles and its results are never stored).
+struct Work {
+  int Og = -1, Tile = -1;
+  bool active() const { return Tile >= 0; }
+  bool operator==(const Work &) const = default;
+};
+
+/// One round of a layer: every CU's work, run in lockstep. The trace loop
+/// covers ExtR x ExtC output pixels, the largest valid extent among the
+/// round's tiles, so a round of edge tiles costs only what they contain.
+struct Round {
+  std::vector<Work> Cus;
+  unsigned ExtR = 0, ExtC = 0;
+  unsigned pixels() const { return ExtR * ExtC; }
+};
+
 /// How one conv or pooling layer is broken down.
 struct LayerPlan {
   const ir::Layer *L = nullptr;
@@ -58,13 +75,11 @@ struct LayerPlan {
   /// the maps are loaded once for all chunks; chunk c's traces start at
   /// channel offset c * Chunk of each pixel.
   bool FullDepth = false;
-  /// CUs take different output-channel groups of one shared tile (maps are
-  /// broadcast to every CU, weights loaded per CU) instead of different tiles
-  /// of the same channels. Better when a small map does not divide evenly
-  /// into one tile per CU. Step::Og then counts groups of `cus` output
-  /// groups: CU k computes output group Og * cus + k.
+  /// Rounds were packed by tile size and may give the CUs of one round
+  /// different output-channel groups (workload balancing; for --emit=plan).
+  bool Balanced = false;
+  /// Some round gives CUs different output groups of one tile.
   bool SplitChannels = false;
-  unsigned CusForSplit = 1;   ///< The CU count output groups are spread over.
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
   unsigned StepY = 1, StepX = 1;
@@ -80,12 +95,15 @@ struct LayerPlan {
   // pooling splits channels (buffer capacity). Chunk c covers channels
   // [c * Chunk, min(C, (c + 1) * Chunk)).
   unsigned Chunk = 0, NChunks = 1;
-  // Output tile per CU: R rows x Wt columns; the input region it reads.
+  // Output tile: R rows x Wt columns (a grid over the output; edge tiles are
+  // smaller); the input region it reads.
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
-  unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1, NGroups = 1;
+  unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1;
   unsigned NOg = 1;           ///< Conv: output-channel groups of vMACs x lanes.
-  unsigned OgSteps = 1;       ///< Steps over output groups: NOg, or NOg / cus rounded up.
-  bool MapStationary = false; ///< Tile groups outermost (maps reused across groups).
+  /// Tile-major rounds (maps stay while output groups change) rather than
+  /// output-group-major (kernels stay while tiles change).
+  bool MapStationary = false;
+  std::vector<Round> Rounds;  ///< In execution order.
   int16_t PadValue = 0;
 
   // Conv weights: DRAM address of block (og, chunk, vmac) and its words.
@@ -103,11 +121,9 @@ struct LayerPlan {
   unsigned pixelStride(unsigned C, unsigned Lanes) const;
   /// Kernel words per weight block of chunk C (without the bias word).
   unsigned kernelWords(unsigned C) const;
-  unsigned tilePixels() const { return R * Wt; }
-  /// The output group CU Cu computes in a step over output groups Og.
-  unsigned ogOf(unsigned Og, unsigned Cu, unsigned Cus) const {
-    return SplitChannels ? Og * Cus + Cu : Og;
-  }
+  /// Output rows and columns of tile T that exist (edge tiles are smaller).
+  unsigned validRows(unsigned T) const;
+  unsigned validCols(unsigned T) const;
   /// Output-pixel steps inside the buffer region.
   unsigned bufStrideY() const { return L->SH / StepY; }
   unsigned bufStrideX() const { return L->SW / StepX; }

@@ -54,6 +54,9 @@ static cl::opt<bool> NoSplit("no-split-channels",
                              cl::desc("CUs always take different tiles, never different output "
                                       "channels of one tile"),
                              cl::cat(Cat));
+static cl::opt<bool> NoBalance("no-balance",
+                               cl::desc("Do not pack rounds of CU work by tile size"),
+                               cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
                                    cl::desc("Every layer waits for the previous layer's stores"),
                                    cl::cat(Cat));
@@ -126,6 +129,7 @@ int main(int Argc, char **Argv) {
   Opts.GatherStrided = !NoGather;
   Opts.PreciseLayerDeps = !NoPreciseDeps;
   Opts.SplitChannels = !NoSplit;
+  Opts.BalanceRounds = !NoBalance;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

@@ -36,9 +36,13 @@ struct CompileOptions {
   /// prefetch its first maps while the previous layer computes); when off,
   /// every layer waits for the previous layer's stores.
   bool PreciseLayerDeps = true;
-  /// Let the planner spread output-channel groups over CUs (one shared tile)
-  /// where that balances better than spreading tiles.
+  /// Let the planner spread output-channel groups over CUs (one shared tile,
+  /// or different tiles and groups in one round) where that balances better
+  /// than spreading tiles.
   bool SplitChannels = true;
+  /// Let the planner pack rounds by tile size, so that edge tiles share
+  /// rounds with each other rather than with whole tiles.
+  bool BalanceRounds = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.
