@@ -38,6 +38,7 @@ def F_relu    : Field<"relu",    38,  1, "uimm", "1: clamp negative results to z
 def F_init    : Field<"init",    39,  1, "uimm", "1: trace starts from the bias register, not the accumulator">;
 def F_cstride : Field<"cstride", 40, 20, "uimm", "column stride of a pooling window, in elements">;
 def F_value   : Field<"value",   40, 16, "simm", "fill value (int16)">;
+def F_pix     : Field<"pix",     60,  4, "uimm", "log2 of the pixels a vmacp computes at once">;
 def F_rows    : Field<"rows",    64, 12, "uimm", "rows of a 2-D access (or accumulator entries)">;
 def F_len     : Field<"len",     76, 16, "uimm", "elements (maps) or words (weights) per row">;
 def F_bstride : Field<"bstride", 92, 20, "uimm", "buffer row stride (elements or words)">;
@@ -129,6 +130,9 @@ def VBIAS : Inst<"vbias", 0x50, "compute", [F_rs3, F_shift],
 def VMAC  : Inst<"vmac", 0x51, "compute",
   [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_init],
   "acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane]">;
+def VMACP : Inst<"vmacp", 0x57, "compute",
+  [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_cstride, F_pix, F_init],
+  "multi-pixel trace: as vmac, but the vMACs form P = 2^pix groups of vmacs/P and group g reads its map values at rs2 + g*cstride: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + (v / (vmacs/P))*cstride + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane] (P must divide vmacs)">;
 def VWB   : Inst<"vwb", 0x52, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu],
   "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))">;

@@ -47,26 +47,29 @@ void packWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr,
       return 0;
     return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
   };
-  P.WAddr.assign(size_t(P.NOg) * P.NChunks * V, 0);
+  // Multi-pixel plans have one block per vMAC of a pixel group: the groups'
+  // vMACs load the same blocks.
+  const unsigned Sub = P.subBlocks(V), OgCh = P.ogChannels(G), OcEnd = P.OcBase + P.OcCount;
+  P.WAddr.assign(size_t(P.NOg) * P.NChunks * Sub, 0);
   P.WWords.assign(P.WAddr.size(), 0);
   for (unsigned Og = 0; Og < P.NOg; ++Og)
     for (unsigned C = 0; C < P.NChunks; ++C) {
       if (P.Depthwise && C != Og)
         continue; // Group Og only ever meets chunk Og.
-      for (unsigned Vm = 0; Vm < V; ++Vm) {
+      for (unsigned S = 0; S < Sub; ++S) {
         // One weight word: lane l holds Value(output channel of lane l).
         auto Word = [&](auto Value) {
           size_t At = Data.size();
           Data.resize(At + 2 * Lanes);
           for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
-            unsigned O = Og * G + Vm * Lanes + Lane;
-            uint16_t X = O < Cout ? uint16_t(Value(O)) : 0;
+            unsigned O = P.OcBase + Og * OgCh + S * Lanes + Lane;
+            uint16_t X = O < OcEnd ? uint16_t(Value(O)) : 0;
             Data[At + 2 * Lane] = uint8_t(X);
             Data[At + 2 * Lane + 1] = uint8_t(X >> 8);
           }
         };
         Data.resize(alignTo(Data.size(), Hw.DramBurstBytes));
-        unsigned K = P.wIndex(Og, C, Vm, V);
+        unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Data.size();
         unsigned C0 = P.chunkBegin(C), Cn = P.chunkSize(C, Cin);
         for (unsigned Ky = 0; Ky < L.KH; ++Ky)
@@ -129,10 +132,11 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
       return Err;
     if (G.Layers[I].Kind == ir::LayerKind::Concat)
       continue; // A view: its inputs write straight into its tensor.
-    auto P = planLayer(G.Layers[I], I, Hw, B, Opts);
-    if (!P)
-      return P.takeError();
-    Plans.push_back(std::move(*P));
+    auto Parts = planLayer(G.Layers[I], I, Hw, B, Opts);
+    if (!Parts)
+      return Parts.takeError();
+    for (LayerPlan &P : *Parts)
+      Plans.push_back(std::move(P));
   }
   return Plans;
 }
@@ -228,9 +232,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     for (size_t I = 0; I < G.Layers.size(); ++I) {
       const ir::Layer &L = G.Layers[I];
       if (Next < Plans->size() && (*Plans)[Next].Index == I) {
-        (*Plans)[Next].Ordinal = Ordinal;
+        // Every part of a layer shares its ordinal (LayerDone is signalled
+        // after the last part).
+        for (; Next < Plans->size() && (*Plans)[Next].Index == I; ++Next)
+          (*Plans)[Next].Ordinal = Ordinal;
         DoneAfter[I] = Ordinal++;
-        ++Next;
         continue;
       }
       for (int In : L.Inputs)
@@ -296,21 +302,27 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          "concat");
       continue;
     }
-    auto P = planLayer(L, I, Hw, *B, Opts);
-    if (!P) {
-      Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(P.takeError()));
+    auto Parts = planLayer(L, I, Hw, *B, Opts);
+    if (!Parts) {
+      Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;
     }
-    Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", L.Name,
-                       ir::kindName(L.Kind), fmt::format("{}x{}", P->NChunks, P->Chunk),
-                       fmt::format("{}x{}", P->R, P->Wt), P->Rounds.size(), P->NOg,
-                       fmt::format("{}{}{}{}{}{}", P->MapStationary ? "maps" : "kernel",
-                                   P->SplitChannels ? "+split" : "",
-                                   P->Balanced ? "+balance" : "",
-                                   P->FullDepth ? "+fulldepth" : "",
-                                   P->StepY * P->StepX > 1 ? "+gather" : "",
-                                   P->Depthwise ? "+dw" : ""),
-                       P->EstCycles, P->EstDramBytes / 1e6);
+    for (const LayerPlan &P : *Parts) {
+      std::string Name = L.Name;
+      if (Parts->size() > 1)
+        Name += fmt::format("[{}:{}]", P.OcBase, P.OcBase + P.OcCount);
+      Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", Name,
+                         ir::kindName(L.Kind), fmt::format("{}x{}", P.NChunks, P.Chunk),
+                         fmt::format("{}x{}", P.R, P.Wt), P.Rounds.size(), P.NOg,
+                         fmt::format("{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+                                     P.SplitChannels ? "+split" : "",
+                                     P.Balanced ? "+balance" : "",
+                                     P.PixLog ? fmt::format("+pix{}", P.pix()) : "",
+                                     P.FullDepth ? "+fulldepth" : "",
+                                     P.StepY * P.StepX > 1 ? "+gather" : "",
+                                     P.Depthwise ? "+dw" : ""),
+                         P.EstCycles, P.EstDramBytes / 1e6);
+    }
   }
   return Out;
 }

@@ -264,9 +264,11 @@ void Lowerer::convLoop(const Step &S) {
   E.li(4, 0);
   E.li(5, B.InBase[S.InBuf] + Offset);
   E.addi(6, 5, 0);
+  // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
-  E.li(7, Rd.ExtC);
-  E.li(8, Rd.pixels());
+  const unsigned RowEntries = Rd.ExtC >> P.PixLog;
+  E.li(7, RowEntries);
+  E.li(8, Rd.pixels() >> P.PixLog);
   auto Loop = E.newLabel();
   E.bind(Loop);
   Inst Mac;
@@ -281,14 +283,18 @@ void Lowerer::convLoop(const Step &S) {
     Mac.len = L.KW;
     Mac.cstride = Stride;
   } else {
-    Mac.Op = Opcode::VMAC;
+    Mac.Op = P.PixLog ? Opcode::VMACP : Opcode::VMAC;
     Mac.len = L.KW * Cn; // Contiguous: Stride == Cn, or KW == 1 for full depth.
+    if (P.PixLog) {
+      Mac.pix = P.PixLog;
+      Mac.cstride = P.bufStrideX() * Stride; // The next pixel of the row.
+    }
   }
   E.emit(Mac);
   E.addi(4, 4, 1);
-  E.addi(6, 6, P.bufStrideX() * Stride);
+  E.addi(6, 6, int64_t(P.pix()) * P.bufStrideX() * Stride);
   E.branch(Opcode::BLT, 4, 7, Loop);
-  E.addi(7, 7, Rd.ExtC);
+  E.addi(7, 7, RowEntries);
   E.addi(5, 5, P.bufStrideY() * P.ColsIn * Stride);
   E.addi(6, 5, 0);
   E.branch(Opcode::BLT, 4, 8, Loop);
@@ -413,7 +419,7 @@ void Lowerer::compute(const Step &S) {
       Pre.Op = Opcode::VPRE;
       Pre.rs1 = 4;
       Pre.rs2 = 9;
-      Pre.rows = S.round().pixels();
+      Pre.rows = S.round().pixels() >> P.PixLog;
       Pre.bstride = G;
       Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
       E.emit(Pre);
@@ -424,7 +430,7 @@ void Lowerer::compute(const Step &S) {
     Wb.Op = Opcode::VWB;
     Wb.rs1 = 4;
     Wb.rs2 = 9;
-    Wb.rows = S.round().pixels();
+    Wb.rows = S.round().pixels() >> P.PixLog;
     Wb.bstride = G;
     Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
     Wb.relu = L.Relu;
@@ -439,9 +445,11 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
                           unsigned &Entry) const {
   const LayerPlan &P = *S.P;
   if (P.IsConv) {
-    Chan0 = unsigned(S.round().Cus[Cu].Og) * G;
-    NCh = Chan0 < P.L->Out.C ? std::min(G, P.L->Out.C - Chan0) : 0;
-    Entry = G;
+    // An entry holds pix() pixels of ogChannels() each, pixel after pixel.
+    const unsigned OgCh = P.ogChannels(G), End = P.OcBase + P.OcCount;
+    Chan0 = P.OcBase + unsigned(S.round().Cus[Cu].Og) * OgCh;
+    NCh = Chan0 < End ? std::min(OgCh, End - Chan0) : 0;
+    Entry = OgCh;
   } else {
     Chan0 = P.chunkBegin(S.Chunk);
     NCh = P.chunkSize(S.Chunk, P.L->Out.C);
@@ -519,8 +527,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     for (size_t K = First; K < Steps.size(); ++K) {
       Step &S = Steps[K];
       const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
-      S.FirstOfLayer = !Prev;
-      S.LastOfLayer = K + 1 == Steps.size();
+      S.FirstOfLayer = !Prev && P.FirstPart;
+      S.LastOfPlan = K + 1 == Steps.size();
+      S.LastOfLayer = S.LastOfPlan && P.LastPart;
       auto Same = [&](auto Field) {
         const Round &A = Prev->round(), &Bd = S.round();
         for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
@@ -536,7 +545,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         Steps[K - 1].LastMapUse = S.NewMap;
         Steps[K - 1].LastWUse = S.NewW;
       }
-      if (S.LastOfLayer)
+      if (S.LastOfPlan)
         S.LastMapUse = S.LastWUse = true;
       unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
       InCount += S.NewMap;

@@ -38,7 +38,8 @@ struct Step {
   bool NewMap = false, NewW = false;         ///< Needs a load.
   bool LastMapUse = false, LastWUse = false; ///< Frees its bank afterwards.
   bool Writes = false;                       ///< Produces final outputs.
-  bool FirstOfLayer = false, LastOfLayer = false;
+  bool FirstOfLayer = false, LastOfLayer = false; ///< Of the layer's first / last part.
+  bool LastOfPlan = false;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0;  ///< Bank parities.
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };

@@ -121,7 +121,7 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
   P.R = R;
   P.Wt = Wt;
   P.RowsIn = (R - 1) * P.bufStrideY() + L.KH;
-  P.ColsIn = (Wt - 1) * P.bufStrideX() + L.KW;
+  P.ColsIn = (roundUp(Wt, P.pix()) - 1) * P.bufStrideX() + L.KW;
   if (uint64_t(P.RowsIn) * P.ColsIn * Stride + Extra > B.InCap)
     return false;
   P.NRowBlocks = ceilDiv(L.Out.H, R);
@@ -133,21 +133,29 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
 /// Builds P.Rounds: the work items (every output group of every tile) in
 /// loop order (output groups outermost unless map-stationary), NCu to a round.
 static void makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
+  assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
   P.Rounds.clear();
   const unsigned NOg = P.NOg, NT = P.NTiles;
-  auto Push = [&](std::vector<Work> Cus) {
-    Round Rd;
-    Rd.Cus = std::move(Cus);
-    for (const Work &W : Rd.Cus)
-      if (W.active()) {
-        Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
-        Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
-      }
+  Round Rd;
+  unsigned Filled = 0;
+  auto Flush = [&] {
+    if (!Filled)
+      return;
     // Elementwise operands are accumulator entries laid out R x Wt in the
     // input region: the entries keep the region's pitch.
-    if (P.Elementwise && Rd.ExtC)
+    if (P.Elementwise)
       Rd.ExtC = P.Wt;
-    P.Rounds.push_back(std::move(Rd));
+    // A multi-pixel trace takes pix() pixels of one row.
+    Rd.ExtC = roundUp(Rd.ExtC, P.pix());
+    P.Rounds.push_back(Rd);
+    Rd = Round();
+    Filled = 0;
+  };
+  auto Put = [&](unsigned Cu, Work W) {
+    Rd.Cus[Cu] = W;
+    Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
+    Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
+    ++Filled;
   };
   if (How == Packing::Tiles || How == Packing::Channels) {
     // Aligned rounds: a group of NCu tiles (or output groups) never mixes
@@ -155,13 +163,12 @@ static void makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
     const bool ByTile = How == Packing::Tiles;
     const unsigned Outer = ByTile ? NOg : NT, Inner = ceilDiv(ByTile ? NT : NOg, NCu);
     auto Emit = [&](unsigned O, unsigned G) {
-      std::vector<Work> Cus(NCu);
       for (unsigned Cu = 0; Cu < NCu; ++Cu) {
         unsigned K = G * NCu + Cu;
         if (K < (ByTile ? NT : NOg))
-          Cus[Cu] = ByTile ? Work{int(O), int(K)} : Work{int(K), int(O)};
+          Put(Cu, ByTile ? Work{int(O), int(K)} : Work{int(K), int(O)});
       }
-      Push(std::move(Cus));
+      Flush();
     };
     // Kernel-stationary keeps output groups outermost, map-stationary tiles.
     const bool OuterFirst = ByTile != P.MapStationary;
@@ -170,64 +177,81 @@ static void makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
         OuterFirst ? Emit(A, B) : Emit(B, A);
     return;
   }
-  std::vector<Work> Items;
-  Items.reserve(size_t(NOg) * NT);
-  for (unsigned A = 0; A < (P.MapStationary ? NT : NOg); ++A)
-    for (unsigned B = 0; B < (P.MapStationary ? NOg : NT); ++B)
-      Items.push_back(P.MapStationary ? Work{int(B), int(A)} : Work{int(A), int(B)});
-  if (How == Packing::Balanced)
-    std::stable_sort(Items.begin(), Items.end(), [&](const Work &X, const Work &Y) {
-      return P.validRows(X.Tile) * P.validCols(X.Tile) > P.validRows(Y.Tile) * P.validCols(Y.Tile);
-    });
-  for (size_t I = 0; I < Items.size(); I += NCu) {
-    std::vector<Work> Cus(NCu);
-    for (unsigned Cu = 0; Cu < NCu && I + Cu < Items.size(); ++Cu)
-      Cus[Cu] = Items[I + Cu];
-    Push(std::move(Cus));
+  // Items in loop order; Balanced visits them largest tiles first (a tile's
+  // size is one of at most four: whole or edge rows times whole or edge
+  // columns), keeping the loop order within a size.
+  std::vector<unsigned> Size(NT), Sizes;
+  for (unsigned T = 0; T < NT; ++T)
+    Size[T] = P.validRows(T) * P.validCols(T);
+  if (How == Packing::Balanced) {
+    for (unsigned T = 0; T < NT; ++T)
+      if (std::find(Sizes.begin(), Sizes.end(), Size[T]) == Sizes.end())
+        Sizes.push_back(Size[T]);
+    std::sort(Sizes.rbegin(), Sizes.rend());
+  } else {
+    Sizes.push_back(0);
   }
+  for (unsigned Sz : Sizes)
+    for (unsigned A = 0; A < (P.MapStationary ? NT : NOg); ++A)
+      for (unsigned B = 0; B < (P.MapStationary ? NOg : NT); ++B) {
+        Work W = P.MapStationary ? Work{int(B), int(A)} : Work{int(A), int(B)};
+        if (Sz && Size[unsigned(W.Tile)] != Sz)
+          continue;
+        Put(Filled, W);
+        if (Filled == NCu)
+          Flush();
+      }
+  Flush();
 }
 
 namespace {
 
-/// What the cost model needs of a round list, independent of channel chunks.
-struct RoundSummary {
-  uint64_t Rounds = 0, Pixels = 0;
-  uint64_t OgLoads = 0, OgLoadsOnChange = 0;     ///< Distinct output groups per round.
-  uint64_t TileLoads = 0, TileLoadsOnChange = 0; ///< Distinct tiles per round.
-  uint64_t FirstTiles = 0; ///< Distinct tiles of the first round.
+/// What the cost model needs of one round, independent of channel chunks.
+struct RoundInfo {
+  uint32_t Pixels = 0, Ogs = 0, Tiles = 0, Active = 0; ///< Pixels: entries (traces).
+  bool OgChanged = true, TileChanged = true;
 };
 
-RoundSummary summarize(const LayerPlan &P) {
+/// ... and of a whole round list.
+struct RoundSummary {
+  std::vector<RoundInfo> Rounds;
+  uint64_t Pixels = 0;
+  uint64_t OgLoads = 0, OgLoadsOnChange = 0;     ///< Distinct output groups per round.
+  uint64_t TileLoads = 0, TileLoadsOnChange = 0; ///< Distinct tiles per round.
+};
+
+RoundSummary summarize(const LayerPlan &P, unsigned NCu) {
   RoundSummary S;
   const Round *Prev = nullptr;
   std::vector<int> Ogs, Tiles;
   for (const Round &Rd : P.Rounds) {
     Ogs.clear();
     Tiles.clear();
-    bool OgChanged = !Prev, TileChanged = !Prev;
-    for (size_t Cu = 0; Cu < Rd.Cus.size(); ++Cu) {
+    RoundInfo I;
+    I.OgChanged = I.TileChanged = !Prev;
+    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
       const Work &W = Rd.Cus[Cu];
       if (Prev && (Prev->Cus[Cu].Og != W.Og || Prev->Cus[Cu].active() != W.active()))
-        OgChanged = true;
+        I.OgChanged = true;
       if (Prev && Prev->Cus[Cu].Tile != W.Tile)
-        TileChanged = true;
+        I.TileChanged = true;
       if (!W.active())
         continue;
+      ++I.Active;
       if (std::find(Ogs.begin(), Ogs.end(), W.Og) == Ogs.end())
         Ogs.push_back(W.Og);
       if (std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
         Tiles.push_back(W.Tile);
     }
-    if (!Prev)
-      S.FirstTiles = Tiles.size();
-    ++S.Rounds;
-    S.Pixels += Rd.pixels();
-    S.OgLoads += Ogs.size();
-    S.TileLoads += Tiles.size();
-    if (OgChanged)
-      S.OgLoadsOnChange += Ogs.size();
-    if (TileChanged)
-      S.TileLoadsOnChange += Tiles.size();
+    I.Pixels = Rd.pixels() >> P.PixLog; // Traces: one per accumulator entry.
+    I.Ogs = uint32_t(Ogs.size());
+    I.Tiles = uint32_t(Tiles.size());
+    S.Pixels += I.Pixels;
+    S.OgLoads += I.Ogs;
+    S.TileLoads += I.Tiles;
+    S.OgLoadsOnChange += I.OgChanged ? I.Ogs : 0;
+    S.TileLoadsOnChange += I.TileChanged ? I.Tiles : 0;
+    S.Rounds.push_back(I);
     Prev = &Rd;
   }
   return S;
@@ -235,28 +259,72 @@ RoundSummary summarize(const LayerPlan &P) {
 
 } // namespace
 
-static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw) {
+/// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
+/// over the whole layer; if it cannot beat Bound, that is the answer.
+/// Otherwise the steps are played through a model of the double-buffered
+/// pipeline: a step's loads start once the channel is free and the bank they
+/// overwrite has been computed on (two steps back), its compute once its data
+/// has landed and the previous step's compute is done; a writing step's
+/// stores share the channel with the next loads. The first step's weights
+/// come early (prefetched during the layer before), its maps do not.
+static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
+                     uint64_t Bound) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
-  // Per round: the traces, ~20 cycles of synchronization and loop set-up per
-  // chunk, the writeback (one cycle per vMAC per pixel) and the pipeline drain.
-  uint64_t Compute = S.Pixels * (KK * Cin + V) + S.Rounds * (20 * P.NChunks + Hw.MacPipelineDepth);
+  const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
+  const uint64_t Rounds = S.Rounds.size();
+  uint64_t Compute = S.Pixels * (KK * Cin + V) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
-  uint64_t TileBytes = RegionRows * RegionCols * Cin * 2;
-  if (P.NChunks > 1 && !P.FullDepth) // Short DMA rows are rounded out to whole bursts.
-    TileBytes = TileBytes / (P.Chunk * 2) * roundUp(P.Chunk * 2, Hw.DramBurstBytes);
-  const uint64_t OgBytes = V * Hw.LanesPerVmac * 2 * (KK * Cin + 1);
+  const bool Chunked = P.NChunks > 1 && !P.FullDepth;
+  // A tile's maps for chunk C; short DMA rows are rounded out to whole bursts.
+  auto TileBytes = [&](unsigned C) {
+    uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
+    if (Chunked)
+      PixelBytes = roundUp(unsigned(PixelBytes), Hw.DramBurstBytes);
+    return RegionRows * RegionCols * PixelBytes;
+  };
+  // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
+  // load the same blocks (one transfer each).
+  auto OgBytes = [&](unsigned C) { return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0)); };
+  uint64_t AllTileBytes = 0;
+  for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
+    AllTileBytes += TileBytes(C);
+  if (!Chunked && P.NChunks > 1)
+    AllTileBytes = TileBytes(0);
+  const uint64_t OutBytes = uint64_t(P.OcCount) * L.Out.H * L.Out.W * 2;
   // With several chunks every round reloads its chunks; with one, a round
   // loads only what differs from the round before.
-  uint64_t MapLoads = P.NChunks > 1 && !P.FullDepth ? S.TileLoads : S.TileLoadsOnChange;
+  uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
   uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
-  uint64_t Bytes = TileBytes * MapLoads + OgBytes * WLoads + L.Out.elems() * 2;
-  // The first round's maps wait for the layer's inputs to be stored: their
-  // transfer is exposed (the weights were prefetched during the layer before).
-  uint64_t FirstMaps = S.FirstTiles * TileBytes / (P.FullDepth ? 1 : P.NChunks);
-  uint64_t Exposed = Hw.dramCycles(FirstMaps) + Hw.DramLatencyCycles;
-  return {std::max(Compute, Hw.dramCycles(Bytes)) + Exposed, Bytes};
+  uint64_t Bytes = AllTileBytes * MapLoads +
+                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
+  uint64_t Quick = std::max(Compute, Hw.dramCycles(Bytes));
+  if (Quick >= Bound)
+    return {Quick, Bytes};
+
+  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0;
+  bool FirstStep = true;
+  for (const RoundInfo &I : S.Rounds)
+    for (unsigned C = 0; C < P.NChunks; ++C) {
+      const bool Last = C + 1 == P.NChunks;
+      uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
+      if (Last)
+        Comp += I.Pixels * V + Hw.MacPipelineDepth;
+      uint64_t In = 0;
+      if (!FirstStep && (P.NChunks > 1 || I.OgChanged))
+        In += I.Ogs * OgBytes(C);
+      if (Chunked || (C == 0 && I.TileChanged))
+        In += I.Tiles * TileBytes(C);
+      uint64_t Start = std::max(ChanFree, CPrev2);
+      ChanFree = Start + Hw.dramCycles(In + Pending);
+      uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
+      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * std::min<uint64_t>(OgCh, P.OcCount) * 2 : 0;
+      CPrev2 = CPrev;
+      CPrev = std::max(CPrev, Ready) + Comp;
+      FirstStep = false;
+    }
+  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes};
 }
 
 static Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
@@ -285,12 +353,17 @@ static bool splitsChannels(const LayerPlan &P) {
   return false;
 }
 
-llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned Index,
-                                                   const isa::HwConfig &Hw, const BufferMap &B,
-                                                   const CompileOptions &Opts) {
+/// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
+/// traces (PixLog > 0 only for dense convs).
+static llvm::Expected<std::pair<LayerPlan, Cost>>
+planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const BufferMap &B,
+         const CompileOptions &Opts, unsigned OcBase, unsigned OcCount, unsigned PixLog) {
   LayerPlan P;
   P.L = &L;
   P.Index = Index;
+  P.OcBase = OcBase;
+  P.OcCount = OcCount;
+  P.PixLog = PixLog;
   P.IsConv = L.Kind == ir::LayerKind::Conv;
   P.PadValue = L.Kind == ir::LayerKind::MaxPool ? INT16_MIN : 0;
   const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
@@ -361,7 +434,7 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
       return planError(L, fmt::format("a {}x{} kernel needs {} weight words per vMAC, but a "
                                       "weights bank holds {}",
                                       L.KH, L.KW, KK + 1, B.WCap));
-    P.NOg = ceilDiv(L.Out.C, G);
+    P.NOg = ceilDiv(OcCount, P.ogChannels(G));
     if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB &&
         !L.PadL && !L.PadR) {
       P.StepY = L.SH;
@@ -375,18 +448,27 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
     }
     if (NCu > 1 && Opts.BalanceRounds)
       Packings.push_back(Packing::Balanced);
-    const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
+    const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u}) * P.pix();
     const unsigned MinChunks = ceilDiv(C, (B.WCap - 1) / KK);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
       for (bool MS : {false, true}) {
-        if (MS && !Opts.LoopReorder)
+        if (R * roundUp(Wt, P.pix()) > PMax)
+          continue;
+        setTile(P, R, Wt, 0, 0, B);
+        // With one output group or one tile both loop orders are the same.
+        if (MS && (!Opts.LoopReorder || P.NOg == 1 || P.NTiles == 1))
           continue;
         for (Packing How : Packings) {
-          if (!setTile(P, R, Wt, 0, 0, B))
+          // Skip packings that give the same rounds as another: Mixed is
+          // Tiles with one output group and Channels with one tile;
+          // Balanced is Mixed when every tile has the same size.
+          if (How == Packing::Mixed && (P.NOg == 1 || P.NTiles == 1))
+            continue;
+          if (How == Packing::Balanced && L.Out.H % R == 0 && L.Out.W % Wt == 0)
             continue;
           P.MapStationary = MS;
           makeRounds(P, NCu, How);
-          const RoundSummary S = summarize(P);
+          const RoundSummary S = summarize(P, NCu);
           unsigned LastChunk = 0;
           for (unsigned N = MinChunks; N <= C && N < MinChunks + 4; ++N) {
             P.Chunk = ceilDiv(C, N);
@@ -403,7 +485,7 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
               P.FullDepth = Full;
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B))
                 continue;
-              Consider(convCost(P, S, Hw), {R, Wt, P.Chunk, MS, Full, How});
+              Consider(convCost(P, S, Hw, BestCost.Cycles), {R, Wt, P.Chunk, MS, Full, How});
             }
           }
         }
@@ -452,5 +534,57 @@ llvm::Expected<LayerPlan> snow::compiler::planLayer(const ir::Layer &L, unsigned
   P.SplitChannels = splitsChannels(P);
   P.EstCycles = BestCost.Cycles;
   P.EstDramBytes = BestCost.Bytes;
-  return P;
+  return std::make_pair(std::move(P), BestCost);
+}
+
+llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer &L,
+                                                                unsigned Index,
+                                                                const isa::HwConfig &Hw,
+                                                                const BufferMap &B,
+                                                                const CompileOptions &Opts) {
+  const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
+  auto Whole = planPart(L, Index, Hw, B, Opts, 0, Cout, 0);
+  if (!Whole)
+    return Whole.takeError();
+  std::vector<LayerPlan> Best;
+  Best.push_back(std::move(Whole->first));
+  Cost BestCost = Whole->second;
+  const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;
+  if (!Dense || !Opts.MultiPixel)
+    return Best;
+  // Multi-pixel traces: the whole layer with 2^K pixels per trace, or whole
+  // output groups of one pixel and the remaining channels with 2^K pixels.
+  const unsigned Whole1 = Cout / G * G;
+  for (unsigned K = 1; (1u << K) <= V; ++K) {
+    if (V % (1u << K) != 0)
+      continue;
+    auto One = planPart(L, Index, Hw, B, Opts, 0, Cout, K);
+    if (One && One->second < BestCost) {
+      BestCost = One->second;
+      Best.clear();
+      Best.push_back(std::move(One->first));
+    } else if (!One) {
+      llvm::consumeError(One.takeError()); // This mode does not fit; others do.
+    }
+    if (Whole1 == 0 || Whole1 == Cout)
+      continue;
+    auto A = planPart(L, Index, Hw, B, Opts, 0, Whole1, 0);
+    auto Rest = planPart(L, Index, Hw, B, Opts, Whole1, Cout - Whole1, K);
+    if (A && Rest) {
+      Cost Sum{A->second.Cycles + Rest->second.Cycles, A->second.Bytes + Rest->second.Bytes};
+      if (Sum < BestCost) {
+        BestCost = Sum;
+        Best.clear();
+        Best.push_back(std::move(A->first));
+        Best.push_back(std::move(Rest->first));
+        Best[0].LastPart = false;
+        Best[1].FirstPart = false;
+      }
+    }
+    if (!A)
+      llvm::consumeError(A.takeError());
+    if (!Rest)
+      llvm::consumeError(Rest.takeError());
+  }
+  return Best;
 }

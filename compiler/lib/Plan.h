@@ -14,6 +14,7 @@
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -55,8 +56,9 @@ struct Work {
 /// One round of a layer: every CU's work, run in lockstep. The trace loop
 /// covers ExtR x ExtC output pixels, the largest valid extent among the
 /// round's tiles, so a round of edge tiles costs only what they contain.
+constexpr unsigned MaxCus = 16; ///< CU masks are 16 bits.
 struct Round {
-  std::vector<Work> Cus;
+  std::array<Work, MaxCus> Cus{}; ///< CUs the machine does not have stay idle.
   unsigned ExtR = 0, ExtC = 0;
   unsigned pixels() const { return ExtR * ExtC; }
 };
@@ -80,6 +82,15 @@ struct LayerPlan {
   bool Balanced = false;
   /// Some round gives CUs different output groups of one tile.
   bool SplitChannels = false;
+  /// Multi-pixel traces (vmacp): the vMACs of a CU form 2^PixLog groups, each
+  /// computing its own pixel, so an output group has vmacs x lanes / 2^PixLog
+  /// channels and an accumulator entry holds 2^PixLog consecutive pixels of a
+  /// row. Layers with few output channels keep every lane busy this way.
+  unsigned PixLog = 0;
+  /// The output channels this plan computes: a layer may be planned in two
+  /// parts, whole output groups and a remainder with another PixLog.
+  unsigned OcBase = 0, OcCount = 0;
+  bool FirstPart = true, LastPart = true;
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
   unsigned StepY = 1, StepX = 1;
@@ -96,7 +107,8 @@ struct LayerPlan {
   // [c * Chunk, min(C, (c + 1) * Chunk)).
   unsigned Chunk = 0, NChunks = 1;
   // Output tile: R rows x Wt columns (a grid over the output; edge tiles are
-  // smaller); the input region it reads.
+  // smaller); the input region it reads (with multi-pixel traces, a row of
+  // roundUp(Wt, pix()) pixels).
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
   unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1;
   unsigned NOg = 1;           ///< Conv: output-channel groups of vMACs x lanes.
@@ -113,6 +125,11 @@ struct LayerPlan {
   // Estimates from the cost model (for --emit=plan and the ablation docs).
   uint64_t EstCycles = 0, EstDramBytes = 0;
 
+  unsigned pix() const { return 1u << PixLog; }
+  /// Output channels of one output group for a machine of G = vmacs x lanes.
+  unsigned ogChannels(unsigned G) const { return G >> PixLog; }
+  /// Weight blocks per (output group, chunk): one per vMAC of a pixel group.
+  unsigned subBlocks(unsigned Vmacs) const { return Vmacs >> PixLog; }
   unsigned chunkBegin(unsigned C) const { return C * Chunk; }
   unsigned chunkSize(unsigned C, unsigned Total) const {
     return std::min(Total, (C + 1) * Chunk) - C * Chunk;
@@ -127,13 +144,15 @@ struct LayerPlan {
   /// Output-pixel steps inside the buffer region.
   unsigned bufStrideY() const { return L->SH / StepY; }
   unsigned bufStrideX() const { return L->SW / StepX; }
+  /// The weight block vMAC V loads for output group Og, chunk C.
   unsigned wIndex(unsigned Og, unsigned C, unsigned V, unsigned Vmacs) const {
-    return (Og * NChunks + C) * Vmacs + V;
+    return (Og * NChunks + C) * subBlocks(Vmacs) + V % subBlocks(Vmacs);
   }
 };
 
-/// Chooses chunks, tile shape and loop order for layer L.
-llvm::Expected<LayerPlan> planLayer(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw,
+/// Chooses chunks, tile shape, loop order and trace mode for layer L: one
+/// plan, or two parts over its output channels.
+llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw,
                                     const BufferMap &B, const CompileOptions &Opts);
 
 } // namespace snow::compiler

@@ -57,6 +57,10 @@ static cl::opt<bool> NoSplit("no-split-channels",
 static cl::opt<bool> NoBalance("no-balance",
                                cl::desc("Do not pack rounds of CU work by tile size"),
                                cl::cat(Cat));
+static cl::opt<bool> NoMultiPixel("no-multi-pixel",
+                                  cl::desc("Never give the vMACs of a CU different pixels "
+                                           "(vmacp), even where lanes would idle"),
+                                  cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
                                    cl::desc("Every layer waits for the previous layer's stores"),
                                    cl::cat(Cat));
@@ -130,6 +134,7 @@ int main(int Argc, char **Argv) {
   Opts.PreciseLayerDeps = !NoPreciseDeps;
   Opts.SplitChannels = !NoSplit;
   Opts.BalanceRounds = !NoBalance;
+  Opts.MultiPixel = !NoMultiPixel;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

@@ -205,22 +205,35 @@ llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
+uint64_t Machine::vmacExtent(const Inst &I) const {
+  uint64_t Groups = I.Op == isa::Opcode::VMACP ? uint64_t(1) << I.pix : 1;
+  return (Groups - 1) * I.cstride + extent2d(I.rows, I.bstride, I.len);
+}
+
 llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
-  const unsigned L = Hw.LanesPerVmac;
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
   if (E.A1 >= Hw.AccEntries)
     return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  // vmacp: 2^pix pixel groups of V / 2^pix vMACs each.
+  const unsigned Pix = I.Op == isa::Opcode::VMACP ? 1u << I.pix : 1;
+  if (Pix > V || V % Pix != 0)
+    return fault(E, T, fmt::format("pix={} asks for {} pixel groups, which do not divide the {} "
+                                   "vMACs of a CU",
+                                   I.pix, Pix, V));
+  if (extent2d(I.rows, I.bstride, I.len) == 0)
+    return fault(E, T, "maps buffer access is empty (rows and len must be > 0)");
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vmacExtent(I), Hw.mapsElems()))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
                              Hw.weightsWords()))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
-    const int16_t *Mp = &Maps[Cu][E.A2];
-    for (unsigned V = 0; V < Hw.VmacsPerCu; ++V) {
-      unsigned K = Cu * Hw.VmacsPerCu + V;
+  const unsigned PerPixel = V / Pix;
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
+    for (unsigned V2 = 0; V2 < V; ++V2) {
+      const int16_t *Mp = &Maps[Cu][E.A2 + uint64_t(V2 / PerPixel) * I.cstride];
+      unsigned K = Cu * V + V2;
       int64_t *A = &Acc[K][size_t(E.A1) * L];
       if (I.init)
         std::copy_n(Bias[K].data(), L, A);
@@ -230,7 +243,6 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
       for (unsigned Lane = 0; Lane < L; ++Lane)
         A[Lane] = signExtend(A[Lane], Hw.AccBits);
     }
-  }
   return llvm::Error::success();
 }
 

@@ -107,6 +107,8 @@ private:
   llvm::Error fillMaps(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error storeMaps(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vmac(const isa::Inst &I, const Entry &E, uint64_t T);
+  /// Maps elements a vmac / vmacp reads from rs2 on (all pixel groups).
+  uint64_t vmacExtent(const isa::Inst &I) const;
   llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);

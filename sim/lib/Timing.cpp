@@ -194,12 +194,12 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     return llvm::Error::success();
   }
 
-  case Opcode::VMAC: {
+  case Opcode::VMAC:
+  case Opcode::VMACP: {
     if (auto Err = vmac(I, E, T))
       return Err;
     uint64_t Dur = uint64_t(I.rows) * I.len;
-    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len,
-                              false, T, T + Dur, E))
+    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + vmacExtent(I), false, T, T + Dur, E))
       return Err;
     if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
       return Err;

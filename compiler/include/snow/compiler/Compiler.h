@@ -43,6 +43,10 @@ struct CompileOptions {
   /// Let the planner pack rounds by tile size, so that edge tiles share
   /// rounds with each other rather than with whole tiles.
   bool BalanceRounds = true;
+  /// Let convolutions with few output channels (or a remainder of channels
+  /// beyond whole output groups) use multi-pixel traces (vmacp), where the
+  /// vMACs of a CU compute different pixels instead of leaving lanes idle.
+  bool MultiPixel = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.
