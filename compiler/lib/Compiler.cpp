@@ -11,6 +11,7 @@
 #include "Emitter.h"
 #include "Lower.h"
 #include "Plan.h"
+#include "Schedule.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -204,6 +205,19 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.Hw = Hw;
   Prog.ModelName = G.Name;
   Prog.DataAddr = DataBase;
+  if (Opts.ScheduleLayers) {
+    // Run layers in the scheduler's order (a layer's parts stay together).
+    std::vector<uint64_t> Cycles(G.Layers.size(), 0);
+    for (const LayerPlan &P : *Plans)
+      Cycles[P.Index] += P.EstCycles;
+    std::vector<unsigned> Rank(G.Layers.size());
+    std::vector<unsigned> Order = scheduleLayers(G, Cycles);
+    for (unsigned K = 0; K < Order.size(); ++K)
+      Rank[Order[K]] = K;
+    std::stable_sort(Plans->begin(), Plans->end(), [&](const LayerPlan &A, const LayerPlan &B) {
+      return Rank[A.Index] < Rank[B.Index];
+    });
+  }
   for (LayerPlan &P : *Plans)
     if (P.IsConv)
       packWeights(P, Hw, DataBase, Prog.Data);
@@ -224,25 +238,24 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
   // Which planned layer each layer's data is complete after: its own
-  // ordinal, or for a concat (no code) the latest of its inputs.
+  // ordinal (the position of its plans in program order; every part of a
+  // layer shares it, LayerDone is signalled after the last part), or for a
+  // concat (no code) the latest of its inputs.
   std::vector<int> DoneAfter(G.Layers.size(), -1);
   {
-    int Ordinal = 0;
-    size_t Next = 0;
-    for (size_t I = 0; I < G.Layers.size(); ++I) {
-      const ir::Layer &L = G.Layers[I];
-      if (Next < Plans->size() && (*Plans)[Next].Index == I) {
-        // Every part of a layer shares its ordinal (LayerDone is signalled
-        // after the last part).
-        for (; Next < Plans->size() && (*Plans)[Next].Index == I; ++Next)
-          (*Plans)[Next].Ordinal = Ordinal;
-        DoneAfter[I] = Ordinal++;
-        continue;
-      }
-      for (int In : L.Inputs)
-        if (In >= 0)
-          DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
+    int Ordinal = -1;
+    for (size_t K = 0; K < Plans->size(); ++K) {
+      LayerPlan &P = (*Plans)[K];
+      if (K == 0 || (*Plans)[K - 1].Index != P.Index)
+        ++Ordinal;
+      P.Ordinal = Ordinal;
+      DoneAfter[P.Index] = Ordinal;
     }
+    for (size_t I = 0; I < G.Layers.size(); ++I) // Inputs come first in the graph.
+      if (G.Layers[I].Kind == ir::LayerKind::Concat)
+        for (int In : G.Layers[I].Inputs)
+          if (In >= 0)
+            DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
   }
   for (LayerPlan &P : *Plans) {
     const ir::Layer &L = *P.L;

@@ -272,8 +272,9 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
+  const uint64_t Wb = Hw.writebackCyclesPerEntry();
   const uint64_t Rounds = S.Rounds.size();
-  uint64_t Compute = S.Pixels * (KK * Cin + V) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
+  uint64_t Compute = S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -310,7 +311,7 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
       const bool Last = C + 1 == P.NChunks;
       uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
       if (Last)
-        Comp += I.Pixels * V + Hw.MacPipelineDepth;
+        Comp += I.Pixels * Wb + Hw.MacPipelineDepth;
       uint64_t In = 0;
       if (!FirstStep && (P.NChunks > 1 || I.OgChanged))
         In += I.Ogs * OgBytes(C);
@@ -404,7 +405,7 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
       uint64_t Pix = 0;
       for (const Round &Rd : P.Rounds)
         Pix += Rd.pixels();
-      uint64_t Compute = Pix * Hw.VmacsPerCu * (Operands + 1) + P.Rounds.size() * 20;
+      uint64_t Compute = Pix * Hw.writebackCyclesPerEntry() * (Operands + 1) + P.Rounds.size() * 20;
       uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
       Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes}, {R, Wt, G});
     }
@@ -425,7 +426,7 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
       uint64_t Pix = 0;
       for (const Round &Rd : P.Rounds)
         Pix += Rd.pixels();
-      uint64_t Compute = Pix * (KK + Hw.VmacsPerCu) + P.Rounds.size() * 20;
+      uint64_t Compute = Pix * (KK + Hw.writebackCyclesPerEntry()) + P.Rounds.size() * 20;
       uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * C * 2 + L.Out.elems() * 2;
       Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes}, {R, Wt, G});
     }

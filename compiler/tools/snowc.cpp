@@ -61,6 +61,8 @@ static cl::opt<bool> NoMultiPixel("no-multi-pixel",
                                   cl::desc("Never give the vMACs of a CU different pixels "
                                            "(vmacp), even where lanes would idle"),
                                   cl::cat(Cat));
+static cl::opt<bool> NoSchedule("no-schedule",
+                                cl::desc("Run layers in the model's order"), cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
                                    cl::desc("Every layer waits for the previous layer's stores"),
                                    cl::cat(Cat));
@@ -135,6 +137,7 @@ int main(int Argc, char **Argv) {
   Opts.SplitChannels = !NoSplit;
   Opts.BalanceRounds = !NoBalance;
   Opts.MultiPixel = !NoMultiPixel;
+  Opts.ScheduleLayers = !NoSchedule;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

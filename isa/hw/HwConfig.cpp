@@ -91,6 +91,10 @@ const KeyInfo HwKeys[] = {
     {"queue_depth", &HwConfig::QueueDepth, "entries", 2, 1024, false, "", "Entries per unit queue"},
     {"mac_pipeline_depth", &HwConfig::MacPipelineDepth, "cycles", 1, NoMax, false, "",
      "Cycles from a trace's last issue to its accumulator write"},
+    {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, 16, false, "",
+     "Accumulator words per cycle the writeback (`vwb`) and preload (`vpre`) move per CU, "
+     "through a maps port of as many lane words: each accumulator entry takes "
+     "⌈vmacs_per_cu / writeback_words⌉ cycles"},
     {"act_frac_bits", &HwConfig::ActFracBits, "bits", 0, 15, false, "",
      "Default activation format Q(15-f).f: fraction bits of int16 activations"},
     {"onchip_budget_kib", &HwConfig::OnchipBudgetKib, "KiB", 1, 4194303, false,

@@ -89,6 +89,9 @@ int main(int Argc, char **Argv) {
   P("ACC_BITS", C->AccBits, "accumulator width; sums wrap at it");
   P("QUEUE_DEPTH", C->QueueDepth, "entries per unit queue");
   P("MAC_PIPE", C->MacPipelineDepth, "cycles from a trace's last issue to its accumulator write");
+  P("WB_WORDS", std::min(C->WritebackWords, C->VmacsPerCu),
+    "vMACs whose accumulator words vwb/vpre move per cycle");
+  P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");
   P("DRAM_LAT", C->DramLatencyCycles, "");
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");
   P("DRAM_BURST_LOG2", log2Ceil(C->DramBurstBytes), "");

@@ -32,12 +32,16 @@ module snow_compute
   input  logic rst,
   input  logic start,
   input  entry_t start_entry,
-  // Maps buffers: one wide read and one LANES-wide write per CU.
+  // Maps buffers: one wide read, one element per vMAC (vmacp's pixel
+  // groups) and one LANES-wide write per CU.
   output logic [31:0] mr_addr,
   input  logic [15:0] mr_data [CUS][W],
+  output logic [31:0] vr_addr [VMACS],
+  input  logic [15:0] vr_data [CUS][VMACS],
   output logic mw_en,
   output logic [31:0] mw_addr,
-  output logic [15:0] mw_data [CUS][LANES],
+  output logic [31:0] mw_n,  // lane words written (of WB_WORDS)
+  output logic [15:0] mw_data [CUS][WB_WORDS*LANES],
   // Weights buffers: one word per vMAC.
   output logic [31:0] wr_addr,
   input  logic [15:0] wr_data [CUS*VMACS][LANES]
@@ -65,15 +69,16 @@ module snow_compute
 
   // Walk order: inner counter n, outer o; element address base + off.
   // vmac: rows x len taps, stride 1; vdw/pools: stride cstride;
-  // vwb/vpre: vMAC outer (stride LANES), entries inner (stride bstride), the
-  // simulator's order, which decides overlapping writes.
+  // vwb/vpre: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
+  // entries inner (stride bstride), the simulator's order, which decides
+  // overlapping writes.
   always_comb begin
     case (op)
       OP_VWB, OP_VPRE: begin
-        dur = f_rows(e.inst) * 64'(VMACS);
+        dur = f_rows(e.inst) * 64'(WB_CYCLES);
         inner_lim = f_rows(e.inst);
         inner_stride = f_bstride(e.inst);
-        outer_stride = 64'(LANES);
+        outer_stride = 64'(WB_WORDS * LANES);
       end
       OP_VBIAS: begin
         dur = 64'd1; inner_lim = 64'd1; inner_stride = '0; outer_stride = '0;
@@ -81,7 +86,7 @@ module snow_compute
       default: begin
         dur = f_rows(e.inst) * f_len(e.inst);
         inner_lim = f_len(e.inst);
-        inner_stride = op == OP_VMAC ? 64'd1 : f_cstride(e.inst);
+        inner_stride = (op == OP_VMAC || op == OP_VMACP) ? 64'd1 : f_cstride(e.inst);
         outer_stride = f_bstride(e.inst);
       end
     endcase
@@ -94,6 +99,12 @@ module snow_compute
   assign last = k + 1 == dur;
   assign addr = base + off;
   assign mr_addr = 32'(addr);
+  // vMAC v of a vmacp belongs to pixel group v / (VMACS / 2^pix): its map
+  // value is cstride * group elements further on. (vmac: every vMAC reads addr.)
+  for (genvar v = 0; v < VMACS; v++) begin : g_vaddr
+    assign vr_addr[v] = op == OP_VMACP ?
+        32'(addr + ((64'(v) << f_pix(e.inst)) / 64'(VMACS)) * f_cstride(e.inst)) : 32'(addr);
+  end
   assign wr_addr = 32'(64'(e.a3) + k);
 
   // Controls shared by all lanes.
@@ -101,7 +112,7 @@ module snow_compute
   logic [5:0] shift;
   logic [15:0] mult;
   logic [AEW-1:0] entry;
-  assign do_mac = active && (op == OP_VMAC || op == OP_VDW);
+  assign do_mac = active && (op == OP_VMAC || op == OP_VMACP || op == OP_VDW);
   assign do_dw = op == OP_VDW;
   assign do_pre = active && op == OP_VPRE;
   assign do_bias = active && op == OP_VBIAS;
@@ -125,16 +136,16 @@ module snow_compute
         logic [ACC_BITS-1:0] bias;
         logic signed [15:0] m, w;
         logic signed [31:0] p;
-        assign m = signed'(do_dw ? mr_data[c][v * LANES + l] : mr_data[c][0]);
+        assign m = signed'(do_dw ? mr_data[c][v * LANES + l] : vr_data[c][v]);
         assign w = signed'(wr_data[c * VMACS + v][l]);
         assign p = 32'(m) * 32'(w);
         assign acc_rd[c][v][l] = acc[entry];
         always_ff @(posedge clk) begin
           if (do_mac)
             acc[entry] <= (first_init ? bias : acc[entry]) + ACC_BITS'(p);
-          else if (do_pre && o == 64'(v))
+          else if (do_pre && o == 64'(v) / 64'(WB_WORDS))
             acc[entry] <= (pre_init ? '0 : acc[entry]) +
-                          ACC_BITS'(64'(signed'(mr_data[c][l])) << shift);
+                          ACC_BITS'(64'(signed'(mr_data[c][(v % WB_WORDS) * LANES + l])) << shift);
           if (do_bias) bias <= ACC_BITS'(64'(w) << shift);
         end
       end
@@ -152,20 +163,25 @@ module snow_compute
     end
   end
 
-  // The maps write of this cycle: a writeback word or a pool result.
+  // The maps write of this cycle: the words of a writeback group (vMACs
+  // o * WB_WORDS on; the last group may be partial) or a pool result.
   always_comb begin
     logic [15:0] y;
     y = '0;
     mw_en = (active && op == OP_VWB) || (do_pool && last);
     mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
+    mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'd1;
+    if (mw_n > 32'(WB_WORDS)) mw_n = 32'(WB_WORDS);
     for (int c = 0; c < CUS; c++)
-      for (int l = 0; l < LANES; l++) begin
-        y = '0;
-        for (int v = 0; v < VMACS; v++)
-          if (o == 64'(v))
-            y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
-        mw_data[c][l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y) : pool_out[c][l];
-      end
+      for (int w = 0; w < WB_WORDS; w++)
+        for (int l = 0; l < LANES; l++) begin
+          y = '0;
+          for (int v = 0; v < VMACS; v++)
+            if (o * 64'(WB_WORDS) + 64'(w) == 64'(v))
+              y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
+          mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
+                                      : (w == 0 ? pool_out[c][l] : 16'd0);
+        end
   end
 
   always_ff @(posedge clk) begin

@@ -62,6 +62,9 @@ package snow_rtl_pkg;
   function automatic logic [63:0] f_cstride(input logic [127:0] i);
     return 64'(i[F_CSTRIDE_LO +: F_CSTRIDE_W]);
   endfunction
+  function automatic logic [3:0] f_pix(input logic [127:0] i);
+    return i[F_PIX_LO +: F_PIX_W];
+  endfunction
   function automatic logic [15:0] f_value(input logic [127:0] i);
     return i[F_VALUE_LO +: F_VALUE_W];
   endfunction

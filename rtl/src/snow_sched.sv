@@ -389,14 +389,21 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VMAC, OP_VDW: begin
+            OP_VMAC, OP_VMACP, OP_VDW: begin
               dur = rows * len;
               comp = t + dur + 64'(MAC_PIPE);
-              ext = op == OP_VMAC ? ext2d(rows, bstr, len) :
+              // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
+              ext = op == OP_VDW ?
                     ((rows == 0 || len == 0) ? 64'd0 :
-                     (rows - 1) * bstr + (len - 1) * cstr + 64'(VMACS * LANES));
+                     (rows - 1) * bstr + (len - 1) * cstr + 64'(VMACS * LANES)) :
+                    ext2d(rows, bstr, len);
+              if (op == OP_VMACP && ext != 0)
+                ext = ext + ((64'd1 << f_pix(e.inst)) - 1) * cstr;
               if (64'(e.a1) >= 64'(ACC_ENTRIES)) begin
                 flt = 1'b1; fcode = FAULT_ACC_INDEX; fa0 = 64'(e.a1);
+              end else if (op == OP_VMACP && ((64'd1 << f_pix(e.inst)) > 64'(VMACS) ||
+                           64'(VMACS) % (64'd1 << f_pix(e.inst)) != 0)) begin
+                flt = 1'b1; fcode = FAULT_PIX; fa0 = 64'(f_pix(e.inst));
               end else if (ext == 0) begin
                 flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = 64'd0;
               end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
@@ -441,7 +448,7 @@ module snow_sched
                   ev_c_wait_acc = t - blk_since[u];
                 end
                 blk_n[u] = 1'b0;
-                dur = rows * 64'(VMACS);
+                dur = rows * 64'(WB_CYCLES);
                 comp = t + dur;
                 ext = ext2d(rows, bstr, 64'(VMACS * LANES));
                 if (rows == 0 || 64'(e.a1) + rows > 64'(ACC_ENTRIES)) begin

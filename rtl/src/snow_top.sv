@@ -100,8 +100,11 @@ module snow_top
   logic [31:0] mw_addr, mw_n, fw_addr, fw_n, cw_addr, cr_addr, sr_addr, ww_addr, ww_n, wr_addr;
   logic [EPB-1:0][15:0] mw_data, sr_data;
   logic [15:0] fw_value;
-  logic [15:0] cw_data [CUS][LANES];
+  logic [31:0] cw_n;
+  logic [15:0] cw_data [CUS][WB_WORDS*LANES];
   logic [15:0] cr_data [CUS][VMACS*LANES];
+  logic [31:0] vr_addr [VMACS];
+  logic [15:0] vr_data [CUS][VMACS];
   logic [3:0] sr_cu, ww_idx;
   logic [WPB-1:0][LANES-1:0][15:0] ww_data;
   logic [15:0] wr_data [CUS*VMACS][LANES];
@@ -114,11 +117,13 @@ module snow_top
 
   snow_compute u_compute (
     .clk, .rst, .start(ex_start), .start_entry(ex_entry), .mr_addr(cr_addr), .mr_data(cr_data),
-    .mw_en(cw_en), .mw_addr(cw_addr), .mw_data(cw_data), .wr_addr, .wr_data);
+    .vr_addr, .vr_data, .mw_en(cw_en), .mw_addr(cw_addr), .mw_n(cw_n), .mw_data(cw_data),
+    .wr_addr, .wr_data);
 
   snow_buffers u_buf (
     .clk, .mw_en, .mw_mask, .mw_addr, .mw_n, .mw_data, .fw_en, .fw_mask, .fw_addr, .fw_n,
-    .fw_value, .cw_en, .cw_addr, .cw_data, .cr_addr, .cr_data, .sr_cu, .sr_addr, .sr_data,
+    .fw_value, .cw_en, .cw_addr, .cw_n, .cw_data, .cr_addr, .cr_data, .vr_addr, .vr_data, .sr_cu,
+    .sr_addr, .sr_data,
     .ww_en, .ww_mask, .ww_idx, .ww_addr, .ww_n, .ww_data, .wr_addr, .wr_data);
 
   // ---- Cycle counter and status ----

@@ -312,18 +312,21 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
+  // The hardware writes writeback_words vMACs' words per cycle: groups of
+  // vMACs outermost, entries inside. Where a program makes entries overlap,
+  // that order decides which value stays.
+  const unsigned Wb = std::min(Hw.WritebackWords, V);
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
-    for (unsigned V2 = 0; V2 < V; ++V2) {
-      const auto &A = Acc[Cu * V + V2];
-      for (int64_t Entry = 0; Entry < I.rows; ++Entry) {
-        int16_t *Out = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
-        const int64_t *Src = &A[(E.A1 + Entry) * L];
-        for (unsigned Lane = 0; Lane < L; ++Lane) {
-          int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));
-          Out[Lane] = I.relu && Y < 0 ? 0 : Y;
+    for (unsigned G0 = 0; G0 < V; G0 += Wb)
+      for (int64_t Entry = 0; Entry < I.rows; ++Entry)
+        for (unsigned V2 = G0; V2 < std::min(V, G0 + Wb); ++V2) {
+          int16_t *Out = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
+          const int64_t *Src = &Acc[Cu * V + V2][(E.A1 + Entry) * L];
+          for (unsigned Lane = 0; Lane < L; ++Lane) {
+            int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));
+            Out[Lane] = I.relu && Y < 0 ? 0 : Y;
+          }
         }
-      }
-    }
   return llvm::Error::success();
 }
 

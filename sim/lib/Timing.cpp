@@ -234,8 +234,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     return llvm::Error::success();
   case Opcode::VWB:
   case Opcode::VPRE: {
-    // Both move the accumulators through the maps port (one lane-word per
-    // vMAC per entry), so the MAC pipeline must have drained first.
+    // Both move the accumulators through the maps port (writeback_words
+    // lane words per cycle), so the MAC pipeline must have drained first.
     if (T < AccReady) {
       Block();
       return llvm::Error::success();
@@ -244,7 +244,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     bool Writeback = I.Op == Opcode::VWB;
     if (auto Err = Writeback ? vwb(I, E, T) : vpre(I, E, T))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * Hw.VmacsPerCu;
+    uint64_t Dur = uint64_t(I.rows) * Hw.writebackCyclesPerEntry();
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, Writeback, T, T + Dur, E))
       return Err;

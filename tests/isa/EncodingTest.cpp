@@ -61,6 +61,9 @@ const Golden Goldens[] = {
     {"vbias r9, shift=63", 0x0000003f04800050, 0x0000000000000000},
     {"vmac r5, r6, r7, rows=3, len=192, bstride=1088, init=1", 0x000000800398a051,
      0x00000044000c0003},
+    // vmacp: as the vmac above with op 0x57, cstride=20 [59:40], pix=2 [63:60].
+    {"vmacp r5, r6, r7, rows=3, len=192, bstride=1088, cstride=20, pix=2, init=1",
+     0x200014800398a057, 0x00000044000c0003},
     {"vwb r1, r2, rows=128, bstride=16, shift=10, relu=1", 0x0000004a00082052, 0x0000000100000080},
     // vdw: op 0x56, rs1=4 [17:13], rs2=6 [22:18], rs3=3 [27:23], init=1 [39],
     // cstride=64 [59:40]; rows=3 [75:64], len=3 [91:76], bstride=3712 [111:92].

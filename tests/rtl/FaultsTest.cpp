@@ -57,6 +57,18 @@ TEST_F(RtlFaults, BufferRanges) {
               "maps buffer access [0, 132070) is out of range");
 }
 
+TEST_F(RtlFaults, MultiPixelTraces) {
+  // The last pixel group of a vmacp reads past the buffer; then a pix whose
+  // 2^pix groups do not divide the vMACs (4 on mini64, 8 on big1024).
+  expectFault(li(2, 131040) + "vmacp r0, r2, r0, rows=1, len=3, bstride=0, cstride=10, pix=2, "
+                              "init=1\nhalt\n",
+              "maps buffer access [131040, 131073) is out of range");
+  expectFault("vmacp r0, r0, r0, rows=1, len=3, bstride=0, cstride=10, pix=3, init=1\nhalt\n",
+              "pix=3 asks for 8 pixel groups, which do not divide the 4 vMACs of a CU");
+  expectFault("vmacp r0, r0, r0, rows=1, len=3, bstride=0, cstride=10, pix=4, init=1\nhalt\n",
+              "pix=4 asks for 16 pixel groups, which do not divide the 8 vMACs of a CU", "big1024");
+}
+
 TEST_F(RtlFaults, EmptyAccesses) {
   expectFault("fill r0, rows=0, len=16, bstride=0, value=1, mask=1\nhalt\n", "is empty");
   expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, rows=1, len=0, dstride=0, bstride=0, "

@@ -194,6 +194,53 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
   EXPECT_TRUE(coSimulate("traces.bin"));
 }
 
+// vmacp with every pixel grouping the machine has (2^pix dividing its vMACs),
+// cstrides that are and are not multiples of the row, init and accumulate,
+// written back (also to overlapping entries) and stored.
+TEST_P(RtlInstructionsOn, MultiPixelTraces) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
+  const unsigned All = (1u << Hw->cus()) - 1;
+  std::string S =
+      fmt::format(".model vmacp\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
+  S += weightData(V, L, 0x100000, 2000);
+  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=1024, dstride=0, bstride=0, "
+                                    "mask={}\n",
+                                    All);
+  S += weightLoads(V, 0x100000, All);
+  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(2, 500) + "vbias r2, shift=3\n";
+  unsigned Entry = 0;
+  for (unsigned Pix = 0; (1u << Pix) <= V; ++Pix) {
+    if (V % (1u << Pix) != 0)
+      continue;
+    S += li(3, Entry) + li(4, 3 * Pix) + li(5, 10 * Pix) +
+         fmt::format("vmacp r3, r4, r5, rows=2, len=24, bstride=64, cstride={}, pix={}, "
+                     "init=1\n",
+                     37 + 16 * Pix, Pix);
+    S += li(4, 100 + Pix) + li(5, 20) +
+         fmt::format("vmacp r3, r4, r5, rows=1, len=30, bstride=0, cstride=64, pix={}, init=0\n",
+                     Pix);
+    ++Entry;
+  }
+  S += li(6, 0) + li(7, 2048) + fmt::format("vwb r6, r7, rows={}, bstride={}, shift=9, relu=0\n",
+                                            Entry, Row);
+  // Entries one lane word apart overlap: the order in which the writeback
+  // moves vMAC groups and entries decides what stays.
+  S += li(10, 4096) + fmt::format("vwb r6, r10, rows={}, bstride={}, shift=7, relu=0\n", Entry, L);
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  S += li(8, 0x40000) + fmt::format("st.map r8, r7, idx=0, rows={0}, len={1}, dstride={2}, "
+                                    "bstride={1}\n",
+                                    Entry, Row, 2 * Row);
+  S += li(8, 0x40000 + 8 * Row) + fmt::format("st.map r8, r10, idx=0, rows=1, len={}, dstride=0, "
+                                          "bstride=0\n",
+                                          Row);
+  S += "halt\n";
+  assembleFor("vmacp.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("vmacp.bin"));
+}
+
 // vdw over 3x3 and 2x2 windows, vpre with and without init and shifts, then
 // a vdw accumulating onto the preloaded sums, written back with ReLU.
 TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {

@@ -50,48 +50,56 @@ TEST(ComputeTiming, BackToBackVmacsOverlapThePipeline) {
 
 // §3.2.3: vwb waits for the last vmac's completion. vmac len 10: starts 1,
 // ready 11, final 15. Then k vbias (one cycle each, in 11 .. 10 + k), then
-// vwb rows=1 (duration 1 * 4 vMACs = 4). vwb could start in 11 + k but not
-// before 15:
-//   k = 0: starts 15, wait_acc 4, total 19     k = 3: starts 15, wait_acc 1, total 19
-//   k = 4: starts 15, wait_acc 0, total 19     k = 5: starts 16, wait_acc 0, total 20
+// vwb rows=1 (duration 1 * ceil(4 vMACs / 2 words) = 2). vwb could start in
+// 11 + k but not before 15:
+//   k = 0: starts 15, wait_acc 4, total 17     k = 3: starts 15, wait_acc 1, total 17
+//   k = 4: starts 15, wait_acc 0, total 17     k = 5: starts 16, wait_acc 0, total 18
 TEST(ComputeTiming, WritebackWaitsForTheMacPipelineToDrain) {
   isa::HwConfig Hw = timingHw();
   struct Case {
     unsigned Biases;
     uint64_t WaitAcc, Total;
   };
-  for (Case C : {Case{0, 4, 19}, Case{3, 1, 19}, Case{4, 0, 19}, Case{5, 0, 20}}) {
+  for (Case C : {Case{0, 4, 17}, Case{3, 1, 17}, Case{4, 0, 17}, Case{5, 0, 18}}) {
     std::string Text = vmacLine(1, 10) + repeatLine("vbias r0, shift=0", C.Biases) +
                        "vwb r0, r0, rows=1, bstride=64, shift=0, relu=0\n"
                        "halt\n";
     sim::SimStats S = runText(Text, Hw);
     EXPECT_EQ(S.Compute.WaitAcc, C.WaitAcc) << C.Biases << " vbias";
     EXPECT_EQ(S.Cycles, C.Total) << C.Biases << " vbias";
-    EXPECT_EQ(S.Compute.Busy, 10 + C.Biases + 4u);
+    EXPECT_EQ(S.Compute.Busy, 10 + C.Biases + WbCycles);
   }
 }
 
 // §3.2.3 names "the last vmac": after two vmacs (final in 35, see above) a vwb
-// that the unit reaches in 31 waits 4 cycles and runs 35..38 -> total 39.
+// that the unit reaches in 31 waits 4 cycles and runs 35..36 -> total 37.
 TEST(ComputeTiming, WritebackWaitsForTheLastOfSeveralVmacs) {
   sim::SimStats S = runText(vmacLine(1, 10) + vmacLine(1, 20) +
                                 "vwb r0, r0, rows=1, bstride=64, shift=0, relu=0\nhalt\n",
                             timingHw());
   EXPECT_EQ(S.Compute.WaitAcc, 4u);
-  EXPECT_EQ(S.Cycles, 39u);
+  EXPECT_EQ(S.Cycles, 37u);
 }
 
-// §3.2.4: vwb takes rows * vmacs_per_cu. Without an earlier vmac nothing is in
-// the pipeline: starts in 1, rows = 5 -> 20 cycles -> total 21. After a vmac
-// (final in 15) a rows = 3 vwb runs 15 .. 15 + 12 -> total 27.
-TEST(ComputeTiming, WritebackTakesRowsTimesVmacsPerCu) {
+// §3.2.4: vwb takes rows * ceil(vmacs_per_cu / writeback_words), 2 per entry
+// here. Without an earlier vmac nothing is in the pipeline: starts in 1,
+// rows = 5 -> 10 cycles -> total 11. After a vmac (final in 15) a rows = 3
+// vwb runs 15 .. 15 + 6 -> total 21. With writeback_words 3 (4 vMACs: a
+// group of 3, then 1) an entry still takes 2 cycles; with 4 or more, 1.
+TEST(ComputeTiming, WritebackTakesRowsTimesWordGroups) {
   isa::HwConfig Hw = timingHw();
   sim::SimStats A = runText("vwb r0, r0, rows=5, bstride=64, shift=0, relu=0\nhalt\n", Hw);
-  EXPECT_EQ(A.Cycles, 1 + 5 * VmacsPerCu);
+  EXPECT_EQ(A.Cycles, 1 + 5 * WbCycles);
   EXPECT_EQ(A.Compute.WaitAcc, 0u);
   sim::SimStats B =
       runText(vmacLine(1, 10) + "vwb r0, r0, rows=3, bstride=64, shift=0, relu=0\nhalt\n", Hw);
-  EXPECT_EQ(B.Cycles, 15 + 3 * VmacsPerCu);
+  EXPECT_EQ(B.Cycles, 15 + 3 * WbCycles);
+  for (auto [Words, PerEntry] : {std::pair{1u, 4u}, {3u, 2u}, {4u, 1u}, {16u, 1u}}) {
+    Hw.WritebackWords = Words;
+    EXPECT_EQ(runText("vpre r0, r0, rows=5, bstride=64, shift=0, init=1\nhalt\n", Hw).Cycles,
+              1 + 5 * PerEntry)
+        << Words << " words";
+  }
 }
 
 // vbias and mark take one cycle: three of them start in 1, 2, 3 -> total 4.
@@ -149,8 +157,8 @@ TEST(ComputeTiming, TimingOnlyGivesTheSameCycles) {
   sim::SimOptions O;
   O.TimingOnly = true;
   ASSERT_TRUE(runProgram(P, Fast, O));
-  // vmac 1 .. 101, final 105; vwb 105 .. 113.
-  EXPECT_EQ(Full.Cycles, 113u);
+  // vmac 1 .. 101, final 105; vwb 105 .. 109.
+  EXPECT_EQ(Full.Cycles, 109u);
   EXPECT_EQ(Fast.Cycles, Full.Cycles);
 }
 

@@ -43,6 +43,24 @@ TEST(Faults, MapsAddressOutOfRange) {
                         1, "vmac", "out of range"));
 }
 
+// vmacp reads its last pixel group at rs2 + (2^pix - 1) * cstride: with
+// pix=2 and cstride 10 a trace of 3 elements needs 33 elements from rs2.
+// 2^pix groups must divide the 4 vMACs of a CU.
+TEST(Faults, MultiPixelTraceRangeAndGroups) {
+  EXPECT_FALSE(faultOf("li r2, imm=131039\n"
+                       "vmacp r0, r2, r0, rows=1, len=3, bstride=0, cstride=10, pix=2, "
+                       "init=1\nhalt\n")
+                   .Faulted);
+  EXPECT_TRUE(isFaultAt(faultOf("li r2, imm=131040\n"
+                                "vmacp r0, r2, r0, rows=1, len=3, bstride=0, cstride=10, pix=2, "
+                                "init=1\nhalt\n"),
+                        1, "vmacp", "out of range"));
+  EXPECT_TRUE(isFaultAt(faultOf("vmacp r0, r0, r0, rows=1, len=3, bstride=0, cstride=10, pix=3, "
+                                "init=1\nhalt\n"),
+                        0, "vmacp",
+                        "pix=3 asks for 8 pixel groups, which do not divide the 4 vMACs of a CU"));
+}
+
 // DRAM is 1 GiB: 32 bytes at 2^30 - 32 are the last legal ones (the load runs:
 // posted 2, D 4, done 38); two bytes later the row ends past DRAM.
 TEST(Faults, DramAddressOutOfRange) {

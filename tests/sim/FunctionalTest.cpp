@@ -243,6 +243,53 @@ TEST(Functional, TraceWithoutInitAccumulates) {
   EXPECT_EQ(runForOutput(Text), Expect);
 }
 
+// vmacp: the 4 vMACs form 2^pix pixel groups; group g reads its map values
+// cstride * g elements after rs2. Maps 0-1, 10-11, 20-21, 30-31 hold 2, 3,
+// 5, 7 (four "pixels" 10 apart); every vMAC gets the same weights: bias word
+// 0, then words 1-2 holding l + 1 in lane l. A trace of len 2 gives vMAC v
+// the sum 2 * x * (l + 1), x being its pixel's value:
+//   pix=2 (one vMAC per pixel): vMAC v reads pixel v -> x = 2, 3, 5, 7
+//   pix=1 (two vMACs per pixel): vMACs 0-1 read pixel 0, 2-3 pixel 1 -> 2, 2, 3, 3
+//   pix=0 is vmac: every vMAC reads pixel 0 -> x = 2.
+TEST(Functional, MultiPixelTraceGivesEachVmacGroupItsPixel) {
+  std::vector<int> Weights(16, 0);
+  for (int Word = 0; Word < 2; ++Word)
+    for (int L = 0; L < 16; ++L)
+      Weights.push_back(L + 1);
+  std::string Text = ".output 0x40000 192 1 1\n" + data16(0x30000, Weights) +
+                     "li r1, imm=0x30000\n"
+                     "li r7, imm=1\n";
+  for (int V = 0; V < 4; ++V)
+    Text += "ld.wgt r1, r0, idx=" + std::to_string(V) +
+            ", rows=1, len=3, dstride=0, bstride=0, mask=1\n";
+  const int Values[] = {2, 3, 5, 7};
+  for (int P = 0; P < 4; ++P)
+    Text += "li r2, imm=" + std::to_string(10 * P) + "\nfill r2, rows=1, len=2, bstride=0, value=" +
+            std::to_string(Values[P]) + ", mask=1\n";
+  Text += "signal.ld idx=0\n"
+          "wait.ex idx=0\n"
+          "vbias r0, shift=0\n"
+          "li r3, imm=1\nli r4, imm=2\n"
+          "vmacp r0, r0, r7, rows=1, len=2, bstride=0, cstride=10, pix=2, init=1\n"
+          "vmacp r3, r0, r7, rows=1, len=2, bstride=0, cstride=10, pix=1, init=1\n"
+          "vmacp r4, r0, r7, rows=1, len=2, bstride=0, cstride=10, pix=0, init=1\n"
+          "li r8, imm=256\n"
+          "vwb r0, r8, rows=3, bstride=64, shift=0, relu=0\n"
+          "signal.ex idx=1\n"
+          "wait.st idx=1\n"
+          "li r11, imm=0x40000\n"
+          "st.map r11, r8, idx=0, rows=1, len=192, dstride=0, bstride=0\n"
+          "halt\n";
+  std::vector<int16_t> Out = runForOutput(Text);
+  ASSERT_EQ(Out.size(), 192u);
+  const int Pixel[3][4] = {{2, 3, 5, 7}, {2, 2, 3, 3}, {2, 2, 2, 2}};
+  for (int E = 0; E < 3; ++E)
+    for (int V = 0; V < 4; ++V)
+      for (int L = 0; L < 16; ++L)
+        EXPECT_EQ(Out[E * 64 + V * 16 + L], 2 * Pixel[E][V] * (L + 1))
+            << "entry " << E << ", vMAC " << V << ", lane " << L;
+}
+
 // r0 reads as zero even after an instruction writes it (isa.md), and unit
 // operations take register values at dispatch: the fill lands at maps 0 and
 // the store, dispatched after r6 changed, writes where r6 then pointed.

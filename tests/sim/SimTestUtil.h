@@ -44,12 +44,14 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "dram_burst_bytes: 64\n"
                                         "dram_mib: 1024\n"
                                         "queue_depth: 16\n"
-                                        "mac_pipeline_depth: 4\n";
+                                        "mac_pipeline_depth: 4\n"
+                                        "writeback_words: 2\n";
 
 // The constants of that machine as the hand derivations use them.
 constexpr uint64_t Lanes = 16;       // lanes_per_vmac
 constexpr uint64_t VmacsPerCu = 4;   // vmacs_per_cu
 constexpr uint64_t MacPipe = 4;      // mac_pipeline_depth
+constexpr uint64_t WbCycles = 2;     // ceil(vmacs_per_cu / writeback_words)
 constexpr uint64_t Latency = 32;     // dram_latency_cycles
 constexpr uint64_t Burst = 64;       // dram_burst_bytes
 constexpr uint64_t BwQ8 = 4301;      // round(4.2e9 / 250e6 * 256) = round(4300.8)

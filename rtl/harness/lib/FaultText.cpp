@@ -65,6 +65,9 @@ std::string snow::rtl::faultReason(const isa::Program &P, const std::vector<isa:
   case FaultCode::BUF_RANGE:
     return fmt::format("{} access [{}, {}) is out of range (size {})", bufferName(A0), A1, A2,
                        A0 == 1 ? Hw.weightsWords() : Hw.mapsElems());
+  case FaultCode::PIX:
+    return fmt::format("pix={} asks for {} pixel groups, which do not divide the {} vMACs of a CU",
+                       A0, uint64_t(1) << A0, Hw.VmacsPerCu);
   case FaultCode::ACC_INDEX:
     return fmt::format("accumulator {} out of range ({})", A0, Hw.AccEntries);
   case FaultCode::ACC_RANGE:

@@ -47,6 +47,10 @@ struct CompileOptions {
   /// beyond whole output groups) use multi-pixel traces (vmacp), where the
   /// vMACs of a CU compute different pixels instead of leaving lanes idle.
   bool MultiPixel = true;
+  /// Reorder independent layers (inception branches, residual shortcuts) so
+  /// that a layer runs as long after the layers it reads as the graph allows
+  /// (Schedule.h); when off, layers run in the model's order.
+  bool ScheduleLayers = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.

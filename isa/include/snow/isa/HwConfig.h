@@ -39,6 +39,7 @@ struct HwConfig {
   unsigned DramMib = 1024;
   unsigned QueueDepth = 64;       ///< Entries per unit queue.
   unsigned MacPipelineDepth = 4;  ///< Cycles from a trace's last issue to its accumulator write.
+  unsigned WritebackWords = 4;    ///< Lane words vwb / vpre move per cycle per CU.
   unsigned ActFracBits = 8;       ///< Default activation format: Q(15-f).f.
   unsigned OnchipBudgetKib = 2395; ///< All buffers and accumulators together must fit.
 
@@ -51,6 +52,10 @@ struct HwConfig {
   uint32_t weightWordBytes() const { return LanesPerVmac * 2; }
   uint32_t weightsWords() const { return WeightsBufferKib * 1024 / weightWordBytes(); }
   uint32_t weightsBankWords() const { return weightsWords() / WeightsBanks; }
+  /// Cycles vwb / vpre spend on one accumulator entry (all vMACs of a CU).
+  unsigned writebackCyclesPerEntry() const {
+    return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
+  }
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
   /// DRAM bandwidth in 1/256 bytes per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;
