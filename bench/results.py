@@ -2,24 +2,43 @@
 """Generates the measured tables of docs/results.md.
 
 Compiles and simulates (timing only; cycles are identical to a functional run)
-every model on the default hardware, then prints Markdown: the whole-network
-table, each network's per-stage efficiency beside Snowflake's published
-per-layer tables (REFERENCE.md §1), and the ablation table (each compiler pass
-switched off in turn). Usage:  bench/results.py [--bin build/bin] > tables.md
+every model, then prints Markdown:
+  * the whole-network table on the default hardware (zc706);
+  * each network's per-stage efficiency beside Snowflake's published
+    per-layer tables (REFERENCE.md section 1);
+  * the ablation table: each compiler pass switched off in turn, every model;
+  * the same compiler on other array sizes (64, 1024, 4096 MACs) and on zc706
+    with half and three times its DRAM bandwidth, every model.
+Usage:  bench/results.py [--bin build/bin] [--jobs N] > tables.md
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1"]
-ABLATION = ["", "--no-split-channels", "--no-gather", "--no-precise-deps",
-            "--no-loop-reorder", "--no-double-buffer"]
+# Each pass's switch (snowc --help); "" is everything on.
+ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-schedule",
+            "--no-gather", "--no-precise-deps", "--no-loop-reorder", "--no-double-buffer"]
+
+# Hardware points beside zc706: presets, or zc706 with keys overridden.
+HARDWARE = [
+    ("mini64", "64 MACs (1x1x4x16), 4.2 GB/s", "mini64", None),
+    ("zc706", "256 MACs (1x4x4x16), 4.2 GB/s", "zc706", None),
+    ("zc706 at 2.1 GB/s", "256 MACs, half the DRAM bandwidth", None,
+     "base: zc706\nname: zc706_2g1\ndram_gbps: 2.1\n"),
+    ("zc706 at 12.8 GB/s", "256 MACs, 3x the DRAM bandwidth", None,
+     "base: zc706\nname: zc706_12g8\ndram_gbps: 12.8\n"),
+    ("big1024", "1024 MACs (2x4x8x16), 12.8 GB/s", "big1024", None),
+    ("big4096", "4096 MACs (4x4x16x16), 25.6 GB/s", None,
+     "base: zc706\nname: big4096\nclusters: 4\nvmacs_per_cu: 16\ndram_gbps: 25.6\n"
+     "onchip_budget_kib: 16384\n"),
+]
 
 # Snowflake's published per-layer efficiency (Gokhale et al. 2017), and how
-# our layer names group into their rows. "actual ms" and efficiency as printed.
+# our layer names group into their rows. Efficiency as printed.
 SNOWFLAKE = {
     "alexnet": [("L1", ["conv1"], 69.87), ("L2", ["conv2"], 99.07), ("L3", ["conv3"], 99.37),
                 ("L4", ["conv4"], 97.22), ("L5", ["conv5"], 98.59)],
@@ -34,11 +53,13 @@ SNOWFLAKE = {
 PUBLISHED_TOTAL = {"alexnet": 94.07, "googlenet": 91.6, "resnet50": 95.5}
 
 
-def run(binary, model, flags, tmp):
-    prog = os.path.join(tmp, model + ".bin")
-    stats = os.path.join(tmp, model + ".json")
+def run(binary, tmp, model, hw, flags):
+    """Compiles and simulates model; returns the stats JSON."""
+    tag = "_".join([model, os.path.basename(hw)] + [f.strip("-") for f in flags if f])
+    prog = os.path.join(tmp, tag + ".bin")
+    stats = os.path.join(tmp, tag + ".json")
     subprocess.run([os.path.join(binary, "snowc"), f"models/{model}.yaml", "-o", prog,
-                    "--uniform-format"] + [f for f in flags if f], check=True)
+                    "--hw", hw, "--uniform-format"] + [f for f in flags if f], check=True)
     subprocess.run([os.path.join(binary, "snowsim"), prog, "--timing-only", "--quiet",
                     "--stats-json", stats], check=True)
     with open(stats) as f:
@@ -51,47 +72,91 @@ def efficiency(layers, macs_per_cycle):
     return 100.0 * macs / (cycles * macs_per_cycle) if cycles else 0.0
 
 
+def conv_layers(d):
+    return [l for l in d["layers"] if l["type"] == "conv"]
+
+
+def conv_eff(d):
+    return efficiency(conv_layers(d), d["hw"]["macs"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    out = sys.stdout
     with tempfile.TemporaryDirectory() as tmp:
-        results = {m: run(args.bin, m, [], tmp) for m in MODELS}
-        out.write("| model | cycles | utilization | conv-layer efficiency | G-ops/s | fps |"
-                  " DRAM MB / frame |\n|---|---|---|---|---|---|---|\n")
-        for m in MODELS:
-            d = results[m]
-            t, n = d["total"], d["hw"]["macs"]
-            conv = [l for l in d["layers"] if l["type"] == "conv"]
-            out.write(f"| {m} | {t['cycles']:,} | {100 * t['utilization']:.2f} % | "
-                      f"{efficiency(conv, n):.2f} % | {t['gops']:.1f} | {t['fps']:.1f} | "
-                      f"{(t['dram_read_bytes'] + t['dram_write_bytes']) / 1e6:.1f} |\n")
+        hw_arg = {}
+        for name, _, preset, yaml in HARDWARE:
+            if preset:
+                hw_arg[name] = preset
+            else:
+                path = os.path.join(tmp, name.replace(" ", "_").replace("/", "") + ".yaml")
+                with open(path, "w") as f:
+                    f.write(yaml)
+                hw_arg[name] = path
+        jobs = {}
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for m in MODELS:
+                for f in ABLATION:
+                    jobs[(m, "zc706", f)] = pool.submit(run, args.bin, tmp, m, "zc706", [f])
+                for name, *_ in HARDWARE:
+                    if name != "zc706":
+                        jobs[(m, name, "")] = pool.submit(run, args.bin, tmp, m, hw_arg[name],
+                                                          [])
+            res = {k: v.result() for k, v in jobs.items()}
+    base = {m: res[(m, "zc706", "")] for m in MODELS}
+    out = []
+    w = out.append
 
-        for m, rows in SNOWFLAKE.items():
-            d = results[m]
-            n = d["hw"]["macs"]
-            out.write(f"\n**{m}** (conv layers; Snowflake as published)\n\n"
-                      "| Snowflake row | our layers | cycles | our efficiency | Snowflake |\n"
-                      "|---|---|---|---|---|\n")
-            conv = [l for l in d["layers"] if l["type"] == "conv"]
-            for name, prefixes, theirs in rows:
-                mine = [l for l in conv if any(l["name"] == p or (p.endswith("_") and
-                        l["name"].startswith(p)) for p in prefixes)]
-                cycles = sum(l["cycles"] for l in mine)
-                out.write(f"| {name} | {len(mine)} | {cycles:,} | {efficiency(mine, n):.2f} % |"
-                          f" {theirs} % |\n")
-            out.write(f"| total | {len(conv)} | {sum(l['cycles'] for l in conv):,} | "
-                      f"{efficiency(conv, n):.2f} % | {PUBLISHED_TOTAL[m]} % |\n")
+    w("| model | cycles | utilization | conv-layer efficiency | G-ops/s | fps |"
+      " DRAM MB / frame |\n|---|---|---|---|---|---|---|\n")
+    for m in MODELS:
+        d = base[m]
+        t = d["total"]
+        w(f"| {m} | {t['cycles']:,} | {100 * t['utilization']:.2f} % | {conv_eff(d):.2f} % | "
+          f"{t['gops']:.1f} | {t['fps']:.1f} | "
+          f"{(t['dram_read_bytes'] + t['dram_write_bytes']) / 1e6:.1f} |\n")
 
-        out.write("\n| model | " + " | ".join(f or "all on" for f in ABLATION) + " |\n|---|" +
-                  "---|" * len(ABLATION) + "\n")
-        for m in ["alexnet", "googlenet", "resnet50", "mobilenet_v1", "squeezenet1_1"]:
-            cells = []
-            for f in ABLATION:
-                t = (results[m] if not f else run(args.bin, m, [f], tmp))["total"]
-                cells.append(f"{t['cycles']:,} ({100 * t['utilization']:.2f} %)")
-            out.write(f"| {m} | " + " | ".join(cells) + " |\n")
+    for m, rows in SNOWFLAKE.items():
+        d = base[m]
+        n = d["hw"]["macs"]
+        w(f"\n**{m}** (conv layers; Snowflake as published)\n\n"
+          "| Snowflake row | our layers | cycles | our efficiency | Snowflake |\n"
+          "|---|---|---|---|---|\n")
+        conv = conv_layers(d)
+        for name, prefixes, theirs in rows:
+            mine = [l for l in conv if any(l["name"] == p or (p.endswith("_") and
+                    l["name"].startswith(p)) for p in prefixes)]
+            cycles = sum(l["cycles"] for l in mine)
+            w(f"| {name} | {len(mine)} | {cycles:,} | {efficiency(mine, n):.2f} % | {theirs} % |\n")
+        w(f"| total | {len(conv)} | {sum(l['cycles'] for l in conv):,} | {conv_eff(d):.2f} % | "
+          f"{PUBLISHED_TOTAL[m]} % |\n")
+
+    w("\n**Ablation** on zc706: conv-layer efficiency / whole-network utilization with each "
+      "pass switched off (snowc flag)\n\n| model | " +
+      " | ".join(f"`{f}`" if f else "all on" for f in ABLATION) + " |\n|---|" +
+      "---|" * len(ABLATION) + "\n")
+    for m in MODELS:
+        cells = []
+        for f in ABLATION:
+            d = res[(m, "zc706", f)]
+            cells.append(f"{conv_eff(d):.2f} / {100 * d['total']['utilization']:.2f}")
+        w(f"| {m} | " + " | ".join(cells) + " |\n")
+
+    w("\n**Other hardware**: conv-layer efficiency / whole-network utilization, same "
+      "compiler, default options\n\n| model | " +
+      " | ".join(name for name, *_ in HARDWARE) + " |\n|---|" + "---|" * len(HARDWARE) + "\n")
+    for m in MODELS:
+        cells = []
+        for name, *_ in HARDWARE:
+            d = res[(m, name, "")]
+            cells.append(f"{conv_eff(d):.2f} / {100 * d['total']['utilization']:.2f}")
+        w(f"| {m} | " + " | ".join(cells) + " |\n")
+    w("\n| hardware | shape |\n|---|---|\n")
+    for name, shape, *_ in HARDWARE:
+        w(f"| {name} | {shape} |\n")
+    print("".join(out), end="")
 
 
 if __name__ == "__main__":

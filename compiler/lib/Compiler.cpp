@@ -125,15 +125,27 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
   return llvm::Error::success();
 }
 
+/// Which layers write into a concat's tensor (a channel slice of it).
+std::vector<bool> concatInputs(const ir::Graph &G) {
+  std::vector<bool> In(G.Layers.size(), false);
+  for (const ir::Layer &L : G.Layers)
+    if (L.Kind == ir::LayerKind::Concat)
+      for (int I : L.Inputs)
+        if (I >= 0)
+          In[size_t(I)] = true;
+  return In;
+}
+
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
                                                const BufferMap &B, const CompileOptions &Opts) {
   std::vector<LayerPlan> Plans;
+  const std::vector<bool> InConcat = concatInputs(G);
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     if (auto Err = checkLayer(G.Layers[I], Hw))
       return Err;
     if (G.Layers[I].Kind == ir::LayerKind::Concat)
       continue; // A view: its inputs write straight into its tensor.
-    auto Parts = planLayer(G.Layers[I], I, Hw, B, Opts);
+    auto Parts = planLayer(G.Layers[I], I, InConcat[I], Hw, B, Opts);
     if (!Parts)
       return Parts.takeError();
     for (LayerPlan &P : *Parts)
@@ -308,6 +320,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   std::string Out = fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n",
                                 "layer", "type", "chunks", "tile", "rounds", "og", "order",
                                 "est cycles", "est MB");
+  const std::vector<bool> InConcat = concatInputs(G);
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     const ir::Layer &L = G.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
@@ -315,7 +328,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          "concat");
       continue;
     }
-    auto Parts = planLayer(L, I, Hw, *B, Opts);
+    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts);
     if (!Parts) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;

@@ -96,10 +96,18 @@ std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wo
   return S;
 }
 
+/// A plan's estimated cycles and DRAM bytes. Plans are ranked by Score:
+/// the cycles plus a sixteenth of the channel time of the bytes. The estimate
+/// is good to a percent or two, so between plans that close the one that
+/// moves less data wins: it leaves the channel to the prefetches and stores
+/// of the layers around it (and costs less energy).
 struct Cost {
-  uint64_t Cycles = UINT64_MAX, Bytes = UINT64_MAX;
+  uint64_t Cycles = UINT64_MAX, Bytes = UINT64_MAX, Score = UINT64_MAX;
+  Cost() = default;
+  Cost(uint64_t Cycles, uint64_t Bytes, const isa::HwConfig &Hw)
+      : Cycles(Cycles), Bytes(Bytes), Score(Cycles + Hw.dramCycles(Bytes) / 16) {}
   bool operator<(const Cost &O) const {
-    return Cycles != O.Cycles ? Cycles < O.Cycles : Bytes < O.Bytes;
+    return Score != O.Score ? Score < O.Score : Cycles < O.Cycles;
   }
 };
 
@@ -293,7 +301,16 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
     AllTileBytes += TileBytes(C);
   if (!Chunked && P.NChunks > 1)
     AllTileBytes = TileBytes(0);
-  const uint64_t OutBytes = uint64_t(P.OcCount) * L.Out.H * L.Out.W * 2;
+  // A CU stores its channels of each pixel; unless those are whole pixels of
+  // the output tensor, every pixel is a DMA row of its own, rounded out to
+  // whole bursts. A fused residual is loaded the same way before the
+  // writeback.
+  const uint64_t SliceBytes = std::min<uint64_t>(OgCh, P.OcCount) * 2;
+  const bool WholePixels = !P.OutIsSlice && P.OcCount == L.Out.C && OgCh >= P.OcCount;
+  const uint64_t PixelOut =
+      WholePixels ? SliceBytes : roundUp(unsigned(SliceBytes), Hw.DramBurstBytes);
+  const uint64_t PixelIo = PixelOut * (L.HasResidual ? 2 : 1);
+  const uint64_t OutBytes = uint64_t(L.Out.H) * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
   // With several chunks every round reloads its chunks; with one, a round
   // loads only what differs from the round before.
   uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
@@ -302,7 +319,7 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
                    uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
   uint64_t Quick = std::max(Compute, Hw.dramCycles(Bytes));
   if (Quick >= Bound)
-    return {Quick, Bytes};
+    return {Quick, Bytes, Hw};
 
   uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0;
   bool FirstStep = true;
@@ -317,15 +334,17 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
         In += I.Ogs * OgBytes(C);
       if (Chunked || (C == 0 && I.TileChanged))
         In += I.Tiles * TileBytes(C);
+      if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
+        In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
       ChanFree = Start + Hw.dramCycles(In + Pending);
       uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
-      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * std::min<uint64_t>(OgCh, P.OcCount) * 2 : 0;
+      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
       CPrev2 = CPrev;
       CPrev = std::max(CPrev, Ready) + Comp;
       FirstStep = false;
     }
-  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes};
+  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes, Hw};
 }
 
 static Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
@@ -341,7 +360,7 @@ static Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   // to issue it, so short windows are issue-bound.
   uint64_t Compute = Pixels * Groups * std::max<uint64_t>(KK, 3) + P.Rounds.size() * 20 * P.NChunks;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes};
+  return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw};
 }
 
 /// Whether some round gives CUs different output groups of one tile.
@@ -357,11 +376,13 @@ static bool splitsChannels(const LayerPlan &P) {
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
 /// traces (PixLog > 0 only for dense convs).
 static llvm::Expected<std::pair<LayerPlan, Cost>>
-planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const BufferMap &B,
-         const CompileOptions &Opts, unsigned OcBase, unsigned OcCount, unsigned PixLog) {
+planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
+         const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
+         unsigned PixLog) {
   LayerPlan P;
   P.L = &L;
   P.Index = Index;
+  P.OutIsSlice = OutIsSlice;
   P.OcBase = OcBase;
   P.OcCount = OcCount;
   P.PixLog = PixLog;
@@ -407,7 +428,7 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
         Pix += Rd.pixels();
       uint64_t Compute = Pix * Hw.writebackCyclesPerEntry() * (Operands + 1) + P.Rounds.size() * 20;
       uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
-      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes}, {R, Wt, G});
+      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw}, {R, Wt, G});
     }
   } else if (P.Depthwise) {
     if (KK + 1 > B.WCap)
@@ -428,7 +449,7 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
         Pix += Rd.pixels();
       uint64_t Compute = Pix * (KK + Hw.writebackCyclesPerEntry()) + P.Rounds.size() * 20;
       uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * C * 2 + L.Out.elems() * 2;
-      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes}, {R, Wt, G});
+      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw}, {R, Wt, G});
     }
   } else if (P.IsConv) {
     if (KK + 1 > B.WCap)
@@ -486,7 +507,7 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
               P.FullDepth = Full;
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B))
                 continue;
-              Consider(convCost(P, S, Hw, BestCost.Cycles), {R, Wt, P.Chunk, MS, Full, How});
+              Consider(convCost(P, S, Hw, BestCost.Score), {R, Wt, P.Chunk, MS, Full, How});
             }
           }
         }
@@ -539,12 +560,12 @@ planPart(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw, const Buff
 }
 
 llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer &L,
-                                                                unsigned Index,
+                                                                unsigned Index, bool OutIsSlice,
                                                                 const isa::HwConfig &Hw,
                                                                 const BufferMap &B,
                                                                 const CompileOptions &Opts) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
-  auto Whole = planPart(L, Index, Hw, B, Opts, 0, Cout, 0);
+  auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0);
   if (!Whole)
     return Whole.takeError();
   std::vector<LayerPlan> Best;
@@ -559,7 +580,7 @@ llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer
   for (unsigned K = 1; (1u << K) <= V; ++K) {
     if (V % (1u << K) != 0)
       continue;
-    auto One = planPart(L, Index, Hw, B, Opts, 0, Cout, K);
+    auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K);
     if (One && One->second < BestCost) {
       BestCost = One->second;
       Best.clear();
@@ -569,10 +590,10 @@ llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer
     }
     if (Whole1 == 0 || Whole1 == Cout)
       continue;
-    auto A = planPart(L, Index, Hw, B, Opts, 0, Whole1, 0);
-    auto Rest = planPart(L, Index, Hw, B, Opts, Whole1, Cout - Whole1, K);
+    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0);
+    auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K);
     if (A && Rest) {
-      Cost Sum{A->second.Cycles + Rest->second.Cycles, A->second.Bytes + Rest->second.Bytes};
+      Cost Sum{A->second.Cycles + Rest->second.Cycles, A->second.Bytes + Rest->second.Bytes, Hw};
       if (Sum < BestCost) {
         BestCost = Sum;
         Best.clear();

@@ -91,6 +91,9 @@ struct LayerPlan {
   /// parts, whole output groups and a remainder with another PixLog.
   unsigned OcBase = 0, OcCount = 0;
   bool FirstPart = true, LastPart = true;
+  /// The output is a channel slice of a concat's tensor (its pixels are not
+  /// contiguous in DRAM).
+  bool OutIsSlice = false;
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
   unsigned StepY = 1, StepX = 1;
@@ -152,7 +155,9 @@ struct LayerPlan {
 
 /// Chooses chunks, tile shape, loop order and trace mode for layer L: one
 /// plan, or two parts over its output channels.
-llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index, const isa::HwConfig &Hw,
+/// OutIsSlice: L's output goes into a concat's tensor.
+llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
+                                                 const isa::HwConfig &Hw,
                                     const BufferMap &B, const CompileOptions &Opts);
 
 } // namespace snow::compiler
