@@ -1,6 +1,7 @@
 //===- Emitter.cpp - Building instruction streams with labels -------------===//
 
 #include "Emitter.h"
+#include <cassert>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -70,6 +71,17 @@ void Emitter::mark(unsigned Layer) {
   I.Op = Opcode::MARK;
   I.imm = Layer;
   emit(I);
+}
+
+std::vector<Inst> Emitter::takeFrom(uint32_t From) {
+  assert(From <= pc() && "takeFrom past the end");
+  for (auto [Pc, Id] : Fixups)
+    assert(Pc < From && "a branch would move");
+  for (int64_t L : LabelPc)
+    assert((L < 0 || L < int64_t(From)) && "a label would move");
+  std::vector<Inst> Out(Code.begin() + From, Code.end());
+  Code.resize(From);
+  return Out;
 }
 
 llvm::Expected<std::vector<isa::Word128>> Emitter::finish() {

@@ -36,6 +36,14 @@ public:
   void signal(isa::Unit U, unsigned Sem);
   void mark(unsigned Layer);
 
+  /// Moves the instructions emitted from pc From on out of the stream, to be
+  /// emitted again elsewhere with append(). They must not contain branches or
+  /// bound labels (DMA and synchronization sequences do not).
+  std::vector<isa::Inst> takeFrom(uint32_t From);
+  void append(const std::vector<isa::Inst> &Insts) {
+    Code.insert(Code.end(), Insts.begin(), Insts.end());
+  }
+
   /// Code emitted from now on belongs to What (for error messages).
   void beginRegion(std::string What) { Regions.push_back({pc(), std::move(What)}); }
 

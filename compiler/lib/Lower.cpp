@@ -87,7 +87,9 @@ public:
   void loadMaps(const Step &S);
   void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
   void loadResidual(const Step &S);
-  void compute(const Step &S);
+  /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
+  /// half way through its trace loop, or before it if the loop is too short.
+  void compute(const Step &S, const std::vector<Inst> *Mid = nullptr);
   void store(const Step &S);
 
 private:
@@ -98,8 +100,11 @@ private:
            int64_t DStride, uint32_t BStride, uint32_t Mask);
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
             int16_t Value);
-  void convLoop(const Step &S);
-  void poolLoop(const Step &S);
+  void convLoop(const Step &S, const std::vector<Inst> *Mid);
+  void poolLoop(const Step &S, const std::vector<Inst> *Mid);
+  template <typename EntryFn>
+  void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
+               const std::vector<Inst> *Mid);
   void elementwise(const Step &S);
 
   Emitter &E;
@@ -244,7 +249,38 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   }
 }
 
-void Lowerer::convLoop(const Step &S) {
+/// The loop over a round's rows: r4 counts entries, r7 is the end of the
+/// current row, r8 the end of the loop, r5 the row's base in the input region
+/// and r6 the entry's. Entry() emits one entry's work, advancing r6 (and what
+/// else it walks). With Mid the loop stops after half the rows, Mid's
+/// instructions follow, and a second copy of the loop finishes the rest.
+template <typename EntryFn>
+void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
+                      const std::vector<Inst> *Mid) {
+  const unsigned Split = Mid ? Rows / 2 : Rows;
+  assert(Split > 0 && "compute() emits Mid before loops of one row");
+  E.li(7, RowEntries);
+  E.li(8, Split * RowEntries);
+  auto Loop = [&] {
+    auto Top = E.newLabel();
+    E.bind(Top);
+    Entry();
+    E.addi(4, 4, 1);
+    E.branch(Opcode::BLT, 4, 7, Top);
+    E.addi(7, 7, RowEntries);
+    E.addi(5, 5, RowPitch);
+    E.addi(6, 5, 0);
+    E.branch(Opcode::BLT, 4, 8, Top);
+  };
+  Loop();
+  if (Split == Rows)
+    return;
+  E.append(*Mid);
+  E.li(8, Rows * RowEntries);
+  Loop();
+}
+
+void Lowerer::convLoop(const Step &S, const std::vector<Inst> *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
@@ -267,10 +303,6 @@ void Lowerer::convLoop(const Step &S) {
   // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
-  E.li(7, RowEntries);
-  E.li(8, Rd.pixels() >> P.PixLog);
-  auto Loop = E.newLabel();
-  E.bind(Loop);
   Inst Mac;
   Mac.rs1 = 4;
   Mac.rs2 = 6;
@@ -290,17 +322,16 @@ void Lowerer::convLoop(const Step &S) {
       Mac.cstride = P.bufStrideX() * Stride; // The next pixel of the row.
     }
   }
-  E.emit(Mac);
-  E.addi(4, 4, 1);
-  E.addi(6, 6, int64_t(P.pix()) * P.bufStrideX() * Stride);
-  E.branch(Opcode::BLT, 4, 7, Loop);
-  E.addi(7, 7, RowEntries);
-  E.addi(5, 5, P.bufStrideY() * P.ColsIn * Stride);
-  E.addi(6, 5, 0);
-  E.branch(Opcode::BLT, 4, 8, Loop);
+  rowLoop(
+      RowEntries, Rd.ExtR, int64_t(P.bufStrideY()) * P.ColsIn * Stride,
+      [&] {
+        E.emit(Mac);
+        E.addi(6, 6, int64_t(P.pix()) * P.bufStrideX() * Stride);
+      },
+      Mid);
 }
 
-void Lowerer::poolLoop(const Step &S) {
+void Lowerer::poolLoop(const Step &S, const std::vector<Inst> *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
@@ -310,8 +341,6 @@ void Lowerer::poolLoop(const Step &S) {
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
-  E.li(7, Rd.ExtC);
-  E.li(8, Rd.pixels());
   Inst Max;
   Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
   if (Max.Op == Opcode::VAVG) {
@@ -324,32 +353,29 @@ void Lowerer::poolLoop(const Step &S) {
   Max.len = L.KW;
   Max.bstride = P.ColsIn * Stride;
   Max.cstride = Stride;
-  auto Loop = E.newLabel();
-  E.bind(Loop);
   auto OneGroup = [&] {
     E.emit(Max);
     E.addi(9, 9, Lanes);
     E.addi(6, 6, Lanes);
   };
-  if (Groups <= 8) {
-    for (unsigned Gr = 0; Gr < Groups; ++Gr)
-      OneGroup();
-  } else {
-    E.li(10, 0);
-    E.li(11, Groups);
-    auto Inner = E.newLabel();
-    E.bind(Inner);
-    OneGroup();
-    E.addi(10, 10, 1);
-    E.branch(Opcode::BLT, 10, 11, Inner);
-  }
-  E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
-  E.addi(4, 4, 1);
-  E.branch(Opcode::BLT, 4, 7, Loop);
-  E.addi(7, 7, Rd.ExtC);
-  E.addi(5, 5, L.SH * P.ColsIn * Stride);
-  E.addi(6, 5, 0);
-  E.branch(Opcode::BLT, 4, 8, Loop);
+  rowLoop(
+      Rd.ExtC, Rd.ExtR, int64_t(L.SH) * P.ColsIn * Stride,
+      [&] {
+        if (Groups <= 8) {
+          for (unsigned Gr = 0; Gr < Groups; ++Gr)
+            OneGroup();
+        } else {
+          E.li(10, 0);
+          E.li(11, Groups);
+          auto Inner = E.newLabel();
+          E.bind(Inner);
+          OneGroup();
+          E.addi(10, 10, 1);
+          E.branch(Opcode::BLT, 10, 11, Inner);
+        }
+        E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
+      },
+      Mid);
 }
 
 void Lowerer::elementwise(const Step &S) {
@@ -388,9 +414,13 @@ void Lowerer::elementwise(const Step &S) {
   E.signal(Unit::Compute, OutFull + S.OutBuf);
 }
 
-void Lowerer::compute(const Step &S) {
+void Lowerer::compute(const Step &S, const std::vector<Inst> *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
+  if (Mid && (P.Elementwise || S.round().ExtR < 2)) {
+    E.append(*Mid); // No loop to put it in.
+    Mid = nullptr;
+  }
   if (S.NewMap)
     E.wait(Unit::Compute, InFull + S.InBuf);
   if (P.Elementwise)
@@ -398,10 +428,10 @@ void Lowerer::compute(const Step &S) {
   if (P.IsConv) {
     if (S.NewW)
       E.wait(Unit::Compute, WFull + S.WBuf);
-    convLoop(S);
+    convLoop(S, Mid);
   } else {
     E.wait(Unit::Compute, OutFree + S.OutBuf);
-    poolLoop(S);
+    poolLoop(S, Mid);
   }
   if (S.LastMapUse)
     E.signal(Unit::Compute, InFree + S.InBuf);
@@ -578,12 +608,12 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (Maps && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
   };
-  auto Body = [&](const Step &S) {
+  auto Body = [&](const Step &S, const std::vector<Inst> *Mid) {
     if (S.FirstOfLayer) {
       E.beginRegion("layer '" + S.P->L->Name + "'");
       E.mark(S.P->Index);
     }
-    Low.compute(S);
+    Low.compute(S, Mid);
     if (S.Writes)
       Low.store(S);
   };
@@ -613,9 +643,30 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // only wait for older layers, whose LayerDone was signalled already).
     const bool EarlyMaps =
         Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
-    if (Next)
+    // Memory-access balancing: the load unit starts the next step's loads
+    // with a wait for banks that this step's predecessor frees, so they queue
+    // up behind it. If they outnumber half a queue, the control core would
+    // stall on the full load queue before it had issued this step's traces,
+    // and the compute unit would idle; the loads beyond half a queue go
+    // half way through this step's trace loop instead.
+    std::vector<Inst> Tail;
+    if (Next) {
+      const uint32_t From = E.pc();
       Loads(*Next, true, EarlyMaps);
-    Body(S);
+      if (Opts.BalanceLoads) {
+        std::vector<Inst> All = E.takeFrom(From);
+        size_t Cut = 0;
+        for (unsigned Ops = 0; Cut < All.size(); ++Cut)
+          if (isa::opInfo(All[Cut].Op).U != Unit::Ctrl && ++Ops > Hw.QueueDepth / 2)
+            break;
+        // Keep a DMA with the two li that set its address registers.
+        while (Cut > 0 && Cut < All.size() && isa::opInfo(All[Cut - 1].Op).U == Unit::Ctrl)
+          --Cut;
+        E.append({All.begin(), All.begin() + Cut});
+        Tail.assign(All.begin() + Cut, All.end());
+      }
+    }
+    Body(S, Tail.empty() ? nullptr : &Tail);
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
       if (Next && !EarlyMaps)

@@ -217,6 +217,7 @@ namespace {
 /// What the cost model needs of one round, independent of channel chunks.
 struct RoundInfo {
   uint32_t Pixels = 0, Ogs = 0, Tiles = 0, Active = 0; ///< Pixels: entries (traces).
+  uint32_t Rows = 0; ///< Output rows the round's loop covers.
   bool OgChanged = true, TileChanged = true;
 };
 
@@ -252,6 +253,7 @@ RoundSummary summarize(const LayerPlan &P, unsigned NCu) {
         Tiles.push_back(W.Tile);
     }
     I.Pixels = Rd.pixels() >> P.PixLog; // Traces: one per accumulator entry.
+    I.Rows = Rd.ExtR;
     I.Ogs = uint32_t(Ogs.size());
     I.Tiles = uint32_t(Tiles.size());
     S.Pixels += I.Pixels;
@@ -321,7 +323,13 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
   if (Quick >= Bound)
     return {Quick, Bytes, Hw};
 
-  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0;
+  // The control core issues one instruction a cycle, in program order: the
+  // trace loop (4 per trace, 4 per row), 3 per DMA operation (two address
+  // registers and the operation), fills and synchronization. A step whose
+  // instructions outnumber its compute cycles is issue-bound.
+  const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
+  const uint64_t StoreDmas = P.Wt >= L.Out.W ? 1 : 0; // Else one per tile row.
+  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
   bool FirstStep = true;
   for (const RoundInfo &I : S.Rounds)
     for (unsigned C = 0; C < P.NChunks; ++C) {
@@ -329,19 +337,28 @@ static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwCon
       uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
       if (Last)
         Comp += I.Pixels * Wb + Hw.MacPipelineDepth;
-      uint64_t In = 0;
-      if (!FirstStep && (P.NChunks > 1 || I.OgChanged))
+      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
+      if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
         In += I.Ogs * OgBytes(C);
-      if (Chunked || (C == 0 && I.TileChanged))
+        Ctrl += I.Ogs * V * 3 + 2;
+      }
+      if (Chunked || (C == 0 && I.TileChanged)) {
         In += I.Tiles * TileBytes(C);
+        Ctrl += I.Tiles * (MapDmas * 3 + 4) + 2;
+      }
+      if (Last) {
+        uint64_t Dmas = I.Active * (StoreDmas ? 1 : I.Rows) * (L.HasResidual ? 2 : 1);
+        Ctrl += Dmas * 3 + 6;
+      }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
       ChanFree = Start + Hw.dramCycles(In + Pending);
       uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
       Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
+      Issued += Ctrl;
       CPrev2 = CPrev;
-      CPrev = std::max(CPrev, Ready) + Comp;
+      CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);
       FirstStep = false;
     }
   return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes, Hw};

@@ -63,6 +63,10 @@ static cl::opt<bool> NoMultiPixel("no-multi-pixel",
                                   cl::cat(Cat));
 static cl::opt<bool> NoSchedule("no-schedule",
                                 cl::desc("Run layers in the model's order"), cl::cat(Cat));
+static cl::opt<bool> NoBalanceLoads("no-balance-loads",
+                                    cl::desc("Issue each step's loads all at once, before the "
+                                             "previous step's traces"),
+                                    cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
                                    cl::desc("Every layer waits for the previous layer's stores"),
                                    cl::cat(Cat));
@@ -138,6 +142,7 @@ int main(int Argc, char **Argv) {
   Opts.BalanceRounds = !NoBalance;
   Opts.MultiPixel = !NoMultiPixel;
   Opts.ScheduleLayers = !NoSchedule;
+  Opts.BalanceLoads = !NoBalanceLoads;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

@@ -51,6 +51,10 @@ struct CompileOptions {
   /// that a layer runs as long after the layers it reads as the graph allows
   /// (Schedule.h); when off, layers run in the model's order.
   bool ScheduleLayers = true;
+  /// Memory-access balancing: when a step's loads would fill more than half
+  /// the load queue, issue the rest half way through the previous step's
+  /// traces instead of all before them (Lower.cpp, emitProgram).
+  bool BalanceLoads = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.
