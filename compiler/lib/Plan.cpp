@@ -11,6 +11,7 @@
 
 #include "Plan.h"
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -589,11 +590,20 @@ llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer
   Best.push_back(std::move(Whole->first));
   Cost BestCost = Whole->second;
   const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;
-  if (!Dense || !Opts.MultiPixel)
+  // Multi-pixel traces are for lanes that would idle: output channels that
+  // do not fill whole groups of vmacs x lanes.
+  if (!Dense || !Opts.MultiPixel || Cout % G == 0)
     return Best;
-  // Multi-pixel traces: the whole layer with 2^K pixels per trace, or whole
-  // output groups of one pixel and the remaining channels with 2^K pixels.
+  // The whole layer with 2^K pixels per trace, or whole output groups of one
+  // pixel and the remaining channels with 2^K pixels.
   const unsigned Whole1 = Cout / G * G;
+  std::optional<std::pair<LayerPlan, Cost>> WholeGroups;
+  if (Whole1 > 0) {
+    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0);
+    if (!A)
+      return A.takeError(); // The whole layer planned, so should its first groups.
+    WholeGroups = std::move(*A);
+  }
   for (unsigned K = 1; (1u << K) <= V; ++K) {
     if (V % (1u << K) != 0)
       continue;
@@ -605,25 +615,23 @@ llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer
     } else if (!One) {
       llvm::consumeError(One.takeError()); // This mode does not fit; others do.
     }
-    if (Whole1 == 0 || Whole1 == Cout)
+    if (!WholeGroups)
       continue;
-    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0);
     auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K);
-    if (A && Rest) {
-      Cost Sum{A->second.Cycles + Rest->second.Cycles, A->second.Bytes + Rest->second.Bytes, Hw};
-      if (Sum < BestCost) {
-        BestCost = Sum;
-        Best.clear();
-        Best.push_back(std::move(A->first));
-        Best.push_back(std::move(Rest->first));
-        Best[0].LastPart = false;
-        Best[1].FirstPart = false;
-      }
-    }
-    if (!A)
-      llvm::consumeError(A.takeError());
-    if (!Rest)
+    if (!Rest) {
       llvm::consumeError(Rest.takeError());
+      continue;
+    }
+    const auto &[A, ACost] = *WholeGroups;
+    Cost Sum{ACost.Cycles + Rest->second.Cycles, ACost.Bytes + Rest->second.Bytes, Hw};
+    if (Sum < BestCost) {
+      BestCost = Sum;
+      Best.clear();
+      Best.push_back(A);
+      Best.push_back(std::move(Rest->first));
+      Best[0].LastPart = false;
+      Best[1].FirstPart = false;
+    }
   }
   return Best;
 }
