@@ -19,6 +19,7 @@
 
 #include "snow/ir/Graph.h"
 
+#include "Parallel.h"
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
@@ -193,14 +194,21 @@ void foldBatchNorms(Graph &G) {
     // In double, as docs/fixed-point.md specifies: the folded float values
     // then do not depend on the order of the float operations.
     size_t PerChannel = C.Weights.size() / C.Out.C;
-    for (uint32_t O = 0; O < C.Out.C; ++O) {
-      double S = double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(BN.Eps));
-      for (size_t K = 0; K < PerChannel; ++K) {
-        float &W = C.Weights[O * PerChannel + K];
-        W = float(double(W) * S);
+    auto Scale = [&](uint32_t O) {
+      return double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(BN.Eps));
+    };
+    // Channels are independent: a large conv's are scaled on several threads.
+    detail::parallelFor(C.Out.C, double(PerChannel), 1 << 18, [&](size_t Begin, size_t End) {
+      for (size_t O = Begin; O < End; ++O) {
+        const double S = Scale(uint32_t(O));
+        for (size_t K = 0; K < PerChannel; ++K) {
+          float &W = C.Weights[O * PerChannel + K];
+          W = float(double(W) * S);
+        }
       }
-      C.Bias[O] = float((double(C.Bias[O]) - double(BN.Mean[O])) * S + double(BN.Beta[O]));
-    }
+    });
+    for (uint32_t O = 0; O < C.Out.C; ++O)
+      C.Bias[O] = float((double(C.Bias[O]) - double(BN.Mean[O])) * Scale(O) + double(BN.Beta[O]));
     C.HasBias = true;
     Replace[I] = P;
   }

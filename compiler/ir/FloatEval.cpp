@@ -4,18 +4,13 @@
 // ideal of docs/fixed-point.md without rounding or saturation). Tensors are
 // CHW vectors, as in the IR and the .npy files.
 //
-// Speed comes only from the loop order, since calibration runs this on every
-// model the compiler sees: a convolution keeps one accumulator row (small
-// enough to stay in L1) per output row and adds the taps one weight at a
-// time over the whole row, with the outputs whose tap falls in the padding
-// cut off the row beforehand, so the inner loop is branch-free. Every output
-// still sums in one fixed order -- bias, residual, then the taps by input
-// channel, kernel row, kernel column -- so results do not depend on the
-// loop structure.
+// The convolution, where calibration spends its time, is in FloatConv.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "snow/ir/FloatEval.h"
+
+#include "FloatConv.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -40,77 +35,10 @@ int64_t inputCoord(unsigned O, unsigned Stride, unsigned PadBegin, unsigned K) {
 
 bool inside(int64_t Coord, unsigned Size) { return Coord >= 0 && Coord < int64_t(Size); }
 
-/// The outputs [Begin, End) along one axis whose tap K reads a real input.
-/// The input coordinate grows with the output index, so they are contiguous.
-struct Span {
-  unsigned Begin = 0, End = 0;
-};
-Span insideSpan(unsigned OutSize, unsigned Stride, unsigned PadBegin, unsigned K, unsigned InSize) {
-  Span S;
-  while (S.Begin < OutSize && !inside(inputCoord(S.Begin, Stride, PadBegin, K), InSize))
-    ++S.Begin;
-  S.End = S.Begin;
-  while (S.End < OutSize && inside(inputCoord(S.End, Stride, PadBegin, K), InSize))
-    ++S.End;
-  return S;
-}
-
 std::vector<float> conv(const Layer &L, const std::vector<float> &In,
                         const std::vector<float> *Residual) {
-  const unsigned InPerGroup = L.In.C / L.Groups, OutPerGroup = L.Out.C / L.Groups;
-  std::vector<Span> XSpans(L.KW);
-  for (unsigned Kx = 0; Kx < L.KW; ++Kx)
-    XSpans[Kx] = insideSpan(L.Out.W, L.SW, L.PadL, Kx, L.In.W);
   std::vector<float> Out(L.Out.elems());
-  // Double, so the float result is the ideal and not another rounding. One
-  // whole output plane at a time: the inner loops run over output pixels, so
-  // they are long and contiguous (vectorizable). Every output still sums its
-  // terms in the same order (input channel, ky, kx), so the result does not
-  // depend on the loop shape.
-  const size_t Plane = size_t(L.Out.H) * L.Out.W, InPlane = size_t(L.In.H) * L.In.W;
-  const bool Pointwise = L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT &&
-                         !L.PadB && !L.PadL && !L.PadR;
-  std::vector<double> Acc(Plane);
-  for (unsigned Oc = 0; Oc < L.Out.C; ++Oc) {
-    const unsigned FirstIc = Oc / OutPerGroup * InPerGroup;
-    const size_t OutPlane = at(L.Out, Oc, 0, 0);
-    std::fill(Acc.begin(), Acc.end(), L.Bias.empty() ? 0.0 : double(L.Bias[Oc]));
-    if (Residual)
-      for (size_t P = 0; P < Plane; ++P)
-        Acc[P] += double((*Residual)[OutPlane + P]);
-    for (unsigned I = 0; I < InPerGroup; ++I) {
-      const float *Taps = &L.Weights[(size_t(Oc) * InPerGroup + I) * L.KH * L.KW];
-      if (Pointwise) {
-        const float *Src = &In[(FirstIc + I) * InPlane];
-        const double W = Taps[0];
-        for (size_t P = 0; P < Plane; ++P)
-          Acc[P] += double(Src[P]) * W;
-        continue;
-      }
-      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-        for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-          const double W = Taps[Ky * L.KW + Kx];
-          const Span X = XSpans[Kx];
-          for (unsigned Oy = 0; Oy < L.Out.H; ++Oy) {
-            const int64_t Iy = inputCoord(Oy, L.SH, L.PadT, Ky);
-            if (!inside(Iy, L.In.H) || X.Begin >= X.End)
-              continue;
-            const float *Row = &In[at(L.In, FirstIc + I, Iy, 0)];
-            double *A = &Acc[size_t(Oy) * L.Out.W];
-            if (L.SW == 1) {
-              const float *Src = Row + (int64_t(Kx) - int64_t(L.PadL));
-              for (unsigned Ox = X.Begin; Ox < X.End; ++Ox)
-                A[Ox] += double(Src[Ox]) * W;
-            } else {
-              for (unsigned Ox = X.Begin; Ox < X.End; ++Ox)
-                A[Ox] += double(Row[inputCoord(Ox, L.SW, L.PadL, Kx)]) * W;
-            }
-          }
-        }
-    }
-    for (size_t P = 0; P < Plane; ++P)
-      Out[OutPlane + P] = float(L.Relu ? std::max(Acc[P], 0.0) : Acc[P]);
-  }
+  detail::convFloat(L, In.data(), Residual ? Residual->data() : nullptr, Out.data());
   return Out;
 }
 

@@ -16,10 +16,14 @@
 
 #include "snow/ir/Calibrate.h"
 
+#include "Parallel.h"
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
+#include <mutex>
 
 using namespace snow::ir;
 
@@ -33,11 +37,103 @@ constexpr int MaxFrac = 24;
 /// Activations are Q(15-f).f with f in 0..15.
 constexpr int MaxActFrac = 15;
 
+/// The largest |X| that is not NaN (0 for none). A maximum does not depend
+/// on the order it is taken in, so parts and lanes may take it separately.
 float maxAbs(const std::vector<float> &V) {
   float M = 0;
-  for (float X : V)
-    M = std::max(M, std::fabs(X));
+  std::mutex Lock;
+  detail::parallelFor(V.size(), 1, 1 << 20, [&](size_t Begin, size_t End) {
+    constexpr unsigned Ways = 8; // independent maxima, which vectorize
+    float Part[Ways] = {};
+    size_t I = Begin;
+    for (; I + Ways <= End; I += Ways)
+      for (unsigned K = 0; K < Ways; ++K)
+        Part[K] = std::max(Part[K], std::fabs(V[I + K]));
+    for (; I < End; ++I)
+      Part[0] = std::max(Part[0], std::fabs(V[I]));
+    std::lock_guard<std::mutex> Guard(Lock);
+    for (float P : Part)
+      M = std::max(M, P);
+  });
   return M;
+}
+
+/// 2^Frac, exactly.
+double powerOfTwo(int Frac) {
+  assert(Frac >= -1022 && Frac <= 1023 && "2^Frac must be a normal double");
+  return std::bit_cast<double>(uint64_t(1023 + Frac) << 52);
+}
+
+/// saturate16(round_half_away_from_zero(Scaled)), NaN to 0 (docs/fixed-point.md).
+/// The rounding direction is arithmetic, not a branch: quantization runs this
+/// on every weight, and random weights would defeat branch prediction.
+int16_t roundToFixed(double Scaled) {
+  // NaN has no fixed-point meaning; 0 keeps the conversions below defined.
+  // Clamping to [-32769, 32768] first changes no saturated result and makes
+  // the truncation exact in int; the fraction left over (Scaled with its
+  // integer bits removed) is exact too.
+  const double C = std::min(std::max(Scaled == Scaled ? Scaled : 0.0, -32769.0), 32768.0);
+  const int T = int(C);
+  const double Frac = C - T;
+  const int R = T + int(Frac >= 0.5) - int(Frac <= -0.5); // half away from zero
+  return int16_t(std::clamp(R, -32768, 32767));
+}
+
+using V4d = double __attribute__((vector_size(32)));
+using V4i = int32_t __attribute__((vector_size(16)));
+using V4s = int16_t __attribute__((vector_size(8)));
+
+/// Q[I] = roundToFixed(V[I] * Scale), four at a time: roundToFixed's steps on
+/// vectors (each lane an IEEE operation, so the same bits). The baseline
+/// x86-64 has no vector double-to-int conversion that would make this pay.
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]]
+#endif
+void roundToFixedVector(const float *V, int16_t *Q, size_t N, double Scale) {
+  size_t I = 0;
+  for (; I + 4 <= N; I += 4) {
+    V4d C = {V[I], V[I + 1], V[I + 2], V[I + 3]};
+    C *= Scale;
+    C = C == C ? C : 0.0;
+    C = C < -32769.0 ? -32769.0 : C;
+    C = C > 32768.0 ? 32768.0 : C;
+    const V4i T = __builtin_convertvector(C, V4i);
+    const V4d Frac = C - __builtin_convertvector(T, V4d);
+    // A true comparison is -1 in each lane.
+    V4i R =
+        T - __builtin_convertvector(Frac >= 0.5, V4i) + __builtin_convertvector(Frac <= -0.5, V4i);
+    R = R < -32768 ? -32768 : R;
+    R = R > 32767 ? 32767 : R;
+    const V4s S = __builtin_convertvector(R, V4s);
+    std::memcpy(Q + I, &S, sizeof(S));
+  }
+  for (; I < N; ++I)
+    Q[I] = roundToFixed(double(V[I]) * Scale);
+}
+
+bool hasAvx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool Has = __builtin_cpu_supports("avx2");
+  return Has;
+#else
+  return false;
+#endif
+}
+
+/// toFixed of every element of V, in parallel. double(X) * 2^Frac is exact
+/// (a float times a power of two in 0..24 stays far inside double's range),
+/// so this is the same value as ldexp gives.
+std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
+  const bool Vector = hasAvx2();
+  const double Scale = powerOfTwo(Frac);
+  std::vector<int16_t> Q(V.size());
+  detail::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
+    if (Vector)
+      return roundToFixedVector(&V[Begin], &Q[Begin], End - Begin, Scale);
+    for (size_t I = Begin; I < End; ++I)
+      Q[I] = roundToFixed(double(V[I]) * Scale);
+  });
+  return Q;
 }
 
 llvm::Error layerError(const Layer &L, const std::string &Msg) {
@@ -48,15 +144,11 @@ llvm::Error layerError(const Layer &L, const std::string &Msg) {
 } // namespace
 
 int16_t snow::ir::toFixed(float X, int Frac) {
-  double Scaled = std::round(std::ldexp(double(X), Frac)); // half away from zero
-  // NaN has no fixed-point meaning; 0 keeps the cast below defined.
-  if (std::isnan(Scaled))
-    return 0;
-  if (Scaled > 32767.0)
-    return 32767;
-  if (Scaled < -32768.0)
-    return -32768;
-  return int16_t(Scaled);
+  // In this range X * 2^Frac neither overflows nor underflows a double, so
+  // the product is exact; beyond it ldexp gives the (saturating) answer.
+  if (Frac >= -800 && Frac <= 800)
+    return roundToFixed(double(X) * powerOfTwo(Frac));
+  return roundToFixed(std::ldexp(double(X), Frac));
 }
 
 float snow::ir::fromFixed(int16_t X, int Frac) { return float(std::ldexp(double(X), -Frac)); }
@@ -154,12 +246,8 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
     // so BFrac may not exceed InFrac + WFrac.
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
-    L.QWeights.reserve(L.Weights.size());
-    for (float W : L.Weights)
-      L.QWeights.push_back(toFixed(W, L.WFrac));
-    L.QBias.reserve(L.Bias.size());
-    for (float B : L.Bias)
-      L.QBias.push_back(toFixed(B, L.BFrac));
+    L.QWeights = toFixedAll(L.Weights, L.WFrac);
+    L.QBias = toFixedAll(L.Bias, L.BFrac);
   }
   return llvm::Error::success();
 }

@@ -13,6 +13,7 @@
 
 #include "snow/ir/Graph.h"
 
+#include "Parallel.h"
 #include "snow/support/Npy.h"
 #include "snow/support/Rng.h"
 #include <cassert>
@@ -42,8 +43,15 @@ void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
       L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
   double A = std::sqrt(6.0 / double(FanIn));
   L.Weights.resize(uint64_t(L.Out.C) * FanIn);
-  for (float &W : L.Weights)
-    W = float(R.uniform(-A, A));
+  // One sequence, drawn in parts on several threads (a large model has tens
+  // of millions of weights): each part skips to its first draw.
+  detail::parallelFor(L.Weights.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
+    snow::Rng Part = R;
+    Part.discard(Begin);
+    for (size_t I = Begin; I < End; ++I)
+      L.Weights[I] = float(Part.uniform(-A, A));
+  });
+  R.discard(L.Weights.size());
   L.Bias.assign(L.Out.C, 0.0f);
   if (HasBias)
     for (float &B : L.Bias)

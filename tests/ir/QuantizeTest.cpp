@@ -10,6 +10,7 @@
 #include "snow/ir/Graph.h"
 
 #include "snow/support/Rng.h"
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -31,6 +32,14 @@ Graph convGraph(std::vector<float> W, std::vector<float> B) {
   L.Bias = std::move(B);
   G.Layers.push_back(L);
   return G;
+}
+
+/// docs/fixed-point.md's conversion, written as plainly as it reads.
+int16_t plainToFixed(float X, int Frac) {
+  const double Scaled = std::round(std::ldexp(double(X), Frac));
+  if (std::isnan(Scaled))
+    return 0;
+  return int16_t(std::clamp(Scaled, -32768.0, 32767.0));
 }
 
 int wFracFor(float MaxW) {
@@ -129,6 +138,35 @@ TEST(Quantize, ToFixedSaturatesBothEnds) {
   EXPECT_EQ(toFixed(-128.01f, 8), -32768);
   EXPECT_EQ(toFixed(-INFINITY, 8), -32768);
   EXPECT_EQ(toFixed(NAN, 8), 0);
+}
+
+TEST(Quantize, EveryWeightFollowsTheRuleAtScale) {
+  // quantize() converts weights in bulk (vectors of four, tails, several
+  // threads), not through toFixed one by one: every element must still
+  // follow the rule. An infinite weight forces WFrac 0, so large weights
+  // saturate; ties are half-integers; the count is not a multiple of 4.
+  snow::Rng R(5);
+  const float Special[] = {0.5f,     -0.5f,     1.5f,     -2.5f,    32767.5f, -32768.5f,
+                           32766.5f, -32767.5f, 32768.0f, -32769.f, 1e30f,    -1e30f,
+                           INFINITY, -INFINITY, NAN,      -0.0f,    1e-45f,   -1e-45f};
+  std::vector<float> W;
+  for (size_t I = 0; W.size() < 600003; ++I) {
+    W.push_back(Special[I % std::size(Special)]);
+    W.push_back(float(R.uniform(-40000, 40000)));
+    W.push_back(float(std::floor(R.uniform(-40000, 40000))) + 0.5f);
+  }
+  Graph G = convGraph(W, {0.25f});
+  quantize(G, 8);
+  const Layer &L = G.Layers[0];
+  ASSERT_EQ(L.WFrac, 0);
+  ASSERT_EQ(L.QWeights.size(), W.size());
+  for (size_t I = 0; I < W.size(); ++I)
+    ASSERT_EQ(L.QWeights[I], plainToFixed(W[I], 0)) << "weight " << I << " = " << W[I];
+  for (int Frac = 0; Frac <= 24; ++Frac)
+    for (size_t I = 0; I < 3000; ++I) {
+      const float X = std::ldexp(W[I], -Frac);
+      ASSERT_EQ(toFixed(X, Frac), plainToFixed(X, Frac)) << X << " at " << Frac;
+    }
 }
 
 TEST(Quantize, FromFixedIsExact) {

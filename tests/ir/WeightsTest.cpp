@@ -47,6 +47,28 @@ TEST(Weights, SeededValuesFollowTheDocumentedRecipe) {
     ASSERT_EQ(B, float(R.uniform(-0.1, 0.1)));
 }
 
+TEST(Weights, LargeLayersDrawOneSequenceInParts) {
+  // Seeding splits a large layer's draws over threads, each part skipping
+  // ahead (Rng::discard): the values must still be one sequence, weights
+  // first and biases after, as in the recipe.
+  Graph G = parseOk("name: m\ninput: {shape: [128, 6, 6]}\nweights: {seed: 9}\nlayers:\n"
+                    "  - {name: big, type: conv, out_channels: 128, kernel: 6}\n");
+  const Layer &L = G.Layers[0];
+  snow::Rng R(9 ^ snow::hashName("big"));
+  const double Bound = std::sqrt(6.0 / (128 * 6 * 6));
+  ASSERT_EQ(L.Weights.size(), 128u * 128 * 6 * 6);
+  for (size_t I = 0; I < L.Weights.size(); ++I)
+    ASSERT_EQ(L.Weights[I], float(R.uniform(-Bound, Bound))) << "weight " << I;
+  for (float B : L.Bias)
+    ASSERT_EQ(B, float(R.uniform(-0.1, 0.1)));
+
+  snow::Rng A(3), B(3);
+  for (int I = 0; I < 1000; ++I)
+    A.next();
+  B.discard(1000);
+  EXPECT_EQ(A.next(), B.next()) << "discard(N) is N draws";
+}
+
 TEST(Weights, SeededValuesStayInRange) {
   Graph G = parseOk(model("3", Two));
   for (const Layer &L : G.Layers) {

@@ -18,7 +18,7 @@ class Rng {
 public:
   explicit Rng(uint64_t Seed) : State(Seed) {}
   uint64_t next() {
-    uint64_t Z = (State += 0x9e3779b97f4a7c15ULL);
+    uint64_t Z = (State += Gamma);
     Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
     return Z ^ (Z >> 31);
@@ -27,8 +27,12 @@ public:
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
   /// Uniform in [Lo, Hi).
   double uniform(double Lo, double Hi) { return Lo + (Hi - Lo) * uniform(); }
+  /// Skips N draws in O(1) (the state only counts up by Gamma), so parts of
+  /// one long sequence can be drawn in parallel, each from its own copy.
+  void discard(uint64_t N) { State += N * Gamma; }
 
 private:
+  static constexpr uint64_t Gamma = 0x9e3779b97f4a7c15ULL;
   uint64_t State;
 };
 
