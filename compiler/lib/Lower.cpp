@@ -1,31 +1,20 @@
-//===- Lower.cpp - Steps, synchronization and code for conv and pooling ---===//
+//===- Lower.cpp - The code of one step: loads, compute, stores ------------===//
 //
-// See Lower.h for the step model. Register use in the emitted code:
-//   r1, r2   DRAM and buffer addresses of the DMA operation being issued
-//   r3       weights bank base          r4   pixel (= accumulator) counter
-//   r5       input row base             r6   input window pointer
-//   r7       end of the current row     r8   pixels in the tile
-//   r9       pooling result pointer     r10, r11  lane-group loop
-//   r12      bias word address
-// Loads for the next step never touch r3-r12, so they can be emitted
-// between the compute loops of different steps.
+// See Lowerer.h (and Lower.h for the step model and the semaphores).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lower.h"
+#include "Lowerer.h"
+#include "Rounds.h"
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <tuple>
 
 using namespace snow;
 using namespace snow::compiler;
-using isa::Inst;
-using isa::Opcode;
-using isa::Unit;
 
 namespace {
-
-unsigned ceilDiv(uint64_t A, uint64_t B) { return unsigned((A + B - 1) / B); }
 
 /// Where one CU's tile of a step lies, in output and input coordinates.
 struct TileGeom {
@@ -77,45 +66,9 @@ std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) 
   return Out;
 }
 
-class Lowerer {
-public:
-  Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B)
-      : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu),
-        G(V * Lanes), AllMask((1u << NCu) - 1) {}
-
-  void loadWeights(const Step &S);
-  void loadMaps(const Step &S);
-  void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
-  void loadResidual(const Step &S);
-  /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
-  /// half way through its trace loop, or before it if the loop is too short.
-  void compute(const Step &S, const std::vector<Inst> *Mid = nullptr);
-  void store(const Step &S);
-
-private:
-  void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
-                   unsigned &Entry) const;
-  void tileRuns(const Step &S, const TensorView &V, Opcode Op);
-  void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
-           int64_t DStride, uint32_t BStride, uint32_t Mask);
-  void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
-            int16_t Value);
-  void convLoop(const Step &S, const std::vector<Inst> *Mid);
-  void poolLoop(const Step &S, const std::vector<Inst> *Mid);
-  template <typename EntryFn>
-  void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
-               const std::vector<Inst> *Mid);
-  void elementwise(const Step &S);
-
-  Emitter &E;
-  const isa::HwConfig &Hw;
-  const BufferMap &B;
-  const unsigned NCu, Lanes, V, G;
-  const uint32_t AllMask;
-  int LayersSeenDone = -1; ///< Last layer whose LayerDone the load unit consumed.
-};
-
 constexpr unsigned MaxRows = 4095, MaxLen = 65535;
+
+} // namespace
 
 void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows,
                   unsigned Len, int64_t DStride, uint32_t BStride, uint32_t Mask) {
@@ -527,151 +480,4 @@ void Lowerer::loadResidual(const Step &S) {
   E.wait(Unit::Load, OutFree + S.OutBuf);
   tileRuns(S, S.P->Res, Opcode::LD_MAP);
   E.signal(Unit::Load, ResFull + S.OutBuf);
-}
-
-} // namespace
-
-std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
-                                            const CompileOptions &Opts) {
-  std::vector<Step> Steps;
-  unsigned InCount = 0, WCount = 0, OutCount = 0;
-  for (const LayerPlan &P : Plans) {
-    size_t First = Steps.size();
-    auto Add = [&](unsigned RoundIdx, unsigned Chunk) {
-      Step S;
-      S.P = &P;
-      S.RoundIdx = RoundIdx;
-      S.Chunk = Chunk;
-      Steps.push_back(S);
-    };
-    for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
-      if (P.Depthwise || P.Elementwise) {
-        // Output group Og reads exactly input chunk Og (every CU of a round
-        // has the same group).
-        Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
-        continue;
-      }
-      for (unsigned C = 0; C < P.NChunks; ++C)
-        Add(Rd, C);
-    }
-    for (size_t K = First; K < Steps.size(); ++K) {
-      Step &S = Steps[K];
-      const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
-      S.FirstOfLayer = !Prev && P.FirstPart;
-      S.LastOfPlan = K + 1 == Steps.size();
-      S.LastOfLayer = S.LastOfPlan && P.LastPart;
-      auto Same = [&](auto Field) {
-        const Round &A = Prev->round(), &Bd = S.round();
-        for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
-          if (A.Cus[Cu].active() != Bd.Cus[Cu].active() ||
-              (A.Cus[Cu].active() && A.Cus[Cu].*Field != Bd.Cus[Cu].*Field))
-            return false;
-        return true;
-      };
-      S.NewMap = !Prev || !Same(&Work::Tile) || (Prev->Chunk != S.Chunk && !P.FullDepth);
-      S.NewW = P.IsConv && (!Prev || !Same(&Work::Og) || Prev->Chunk != S.Chunk);
-      S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.NChunks;
-      if (Prev) {
-        Steps[K - 1].LastMapUse = S.NewMap;
-        Steps[K - 1].LastWUse = S.NewW;
-      }
-      if (S.LastOfPlan)
-        S.LastMapUse = S.LastWUse = true;
-      unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
-      InCount += S.NewMap;
-      WCount += S.NewW;
-      S.InBuf = (InCount - 1) % Banks;
-      S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
-      S.OutBuf = OutCount % Banks;
-      OutCount += S.Writes;
-    }
-  }
-  return Steps;
-}
-
-void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
-                                 const isa::HwConfig &Hw, const BufferMap &B,
-                                 const CompileOptions &Opts) {
-  Lowerer Low(E, Hw, B);
-  E.beginRegion("prologue");
-  // Both banks of every double-buffered resource start free.
-  for (unsigned Bank = 0; Bank < 2; ++Bank) {
-    E.signal(Unit::Compute, InFree + Bank);
-    E.signal(Unit::Compute, WFree + Bank);
-    E.signal(Unit::Store, OutFree + Bank);
-  }
-  auto Loads = [&](const Step &S, bool Weights, bool Maps) {
-    if (Weights && S.NewW)
-      Low.loadWeights(S);
-    if (Maps && S.NewMap)
-      Low.loadMaps(S);
-    if (Maps && S.Writes && S.P->L->HasResidual)
-      Low.loadResidual(S);
-  };
-  auto Body = [&](const Step &S, const std::vector<Inst> *Mid) {
-    if (S.FirstOfLayer) {
-      E.beginRegion("layer '" + S.P->L->Name + "'");
-      E.mark(S.P->Index);
-    }
-    Low.compute(S, Mid);
-    if (S.Writes)
-      Low.store(S);
-  };
-  if (!Opts.DoubleBuffer) {
-    for (const Step &S : Steps) {
-      if (S.FirstOfLayer) {
-        E.beginRegion("layer '" + S.P->L->Name + "'");
-        E.mark(S.P->Index);
-      }
-      Loads(S, true, true);
-      Low.compute(S);
-      if (S.Writes)
-        Low.store(S);
-      if (S.LastOfLayer)
-        E.signal(Unit::Store, LayerDone);
-    }
-    E.halt();
-    return;
-  }
-  if (!Steps.empty())
-    Loads(Steps[0], true, true);
-  for (size_t K = 0; K < Steps.size(); ++K) {
-    const Step &S = Steps[K];
-    const Step *Next = K + 1 < Steps.size() ? &Steps[K + 1] : nullptr;
-    // Prefetch: the next step's weights always; its maps within the layer,
-    // or for a new layer that does not read this one's output (its maps
-    // only wait for older layers, whose LayerDone was signalled already).
-    const bool EarlyMaps =
-        Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
-    // Memory-access balancing: the load unit starts the next step's loads
-    // with a wait for banks that this step's predecessor frees, so they queue
-    // up behind it. If they outnumber half a queue, the control core would
-    // stall on the full load queue before it had issued this step's traces,
-    // and the compute unit would idle; the loads beyond half a queue go
-    // half way through this step's trace loop instead.
-    std::vector<Inst> Tail;
-    if (Next) {
-      const uint32_t From = E.pc();
-      Loads(*Next, true, EarlyMaps);
-      if (Opts.BalanceLoads) {
-        std::vector<Inst> All = E.takeFrom(From);
-        size_t Cut = 0;
-        for (unsigned Ops = 0; Cut < All.size(); ++Cut)
-          if (isa::opInfo(All[Cut].Op).U != Unit::Ctrl && ++Ops > Hw.QueueDepth / 2)
-            break;
-        // Keep a DMA with the two li that set its address registers.
-        while (Cut > 0 && Cut < All.size() && isa::opInfo(All[Cut - 1].Op).U == Unit::Ctrl)
-          --Cut;
-        E.append({All.begin(), All.begin() + Cut});
-        Tail.assign(All.begin() + Cut, All.end());
-      }
-    }
-    Body(S, Tail.empty() ? nullptr : &Tail);
-    if (S.LastOfLayer) {
-      E.signal(Unit::Store, LayerDone);
-      if (Next && !EarlyMaps)
-        Loads(*Next, false, true);
-    }
-  }
-  E.halt();
 }

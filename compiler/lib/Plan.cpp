@@ -1,15 +1,17 @@
-//===- Plan.cpp - Workload breakdown: chunks, tiles and loop order --------===//
+//===- Plan.cpp - Workload breakdown: chunks, tiles, rounds, trace mode ---===//
 //
 // For each layer, enumerates channel-chunk counts and output tile shapes that
 // fit the buffers (weights bank for the kernel chunk, accumulators and output
-// region for the tile, input region for the tile's receptive field), estimates
-// cycles as max(compute, DRAM transfer) for kernel-stationary and
-// map-stationary loop orders, and keeps the cheapest. The model is deliberately
-// simple: the simulator, not this estimate, is the judge.
+// region for the tile, input region for the tile's receptive field), the ways
+// of packing work items into rounds (Rounds.h), both loop orders and, for
+// convolutions whose channels leave lanes idle, multi-pixel traces over the
+// whole layer or its remainder; each candidate is costed (Cost.h) and the
+// cheapest kept.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Plan.h"
+#include "Cost.h"
 #include <algorithm>
 #include <optional>
 #include <fmt/format.h>
@@ -17,8 +19,6 @@
 using namespace snow;
 using namespace snow::compiler;
 
-static unsigned ceilDiv(uint64_t A, uint64_t B) { return unsigned((A + B - 1) / B); }
-static unsigned roundUp(unsigned A, unsigned B) { return ceilDiv(A, B) * B; }
 
 static llvm::Error planError(const ir::Layer &L, const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
@@ -97,29 +97,6 @@ std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wo
   return S;
 }
 
-/// A plan's estimated cycles and DRAM bytes. Plans are ranked by Score:
-/// the cycles plus a sixteenth of the channel time of the bytes. The estimate
-/// is good to a percent or two, so between plans that close the one that
-/// moves less data wins: it leaves the channel to the prefetches and stores
-/// of the layers around it (and costs less energy).
-struct Cost {
-  uint64_t Cycles = UINT64_MAX, Bytes = UINT64_MAX, Score = UINT64_MAX;
-  Cost() = default;
-  Cost(uint64_t Cycles, uint64_t Bytes, const isa::HwConfig &Hw)
-      : Cycles(Cycles), Bytes(Bytes), Score(Cycles + Hw.dramCycles(Bytes) / 16) {}
-  bool operator<(const Cost &O) const {
-    return Score != O.Score ? Score < O.Score : Cycles < O.Cycles;
-  }
-};
-
-/// How rounds are formed from the (output group, tile) work items.
-enum class Packing {
-  Tiles,    ///< CUs take consecutive tiles of one output group.
-  Channels, ///< CUs take consecutive output groups of one tile.
-  Mixed,    ///< Items in loop order, NCu to a round, whatever they are.
-  Balanced, ///< As Mixed, but the largest tiles first (rounds of like sizes).
-};
-
 } // namespace
 
 /// Fills the tile fields of P for shape (R, Wt); false if the input region
@@ -137,258 +114,6 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
   P.NColBlocks = ceilDiv(L.Out.W, Wt);
   P.NTiles = P.NRowBlocks * P.NColBlocks;
   return true;
-}
-
-/// Builds P.Rounds: the work items (every output group of every tile) in
-/// loop order (output groups outermost unless map-stationary), NCu to a round.
-static void makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
-  assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
-  P.Rounds.clear();
-  const unsigned NOg = P.NOg, NT = P.NTiles;
-  Round Rd;
-  unsigned Filled = 0;
-  auto Flush = [&] {
-    if (!Filled)
-      return;
-    // Elementwise operands are accumulator entries laid out R x Wt in the
-    // input region: the entries keep the region's pitch.
-    if (P.Elementwise)
-      Rd.ExtC = P.Wt;
-    // A multi-pixel trace takes pix() pixels of one row.
-    Rd.ExtC = roundUp(Rd.ExtC, P.pix());
-    P.Rounds.push_back(Rd);
-    Rd = Round();
-    Filled = 0;
-  };
-  auto Put = [&](unsigned Cu, Work W) {
-    Rd.Cus[Cu] = W;
-    Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
-    Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
-    ++Filled;
-  };
-  if (How == Packing::Tiles || How == Packing::Channels) {
-    // Aligned rounds: a group of NCu tiles (or output groups) never mixes
-    // with the next output group (or tile).
-    const bool ByTile = How == Packing::Tiles;
-    const unsigned Outer = ByTile ? NOg : NT, Inner = ceilDiv(ByTile ? NT : NOg, NCu);
-    auto Emit = [&](unsigned O, unsigned G) {
-      for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-        unsigned K = G * NCu + Cu;
-        if (K < (ByTile ? NT : NOg))
-          Put(Cu, ByTile ? Work{int(O), int(K)} : Work{int(K), int(O)});
-      }
-      Flush();
-    };
-    // Kernel-stationary keeps output groups outermost, map-stationary tiles.
-    const bool OuterFirst = ByTile != P.MapStationary;
-    for (unsigned A = 0; A < (OuterFirst ? Outer : Inner); ++A)
-      for (unsigned B = 0; B < (OuterFirst ? Inner : Outer); ++B)
-        OuterFirst ? Emit(A, B) : Emit(B, A);
-    return;
-  }
-  // Items in loop order; Balanced visits them largest tiles first (a tile's
-  // size is one of at most four: whole or edge rows times whole or edge
-  // columns), keeping the loop order within a size.
-  std::vector<unsigned> Size(NT), Sizes;
-  for (unsigned T = 0; T < NT; ++T)
-    Size[T] = P.validRows(T) * P.validCols(T);
-  if (How == Packing::Balanced) {
-    for (unsigned T = 0; T < NT; ++T)
-      if (std::find(Sizes.begin(), Sizes.end(), Size[T]) == Sizes.end())
-        Sizes.push_back(Size[T]);
-    std::sort(Sizes.rbegin(), Sizes.rend());
-  } else {
-    Sizes.push_back(0);
-  }
-  for (unsigned Sz : Sizes)
-    for (unsigned A = 0; A < (P.MapStationary ? NT : NOg); ++A)
-      for (unsigned B = 0; B < (P.MapStationary ? NOg : NT); ++B) {
-        Work W = P.MapStationary ? Work{int(B), int(A)} : Work{int(A), int(B)};
-        if (Sz && Size[unsigned(W.Tile)] != Sz)
-          continue;
-        Put(Filled, W);
-        if (Filled == NCu)
-          Flush();
-      }
-  Flush();
-}
-
-namespace {
-
-/// What the cost model needs of one round, independent of channel chunks.
-struct RoundInfo {
-  uint32_t Pixels = 0, Ogs = 0, Tiles = 0, Active = 0; ///< Pixels: entries (traces).
-  uint32_t Rows = 0; ///< Output rows the round's loop covers.
-  bool OgChanged = true, TileChanged = true;
-};
-
-/// ... and of a whole round list.
-struct RoundSummary {
-  std::vector<RoundInfo> Rounds;
-  uint64_t Pixels = 0;
-  uint64_t OgLoads = 0, OgLoadsOnChange = 0;     ///< Distinct output groups per round.
-  uint64_t TileLoads = 0, TileLoadsOnChange = 0; ///< Distinct tiles per round.
-};
-
-RoundSummary summarize(const LayerPlan &P, unsigned NCu) {
-  RoundSummary S;
-  const Round *Prev = nullptr;
-  std::vector<int> Ogs, Tiles;
-  for (const Round &Rd : P.Rounds) {
-    Ogs.clear();
-    Tiles.clear();
-    RoundInfo I;
-    I.OgChanged = I.TileChanged = !Prev;
-    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-      const Work &W = Rd.Cus[Cu];
-      if (Prev && (Prev->Cus[Cu].Og != W.Og || Prev->Cus[Cu].active() != W.active()))
-        I.OgChanged = true;
-      if (Prev && Prev->Cus[Cu].Tile != W.Tile)
-        I.TileChanged = true;
-      if (!W.active())
-        continue;
-      ++I.Active;
-      if (std::find(Ogs.begin(), Ogs.end(), W.Og) == Ogs.end())
-        Ogs.push_back(W.Og);
-      if (std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
-        Tiles.push_back(W.Tile);
-    }
-    I.Pixels = Rd.pixels() >> P.PixLog; // Traces: one per accumulator entry.
-    I.Rows = Rd.ExtR;
-    I.Ogs = uint32_t(Ogs.size());
-    I.Tiles = uint32_t(Tiles.size());
-    S.Pixels += I.Pixels;
-    S.OgLoads += I.Ogs;
-    S.TileLoads += I.Tiles;
-    S.OgLoadsOnChange += I.OgChanged ? I.Ogs : 0;
-    S.TileLoadsOnChange += I.TileChanged ? I.Tiles : 0;
-    S.Rounds.push_back(I);
-    Prev = &Rd;
-  }
-  return S;
-}
-
-} // namespace
-
-/// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
-/// over the whole layer; if it cannot beat Bound, that is the answer.
-/// Otherwise the steps are played through a model of the double-buffered
-/// pipeline: a step's loads start once the channel is free and the bank they
-/// overwrite has been computed on (two steps back), its compute once its data
-/// has landed and the previous step's compute is done; a writing step's
-/// stores share the channel with the next loads. The first step's weights
-/// come early (prefetched during the layer before), its maps do not.
-static Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
-                     uint64_t Bound) {
-  const ir::Layer &L = *P.L;
-  const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
-  const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
-  const uint64_t Wb = Hw.writebackCyclesPerEntry();
-  const uint64_t Rounds = S.Rounds.size();
-  uint64_t Compute = S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
-  uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
-  uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
-  const bool Chunked = P.NChunks > 1 && !P.FullDepth;
-  // A tile's maps for chunk C; short DMA rows are rounded out to whole bursts.
-  auto TileBytes = [&](unsigned C) {
-    uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
-    if (Chunked)
-      PixelBytes = roundUp(unsigned(PixelBytes), Hw.DramBurstBytes);
-    return RegionRows * RegionCols * PixelBytes;
-  };
-  // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
-  // load the same blocks (one transfer each).
-  auto OgBytes = [&](unsigned C) { return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0)); };
-  uint64_t AllTileBytes = 0;
-  for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
-    AllTileBytes += TileBytes(C);
-  if (!Chunked && P.NChunks > 1)
-    AllTileBytes = TileBytes(0);
-  // A CU stores its channels of each pixel; unless those are whole pixels of
-  // the output tensor, every pixel is a DMA row of its own, rounded out to
-  // whole bursts. A fused residual is loaded the same way before the
-  // writeback.
-  const uint64_t SliceBytes = std::min<uint64_t>(OgCh, P.OcCount) * 2;
-  const bool WholePixels = !P.OutIsSlice && P.OcCount == L.Out.C && OgCh >= P.OcCount;
-  const uint64_t PixelOut =
-      WholePixels ? SliceBytes : roundUp(unsigned(SliceBytes), Hw.DramBurstBytes);
-  const uint64_t PixelIo = PixelOut * (L.HasResidual ? 2 : 1);
-  const uint64_t OutBytes = uint64_t(L.Out.H) * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
-  // With several chunks every round reloads its chunks; with one, a round
-  // loads only what differs from the round before.
-  uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
-  uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
-  uint64_t Bytes = AllTileBytes * MapLoads +
-                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
-  uint64_t Quick = std::max(Compute, Hw.dramCycles(Bytes));
-  if (Quick >= Bound)
-    return {Quick, Bytes, Hw};
-
-  // The control core issues one instruction a cycle, in program order: the
-  // trace loop (4 per trace, 4 per row), 3 per DMA operation (two address
-  // registers and the operation), fills and synchronization. A step whose
-  // instructions outnumber its compute cycles is issue-bound.
-  const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
-  const uint64_t StoreDmas = P.Wt >= L.Out.W ? 1 : 0; // Else one per tile row.
-  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
-  bool FirstStep = true;
-  for (const RoundInfo &I : S.Rounds)
-    for (unsigned C = 0; C < P.NChunks; ++C) {
-      const bool Last = C + 1 == P.NChunks;
-      uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
-      if (Last)
-        Comp += I.Pixels * Wb + Hw.MacPipelineDepth;
-      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
-      if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
-        In += I.Ogs * OgBytes(C);
-        Ctrl += I.Ogs * V * 3 + 2;
-      }
-      if (Chunked || (C == 0 && I.TileChanged)) {
-        In += I.Tiles * TileBytes(C);
-        Ctrl += I.Tiles * (MapDmas * 3 + 4) + 2;
-      }
-      if (Last) {
-        uint64_t Dmas = I.Active * (StoreDmas ? 1 : I.Rows) * (L.HasResidual ? 2 : 1);
-        Ctrl += Dmas * 3 + 6;
-      }
-      if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
-        In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
-      uint64_t Start = std::max(ChanFree, CPrev2);
-      ChanFree = Start + Hw.dramCycles(In + Pending);
-      uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
-      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
-      Issued += Ctrl;
-      CPrev2 = CPrev;
-      CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);
-      FirstStep = false;
-    }
-  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes, Hw};
-}
-
-static Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
-  const ir::Layer &L = *P.L;
-  const uint64_t KK = uint64_t(L.KH) * L.KW;
-  uint64_t Groups = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
-    Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
-  uint64_t Pixels = 0;
-  for (const Round &Rd : P.Rounds)
-    Pixels += Rd.pixels();
-  // Each window costs KK cycles, but the control core needs ~3 instructions
-  // to issue it, so short windows are issue-bound.
-  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(KK, 3) + P.Rounds.size() * 20 * P.NChunks;
-  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw};
-}
-
-/// Whether some round gives CUs different output groups of one tile.
-static bool splitsChannels(const LayerPlan &P) {
-  for (const Round &Rd : P.Rounds)
-    for (size_t A = 0; A < Rd.Cus.size(); ++A)
-      for (size_t B = A + 1; B < Rd.Cus.size(); ++B)
-        if (Rd.Cus[A].active() && Rd.Cus[A].Tile == Rd.Cus[B].Tile && Rd.Cus[A].Og != Rd.Cus[B].Og)
-          return true;
-  return false;
 }
 
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel

@@ -1,0 +1,123 @@
+//===- Cost.cpp - The planner's cost model --------------------------------===//
+//
+// See Cost.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cost.h"
+#include <algorithm>
+
+using namespace snow;
+using namespace snow::compiler;
+
+/// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
+/// over the whole layer; if it cannot beat Bound, that is the answer.
+/// Otherwise the steps are played through a model of the double-buffered
+/// pipeline: a step's loads start once the channel is free and the bank they
+/// overwrite has been computed on (two steps back), its compute once its data
+/// has landed and the previous step's compute is done; a writing step's
+/// stores share the channel with the next loads. The first step's weights
+/// come early (prefetched during the layer before), its maps do not.
+Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S,
+                              const isa::HwConfig &Hw, uint64_t Bound) {
+  const ir::Layer &L = *P.L;
+  const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
+  const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
+  const uint64_t Wb = Hw.writebackCyclesPerEntry();
+  const uint64_t Rounds = S.Rounds.size();
+  uint64_t Compute = S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
+  uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
+  uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
+  const bool Chunked = P.NChunks > 1 && !P.FullDepth;
+  // A tile's maps for chunk C; short DMA rows are rounded out to whole bursts.
+  auto TileBytes = [&](unsigned C) {
+    uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
+    if (Chunked)
+      PixelBytes = roundUp(unsigned(PixelBytes), Hw.DramBurstBytes);
+    return RegionRows * RegionCols * PixelBytes;
+  };
+  // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
+  // load the same blocks (one transfer each).
+  auto OgBytes = [&](unsigned C) { return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0)); };
+  uint64_t AllTileBytes = 0;
+  for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
+    AllTileBytes += TileBytes(C);
+  if (!Chunked && P.NChunks > 1)
+    AllTileBytes = TileBytes(0);
+  // A CU stores its channels of each pixel; unless those are whole pixels of
+  // the output tensor, every pixel is a DMA row of its own, rounded out to
+  // whole bursts. A fused residual is loaded the same way before the
+  // writeback.
+  const uint64_t SliceBytes = std::min<uint64_t>(OgCh, P.OcCount) * 2;
+  const bool WholePixels = !P.OutIsSlice && P.OcCount == L.Out.C && OgCh >= P.OcCount;
+  const uint64_t PixelOut =
+      WholePixels ? SliceBytes : roundUp(unsigned(SliceBytes), Hw.DramBurstBytes);
+  const uint64_t PixelIo = PixelOut * (L.HasResidual ? 2 : 1);
+  const uint64_t OutBytes = uint64_t(L.Out.H) * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
+  // With several chunks every round reloads its chunks; with one, a round
+  // loads only what differs from the round before.
+  uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
+  uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
+  uint64_t Bytes = AllTileBytes * MapLoads +
+                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
+  uint64_t Quick = std::max(Compute, Hw.dramCycles(Bytes));
+  if (Quick >= Bound)
+    return {Quick, Bytes, Hw};
+
+  // The control core issues one instruction a cycle, in program order: the
+  // trace loop (4 per trace, 4 per row), 3 per DMA operation (two address
+  // registers and the operation), fills and synchronization. A step whose
+  // instructions outnumber its compute cycles is issue-bound.
+  const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
+  const uint64_t StoreDmas = P.Wt >= L.Out.W ? 1 : 0; // Else one per tile row.
+  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
+  bool FirstStep = true;
+  for (const RoundInfo &I : S.Rounds)
+    for (unsigned C = 0; C < P.NChunks; ++C) {
+      const bool Last = C + 1 == P.NChunks;
+      uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
+      if (Last)
+        Comp += I.Pixels * Wb + Hw.MacPipelineDepth;
+      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
+      if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
+        In += I.Ogs * OgBytes(C);
+        Ctrl += I.Ogs * V * 3 + 2;
+      }
+      if (Chunked || (C == 0 && I.TileChanged)) {
+        In += I.Tiles * TileBytes(C);
+        Ctrl += I.Tiles * (MapDmas * 3 + 4) + 2;
+      }
+      if (Last) {
+        uint64_t Dmas = I.Active * (StoreDmas ? 1 : I.Rows) * (L.HasResidual ? 2 : 1);
+        Ctrl += Dmas * 3 + 6;
+      }
+      if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
+        In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
+      uint64_t Start = std::max(ChanFree, CPrev2);
+      ChanFree = Start + Hw.dramCycles(In + Pending);
+      uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
+      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
+      Issued += Ctrl;
+      CPrev2 = CPrev;
+      CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);
+      FirstStep = false;
+    }
+  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes, Hw};
+}
+
+Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  const uint64_t KK = uint64_t(L.KH) * L.KW;
+  uint64_t Groups = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
+  uint64_t Pixels = 0;
+  for (const Round &Rd : P.Rounds)
+    Pixels += Rd.pixels();
+  // Each window costs KK cycles, but the control core needs ~3 instructions
+  // to issue it, so short windows are issue-bound.
+  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(KK, 3) + P.Rounds.size() * 20 * P.NChunks;
+  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw};
+}
+

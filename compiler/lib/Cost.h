@@ -1,0 +1,38 @@
+//===- Cost.h - The planner's cost model ---------------------------*- C++ -*-===//
+//
+// Estimates of a layer plan's cycles and DRAM bytes (Cost.cpp explains the
+// model). The simulator, not this estimate, is the judge; the estimate only
+// has to rank plans. Internal to snow_compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_COST_H
+#define SNOW_COMPILER_COST_H
+
+#include "Rounds.h"
+
+namespace snow::compiler {
+
+/// A plan's estimated cycles and DRAM bytes. Plans are ranked by Score:
+/// the cycles plus a sixteenth of the channel time of the bytes. The estimate
+/// is good to a percent or two, so between plans that close the one that
+/// moves less data wins: it leaves the channel to the prefetches and stores
+/// of the layers around it (and costs less energy).
+struct Cost {
+  uint64_t Cycles = UINT64_MAX, Bytes = UINT64_MAX, Score = UINT64_MAX;
+  Cost() = default;
+  Cost(uint64_t Cycles, uint64_t Bytes, const isa::HwConfig &Hw)
+      : Cycles(Cycles), Bytes(Bytes), Score(Cycles + Hw.dramCycles(Bytes) / 16) {}
+  bool operator<(const Cost &O) const {
+    return Score != O.Score ? Score < O.Score : Cycles < O.Cycles;
+  }
+};
+
+/// A conv plan's cost; Bound is the best score so far (a plan whose quick
+/// bound cannot beat it is not played through).
+Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
+/// A pooling plan's cost: max(compute, DRAM).
+Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
+
+} // namespace snow::compiler
+
+#endif

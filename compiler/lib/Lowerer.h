@@ -1,0 +1,71 @@
+//===- Lowerer.h - The code of one step --------------------------*- C++ -*-===//
+//
+// Emits the instructions of one step: its loads (weights, maps with their
+// padding fills, a fused residual), its compute (trace, pooling or
+// elementwise loops, bias, writeback) and its stores, with the semaphores of
+// the double-buffering protocol (Lower.h). Sequence.cpp decides in which
+// order the steps' parts are emitted. Internal to snow_compiler.
+//
+// Register use in the emitted code:
+//   r1, r2   DRAM and buffer addresses of the DMA operation being issued
+//   r3       weights bank base          r4   entry (accumulator) counter
+//   r5       input row base             r6   input window pointer
+//   r7       end of the current row     r8   end of the loop
+//   r9       pooling result pointer     r10, r11  lane-group loop
+//   r12      bias word address
+// Loads never touch r3-r12, so the next step's loads can be emitted between
+// (and inside) the compute loops of another step.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_LOWERER_H
+#define SNOW_COMPILER_LOWERER_H
+
+#include "Lower.h"
+
+namespace snow::compiler {
+
+using isa::Inst;
+using isa::Opcode;
+using isa::Unit;
+
+class Lowerer {
+public:
+  Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B)
+      : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu),
+        G(V * Lanes), AllMask((1u << NCu) - 1) {}
+
+  void loadWeights(const Step &S);
+  void loadMaps(const Step &S);
+  void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
+  void loadResidual(const Step &S);
+  /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
+  /// half way through its trace loop, or before it if the loop is too short.
+  void compute(const Step &S, const std::vector<Inst> *Mid = nullptr);
+  void store(const Step &S);
+
+private:
+  void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
+                   unsigned &Entry) const;
+  void tileRuns(const Step &S, const TensorView &V, Opcode Op);
+  void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
+           int64_t DStride, uint32_t BStride, uint32_t Mask);
+  void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
+            int16_t Value);
+  void convLoop(const Step &S, const std::vector<Inst> *Mid);
+  void poolLoop(const Step &S, const std::vector<Inst> *Mid);
+  template <typename EntryFn>
+  void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
+               const std::vector<Inst> *Mid);
+  void elementwise(const Step &S);
+
+  Emitter &E;
+  const isa::HwConfig &Hw;
+  const BufferMap &B;
+  const unsigned NCu, Lanes, V, G;
+  const uint32_t AllMask;
+  int LayersSeenDone = -1; ///< Last layer whose LayerDone the load unit consumed.
+};
+
+} // namespace snow::compiler
+
+#endif
