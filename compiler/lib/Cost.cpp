@@ -66,10 +66,13 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S,
 
   // The control core issues one instruction a cycle, in program order: the
   // trace loop (4 per trace, 4 per row), 3 per DMA operation (two address
-  // registers and the operation), fills and synchronization. A step whose
+  // registers and the operation; 5 in a DMA loop), fills and synchronization. A step whose
   // instructions outnumber its compute cycles is issue-bound.
+  // Instructions of a series of N DMA operations: unrolled, or a loop of 5
+  // a turn from 4 on (Lowerer::dmaSeries).
+  auto Series = [](uint64_t N) { return N < 4 ? 3 * N : 3 + 5 * N; };
   const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
-  const uint64_t StoreDmas = P.Wt >= L.Out.W ? 1 : 0; // Else one per tile row.
+  const bool WholeRows = P.Wt >= L.Out.W; // A tile's stores: one DMA, else one per row.
   uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
   bool FirstStep = true;
   for (const RoundInfo &I : S.Rounds)
@@ -85,11 +88,10 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S,
       }
       if (Chunked || (C == 0 && I.TileChanged)) {
         In += I.Tiles * TileBytes(C);
-        Ctrl += I.Tiles * (MapDmas * 3 + 4) + 2;
+        Ctrl += I.Tiles * (Series(MapDmas) + 4) + 2;
       }
       if (Last) {
-        uint64_t Dmas = I.Active * (StoreDmas ? 1 : I.Rows) * (L.HasResidual ? 2 : 1);
-        Ctrl += Dmas * 3 + 6;
+        Ctrl += I.Active * Series(WholeRows ? 1 : I.Rows) * (L.HasResidual ? 2 : 1) + 6;
       }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;

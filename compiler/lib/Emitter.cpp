@@ -73,15 +73,59 @@ void Emitter::mark(unsigned Layer) {
   emit(I);
 }
 
-std::vector<Inst> Emitter::takeFrom(uint32_t From) {
+Emitter::Block Emitter::takeFrom(uint32_t From) {
   assert(From <= pc() && "takeFrom past the end");
-  for (auto [Pc, Id] : Fixups)
-    assert(Pc < From && "a branch would move");
-  for (int64_t L : LabelPc)
-    assert((L < 0 || L < int64_t(From)) && "a label would move");
-  std::vector<Inst> Out(Code.begin() + From, Code.end());
+  Block B;
+  B.Insts.assign(Code.begin() + From, Code.end());
   Code.resize(From);
-  return Out;
+  for (unsigned Id = 0; Id < LabelPc.size(); ++Id)
+    if (LabelPc[Id] >= int64_t(From)) {
+      B.Labels.push_back({Id, uint32_t(LabelPc[Id] - From)});
+      LabelPc[Id] = -1;
+    }
+  std::erase_if(Fixups, [&](auto &F) {
+    if (F.first < From)
+      return false;
+    B.Fixups.push_back({F.first - From, F.second});
+    return true;
+  });
+  return B;
+}
+
+Emitter::Block Emitter::Block::splitAt(uint32_t Pc) {
+  Block Tail;
+  Tail.Insts.assign(Insts.begin() + Pc, Insts.end());
+  Insts.resize(Pc);
+  auto Move = [&](auto &From, auto &To, auto PcOf, auto Shift) {
+    std::erase_if(From, [&](auto &E) {
+      if (PcOf(E) < Pc)
+        return false;
+      To.push_back(Shift(E));
+      return true;
+    });
+  };
+  Move(Labels, Tail.Labels, [](auto &E) { return E.second; },
+       [&](auto E) { return std::pair{E.first, E.second - Pc}; });
+  Move(Fixups, Tail.Fixups, [](auto &E) { return E.first; },
+       [&](auto E) { return std::pair{E.first - Pc, E.second}; });
+#ifndef NDEBUG
+  for (auto [FPc, Id] : Fixups)
+    for (auto [LId, LPc] : Tail.Labels)
+      assert(LId != Id && "a branch crosses the split");
+  for (auto [FPc, Id] : Tail.Fixups)
+    for (auto [LId, LPc] : Labels)
+      assert(LId != Id && "a branch crosses the split");
+#endif
+  return Tail;
+}
+
+void Emitter::append(const Block &B) {
+  const uint32_t Base = pc();
+  Code.insert(Code.end(), B.Insts.begin(), B.Insts.end());
+  for (auto [Id, Pc] : B.Labels)
+    LabelPc[Id] = Base + Pc;
+  for (auto [Pc, Id] : B.Fixups)
+    Fixups.push_back({Base + Pc, Id});
 }
 
 llvm::Expected<std::vector<isa::Word128>> Emitter::finish() {

@@ -36,13 +36,19 @@ public:
   void signal(isa::Unit U, unsigned Sem);
   void mark(unsigned Layer);
 
-  /// Moves the instructions emitted from pc From on out of the stream, to be
-  /// emitted again elsewhere with append(). They must not contain branches or
-  /// bound labels (DMA and synchronization sequences do not).
-  std::vector<isa::Inst> takeFrom(uint32_t From);
-  void append(const std::vector<isa::Inst> &Insts) {
-    Code.insert(Code.end(), Insts.begin(), Insts.end());
-  }
+  /// A piece of code cut out of the stream, with its own labels and branches
+  /// (which must not reach outside it), to be emitted again elsewhere.
+  struct Block {
+    std::vector<isa::Inst> Insts;
+    std::vector<std::pair<unsigned, uint32_t>> Labels; ///< (label, pc in block)
+    std::vector<std::pair<uint32_t, unsigned>> Fixups; ///< (pc in block, label)
+    size_t size() const { return Insts.size(); }
+    /// Splits off the instructions from Pc on (no branch may cross Pc).
+    Block splitAt(uint32_t Pc);
+  };
+  /// Moves the instructions emitted from pc From on out of the stream.
+  Block takeFrom(uint32_t From);
+  void append(const Block &B);
 
   /// Code emitted from now on belongs to What (for error messages).
   void beginRegion(std::string What) { Regions.push_back({pc(), std::move(What)}); }

@@ -12,7 +12,7 @@
 //   r5       input row base             r6   input window pointer
 //   r7       end of the current row     r8   end of the loop
 //   r9       pooling result pointer     r10, r11  lane-group loop
-//   r12      bias word address
+//   r12      bias word address          r13  DMA loop counter
 // Loads never touch r3-r12, so the next step's loads can be emitted between
 // (and inside) the compute loops of another step.
 //
@@ -30,9 +30,9 @@ using isa::Unit;
 
 class Lowerer {
 public:
-  Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B)
+  Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B, bool DmaLoops)
       : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu),
-        G(V * Lanes), AllMask((1u << NCu) - 1) {}
+        G(V * Lanes), AllMask((1u << NCu) - 1), DmaLoops(DmaLoops) {}
 
   void loadWeights(const Step &S);
   void loadMaps(const Step &S);
@@ -40,8 +40,15 @@ public:
   void loadResidual(const Step &S);
   /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
   /// half way through its trace loop, or before it if the loop is too short.
-  void compute(const Step &S, const std::vector<Inst> *Mid = nullptr);
+  void compute(const Step &S, const Emitter::Block *Mid = nullptr);
   void store(const Step &S);
+
+  /// Safe places to cut the code emitted since the last resetCuts() (not
+  /// inside a loop), with the unit operations the program executes before
+  /// each: (pc, operations).
+  void resetCuts() { Cuts.clear(), Ops = 0; }
+  const std::vector<std::pair<uint32_t, uint64_t>> &cuts() const { return Cuts; }
+  uint64_t ops() const { return Ops; }
 
 private:
   void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
@@ -49,13 +56,20 @@ private:
   void tileRuns(const Step &S, const TensorView &V, Opcode Op);
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
            int64_t DStride, uint32_t BStride, uint32_t Mask);
+  /// N DMA operations whose addresses advance by DStep bytes and BStep
+  /// elements: a control-core loop when N is large (compact code), else N
+  /// operations.
+  void dmaSeries(unsigned N, int64_t DStep, int64_t BStep, Opcode Op, uint64_t Dram, uint32_t Buf,
+                 unsigned Idx, unsigned Rows, unsigned Len, int64_t DStride, uint32_t BStride,
+                 uint32_t Mask);
+  void cut() { Cuts.push_back({E.pc(), Ops}); }
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
             int16_t Value);
-  void convLoop(const Step &S, const std::vector<Inst> *Mid);
-  void poolLoop(const Step &S, const std::vector<Inst> *Mid);
+  void convLoop(const Step &S, const Emitter::Block *Mid);
+  void poolLoop(const Step &S, const Emitter::Block *Mid);
   template <typename EntryFn>
   void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
-               const std::vector<Inst> *Mid);
+               const Emitter::Block *Mid);
   void elementwise(const Step &S);
 
   Emitter &E;
@@ -63,7 +77,10 @@ private:
   const BufferMap &B;
   const unsigned NCu, Lanes, V, G;
   const uint32_t AllMask;
+  const bool DmaLoops; ///< CompileOptions::DmaLoops.
   int LayersSeenDone = -1; ///< Last layer whose LayerDone the load unit consumed.
+  std::vector<std::pair<uint32_t, uint64_t>> Cuts;
+  uint64_t Ops = 0;
 };
 
 } // namespace snow::compiler

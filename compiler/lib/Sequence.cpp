@@ -73,7 +73,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
 void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
                                  const isa::HwConfig &Hw, const BufferMap &B,
                                  const CompileOptions &Opts) {
-  Lowerer Low(E, Hw, B);
+  Lowerer Low(E, Hw, B, Opts.DmaLoops);
   E.beginRegion("prologue");
   // Both banks of every double-buffered resource start free.
   for (unsigned Bank = 0; Bank < 2; ++Bank) {
@@ -89,7 +89,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (Maps && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
   };
-  auto Body = [&](const Step &S, const std::vector<Inst> *Mid) {
+  auto Body = [&](const Step &S, const Emitter::Block *Mid) {
     if (S.FirstOfLayer) {
       E.beginRegion("layer '" + S.P->L->Name + "'");
       E.mark(S.P->Index);
@@ -130,24 +130,26 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // stall on the full load queue before it had issued this step's traces,
     // and the compute unit would idle; the loads beyond half a queue go
     // half way through this step's trace loop instead.
-    std::vector<Inst> Tail;
+    Emitter::Block Tail;
     if (Next) {
       const uint32_t From = E.pc();
+      Low.resetCuts();
       Loads(*Next, true, EarlyMaps);
-      if (Opts.BalanceLoads) {
-        std::vector<Inst> All = E.takeFrom(From);
-        size_t Cut = 0;
-        for (unsigned Ops = 0; Cut < All.size(); ++Cut)
-          if (isa::opInfo(All[Cut].Op).U != Unit::Ctrl && ++Ops > Hw.QueueDepth / 2)
-            break;
-        // Keep a DMA with the two li that set its address registers.
-        while (Cut > 0 && Cut < All.size() && isa::opInfo(All[Cut - 1].Op).U == Unit::Ctrl)
-          --Cut;
-        E.append({All.begin(), All.begin() + Cut});
-        Tail.assign(All.begin() + Cut, All.end());
+      if (Opts.BalanceLoads && Low.ops() > Hw.QueueDepth / 2) {
+        // Cut at the last safe place with at most half a queue of
+        // operations before it.
+        uint32_t Cut = 0;
+        for (auto [Pc, Ops] : Low.cuts())
+          if (Ops <= Hw.QueueDepth / 2 && Pc > From)
+            Cut = Pc;
+        if (Cut) {
+          Emitter::Block All = E.takeFrom(From);
+          Tail = All.splitAt(Cut - From);
+          E.append(All);
+        }
       }
     }
-    Body(S, Tail.empty() ? nullptr : &Tail);
+    Body(S, Tail.size() ? &Tail : nullptr);
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
       if (Next && !EarlyMaps)

@@ -67,6 +67,8 @@ static cl::opt<bool> NoBalanceLoads("no-balance-loads",
                                     cl::desc("Issue each step's loads all at once, before the "
                                              "previous step's traces"),
                                     cl::cat(Cat));
+static cl::opt<bool> NoDmaLoops("no-dma-loops",
+                                cl::desc("Unroll every DMA operation (larger code)"), cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
                                    cl::desc("Every layer waits for the previous layer's stores"),
                                    cl::cat(Cat));
@@ -143,6 +145,7 @@ int main(int Argc, char **Argv) {
   Opts.MultiPixel = !NoMultiPixel;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
+  Opts.DmaLoops = !NoDmaLoops;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

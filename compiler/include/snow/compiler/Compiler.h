@@ -55,6 +55,10 @@ struct CompileOptions {
   /// the load queue, issue the rest half way through the previous step's
   /// traces instead of all before them (Lower.cpp, emitProgram).
   bool BalanceLoads = true;
+  /// Hardware loops for code size: a run of DMA operations whose addresses
+  /// advance by constant steps (a region's rows, a tile's rows) becomes a
+  /// control-core loop instead of one operation after another.
+  bool DmaLoops = true;
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw.
