@@ -21,7 +21,8 @@ import tempfile
 MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1"]
 # Each pass's switch (snowc --help); "" is everything on.
 ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-schedule",
-            "--no-gather", "--no-precise-deps", "--no-loop-reorder", "--no-double-buffer"]
+            "--no-balance-loads", "--no-dma-loops", "--no-gather", "--no-precise-deps",
+            "--no-loop-reorder", "--no-double-buffer"]
 
 # Hardware points beside zc706: presets, or zc706 with keys overridden.
 HARDWARE = [
