@@ -354,22 +354,34 @@ void OnnxImporter::importSoftmax() {
     fail(fmt::format("attribute 'axis' = {} is outside the input's rank {}",
                      attrInt("axis", Opset < 13 ? 1 : -1), R));
   // Before opset 13 a softmax normalizes over all axes from 'axis' on; from
-  // 13 over 'axis' alone. The host normalizes each frame's whole vector: all
-  // axes but the batch (axes of size 1 do not matter either way).
+  // 13 over 'axis' alone. The host normalizes within each frame (the batch is
+  // axis 0, and frames run one at a time): over the frame's whole vector, or
+  // over one axis of it (axes of size 1 do not matter either way).
+  bool WholeFrame = true;
   for (int64_t A = 0; A < R; ++A) {
     bool Reduced = Opset < 13 ? A >= Axis : A == Axis;
     bool InFrame = R >= 2 ? A >= 1 : true;
     if (Reduced != InFrame && X.Dims[size_t(A)] != 1)
-      fail(fmt::format("attribute 'axis' = {} (opset {}) on shape {}: the host's softmax "
-                       "normalizes each frame's whole vector, i.e. every axis but the batch "
-                       "axis 0",
-                       attrInt("axis", Opset < 13 ? 1 : -1), Opset, dimsStr(X.Dims)));
+      WholeFrame = false;
   }
+  if (!WholeFrame && (R < 2 || (Axis == 0 && X.Dims[0] != 1)))
+    fail(fmt::format("attribute 'axis' = {} (opset {}) on shape {}: a softmax over the batch "
+                     "axis 0 is not supported: the accelerator runs the frames of a batch one "
+                     "at a time",
+                     attrInt("axis", Opset < 13 ? 1 : -1), Opset, dimsStr(X.Dims)));
   if (Node->output(0) != OutputName)
     fail("a softmax runs on the host after the accelerator, so it must produce the graph "
          "output");
   int Src = X.Layer;
-  if (shapeOf(Src).H != 1 || shapeOf(Src).W != 1) {
+  if (!WholeFrame) {
+    // Groups of Count values Inner apart in the frame's row-major (CHW)
+    // order, which is the ONNX dims' order without the batch.
+    uint64_t Count = 1, Inner = 1;
+    for (int64_t A = std::max<int64_t>(Axis, 1); A < R; ++A)
+      (Opset < 13 || A == Axis ? Count : Inner) *= uint64_t(X.Dims[size_t(A)]);
+    G.SoftmaxCount = unsigned(Count);
+    G.SoftmaxInner = unsigned(Inner);
+  } else if (shapeOf(Src).H != 1 || shapeOf(Src).W != 1) {
     Layer F;
     F.Kind = LayerKind::Flatten;
     F.TypeName = "flatten";

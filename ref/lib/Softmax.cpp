@@ -28,6 +28,23 @@ std::vector<double> snow::ref::softmax(const std::vector<double> &Logits) {
   return P;
 }
 
+std::vector<double> snow::ref::softmax(const std::vector<double> &Logits, size_t Count,
+                                       size_t Inner) {
+  if (Count == 0 || Logits.empty())
+    return softmax(Logits);
+  std::vector<double> Out(Logits.size()), Group(Count);
+  const size_t Block = Count * Inner;
+  for (size_t B = 0; B < Logits.size(); B += Block)
+    for (size_t I = 0; I < Inner; ++I) {
+      for (size_t K = 0; K < Count; ++K)
+        Group[K] = Logits[B + K * Inner + I];
+      std::vector<double> P = softmax(Group);
+      for (size_t K = 0; K < Count; ++K)
+        Out[B + K * Inner + I] = P[K];
+    }
+  return Out;
+}
+
 std::vector<double> snow::ref::dequantize(const std::vector<int16_t> &Fixed, int Frac) {
   std::vector<double> X(Fixed.size());
   for (size_t I = 0; I < Fixed.size(); ++I)

@@ -202,7 +202,7 @@ static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunRe
   fmt::print("  saturated:      {:.4f}%\n", 100.0 * S.saturatedFraction());
   fmt::print("  zero:           {:.4f}%\n", 100.0 * S.zeroFraction());
   printSaturation(G, R);
-  if (G.HostSoftmax)
+  if (G.HostSoftmax && G.SoftmaxCount == 0) // A classifier's scores.
     printClasses(G, R);
 }
 

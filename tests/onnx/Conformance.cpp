@@ -202,7 +202,7 @@ void runDataSet(const std::string &Bytes, const std::string &Dir,
       return Fail("the simulator's output differs from the reference executor's");
     std::vector<double> Value = ref::dequantize(Got, Out.OutFrac);
     if (G.HostSoftmax)
-      Value = ref::softmax(Value);
+      Value = ref::softmax(Value, G.SoftmaxCount, G.SoftmaxInner);
     const double Bound = outputErrorBound(G, layerErrorBounds(G, FrameOf(F), FloatLayers[F]));
     R.Bound = std::max(R.Bound, Bound);
     for (size_t I = 0; I < Value.size(); ++I) {

@@ -229,11 +229,29 @@ TEST(OnnxImport, SoftmaxOverAMapFlattensFirstAndRunsOnTheHost) {
   ASSERT_FALSE(bool(canonicalize(M.G)));
   EXPECT_TRUE(M.G.HostSoftmax);
   EXPECT_EQ(M.G.Layers.size(), 1u);
-  // From opset 13 the same axis is one axis, a softmax per position.
-  EXPECT_NE(importError(model({input("x", {1, 2, 3, 3}),
-                               node("Softmax", "s", {"x"}, {"y"}, {intAttr("axis", 1)}),
-                               output("y", {1, 2, 3, 3})}))
-                .find("the host's softmax normalizes each frame's whole vector"),
+  EXPECT_EQ(M.G.SoftmaxCount, 0u) << "the whole frame";
+}
+
+TEST(OnnxImport, SoftmaxOverOneAxisRunsOnTheHostPerGroup) {
+  // From opset 13 axis 1 is one axis: a softmax over the 2 channels of each
+  // of the 3 x 3 positions, groups of 2 values 9 apart in CHW order; axis 2,
+  // over the 3 rows of each channel and column (3 values 3 apart).
+  for (auto [Axis, Count, Inner] : {std::tuple{1, 2u, 9u}, {2, 3u, 3u}, {-1, 3u, 1u}}) {
+    OnnxModel M = import(model({input("x", {1, 2, 3, 3}), init("W", {2, 2, 1, 1}, ones(4)),
+                                node("Conv", "c", {"x", "W"}, {"t"}),
+                                node("Softmax", "s", {"t"}, {"y"}, {intAttr("axis", Axis)}),
+                                output("y", {1, 2, 3, 3})}));
+    ASSERT_FALSE(bool(canonicalize(M.G)));
+    EXPECT_TRUE(M.G.HostSoftmax);
+    EXPECT_EQ(M.G.output().Out.elems(), 18u) << "no flatten: the frame keeps its shape";
+    EXPECT_EQ(M.G.SoftmaxCount, Count) << "axis " << Axis;
+    EXPECT_EQ(M.G.SoftmaxInner, Inner) << "axis " << Axis;
+  }
+  // Over the batch: the frames of a batch run one at a time.
+  EXPECT_NE(importError(model({input("x", {2, 3}),
+                               node("Softmax", "s", {"x"}, {"y"}, {intAttr("axis", 0)}),
+                               output("y", {2, 3})}))
+                .find("a softmax over the batch axis 0 is not supported"),
             std::string::npos);
 }
 

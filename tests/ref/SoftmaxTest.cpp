@@ -29,6 +29,23 @@ TEST(RefSoftmax, ProbabilitiesOfHandPickedLogits) {
   EXPECT_TRUE(ref::softmax({}).empty());
 }
 
+TEST(RefSoftmax, OneAxisNormalizesEachGroupOnItsOwn) {
+  // A 2 x 3 tensor (row-major): over the 2 rows (Count 2, Inner 3) each
+  // column sums to 1; over the 3 columns (Count 3, Inner 1) each row does.
+  const double L3 = std::log(3.0);
+  std::vector<double> X = {0.0, 5.0, L3, L3, 5.0, 0.0};
+  std::vector<double> Rows = ref::softmax(X, 2, 3);
+  EXPECT_NEAR(Rows[0], 0.25, 1e-15);
+  EXPECT_NEAR(Rows[3], 0.75, 1e-15);
+  EXPECT_NEAR(Rows[1], 0.5, 1e-15);
+  EXPECT_NEAR(Rows[2], 0.75, 1e-15);
+  EXPECT_NEAR(Rows[5], 0.25, 1e-15);
+  std::vector<double> Cols = ref::softmax(X, 3, 1);
+  EXPECT_NEAR(Cols[0] + Cols[1] + Cols[2], 1.0, 1e-15);
+  EXPECT_NEAR(Cols[3] + Cols[4] + Cols[5], 1.0, 1e-15);
+  EXPECT_EQ(ref::softmax(X, 0, 1), ref::softmax(X)) << "Count 0: the whole vector";
+}
+
 TEST(RefSoftmax, DequantizeIsExact) {
   // Q8.8: 384 = 1.5, -1 = -1/256, 32767 = 127.99609375.
   EXPECT_EQ(ref::dequantize({384, -1, 32767}, 8),

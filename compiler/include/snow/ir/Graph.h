@@ -115,6 +115,11 @@ struct Graph {
   std::vector<Layer> Layers; ///< Topological order; the last one is the output.
   /// The last layer was a softmax, run on the host after the accelerator.
   bool HostSoftmax = false;
+  /// Its axis in the output frame (CHW order): it normalizes groups of
+  /// SoftmaxCount values SoftmaxInner apart (the frame holds
+  /// elems / (SoftmaxCount * SoftmaxInner) x SoftmaxInner such groups);
+  /// SoftmaxCount 0 means the whole frame, a classifier's vector of scores.
+  unsigned SoftmaxCount = 0, SoftmaxInner = 1;
   const Layer &output() const { return Layers.back(); }
   uint64_t macs() const;
   uint64_t params() const;

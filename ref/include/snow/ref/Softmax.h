@@ -20,6 +20,11 @@ namespace snow::ref {
 /// maximum keeps exp from overflowing and does not change the result.
 std::vector<double> softmax(const std::vector<double> &Logits);
 
+/// The softmax along one axis of a tensor: every group of Count values
+/// Inner apart (Logits.size() a multiple of Count * Inner) normalized on its
+/// own. Count 0 is the whole vector (ir::Graph::SoftmaxCount).
+std::vector<double> softmax(const std::vector<double> &Logits, size_t Count, size_t Inner);
+
 /// The logits of a fixed-point output: q / 2^Frac, exact in double.
 std::vector<double> dequantize(const std::vector<int16_t> &Fixed, int Frac);
 
