@@ -68,6 +68,25 @@ std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) 
 
 constexpr unsigned MaxRows = 4095, MaxLen = 65535;
 
+/// A DMA operation on the addresses in r1 (DRAM) and r2 (buffer).
+Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStride,
+             uint32_t BStride, uint32_t Mask) {
+  Inst I;
+  I.Op = Op;
+  I.rs1 = 1;
+  I.rs2 = 2;
+  I.rows = Rows;
+  I.len = Len;
+  I.dstride = DStride;
+  I.bstride = BStride;
+  // ld.wgt names a vMAC and st.map a CU in idx; loads write the CUs in mask.
+  if (Op != Opcode::ST_MAP)
+    I.mask = Mask;
+  if (Op != Opcode::LD_MAP)
+    I.idx = Idx;
+  return I;
+}
+
 } // namespace
 
 void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows,
@@ -89,21 +108,7 @@ void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned
   cut();
   E.li(1, int64_t(Dram));
   E.li(2, Buf);
-  Inst I;
-  I.Op = Op;
-  I.rs1 = 1;
-  I.rs2 = 2;
-  I.rows = Rows;
-  I.len = Len;
-  I.dstride = DStride;
-  I.bstride = BStride;
-  if (Op == Opcode::ST_MAP)
-    I.idx = Idx;
-  else
-    I.mask = Mask;
-  if (Op == Opcode::LD_WGT)
-    I.idx = Idx;
-  E.emit(I);
+  E.emit(dmaInst(Op, Idx, Rows, Len, DStride, BStride, Mask));
   ++Ops;
 }
 
@@ -126,21 +131,7 @@ void Lowerer::dmaSeries(unsigned N, int64_t DStep, int64_t BStep, Opcode Op, uin
   E.li(13, N);
   auto Loop = E.newLabel();
   E.bind(Loop);
-  Inst I;
-  I.Op = Op;
-  I.rs1 = 1;
-  I.rs2 = 2;
-  I.rows = Rows;
-  I.len = Len;
-  I.dstride = DStride;
-  I.bstride = BStride;
-  if (Op == Opcode::ST_MAP)
-    I.idx = Idx;
-  else
-    I.mask = Mask;
-  if (Op == Opcode::LD_WGT)
-    I.idx = Idx;
-  E.emit(I);
+  E.emit(dmaInst(Op, Idx, Rows, Len, DStride, BStride, Mask));
   E.addi(1, 1, DStep);
   E.addi(2, 2, BStep);
   E.addi(13, 13, -1);
