@@ -203,7 +203,7 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
 } // namespace
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
-                                                    const CompileOptions &Opts) {
+                                                     const CompileOptions &Opts) {
   if (G.Layers.empty())
     return compileError(G.Loc.str() + ": model has no layers");
   auto B = makeBufferMap(Hw);
@@ -242,8 +242,9 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     Next = alignTo(Next + uint64_t(C) * H * W * 2, TensorAlign);
     return A;
   };
-  Prog.Input = {G.InputName, Place(G.Input.C, G.Input.H, G.Input.W), G.Input.C, G.Input.H,
-                G.Input.W, uint32_t(G.InputFrac)};
+  Prog.Input = {G.InputName, Place(G.Input.C, G.Input.H, G.Input.W),
+                G.Input.C,   G.Input.H,
+                G.Input.W,   uint32_t(G.InputFrac)};
   const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0};
   auto Views = placeTensors(G, Place);
   if (!Views)
@@ -287,12 +288,12 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       P.In2 = ViewOf(L.Inputs[1]);
   }
   for (const ir::Layer &L : G.Layers)
-    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
-                           L.macs(), L.Out.C, L.Out.H, L.Out.W});
+    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName, L.macs(),
+                           L.Out.C, L.Out.H, L.Out.W});
   // A final softmax runs on the host; it is listed so reports can say so.
   if (G.HostSoftmax)
-    Prog.Layers.push_back({"softmax", HostSoftmaxType, 0, G.output().Out.C, G.output().Out.H,
-                           G.output().Out.W});
+    Prog.Layers.push_back(
+        {"softmax", HostSoftmaxType, 0, G.output().Out.C, G.output().Out.H, G.output().Out.W});
   if (Next > Hw.dramBytes())
     return compileError(fmt::format(
         "{}: model '{}' needs {:.1f} MiB of DRAM (weights {:.1f} MiB, activations {:.1f} MiB) "
@@ -300,8 +301,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
         G.Loc.str(), G.Name, Next / 1048576.0, WeightBytes / 1048576.0,
         (Next - DataBase - WeightBytes) / 1048576.0, Hw.Name, Hw.DramMib));
   const ir::Layer &Last = G.output();
-  Prog.Output = {Last.Name, Views->back().Addr, Last.Out.C, Last.Out.H, Last.Out.W,
-                 uint32_t(Last.OutFrac)};
+  Prog.Output = {Last.Name,  Views->back().Addr, Last.Out.C,
+                 Last.Out.H, Last.Out.W,         uint32_t(Last.OutFrac)};
 
   Emitter E;
   emitProgram(E, makeSteps(*Plans, Opts), Hw, *B, Opts);
@@ -317,9 +318,9 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   auto B = makeBufferMap(Hw);
   if (!B)
     return llvm::toString(B.takeError()) + "\n";
-  std::string Out = fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n",
-                                "layer", "type", "chunks", "tile", "rounds", "og", "order",
-                                "est cycles", "est MB");
+  std::string Out =
+      fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n", "layer", "type",
+                  "chunks", "tile", "rounds", "og", "order", "est cycles", "est MB");
   const std::vector<bool> InConcat = concatInputs(G);
   for (unsigned I = 0; I < G.Layers.size(); ++I) {
     const ir::Layer &L = G.Layers[I];
@@ -337,17 +338,16 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
       std::string Name = L.Name;
       if (Parts->size() > 1)
         Name += fmt::format("[{}:{}]", P.OcBase, P.OcBase + P.OcCount);
-      Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", Name,
-                         ir::kindName(L.Kind), fmt::format("{}x{}", P.NChunks, P.Chunk),
-                         fmt::format("{}x{}", P.R, P.Wt), P.Rounds.size(), P.NOg,
-                         fmt::format("{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
-                                     P.SplitChannels ? "+split" : "",
-                                     P.Balanced ? "+balance" : "",
-                                     P.PixLog ? fmt::format("+pix{}", P.pix()) : "",
-                                     P.FullDepth ? "+fulldepth" : "",
-                                     P.StepY * P.StepX > 1 ? "+gather" : "",
-                                     P.Depthwise ? "+dw" : ""),
-                         P.EstCycles, P.EstDramBytes / 1e6);
+      Out +=
+          fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", Name,
+                      ir::kindName(L.Kind), fmt::format("{}x{}", P.NChunks, P.Chunk),
+                      fmt::format("{}x{}", P.R, P.Wt), P.Rounds.size(), P.NOg,
+                      fmt::format("{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+                                  P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
+                                  P.PixLog ? fmt::format("+pix{}", P.pix()) : "",
+                                  P.FullDepth ? "+fulldepth" : "",
+                                  P.StepY * P.StepX > 1 ? "+gather" : "", P.Depthwise ? "+dw" : ""),
+                      P.EstCycles, P.EstDramBytes / 1e6);
     }
   }
   return Out;

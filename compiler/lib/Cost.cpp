@@ -18,14 +18,15 @@ using namespace snow::compiler;
 /// has landed and the previous step's compute is done; a writing step's
 /// stores share the channel with the next loads. The first step's weights
 /// come early (prefetched during the layer before), its maps do not.
-Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S,
-                              const isa::HwConfig &Hw, uint64_t Bound) {
+Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
+                              uint64_t Bound) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
   const uint64_t Wb = Hw.writebackCyclesPerEntry();
   const uint64_t Rounds = S.Rounds.size();
-  uint64_t Compute = S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
+  uint64_t Compute =
+      S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -38,7 +39,9 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S,
   };
   // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
   // load the same blocks (one transfer each).
-  auto OgBytes = [&](unsigned C) { return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0)); };
+  auto OgBytes = [&](unsigned C) {
+    return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0));
+  };
   uint64_t AllTileBytes = 0;
   for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
     AllTileBytes += TileBytes(C);
@@ -122,4 +125,3 @@ Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
   return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw};
 }
-

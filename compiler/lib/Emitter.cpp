@@ -104,10 +104,16 @@ Emitter::Block Emitter::Block::splitAt(uint32_t Pc) {
       return true;
     });
   };
-  Move(Labels, Tail.Labels, [](auto &E) { return E.second; },
-       [&](auto E) { return std::pair{E.first, E.second - Pc}; });
-  Move(Fixups, Tail.Fixups, [](auto &E) { return E.first; },
-       [&](auto E) { return std::pair{E.first - Pc, E.second}; });
+  Move(
+      Labels, Tail.Labels, [](auto &E) { return E.second; },
+      [&](auto E) {
+        return std::pair{E.first, E.second - Pc};
+      });
+  Move(
+      Fixups, Tail.Fixups, [](auto &E) { return E.first; },
+      [&](auto E) {
+        return std::pair{E.first - Pc, E.second};
+      });
 #ifndef NDEBUG
   for (auto [FPc, Id] : Fixups)
     for (auto [LId, LPc] : Tail.Labels)

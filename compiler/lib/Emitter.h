@@ -60,7 +60,7 @@ public:
 
 private:
   std::vector<int64_t> LabelPc;
-  std::vector<std::pair<uint32_t, unsigned>> Fixups; ///< (pc, label)
+  std::vector<std::pair<uint32_t, unsigned>> Fixups;     ///< (pc, label)
   std::vector<std::pair<uint32_t, std::string>> Regions; ///< (first pc, owner)
 };
 

@@ -89,8 +89,8 @@ Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStri
 
 } // namespace
 
-void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows,
-                  unsigned Len, int64_t DStride, uint32_t BStride, uint32_t Mask) {
+void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
+                  int64_t DStride, uint32_t BStride, uint32_t Mask) {
   // Split what does not fit the rows / len fields.
   if (Rows > MaxRows) {
     for (unsigned R0 = 0; R0 < Rows; R0 += MaxRows)

@@ -22,12 +22,12 @@ namespace snow::compiler {
 
 /// Semaphore numbers (two of each for the two banks).
 enum Sem : unsigned {
-  InFull = 0,   ///< load -> compute: input region b holds the step's maps
-  InFree = 2,   ///< compute -> load: input region b may be overwritten
-  WFull = 4,    ///< load -> compute: weights bank b loaded
-  WFree = 6,    ///< compute -> load: weights bank b may be overwritten
-  OutFull = 8,  ///< compute -> store: output region b written
-  OutFree = 10, ///< store -> compute: output region b stored
+  InFull = 0,     ///< load -> compute: input region b holds the step's maps
+  InFree = 2,     ///< compute -> load: input region b may be overwritten
+  WFull = 4,      ///< load -> compute: weights bank b loaded
+  WFree = 6,      ///< compute -> load: weights bank b may be overwritten
+  OutFull = 8,    ///< compute -> store: output region b written
+  OutFree = 10,   ///< store -> compute: output region b stored
   LayerDone = 12, ///< store -> load: a layer's outputs are all in DRAM
   ResFull = 13,   ///< load -> compute: residual tile b is in output region b
 };
@@ -35,12 +35,12 @@ enum Sem : unsigned {
 struct Step {
   const LayerPlan *P = nullptr;
   unsigned RoundIdx = 0, Chunk = 0;
-  bool NewMap = false, NewW = false;         ///< Needs a load.
-  bool LastMapUse = false, LastWUse = false; ///< Frees its bank afterwards.
-  bool Writes = false;                       ///< Produces final outputs.
+  bool NewMap = false, NewW = false;              ///< Needs a load.
+  bool LastMapUse = false, LastWUse = false;      ///< Frees its bank afterwards.
+  bool Writes = false;                            ///< Produces final outputs.
   bool FirstOfLayer = false, LastOfLayer = false; ///< Of the layer's first / last part.
   bool LastOfPlan = false;
-  unsigned InBuf = 0, WBuf = 0, OutBuf = 0;  ///< Bank parities.
+  unsigned InBuf = 0, WBuf = 0, OutBuf = 0; ///< Bank parities.
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };
 

@@ -31,8 +31,8 @@ using isa::Unit;
 class Lowerer {
 public:
   Lowerer(Emitter &E, const isa::HwConfig &Hw, const BufferMap &B, bool DmaLoops)
-      : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu),
-        G(V * Lanes), AllMask((1u << NCu) - 1), DmaLoops(DmaLoops) {}
+      : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu), G(V * Lanes),
+        AllMask((1u << NCu) - 1), DmaLoops(DmaLoops) {}
 
   void loadWeights(const Step &S);
   void loadMaps(const Step &S);
@@ -77,7 +77,7 @@ private:
   const BufferMap &B;
   const unsigned NCu, Lanes, V, G;
   const uint32_t AllMask;
-  const bool DmaLoops; ///< CompileOptions::DmaLoops.
+  const bool DmaLoops;     ///< CompileOptions::DmaLoops.
   int LayersSeenDone = -1; ///< Last layer whose LayerDone the load unit consumed.
   std::vector<std::pair<uint32_t, uint64_t>> Cuts;
   uint64_t Ops = 0;

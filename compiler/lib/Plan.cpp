@@ -13,12 +13,11 @@
 #include "Plan.h"
 #include "Cost.h"
 #include <algorithm>
-#include <optional>
 #include <fmt/format.h>
+#include <optional>
 
 using namespace snow;
 using namespace snow::compiler;
-
 
 static llvm::Error planError(const ir::Layer &L, const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
@@ -78,8 +77,7 @@ namespace {
 /// number of row blocks and of column blocks only the smallest tile that
 /// reaches it is kept: a taller or wider tile with as many blocks only adds
 /// pixels that do not exist.
-std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout,
-                                                      unsigned PMax) {
+std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout, unsigned PMax) {
   auto Minimal = [](unsigned N) {
     std::vector<unsigned> V;
     for (unsigned K = 1; K <= std::min(N, 64u); ++K) {
@@ -200,8 +198,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                                       "weights bank holds {}",
                                       L.KH, L.KW, KK + 1, B.WCap));
     P.NOg = ceilDiv(OcCount, P.ogChannels(G));
-    if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB &&
-        !L.PadL && !L.PadR) {
+    if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB && !L.PadL &&
+        !L.PadR) {
       P.StepY = L.SH;
       P.StepX = L.SW;
     }
@@ -302,11 +300,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   return std::make_pair(std::move(P), BestCost);
 }
 
-llvm::Expected<std::vector<LayerPlan>> snow::compiler::planLayer(const ir::Layer &L,
-                                                                unsigned Index, bool OutIsSlice,
-                                                                const isa::HwConfig &Hw,
-                                                                const BufferMap &B,
-                                                                const CompileOptions &Opts) {
+llvm::Expected<std::vector<LayerPlan>>
+snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
+                          const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
   auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0);
   if (!Whole)

@@ -102,8 +102,8 @@ struct LayerPlan {
   /// output this layer reads (-1: only the graph input). Its loads wait until
   /// that layer's stores are done, and no longer.
   int Ordinal = 0, NeedsDone = -1;
-  TensorView In, Out, Res;   ///< Res: the fused residual's tensor (conv only).
-  TensorView In2;            ///< Second operand of an elementwise add.
+  TensorView In, Out, Res; ///< Res: the fused residual's tensor (conv only).
+  TensorView In2;          ///< Second operand of an elementwise add.
 
   // Channel chunks: conv splits input channels (weights bank capacity),
   // pooling splits channels (buffer capacity). Chunk c covers channels
@@ -114,11 +114,11 @@ struct LayerPlan {
   // roundUp(Wt, pix()) pixels).
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
   unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1;
-  unsigned NOg = 1;           ///< Conv: output-channel groups of vMACs x lanes.
+  unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.
   /// Tile-major rounds (maps stay while output groups change) rather than
   /// output-group-major (kernels stay while tiles change).
   bool MapStationary = false;
-  std::vector<Round> Rounds;  ///< In execution order.
+  std::vector<Round> Rounds; ///< In execution order.
   int16_t PadValue = 0;
 
   // Conv weights: DRAM address of block (og, chunk, vmac) and its words.
@@ -156,9 +156,9 @@ struct LayerPlan {
 /// Chooses chunks, tile shape, loop order and trace mode for layer L: one
 /// plan, or two parts over its output channels.
 /// OutIsSlice: L's output goes into a concat's tensor.
-llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
-                                                 const isa::HwConfig &Hw,
-                                    const BufferMap &B, const CompileOptions &Opts);
+llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
+                                                 bool OutIsSlice, const isa::HwConfig &Hw,
+                                                 const BufferMap &B, const CompileOptions &Opts);
 
 } // namespace snow::compiler
 

@@ -123,7 +123,6 @@ RoundSummary snow::compiler::summarize(const LayerPlan &P, unsigned NCu) {
   return S;
 }
 
-
 /// Whether some round gives CUs different output groups of one tile.
 bool snow::compiler::splitsChannels(const LayerPlan &P) {
   for (const Round &Rd : P.Rounds)
@@ -133,4 +132,3 @@ bool snow::compiler::splitsChannels(const LayerPlan &P) {
           return true;
   return false;
 }
-

@@ -31,7 +31,7 @@ void makeRounds(LayerPlan &P, unsigned NCu, Packing How);
 /// What the cost model needs of one round, independent of channel chunks.
 struct RoundInfo {
   uint32_t Pixels = 0, Ogs = 0, Tiles = 0, Active = 0; ///< Pixels: entries (traces).
-  uint32_t Rows = 0; ///< Output rows the round's loop covers.
+  uint32_t Rows = 0;                                   ///< Output rows the round's loop covers.
   bool OgChanged = true, TileChanged = true;
 };
 

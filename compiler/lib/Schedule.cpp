@@ -62,8 +62,7 @@ std::vector<unsigned> snow::compiler::scheduleLayers(const ir::Graph &G,
       }
       if (!CanRun)
         continue;
-      if (Best < 0 || Ready < BestReady ||
-          (Ready == BestReady && Chain[I] > Chain[size_t(Best)])) {
+      if (Best < 0 || Ready < BestReady || (Ready == BestReady && Chain[I] > Chain[size_t(Best)])) {
         Best = int(I);
         BestReady = Ready;
       }

@@ -122,8 +122,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // Prefetch: the next step's weights always; its maps within the layer,
     // or for a new layer that does not read this one's output (its maps
     // only wait for older layers, whose LayerDone was signalled already).
-    const bool EarlyMaps =
-        Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
+    const bool EarlyMaps = Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
     // Memory-access balancing: the load unit starts the next step's loads
     // with a wait for banks that this step's predecessor frees, so they queue
     // up behind it. If they outnumber half a queue, the control core would

@@ -34,35 +34,34 @@ static cl::opt<std::string> OutPath("o", cl::desc("Output file ('-' for stdout w
 static cl::opt<std::string> HwName("hw", cl::desc("Hardware preset or YAML file"),
                                    cl::value_desc("preset|file"), cl::init("zc706"), cl::cat(Cat));
 enum class EmitKind { Bin, Asm, Plan };
-static cl::opt<EmitKind> Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Bin),
-                              cl::values(clEnumValN(EmitKind::Bin, "bin", "prog.bin (default)"),
-                                         clEnumValN(EmitKind::Asm, "asm", "assembly text"),
-                                         clEnumValN(EmitKind::Plan, "plan",
-                                                    "the per-layer tiling plan")),
-                              cl::cat(Cat));
+static cl::opt<EmitKind>
+    Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Bin),
+         cl::values(clEnumValN(EmitKind::Bin, "bin", "prog.bin (default)"),
+                    clEnumValN(EmitKind::Asm, "asm", "assembly text"),
+                    clEnumValN(EmitKind::Plan, "plan", "the per-layer tiling plan")),
+         cl::cat(Cat));
 static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
                                     cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
-static cl::opt<bool> NoLoopReorder("no-loop-reorder",
-                                   cl::desc("Always keep kernels stationary"), cl::cat(Cat));
+static cl::opt<bool> NoLoopReorder("no-loop-reorder", cl::desc("Always keep kernels stationary"),
+                                   cl::cat(Cat));
 static cl::opt<bool> FullDepth("full-depth",
                                cl::desc("Keep all channels of 1-wide kernels' tiles on chip across "
                                         "weight chunks (experimental)"),
                                cl::cat(Cat));
-static cl::opt<bool> NoGather("no-gather",
-                              cl::desc("Load whole regions for 1x1 strided convs"), cl::cat(Cat));
+static cl::opt<bool> NoGather("no-gather", cl::desc("Load whole regions for 1x1 strided convs"),
+                              cl::cat(Cat));
 static cl::opt<bool> NoSplit("no-split-channels",
                              cl::desc("CUs always take different tiles, never different output "
                                       "channels of one tile"),
                              cl::cat(Cat));
-static cl::opt<bool> NoBalance("no-balance",
-                               cl::desc("Do not pack rounds of CU work by tile size"),
+static cl::opt<bool> NoBalance("no-balance", cl::desc("Do not pack rounds of CU work by tile size"),
                                cl::cat(Cat));
 static cl::opt<bool> NoMultiPixel("no-multi-pixel",
                                   cl::desc("Never give the vMACs of a CU different pixels "
                                            "(vmacp), even where lanes would idle"),
                                   cl::cat(Cat));
-static cl::opt<bool> NoSchedule("no-schedule",
-                                cl::desc("Run layers in the model's order"), cl::cat(Cat));
+static cl::opt<bool> NoSchedule("no-schedule", cl::desc("Run layers in the model's order"),
+                                cl::cat(Cat));
 static cl::opt<bool> NoBalanceLoads("no-balance-loads",
                                     cl::desc("Issue each step's loads all at once, before the "
                                              "previous step's traces"),

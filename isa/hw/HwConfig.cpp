@@ -426,8 +426,8 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
     Fail(keyOf(&HwConfig::OnchipBudgetKib),
          fmt::format("buffers and accumulators need {} bytes (maps {} + weights {} + "
                      "accumulators {} + queues {}), over the budget of '{}' KiB ({} bytes)",
-                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues,
-                     C.OnchipBudgetKib, Budget));
+                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues, C.OnchipBudgetKib,
+                     Budget));
   return Errs();
 }
 

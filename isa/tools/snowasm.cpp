@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/support/CommandLine.h"
 #include "snow/isa/Asm.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Program.h"
+#include "snow/support/CommandLine.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -39,7 +39,8 @@ int fail(Error E) { return fail(toString(std::move(E))); }
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  if (!snow::parseToolCommandLine(Argc, Argv, "snowasm", "snowasm: assemble a vMAC program into prog.bin\n", Cat))
+  if (!snow::parseToolCommandLine(Argc, Argv, "snowasm",
+                                  "snowasm: assemble a vMAC program into prog.bin\n", Cat))
     return 1;
 
   ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFileOrSTDIN(InputPath);

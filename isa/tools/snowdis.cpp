@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/support/CommandLine.h"
 #include "snow/isa/Asm.h"
 #include "snow/isa/Program.h"
+#include "snow/support/CommandLine.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -27,8 +27,10 @@ namespace {
 
 cl::OptionCategory Cat("snowdis options");
 cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat));
-cl::opt<bool> NoPc("no-pc", cl::desc("Omit the pc column, so the output reassembles"), cl::cat(Cat));
-cl::opt<bool> ShowData("data", cl::desc("Print the constant DRAM image as .data16 directives"), cl::cat(Cat));
+cl::opt<bool> NoPc("no-pc", cl::desc("Omit the pc column, so the output reassembles"),
+                   cl::cat(Cat));
+cl::opt<bool> ShowData("data", cl::desc("Print the constant DRAM image as .data16 directives"),
+                       cl::cat(Cat));
 
 int fail(const Twine &Msg) { return snow::toolError("snowdis", Msg); }
 
@@ -82,7 +84,8 @@ void printHeader(raw_ostream &OS, const snow::isa::Program &P) {
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  if (!snow::parseToolCommandLine(Argc, Argv, "snowdis", "snowdis: print a prog.bin as assembly\n", Cat))
+  if (!snow::parseToolCommandLine(Argc, Argv, "snowdis", "snowdis: print a prog.bin as assembly\n",
+                                  Cat))
     return 1;
 
   Expected<snow::isa::Program> Prog = snow::isa::readProgram(InputPath);

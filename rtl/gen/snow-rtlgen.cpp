@@ -104,7 +104,7 @@ int main(int Argc, char **Argv) {
   P("IMEM_AW", 18, "instruction memory: 2^IMEM_AW instructions");
   S += "\n  // Fault codes (rtl/gen/Faults.def).\n";
 #define FAULT(NAME, CODE, ARGS)                                                                    \
-  S += fmt::format("  localparam logic [7:0] FAULT_{} = 8'd{};{}\n", #NAME, CODE,                   \
+  S += fmt::format("  localparam logic [7:0] FAULT_{} = 8'd{};{}\n", #NAME, CODE,                  \
                    *ARGS ? fmt::format(" // {}", ARGS) : "");
 #include "Faults.def"
   S += "\nendpackage\n";

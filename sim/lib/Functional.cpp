@@ -30,9 +30,7 @@ int64_t signExtend(int64_t V, unsigned Bits) {
   return int64_t((U ^ M) - M);
 }
 
-int16_t saturate16(int64_t V) {
-  return int16_t(std::clamp<int64_t>(V, INT16_MIN, INT16_MAX));
-}
+int16_t saturate16(int64_t V) { return int16_t(std::clamp<int64_t>(V, INT16_MIN, INT16_MAX)); }
 
 /// Round half up, then arithmetic shift (docs/fixed-point.md).
 int64_t roundShift(int64_t V, unsigned Shift) {
@@ -91,9 +89,9 @@ static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, con
   if (Extent == 0)
     return M.fault(E, T, fmt::format("{} access is empty (rows and len must be > 0)", What));
   if (Lo + Extent > Size)
-    return M.fault(E, T,
-                   fmt::format("{} access [{}, {}) is out of range (size {})", What, Lo,
-                               Lo + Extent, Size));
+    return M.fault(
+        E, T,
+        fmt::format("{} access [{}, {}) is out of range (size {})", What, Lo, Lo + Extent, Size));
   return llvm::Error::success();
 }
 
@@ -103,11 +101,13 @@ llvm::Error Machine::checkDramRows(const Inst &I, const Entry &E, uint64_t T, ui
   int64_t Last = First + int64_t(I.rows - 1) * I.dstride;
   int64_t Lo = std::min(First, Last), Hi = std::max(First, Last) + int64_t(RowBytes);
   if (Addr % 2 != 0 || I.dstride % 2 != 0)
-    return fault(E, T, fmt::format("DRAM address {:#x} or stride {} is not 2-byte aligned", Addr,
-                                   I.dstride));
+    return fault(
+        E, T,
+        fmt::format("DRAM address {:#x} or stride {} is not 2-byte aligned", Addr, I.dstride));
   if (Lo < 0 || uint64_t(Hi) > DramSize)
-    return fault(E, T, fmt::format("DRAM access [{:#x}, {:#x}) is outside DRAM ({} MiB)", Lo, Hi,
-                                   DramSize >> 20));
+    return fault(
+        E, T,
+        fmt::format("DRAM access [{:#x}, {:#x}) is outside DRAM ({} MiB)", Lo, Hi, DramSize >> 20));
   return llvm::Error::success();
 }
 
@@ -125,8 +125,9 @@ uint64_t Machine::burstBytes(uint64_t Addr, int64_t Stride, uint64_t Rows,
 
 static llvm::Error checkMask(const Machine &M, const Entry &E, uint64_t T, int64_t Mask) {
   if (Mask == 0 || (uint64_t(Mask) >> M.Hw.cus()) != 0)
-    return M.fault(E, T, fmt::format("CU mask {:#x} is empty or names CUs beyond the {} present",
-                                     Mask, M.Hw.cus()));
+    return M.fault(
+        E, T,
+        fmt::format("CU mask {:#x} is empty or names CUs beyond the {} present", Mask, M.Hw.cus()));
   return llvm::Error::success();
 }
 
@@ -217,9 +218,10 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
   // vmacp: 2^pix pixel groups of V / 2^pix vMACs each.
   const unsigned Pix = I.Op == isa::Opcode::VMACP ? 1u << I.pix : 1;
   if (Pix > V || V % Pix != 0)
-    return fault(E, T, fmt::format("pix={} asks for {} pixel groups, which do not divide the {} "
-                                   "vMACs of a CU",
-                                   I.pix, Pix, V));
+    return fault(E, T,
+                 fmt::format("pix={} asks for {} pixel groups, which do not divide the {} "
+                             "vMACs of a CU",
+                             I.pix, Pix, V));
   if (extent2d(I.rows, I.bstride, I.len) == 0)
     return fault(E, T, "maps buffer access is empty (rows and len must be > 0)");
   if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vmacExtent(I), Hw.mapsElems()))
@@ -250,10 +252,9 @@ llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
   if (E.A1 >= Hw.AccEntries)
     return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
-  uint64_t Ext = I.rows == 0 || I.len == 0
-                     ? 0
-                     : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride +
-                           uint64_t(V) * L;
+  uint64_t Ext = I.rows == 0 || I.len == 0 ? 0
+                                           : uint64_t(I.rows - 1) * I.bstride +
+                                                 uint64_t(I.len - 1) * I.cstride + uint64_t(V) * L;
   if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, Ext, Hw.mapsElems()))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
@@ -289,9 +290,8 @@ llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
     return llvm::Error::success();
   for (unsigned K = 0; K < Hw.cus() * Hw.VmacsPerCu; ++K)
     for (unsigned Lane = 0; Lane < L; ++Lane)
-      Bias[K][Lane] = signExtend(int64_t(uint64_t(int64_t(Weights[K][size_t(E.A3) * L + Lane]))
-                                         << I.shift),
-                                 Hw.AccBits);
+      Bias[K][Lane] = signExtend(
+          int64_t(uint64_t(int64_t(Weights[K][size_t(E.A3) * L + Lane])) << I.shift), Hw.AccBits);
   return llvm::Error::success();
 }
 
@@ -299,8 +299,9 @@ llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
 /// vmacs x lanes elements.
 llvm::Error Machine::checkAccEntries(const Inst &I, const Entry &E, uint64_t T) {
   if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulators [{}, {}) out of range ({})", E.A1,
-                                   E.A1 + I.rows, Hw.AccEntries));
+    return fault(
+        E, T,
+        fmt::format("accumulators [{}, {}) out of range ({})", E.A1, E.A1 + I.rows, Hw.AccEntries));
   return checkBuffer(*this, E, T, "maps buffer", E.A2,
                      extent2d(I.rows, I.bstride, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
                      Hw.mapsElems());
@@ -374,10 +375,9 @@ llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) 
           R[Lane] = Max ? std::max<int64_t>(R[Lane], P[Lane]) : R[Lane] + P[Lane];
       }
     for (unsigned Lane = 0; Lane < L; ++Lane)
-      Mp[E.A1 + Lane] = Max ? int16_t(R[Lane])
-                            : saturate16(roundShift(signExtend(R[Lane], Hw.AccBits) *
-                                                        int64_t(I.mult),
-                                                    I.shift));
+      Mp[E.A1 + Lane] =
+          Max ? int16_t(R[Lane])
+              : saturate16(roundShift(signExtend(R[Lane], Hw.AccBits) * int64_t(I.mult), I.shift));
   }
   return llvm::Error::success();
 }

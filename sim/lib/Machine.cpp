@@ -90,9 +90,10 @@ bool Machine::stepCtrl(uint64_t T) {
   if (Halted)
     return false;
   if (Pc >= Code.size()) {
-    PendingError = faultAt(Pc, T, fmt::format("pc ran past the end of the program ({} "
-                                              "instructions) without halt",
-                                              Code.size()));
+    PendingError = faultAt(Pc, T,
+                           fmt::format("pc ran past the end of the program ({} "
+                                       "instructions) without halt",
+                                       Code.size()));
     return true;
   }
   const Inst &I = Code[Pc];
@@ -111,9 +112,10 @@ bool Machine::stepCtrl(uint64_t T) {
     CtrlStalledSince = Never;
     if (I.Op == Opcode::MARK) {
       if (I.imm < 0 || uint64_t(I.imm) >= Prog.Layers.size()) {
-        PendingError = faultAt(Pc, T, fmt::format("layer {} is not in the program's layer table "
-                                                  "({} layers)",
-                                                  I.imm, Prog.Layers.size()));
+        PendingError = faultAt(Pc, T,
+                               fmt::format("layer {} is not in the program's layer table "
+                                           "({} layers)",
+                                           I.imm, Prog.Layers.size()));
         return true;
       }
       CurLayer = uint32_t(I.imm);
@@ -232,8 +234,8 @@ llvm::Error Machine::run(SimStats &S) {
   Stats = &S;
   initLayerStats(S, Prog);
   auto Runaway = [&](uint64_t T) {
-    return faultAt(Pc, T, fmt::format("still running after --max-cycles {} cycles",
-                                      Opts.MaxCycles));
+    return faultAt(Pc, T,
+                   fmt::format("still running after --max-cycles {} cycles", Opts.MaxCycles));
   };
   for (uint64_t T = 0;;) {
     // A visited cycle is at most one past the program's end (a signal firing

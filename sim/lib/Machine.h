@@ -37,10 +37,10 @@ struct Entry {
 struct UnitState {
   isa::Unit Kind;
   std::deque<Entry> Queue;
-  uint64_t ReadyAt = 0;        ///< Earliest cycle the next operation may start.
-  uint64_t LastCompletion = 0; ///< Latest completion of any started operation.
+  uint64_t ReadyAt = 0;          ///< Earliest cycle the next operation may start.
+  uint64_t LastCompletion = 0;   ///< Latest completion of any started operation.
   uint64_t BlockedSince = Never; ///< Head blocked on a semaphore or the accumulators.
-  bool WaitingGrant = false;   ///< DMA request posted, channel not yet granted.
+  bool WaitingGrant = false;     ///< DMA request posted, channel not yet granted.
   UnitCycles Cycles;
 };
 
@@ -48,7 +48,7 @@ struct UnitState {
 struct DramRequest {
   isa::Unit From;
   uint64_t PostCycle;
-  uint64_t Cycles;      ///< Channel occupancy.
+  uint64_t Cycles;       ///< Channel occupancy.
   unsigned Bank0, Bank1; ///< Buffer banks touched (for the hazard window).
   bool Weights;          ///< Buffer is the weights buffer.
   uint64_t DramLo, DramHi;
@@ -142,9 +142,9 @@ public:
   bool Halted = false;
   uint64_t HaltCycle = 0;
   static constexpr uint32_t NoLayer = UINT32_MAX; ///< Before the first mark.
-  uint32_t CurLayer = NoLayer;     ///< Last layer marked by the control core.
-  uint32_t ComputeLayer = NoLayer; ///< Last layer mark the compute unit started.
-  LayerStats Prologue; ///< Work dispatched before the first mark.
+  uint32_t CurLayer = NoLayer;                    ///< Last layer marked by the control core.
+  uint32_t ComputeLayer = NoLayer;                ///< Last layer mark the compute unit started.
+  LayerStats Prologue;                            ///< Work dispatched before the first mark.
   LayerStats &layerStats(uint32_t Layer) {
     return Layer == NoLayer ? Prologue : Stats->Layers[Layer];
   }
@@ -155,7 +155,8 @@ public:
   std::vector<DramRequest> Pending;
   uint64_t ChanFree = 0;
   std::array<uint32_t, isa::NumSemaphores> Sems{};
-  std::vector<std::pair<uint64_t, unsigned>> PendingSignals; ///< (fire cycle, semaphore | unit << 8)
+  std::vector<std::pair<uint64_t, unsigned>>
+      PendingSignals;    ///< (fire cycle, semaphore | unit << 8)
   uint64_t AccReady = 0; ///< Cycle the last trace's accumulator writes land.
   std::vector<BankUse> MapsBanks, WeightBanks;
   std::vector<DramRange> LoadsInFlight, StoresInFlight;

@@ -38,19 +38,20 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
                      "G-ops/s, DRAM {} GB/s\n\n",
                      P.ModelName, Hw.Name, Hw.macs(), Hw.cus(), Hw.VmacsPerCu, Hw.LanesPerVmac,
                      Hw.ClockMhz, Hw.peakGops(), Hw.DramGbps);
-  Out += fmt::format("{:<18} {:<8} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>9}\n", "layer",
-                     "type", "M-ops", "theory ms", "actual ms", "G-ops/s", "eff %", "cycles",
-                     "DRAM MB");
+  Out += fmt::format("{:<18} {:<8} {:>9} {:>10} {:>10} {:>9} {:>8} {:>10} {:>9}\n", "layer", "type",
+                     "M-ops", "theory ms", "actual ms", "G-ops/s", "eff %", "cycles", "DRAM MB");
   for (const LayerStats &L : S.Layers) {
     Derived D = derive(L.Macs, L.Cycles, Hw);
-    Out += fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n",
-                       L.Name.substr(0, 18), L.Type, D.Mops, D.TheoryMs, D.ActualMs, D.Gops,
-                       100 * D.Util, L.Cycles, double(L.DramReadBytes + L.DramWriteBytes) / 1e6);
+    Out +=
+        fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n",
+                    L.Name.substr(0, 18), L.Type, D.Mops, D.TheoryMs, D.ActualMs, D.Gops,
+                    100 * D.Util, L.Cycles, double(L.DramReadBytes + L.DramWriteBytes) / 1e6);
   }
   Derived T = derive(S.Macs, S.Cycles, Hw);
-  Out += fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n\n",
-                     "total", "", T.Mops, T.TheoryMs, T.ActualMs, T.Gops, 100 * T.Util, S.Cycles,
-                     double(S.DramReadBytes + S.DramWriteBytes) / 1e6);
+  Out +=
+      fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n\n",
+                  "total", "", T.Mops, T.TheoryMs, T.ActualMs, T.Gops, 100 * T.Util, S.Cycles,
+                  double(S.DramReadBytes + S.DramWriteBytes) / 1e6);
   double Fps = T.ActualMs > 0 ? 1e3 / T.ActualMs : 0;
   double Gbps = T.ActualMs > 0 ? double(S.DramReadBytes + S.DramWriteBytes) / T.ActualMs / 1e6 : 0;
   Out += fmt::format("cycles {}  utilization {:.2f} %  {:.1f} G-ops/s  {:.1f} fps\n", S.Cycles,
@@ -76,8 +77,10 @@ std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
   const isa::HwConfig &Hw = P.Hw;
   Derived T = derive(S.Macs, S.Cycles, Hw);
   auto Units = [](const UnitCycles &C) {
-    return json::Object{{"busy", int64_t(C.Busy)},        {"wait_sem", int64_t(C.WaitSem)},
-                        {"wait_dram", int64_t(C.WaitDram)}, {"wait_acc", int64_t(C.WaitAcc)},
+    return json::Object{{"busy", int64_t(C.Busy)},
+                        {"wait_sem", int64_t(C.WaitSem)},
+                        {"wait_dram", int64_t(C.WaitDram)},
+                        {"wait_acc", int64_t(C.WaitAcc)},
                         {"idle", int64_t(C.Idle)}};
   };
   json::Array Layers;
@@ -88,49 +91,47 @@ std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
     // counts not filling the lanes, CUs without a tile, padding taps do count
     // as work by the MAC convention).
     double LanesIdle = double(L.MacCycles) - double(L.Macs) / Hw.macs();
-    Layers.push_back(json::Object{
-        {"name", L.Name},
-        {"type", L.Type},
-        {"macs", int64_t(L.Macs)},
-        {"cycles", int64_t(L.Cycles)},
-        {"utilization", D.Util},
-        {"gops", D.Gops},
-        {"mac_cycles", int64_t(L.MacCycles)},
-        {"dram_read_bytes", int64_t(L.DramReadBytes)},
-        {"dram_write_bytes", int64_t(L.DramWriteBytes)},
-        {"dram_gbps", D.ActualMs > 0 ? double(Bytes) / D.ActualMs / 1e6 : 0.0},
-        {"ops_per_byte", Bytes ? 2.0 * double(L.Macs) / double(Bytes) : 0.0},
-        {"stalls",
-         json::Object{{"mac", int64_t(L.MacCycles)},
-                      {"lanes_idle_equiv", std::max(0.0, LanesIdle)},
-                      {"other_ops", int64_t(L.Compute.Busy - L.MacCycles)},
-                      {"wait_dram", int64_t(L.Compute.WaitSem)},
-                      {"pipeline_drain", int64_t(L.Compute.WaitAcc)},
-                      {"ctrl_issue", int64_t(L.Compute.Idle)}}}});
+    Layers.push_back(
+        json::Object{{"name", L.Name},
+                     {"type", L.Type},
+                     {"macs", int64_t(L.Macs)},
+                     {"cycles", int64_t(L.Cycles)},
+                     {"utilization", D.Util},
+                     {"gops", D.Gops},
+                     {"mac_cycles", int64_t(L.MacCycles)},
+                     {"dram_read_bytes", int64_t(L.DramReadBytes)},
+                     {"dram_write_bytes", int64_t(L.DramWriteBytes)},
+                     {"dram_gbps", D.ActualMs > 0 ? double(Bytes) / D.ActualMs / 1e6 : 0.0},
+                     {"ops_per_byte", Bytes ? 2.0 * double(L.Macs) / double(Bytes) : 0.0},
+                     {"stalls", json::Object{{"mac", int64_t(L.MacCycles)},
+                                             {"lanes_idle_equiv", std::max(0.0, LanesIdle)},
+                                             {"other_ops", int64_t(L.Compute.Busy - L.MacCycles)},
+                                             {"wait_dram", int64_t(L.Compute.WaitSem)},
+                                             {"pipeline_drain", int64_t(L.Compute.WaitAcc)},
+                                             {"ctrl_issue", int64_t(L.Compute.Idle)}}}});
   }
-  json::Object Root{
-      {"hw", json::Object{{"name", Hw.Name},
-                          {"macs", int64_t(Hw.macs())},
-                          {"clock_mhz", Hw.ClockMhz},
-                          {"peak_gops", Hw.peakGops()},
-                          {"dram_gbps", Hw.DramGbps}}},
-      {"model", P.ModelName},
-      {"total", json::Object{{"cycles", int64_t(S.Cycles)},
-                             {"macs", int64_t(S.Macs)},
-                             {"utilization", T.Util},
-                             {"gops", T.Gops},
-                             {"fps", T.ActualMs > 0 ? 1e3 / T.ActualMs : 0.0},
-                             {"mac_cycles", int64_t(S.MacCycles)},
-                             {"dram_read_bytes", int64_t(S.DramReadBytes)},
-                             {"dram_write_bytes", int64_t(S.DramWriteBytes)},
-                             {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
-                             {"ctrl_instructions", int64_t(S.CtrlInstructions)},
-                             {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
-                             {"unit_ops", int64_t(S.UnitOps)}}},
-      {"units", json::Object{{"load", Units(S.Load)},
-                             {"compute", Units(S.Compute)},
-                             {"store", Units(S.Store)}}},
-      {"layers", std::move(Layers)}};
+  json::Object Root{{"hw", json::Object{{"name", Hw.Name},
+                                        {"macs", int64_t(Hw.macs())},
+                                        {"clock_mhz", Hw.ClockMhz},
+                                        {"peak_gops", Hw.peakGops()},
+                                        {"dram_gbps", Hw.DramGbps}}},
+                    {"model", P.ModelName},
+                    {"total", json::Object{{"cycles", int64_t(S.Cycles)},
+                                           {"macs", int64_t(S.Macs)},
+                                           {"utilization", T.Util},
+                                           {"gops", T.Gops},
+                                           {"fps", T.ActualMs > 0 ? 1e3 / T.ActualMs : 0.0},
+                                           {"mac_cycles", int64_t(S.MacCycles)},
+                                           {"dram_read_bytes", int64_t(S.DramReadBytes)},
+                                           {"dram_write_bytes", int64_t(S.DramWriteBytes)},
+                                           {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
+                                           {"ctrl_instructions", int64_t(S.CtrlInstructions)},
+                                           {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
+                                           {"unit_ops", int64_t(S.UnitOps)}}},
+                    {"units", json::Object{{"load", Units(S.Load)},
+                                           {"compute", Units(S.Compute)},
+                                           {"store", Units(S.Store)}}},
+                    {"layers", std::move(Layers)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::formatv("{0:2}", json::Value(std::move(Root))) << "\n";

@@ -122,9 +122,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::SYNC_ST_SIGNAL: {
     // Each unit holds at most MaxPendingSignals started-but-unfired signals
     // (the RTL's signal FIFO); one more is a fault, not a stall.
-    unsigned Mine = unsigned(std::count_if(PendingSignals.begin(), PendingSignals.end(), [&](auto P) {
-      return (P.second >> 8) == unsigned(U.Kind);
-    }));
+    unsigned Mine =
+        unsigned(std::count_if(PendingSignals.begin(), PendingSignals.end(),
+                               [&](auto P) { return (P.second >> 8) == unsigned(U.Kind); }));
     if (Mine >= MaxPendingSignals)
       return fault(E, T,
                    fmt::format("the {} unit already has {} signals waiting for its operations to "
@@ -141,8 +141,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::ST_MAP: {
     bool IsWeights = I.Op == Opcode::LD_WGT, IsStore = I.Op == Opcode::ST_MAP;
     uint64_t RowBytes = uint64_t(I.len) * 2 * (IsWeights ? L : 1);
-    if (auto Err = IsWeights ? loadWeights(I, E, T) : IsStore ? storeMaps(I, E, T)
-                                                              : loadMaps(I, E, T))
+    if (auto Err = IsWeights ? loadWeights(I, E, T)
+                   : IsStore ? storeMaps(I, E, T)
+                             : loadMaps(I, E, T))
       return Err;
     uint64_t BufLo = E.A2, BufHi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
     if (auto Err = checkBanks(U.Kind, IsWeights, BufLo, BufHi, !IsStore, T, Never, E))
@@ -168,8 +169,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     (IsStore ? Stats->DramWriteBytes : Stats->DramReadBytes) += Bytes;
     uint64_t BankSize = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
     Pending.push_back({U.Kind, T, Hw.dramCycles(burstBytes(E.A1, I.dstride, I.rows, RowBytes)),
-                       unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights,
-                       DLo, DHi, E.Pc});
+                       unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo,
+                       DHi, E.Pc});
     U.WaitingGrant = true;
     Started = true;
     return llvm::Error::success();
@@ -277,10 +278,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
 bool Machine::grantChannel(uint64_t T) {
   if (Pending.empty() || ChanFree > T)
     return false;
-  auto It = std::min_element(Pending.begin(), Pending.end(),
-                             [](const DramRequest &A, const DramRequest &B) {
-                               return A.PostCycle < B.PostCycle;
-                             });
+  auto It = std::min_element(
+      Pending.begin(), Pending.end(),
+      [](const DramRequest &A, const DramRequest &B) { return A.PostCycle < B.PostCycle; });
   DramRequest R = *It;
   Pending.erase(It);
   UnitState &U = unitFor(Units, R.From);

@@ -28,9 +28,11 @@ namespace cl = llvm::cl;
 static cl::OptionCategory Cat("snowsim options");
 static cl::opt<std::string> ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required,
                                      cl::cat(Cat));
-static cl::opt<std::string> InputPath("input", cl::desc("Input tensor (.npy, float32 or int16, CHW)"),
+static cl::opt<std::string> InputPath("input",
+                                      cl::desc("Input tensor (.npy, float32 or int16, CHW)"),
                                       cl::value_desc("x.npy"), cl::cat(Cat));
-static cl::opt<std::string> OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
+static cl::opt<std::string> OutputPath("output",
+                                       cl::desc("Write the output tensor (int16 .npy, CHW)"),
                                        cl::value_desc("y.npy"), cl::cat(Cat));
 static cl::opt<std::string> OutputFloat("output-float",
                                         cl::desc("Write the dequantized output (float32 .npy)"),

@@ -8,8 +8,7 @@
 using namespace snow;
 
 static llvm::Error cannotWrite(const std::string &Path, std::error_code EC) {
-  return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
-                                 EC.message().c_str());
+  return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(), EC.message().c_str());
 }
 
 /// Writes Bytes to a new temporary file beside Path; returns its name.

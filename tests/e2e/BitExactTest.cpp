@@ -30,7 +30,9 @@ void check(const std::string &Yaml, const std::string &Hw, bool RequireInformati
   }
   EXPECT_GT(R.Stats.Cycles, 0u);
   if (getenv("SNOW_TEST_VERBOSE"))
-    fprintf(stderr, "%s macs %llu cycles %llu util %.3f outputs %zu\n", Hw.c_str(), (unsigned long long)R.Macs, (unsigned long long)R.Stats.Cycles, double(R.Macs) / (R.Stats.Cycles * R.Prog.Hw.macs()), R.Ref.size());
+    fprintf(stderr, "%s macs %llu cycles %llu util %.3f outputs %zu\n", Hw.c_str(),
+            (unsigned long long)R.Macs, (unsigned long long)R.Stats.Cycles,
+            double(R.Macs) / (R.Stats.Cycles * R.Prog.Hw.macs()), R.Ref.size());
 }
 
 class RandomConv : public ::testing::TestWithParam<unsigned> {};

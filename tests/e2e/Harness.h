@@ -35,8 +35,7 @@ struct RunResult {
 /// Runs Yaml on preset Hw; any failure is returned as a test failure message.
 /// UniformFormat quantizes with the hardware's one format, as --uniform-format.
 inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::string &HwName,
-                                           RunResult &R,
-                                           const compiler::CompileOptions &Opts = {},
+                                           RunResult &R, const compiler::CompileOptions &Opts = {},
                                            bool TimingOnly = false, bool UniformFormat = false) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
@@ -95,9 +94,9 @@ inline ::testing::AssertionResult sameBits(const RunResult &R) {
     if (R.Sim[I] != R.Ref[I] && Diff++ == 0)
       First = I;
   if (Diff)
-    return ::testing::AssertionFailure() << Diff << " of " << R.Sim.size()
-                                         << " outputs differ; first at CHW index " << First
-                                         << ": sim " << R.Sim[First] << " ref " << R.Ref[First];
+    return ::testing::AssertionFailure()
+           << Diff << " of " << R.Sim.size() << " outputs differ; first at CHW index " << First
+           << ": sim " << R.Sim[First] << " ref " << R.Ref[First];
   return ::testing::AssertionSuccess();
 }
 

@@ -40,7 +40,8 @@ std::string header(const std::string &Name, unsigned C, unsigned H, unsigned W) 
 }
 
 TEST(Layers, ResidualAddIsFusedIntoTheConv) {
-  check(header("res", 16, 20, 20) + R"(  - {name: stem, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
+  check(header("res", 16, 20, 20) +
+        R"(  - {name: stem, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
   - {name: a, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
   - {name: b, type: conv, out_channels: 32, kernel: 3, pad: 1}
   - {name: sum, type: add, inputs: [b, stem], relu: true}
@@ -49,7 +50,8 @@ TEST(Layers, ResidualAddIsFusedIntoTheConv) {
 }
 
 TEST(Layers, ResidualWithDownsampleAndBatchNorm) {
-  check(header("bottleneck", 32, 16, 16) + R"(  - {name: c1, type: conv, out_channels: 16, kernel: 1, bias: false}
+  check(header("bottleneck", 32, 16, 16) +
+        R"(  - {name: c1, type: conv, out_channels: 16, kernel: 1, bias: false}
   - {name: bn1, type: batchnorm}
   - {name: r1, type: relu}
   - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1, bias: false}
@@ -64,7 +66,8 @@ TEST(Layers, ResidualWithDownsampleAndBatchNorm) {
 }
 
 TEST(Layers, ConcatWritesIntoChannelOffsets) {
-  check(header("inception", 24, 14, 14) + R"(  - {name: b1, type: conv, input: data, out_channels: 16, kernel: 1, relu: true}
+  check(header("inception", 24, 14, 14) +
+        R"(  - {name: b1, type: conv, input: data, out_channels: 16, kernel: 1, relu: true}
   - {name: b2r, type: conv, input: data, out_channels: 24, kernel: 1, relu: true}
   - {name: b2, type: conv, out_channels: 40, kernel: 3, pad: 1, relu: true}
   - {name: b3, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
@@ -75,7 +78,8 @@ TEST(Layers, ConcatWritesIntoChannelOffsets) {
 }
 
 TEST(Layers, PoolingKinds) {
-  check(header("pools", 40, 21, 17) + R"(  - {name: c, type: conv, out_channels: 48, kernel: 3, pad: 1}
+  check(header("pools", 40, 21, 17) +
+            R"(  - {name: c, type: conv, out_channels: 48, kernel: 3, pad: 1}
   - {name: avg, type: avgpool, kernel: 3, stride: 2, pad: 1}
   - {name: mx, type: maxpool, kernel: 2, stride: 2, ceil_mode: true}
   - {name: gap, type: global_avgpool}
@@ -84,7 +88,8 @@ TEST(Layers, PoolingKinds) {
 }
 
 TEST(Layers, FullyConnectedAfterFlatten) {
-  check(header("mlp", 16, 6, 5) + R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
+  check(header("mlp", 16, 6, 5) +
+            R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
   - {name: f, type: flatten}
   - {name: fc1, type: fc, out_features: 200, relu: true}
   - {name: fc2, type: fc, out_features: 37}
@@ -94,7 +99,8 @@ TEST(Layers, FullyConnectedAfterFlatten) {
 }
 
 TEST(Layers, GroupedAndDepthwiseConv) {
-  check(header("groups", 32, 19, 23) + R"(  - {name: g, type: conv, out_channels: 48, kernel: 3, pad: 1, groups: 4, relu: true}
+  check(header("groups", 32, 19, 23) +
+        R"(  - {name: g, type: conv, out_channels: 48, kernel: 3, pad: 1, groups: 4, relu: true}
   - {name: dw, type: conv, out_channels: 48, kernel: 3, stride: 2, pad: 1, groups: 48, relu: true}
   - {name: pw, type: conv, out_channels: 100, kernel: 1}
   - {name: dw2, type: conv, out_channels: 100, kernel: [5, 3], pad: [2, 1], groups: 100}
@@ -103,7 +109,8 @@ TEST(Layers, GroupedAndDepthwiseConv) {
 
 TEST(Layers, StandaloneAddAndRelu) {
   // The add cannot be fused: both inputs are pooling layers.
-  check(header("eltwise", 70, 12, 12) + R"(  - {name: p1, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
+  check(header("eltwise", 70, 12, 12) +
+            R"(  - {name: p1, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
   - {name: p2, type: avgpool, input: data, kernel: 3, stride: 1, pad: 1}
   - {name: s, type: add, inputs: [p1, p2]}
   - {name: r, type: relu}
@@ -117,7 +124,9 @@ class RandomBlocks : public ::testing::TestWithParam<unsigned> {};
 /// shapes, strides and channel counts (RandomModels.h).
 TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
   check(blockCase(GetParam()), false,
-        {GetParam() % 3 == 0 ? "zc706" : GetParam() % 3 == 1 ? "mini64" : "narrow8"});
+        {GetParam() % 3 == 0   ? "zc706"
+         : GetParam() % 3 == 1 ? "mini64"
+                               : "narrow8"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));
@@ -162,7 +171,8 @@ namespace {
 TEST(Layers, StridedPointwiseConvGathersOnlyTheReadPixels) {
   // 1x1 kernels with stride > 1 and no padding: the loads skip the pixels the
   // kernel never reads (LayerPlan::StepY/StepX).
-  check(header("sub", 96, 15, 17) + R"(  - {name: a, type: conv, out_channels: 80, kernel: 1, stride: 2}
+  check(header("sub", 96, 15, 17) +
+        R"(  - {name: a, type: conv, out_channels: 80, kernel: 1, stride: 2}
   - {name: b, type: conv, out_channels: 40, kernel: 1, stride: [3, 2], relu: true}
 )");
 }

@@ -61,7 +61,9 @@ std::vector<int64_t> markOrder(const isa::Program &P) {
 
 // 16 and 48 output channels leave 3/4 and 1/4 of the lanes of a 64-channel
 // output group idle; 208 = 3 x 64 + 16 is planned in two parts.
-const std::string FewChannels = header("few", 40, 20, 24) + R"(  - {name: a, type: conv, out_channels: 16, kernel: 3, pad: 1, relu: true}
+const std::string FewChannels =
+    header("few", 40, 20, 24) +
+    R"(  - {name: a, type: conv, out_channels: 16, kernel: 3, pad: 1, relu: true}
   - {name: b, type: conv, out_channels: 48, kernel: 1, relu: true}
   - {name: c, type: conv, out_channels: 208, kernel: 3, pad: 1}
   - {name: d, type: conv, out_channels: 24, kernel: 3, stride: 2}
@@ -97,7 +99,9 @@ TEST(Passes, RoundsPackedBySizeSaveTheEdgeTiles) {
 TEST(Passes, SchedulerRunsLayersAwayFromTheirProducers) {
   // Two branches of two layers: in model order each second layer follows its
   // producer; scheduled, the branches interleave.
-  std::string Yaml = header("branches", 32, 16, 16) + R"(  - {name: a1, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
+  std::string Yaml =
+      header("branches", 32, 16, 16) +
+      R"(  - {name: a1, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
   - {name: a2, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
   - {name: b1, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
   - {name: b2, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
@@ -160,8 +164,8 @@ TEST(Passes, EverySwitchOffKeepsValues) {
   std::string Yaml = FewChannels;
   for (int K = 0; K < 10; ++K) {
     compiler::CompileOptions O;
-    bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,    &O.GatherStrided, &O.PreciseLayerDeps,
-                     &O.SplitChannels, &O.BalanceRounds,  &O.MultiPixel,    &O.ScheduleLayers,
+    bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
+                     &O.SplitChannels, &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,  &O.DmaLoops};
     *Flags[K] = false;
     SCOPED_TRACE(K);

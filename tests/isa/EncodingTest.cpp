@@ -67,7 +67,8 @@ const Golden Goldens[] = {
     {"vwb r1, r2, rows=128, bstride=16, shift=10, relu=1", 0x0000004a00082052, 0x0000000100000080},
     // vdw: op 0x56, rs1=4 [17:13], rs2=6 [22:18], rs3=3 [27:23], init=1 [39],
     // cstride=64 [59:40]; rows=3 [75:64], len=3 [91:76], bstride=3712 [111:92].
-    {"vdw r4, r6, r3, rows=3, len=3, bstride=3712, cstride=64, init=1", 0x0000408001988056, 0x000000e800003003},
+    {"vdw r4, r6, r3, rows=3, len=3, bstride=3712, cstride=64, init=1", 0x0000408001988056,
+     0x000000e800003003},
     // vpre: op 0x55, rs1=4 at [17:13], rs2=9 at [22:18], shift=15 at [37:32],
     // init=0 at [39]; rows=128 at [75:64], bstride=64 at [111:92].
     {"vpre r4, r9, rows=128, bstride=64, shift=15, init=0", 0x0000000f00248055, 0x0000000400000080},

@@ -248,9 +248,9 @@ TEST(OnnxImport, SoftmaxOverOneAxisRunsOnTheHostPerGroup) {
     EXPECT_EQ(M.G.SoftmaxInner, Inner) << "axis " << Axis;
   }
   // Over the batch: the frames of a batch run one at a time.
-  EXPECT_NE(importError(model({input("x", {2, 3}),
-                               node("Softmax", "s", {"x"}, {"y"}, {intAttr("axis", 0)}),
-                               output("y", {2, 3})}))
+  EXPECT_NE(importError(
+                model({input("x", {2, 3}), node("Softmax", "s", {"x"}, {"y"}, {intAttr("axis", 0)}),
+                       output("y", {2, 3})}))
                 .find("a softmax over the batch axis 0 is not supported"),
             std::string::npos);
 }

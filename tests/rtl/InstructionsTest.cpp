@@ -202,8 +202,7 @@ TEST_P(RtlInstructionsOn, MultiPixelTraces) {
   ASSERT_TRUE(bool(Hw));
   const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
   const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S =
-      fmt::format(".model vmacp\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
+  std::string S = fmt::format(".model vmacp\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
   S += weightData(V, L, 0x100000, 2000);
   S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=1024, dstride=0, bstride=0, "
                                     "mask={}\n",
@@ -224,8 +223,8 @@ TEST_P(RtlInstructionsOn, MultiPixelTraces) {
                      Pix);
     ++Entry;
   }
-  S += li(6, 0) + li(7, 2048) + fmt::format("vwb r6, r7, rows={}, bstride={}, shift=9, relu=0\n",
-                                            Entry, Row);
+  S += li(6, 0) + li(7, 2048) +
+       fmt::format("vwb r6, r7, rows={}, bstride={}, shift=9, relu=0\n", Entry, Row);
   // Entries one lane word apart overlap: the order in which the writeback
   // moves vMAC groups and entries decides what stays.
   S += li(10, 4096) + fmt::format("vwb r6, r10, rows={}, bstride={}, shift=7, relu=0\n", Entry, L);
@@ -234,8 +233,8 @@ TEST_P(RtlInstructionsOn, MultiPixelTraces) {
                                     "bstride={1}\n",
                                     Entry, Row, 2 * Row);
   S += li(8, 0x40000 + 8 * Row) + fmt::format("st.map r8, r10, idx=0, rows=1, len={}, dstride=0, "
-                                          "bstride=0\n",
-                                          Row);
+                                              "bstride=0\n",
+                                              Row);
   S += "halt\n";
   assembleFor("vmacp.bin", S, GetParam());
   EXPECT_TRUE(coSimulate("vmacp.bin"));

@@ -114,10 +114,9 @@ TEST(ComputeTiming, BiasAndMarkTakeOneCycle) {
 // 1 + 14 = 15. They are not traces: no MAC cycles, no pipeline tail.
 TEST(ComputeTiming, PoolingTakesRowsTimesLen) {
   isa::HwConfig Hw = timingHw();
-  sim::SimStats Max =
-      runText("li r1, imm=1024\n"
-              "vmax r1, r0, rows=3, len=3, bstride=48, cstride=16\nhalt\n",
-              Hw);
+  sim::SimStats Max = runText("li r1, imm=1024\n"
+                              "vmax r1, r0, rows=3, len=3, bstride=48, cstride=16\nhalt\n",
+                              Hw);
   EXPECT_EQ(Max.Cycles, 2 + 9u); // li shifts the push to cycle 1, start 2.
   EXPECT_EQ(Max.MacCycles, 0u);
   sim::SimStats Avg =
@@ -137,8 +136,8 @@ TEST(ComputeTiming, FillTakesRowsTimesLaneWords) {
     uint64_t Total;
   };
   for (Case C : {Case{1, 15, 2}, Case{1, 16, 2}, Case{1, 17, 3}, Case{3, 33, 10}}) {
-    std::string Text = "fill r0, rows=" + std::to_string(C.Rows) + ", len=" +
-                       std::to_string(C.Len) + ", bstride=64, value=1, mask=15\nhalt\n";
+    std::string Text = "fill r0, rows=" + std::to_string(C.Rows) +
+                       ", len=" + std::to_string(C.Len) + ", bstride=64, value=1, mask=15\nhalt\n";
     sim::SimStats S = runText(Text, Hw);
     EXPECT_EQ(S.Cycles, C.Total) << C.Rows << "x" << C.Len;
     EXPECT_EQ(S.Load.Busy, C.Total - 1);

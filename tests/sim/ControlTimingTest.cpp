@@ -43,7 +43,8 @@ TEST(ControlTiming, HaltStopsFetching) {
 TEST(ControlTiming, CountedLoopTakenBranchCostsNothingExtra) {
   isa::HwConfig Hw = timingHw();
   for (unsigned N : {1u, 2u, 5u, 100u}) {
-    std::string Text = "li r1, imm=" + std::to_string(N) + "\n"
+    std::string Text = "li r1, imm=" + std::to_string(N) +
+                       "\n"
                        "loop: addi r1, r1, imm=-1\n"
                        "bne r1, r0, imm=loop\n"
                        "halt\n";

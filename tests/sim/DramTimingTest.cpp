@@ -35,8 +35,7 @@ TEST(DramTiming, MachineMatchesTheDerivations) {
 
 std::string loadLine(unsigned Rows, unsigned Len, int Dstride) {
   return "ld.map r1, r0, rows=" + std::to_string(Rows) + ", len=" + std::to_string(Len) +
-         ", dstride=" + std::to_string(Dstride) + ", bstride=" + std::to_string(Len) +
-         ", mask=1\n";
+         ", dstride=" + std::to_string(Dstride) + ", bstride=" + std::to_string(Len) + ", mask=1\n";
 }
 
 std::string atAddr(uint64_t Addr) { return "li r1, imm=" + std::to_string(Addr) + "\n"; }
@@ -126,8 +125,8 @@ TEST(DramTiming, WeightLoadsCountWordsOfLanes) {
   };
   for (Case C : {Case{1, 2, 38}, Case{1, 3, 42}, Case{2, 1, 42}}) {
     std::string Text = atAddr(0x10000) + "ld.wgt r1, r0, idx=0, rows=" + std::to_string(C.Rows) +
-                       ", len=" + std::to_string(C.Len) + ", dstride=32, bstride=" +
-                       std::to_string(C.Len) + ", mask=1\nhalt\n";
+                       ", len=" + std::to_string(C.Len) +
+                       ", dstride=32, bstride=" + std::to_string(C.Len) + ", mask=1\nhalt\n";
     sim::SimStats S = runText(Text, Hw);
     EXPECT_EQ(S.Cycles, C.Total) << C.Rows << "x" << C.Len << " words";
     EXPECT_EQ(S.DramReadBytes, uint64_t(C.Rows) * C.Len * Lanes * 2);
@@ -137,10 +136,10 @@ TEST(DramTiming, WeightLoadsCountWordsOfLanes) {
 // st.map has the same channel timing: 1024 B -> grant 2, completion
 // 2 + 61 + 32 = 95 (§3.2 table: completion g + D + latency).
 TEST(DramTiming, StoreCompletesAfterChannelTimePlusLatency) {
-  sim::SimStats S = runText(atAddr(0x20000) +
-                                "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
+  sim::SimStats S =
+      runText(atAddr(0x20000) + "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
                                 "halt\n",
-                            timingHw());
+              timingHw());
   EXPECT_EQ(S.Cycles, 95u);
   EXPECT_EQ(S.DramWriteBytes, 1024u);
   EXPECT_EQ(S.DramReadBytes, 0u);

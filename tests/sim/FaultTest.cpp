@@ -322,16 +322,19 @@ TEST(Faults, PendingSignalsPerUnit) {
 // other CUs, or disjoint elements, or after the load has landed it does not.
 TEST(Faults, FillOverLoadInFlight) {
   const std::string Load = "ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n";
-  EXPECT_TRUE(isFaultAt(faultOf(Load + "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n"),
-                        1, "fill", "still writing"));
+  EXPECT_TRUE(
+      isFaultAt(faultOf(Load + "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n"), 1,
+                "fill", "still writing"));
   FaultReport OtherCu =
       faultOf(Load + "fill r0, rows=1, len=4, bstride=0, value=1, mask=2\nhalt\n");
   EXPECT_FALSE(OtherCu.Faulted) << OtherCu.Message;
-  FaultReport Disjoint = faultOf(Load + "li r2, imm=16\n"
-                                        "fill r2, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
+  FaultReport Disjoint =
+      faultOf(Load + "li r2, imm=16\n"
+                     "fill r2, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
   EXPECT_FALSE(Disjoint.Faulted) << Disjoint.Message;
-  FaultReport Ordered = faultOf(Load + "signal.ld idx=0\nwait.ld idx=0\n"
-                                       "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
+  FaultReport Ordered =
+      faultOf(Load + "signal.ld idx=0\nwait.ld idx=0\n"
+                     "fill r0, rows=1, len=4, bstride=0, value=1, mask=1\nhalt\n");
   EXPECT_FALSE(Ordered.Faulted) << Ordered.Message;
 }
 

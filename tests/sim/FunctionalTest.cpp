@@ -84,14 +84,13 @@ TEST(Functional, MaxPoolOfFills) {
 //   pos 3:  4  -4   0  0  32767  -32768  0   0   400
 //   sum:   10 -10   3  1  131068 -131072 2  -2   1000
 const std::vector<int> PoolData = {
-    1, -1, 1, 1, 32767, -32768, 2,  -2, 100, 100, 100, 100, 100, 100, 100, 100, //
-    2, -2, 1, 0, 32767, -32768, 0,  0,  200, 200, 200, 200, 200, 200, 200, 200, //
-    3, -3, 1, 0, 32767, -32768, 0,  0,  300, 300, 300, 300, 300, 300, 300, 300, //
-    4, -4, 0, 0, 32767, -32768, 0,  0,  400, 400, 400, 400, 400, 400, 400, 400};
+    1, -1, 1, 1, 32767, -32768, 2, -2, 100, 100, 100, 100, 100, 100, 100, 100, //
+    2, -2, 1, 0, 32767, -32768, 0, 0,  200, 200, 200, 200, 200, 200, 200, 200, //
+    3, -3, 1, 0, 32767, -32768, 0, 0,  300, 300, 300, 300, 300, 300, 300, 300, //
+    4, -4, 0, 0, 32767, -32768, 0, 0,  400, 400, 400, 400, 400, 400, 400, 400};
 
 std::string poolProgram(const std::string &Ops, unsigned OutWords) {
-  return ".output 0x40000 " + std::to_string(16 * OutWords) + " 1 1\n" +
-         data16(0x30000, PoolData) +
+  return ".output 0x40000 " + std::to_string(16 * OutWords) + " 1 1\n" + data16(0x30000, PoolData) +
          "li r1, imm=0x30000\n"
          "li r2, imm=256\n"
          "li r3, imm=272\n"
@@ -112,8 +111,8 @@ std::string poolProgram(const std::string &Ops, unsigned OutWords) {
 TEST(Functional, MaxPoolPerLane) {
   std::vector<int16_t> Out =
       runForOutput(poolProgram("vmax r2, r0, rows=2, len=2, bstride=32, cstride=16\n", 1));
-  std::vector<int16_t> Expect = {4, -1, 1, 1, 32767, -32768, 2, 0,
-                                 400, 400, 400, 400, 400, 400, 400, 400};
+  std::vector<int16_t> Expect = {4,   -1,  1,   1,   32767, -32768, 2,   0,
+                                 400, 400, 400, 400, 400,   400,    400, 400};
   EXPECT_EQ(Out, Expect);
 }
 
@@ -196,11 +195,11 @@ TEST(Functional, BiasTraceWritebackRoundsSaturatesAndRelus) {
                      "halt\n";
   std::vector<int16_t> Out = runForOutput(Text);
   ASSERT_EQ(Out.size(), 96u);
-  std::vector<int16_t> Plain = {3, -2, 2, 3, -3, 32767, 1, 0, 0, -1, -32768, 32767, 437,
-                                -1, -32768, -1};
+  std::vector<int16_t> Plain = {3, -2, 2,      3,     -3,  32767, 1,      0,
+                                0, -1, -32768, 32767, 437, -1,    -32768, -1};
   std::vector<int16_t> Relu = {3, 0, 2, 3, 0, 32767, 1, 0, 0, 0, 0, 32767, 437, 0, 0, 0};
-  std::vector<int16_t> Raw = {40, -40, 39, 41, -41, 32767, 8, -8, 7, -9, -32768, 32767, 6993,
-                              -24, -32768, -16};
+  std::vector<int16_t> Raw = {40, -40, 39,     41,    -41,  32767, 8,      -8,
+                              7,  -9,  -32768, 32767, 6993, -24,   -32768, -16};
   EXPECT_EQ(slice(Out, 0, 16), Plain);
   EXPECT_EQ(slice(Out, 32, 16), Relu);
   EXPECT_EQ(slice(Out, 64, 16), Raw);
@@ -264,8 +263,9 @@ TEST(Functional, MultiPixelTraceGivesEachVmacGroupItsPixel) {
             ", rows=1, len=3, dstride=0, bstride=0, mask=1\n";
   const int Values[] = {2, 3, 5, 7};
   for (int P = 0; P < 4; ++P)
-    Text += "li r2, imm=" + std::to_string(10 * P) + "\nfill r2, rows=1, len=2, bstride=0, value=" +
-            std::to_string(Values[P]) + ", mask=1\n";
+    Text += "li r2, imm=" + std::to_string(10 * P) +
+            "\nfill r2, rows=1, len=2, bstride=0, value=" + std::to_string(Values[P]) +
+            ", mask=1\n";
   Text += "signal.ld idx=0\n"
           "wait.ex idx=0\n"
           "vbias r0, shift=0\n"

@@ -33,14 +33,14 @@ uint64_t sumOfLayers(const sim::SimStats &S) {
 //   5 vmac len 20       15 .. 35, final 39 = total
 // a: [0, 14) = 14, cycles 0-2 before the first mark included; b: [14, 39) = 25.
 TEST(LayerMarks, SpansAddUpAndTheFirstLayerTakesTheLeadIn) {
-  sim::SimStats S = runText(std::string(TwoLayers) +
-                                "nop\nnop\n"
-                                "mark imm=0\n"
-                                "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
-                                "mark imm=1\n"
-                                "vmac r0, r0, r0, rows=1, len=20, bstride=0, init=1\n"
-                                "halt\n",
-                            timingHw());
+  sim::SimStats S =
+      runText(std::string(TwoLayers) + "nop\nnop\n"
+                                       "mark imm=0\n"
+                                       "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
+                                       "mark imm=1\n"
+                                       "vmac r0, r0, r0, rows=1, len=20, bstride=0, init=1\n"
+                                       "halt\n",
+              timingHw());
   EXPECT_EQ(S.Cycles, 39u);
   ASSERT_EQ(S.Layers.size(), 2u);
   EXPECT_EQ(S.Layers[0].Cycles, 14u);
@@ -57,13 +57,14 @@ TEST(LayerMarks, SpansAddUpAndTheFirstLayerTakesTheLeadIn) {
 //   3 vmac len 5        13 .. 18, final 22 = total
 // c: [0, 12) = 12, a: [12, 22) = 10, b: never marked = 0.
 TEST(LayerMarks, LeadInGoesToTheFirstMarkedLayerWhateverItsIndex) {
-  sim::SimStats S = runText(std::string(TwoLayers) + ".layer c pool 0 1 1 1\n"
-                                "mark imm=2\n"
-                                "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
-                                "mark imm=0\n"
-                                "vmac r0, r0, r0, rows=1, len=5, bstride=0, init=1\n"
-                                "halt\n",
-                            timingHw());
+  sim::SimStats S =
+      runText(std::string(TwoLayers) + ".layer c pool 0 1 1 1\n"
+                                       "mark imm=2\n"
+                                       "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
+                                       "mark imm=0\n"
+                                       "vmac r0, r0, r0, rows=1, len=5, bstride=0, init=1\n"
+                                       "halt\n",
+              timingHw());
   EXPECT_EQ(S.Cycles, 22u);
   ASSERT_EQ(S.Layers.size(), 3u);
   EXPECT_EQ(S.Layers[2].Cycles, 12u);
@@ -77,15 +78,15 @@ TEST(LayerMarks, LeadInGoesToTheFirstMarkedLayerWhateverItsIndex) {
 //   4 mark 0 (20), 5 vmac 3 (21 .. 24, final 28 = total)
 // a: [0, 12) + [20, 28) = 20; b: [12, 20) = 8.
 TEST(LayerMarks, ALayerMarkedTwiceCollectsBothSpans) {
-  sim::SimStats S = runText(std::string(TwoLayers) +
-                                "mark imm=0\n"
-                                "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
-                                "mark imm=1\n"
-                                "vmac r0, r0, r0, rows=1, len=7, bstride=0, init=1\n"
-                                "mark imm=0\n"
-                                "vmac r0, r0, r0, rows=1, len=3, bstride=0, init=1\n"
-                                "halt\n",
-                            timingHw());
+  sim::SimStats S =
+      runText(std::string(TwoLayers) + "mark imm=0\n"
+                                       "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
+                                       "mark imm=1\n"
+                                       "vmac r0, r0, r0, rows=1, len=7, bstride=0, init=1\n"
+                                       "mark imm=0\n"
+                                       "vmac r0, r0, r0, rows=1, len=3, bstride=0, init=1\n"
+                                       "halt\n",
+              timingHw());
   EXPECT_EQ(S.Cycles, 28u);
   EXPECT_EQ(S.Layers[0].Cycles, 20u);
   EXPECT_EQ(S.Layers[1].Cycles, 8u);

@@ -15,8 +15,8 @@
 #include "snow/isa/Asm.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/sim/Simulator.h"
-#include <gtest/gtest.h>
 #include <cstdint>
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
@@ -48,16 +48,16 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "writeback_words: 2\n";
 
 // The constants of that machine as the hand derivations use them.
-constexpr uint64_t Lanes = 16;       // lanes_per_vmac
-constexpr uint64_t VmacsPerCu = 4;   // vmacs_per_cu
-constexpr uint64_t MacPipe = 4;      // mac_pipeline_depth
-constexpr uint64_t WbCycles = 2;     // ceil(vmacs_per_cu / writeback_words)
-constexpr uint64_t Latency = 32;     // dram_latency_cycles
-constexpr uint64_t Burst = 64;       // dram_burst_bytes
-constexpr uint64_t BwQ8 = 4301;      // round(4.2e9 / 250e6 * 256) = round(4300.8)
-constexpr uint64_t MapsElems = 131072; // 256 KiB / 2 bytes
-constexpr uint64_t MapsBankElems = 16384; // 131072 / 8 banks
-constexpr uint64_t WeightWords = 1024;    // 32 KiB / (16 lanes * 2 bytes)
+constexpr uint64_t Lanes = 16;                    // lanes_per_vmac
+constexpr uint64_t VmacsPerCu = 4;                // vmacs_per_cu
+constexpr uint64_t MacPipe = 4;                   // mac_pipeline_depth
+constexpr uint64_t WbCycles = 2;                  // ceil(vmacs_per_cu / writeback_words)
+constexpr uint64_t Latency = 32;                  // dram_latency_cycles
+constexpr uint64_t Burst = 64;                    // dram_burst_bytes
+constexpr uint64_t BwQ8 = 4301;                   // round(4.2e9 / 250e6 * 256) = round(4300.8)
+constexpr uint64_t MapsElems = 131072;            // 256 KiB / 2 bytes
+constexpr uint64_t MapsBankElems = 16384;         // 131072 / 8 banks
+constexpr uint64_t WeightWords = 1024;            // 32 KiB / (16 lanes * 2 bytes)
 constexpr uint64_t DramBytes = uint64_t(1) << 30; // dram_mib 1024
 
 inline isa::HwConfig hwFromYaml(const std::string &Yaml, const std::string &Name) {

@@ -31,16 +31,16 @@ struct HwConfig {
   unsigned MapsBanks = 8;         ///< Per maps buffer; hazards are tracked per bank.
   unsigned WeightsBufferKib = 32; ///< Per vMAC.
   unsigned WeightsBanks = 2;
-  unsigned AccEntries = 128;      ///< Accumulators per lane.
-  unsigned AccBits = 48;          ///< Accumulator width; sums wrap at this width.
-  double DramGbps = 4.2;          ///< Usable DRAM bandwidth, 1e9 bytes/s.
+  unsigned AccEntries = 128; ///< Accumulators per lane.
+  unsigned AccBits = 48;     ///< Accumulator width; sums wrap at this width.
+  double DramGbps = 4.2;     ///< Usable DRAM bandwidth, 1e9 bytes/s.
   unsigned DramLatencyCycles = 32;
-  unsigned DramBurstBytes = 64;   ///< Every DMA row is rounded out to whole aligned bursts.
+  unsigned DramBurstBytes = 64; ///< Every DMA row is rounded out to whole aligned bursts.
   unsigned DramMib = 1024;
-  unsigned QueueDepth = 64;       ///< Entries per unit queue.
-  unsigned MacPipelineDepth = 4;  ///< Cycles from a trace's last issue to its accumulator write.
-  unsigned WritebackWords = 4;    ///< Lane words vwb / vpre move per cycle per CU.
-  unsigned ActFracBits = 8;       ///< Default activation format: Q(15-f).f.
+  unsigned QueueDepth = 64;        ///< Entries per unit queue.
+  unsigned MacPipelineDepth = 4;   ///< Cycles from a trace's last issue to its accumulator write.
+  unsigned WritebackWords = 4;     ///< Lane words vwb / vpre move per cycle per CU.
+  unsigned ActFracBits = 8;        ///< Default activation format: Q(15-f).f.
   unsigned OnchipBudgetKib = 2395; ///< All buffers and accumulators together must fit.
 
   // Derived. Valid after validate().

@@ -39,7 +39,7 @@ constexpr const char *HostSoftmaxType = "host-softmax";
 
 struct LayerInfo {
   std::string Name;
-  std::string Type; ///< "conv", "maxpool", ...
+  std::string Type;  ///< "conv", "maxpool", ...
   uint64_t Macs = 0; ///< Useful MACs (the standard count, padding taps included).
   uint32_t OutC = 0, OutH = 0, OutW = 0;
   bool operator==(const LayerInfo &) const = default;

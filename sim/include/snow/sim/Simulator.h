@@ -25,24 +25,24 @@
 namespace snow::sim {
 
 struct SimOptions {
-  bool TimingOnly = false;          ///< Same cycles, no arithmetic.
+  bool TimingOnly = false; ///< Same cycles, no arithmetic.
   uint64_t MaxCycles = 10'000'000'000ULL;
 };
 
 /// Where a unit's cycles went. Each unit's counters add up to the total cycles.
 struct UnitCycles {
-  uint64_t Busy = 0;      ///< Executing an operation.
-  uint64_t WaitSem = 0;   ///< Blocked on a semaphore.
-  uint64_t WaitDram = 0;  ///< Waiting for the DRAM channel.
-  uint64_t WaitAcc = 0;   ///< Writeback waiting for the MAC pipeline to drain.
-  uint64_t Idle = 0;      ///< Queue empty.
+  uint64_t Busy = 0;     ///< Executing an operation.
+  uint64_t WaitSem = 0;  ///< Blocked on a semaphore.
+  uint64_t WaitDram = 0; ///< Waiting for the DRAM channel.
+  uint64_t WaitAcc = 0;  ///< Writeback waiting for the MAC pipeline to drain.
+  uint64_t Idle = 0;     ///< Queue empty.
 };
 
 struct LayerStats {
   std::string Name, Type;
   uint64_t Macs = 0;
-  uint64_t Cycles = 0;        ///< Span between this layer's mark and the next.
-  uint64_t MacCycles = 0;     ///< Cycles the MAC array ran traces.
+  uint64_t Cycles = 0;    ///< Span between this layer's mark and the next.
+  uint64_t MacCycles = 0; ///< Cycles the MAC array ran traces.
   uint64_t DramReadBytes = 0, DramWriteBytes = 0;
   /// The compute unit's cycles inside the layer's span: Busy (traces and
   /// other operations), WaitSem (waiting on loads or stores), WaitAcc (MAC
@@ -82,7 +82,7 @@ class Simulator {
 public:
   /// Decodes the program; fails on an undecodable instruction.
   static llvm::Expected<std::unique_ptr<Simulator>> create(const isa::Program &P,
-                                                            SimOptions Opts = {});
+                                                           SimOptions Opts = {});
   ~Simulator();
 
   /// Input in CHW order, fixed point in the program's input format.

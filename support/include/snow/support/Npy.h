@@ -18,7 +18,7 @@ namespace snow {
 struct NpyArray {
   enum class DType { F32, I16 } Type = DType::F32;
   std::vector<uint64_t> Shape;
-  std::vector<float> F32; ///< Filled when Type == F32.
+  std::vector<float> F32;   ///< Filled when Type == F32.
   std::vector<int16_t> I16; ///< Filled when Type == I16.
   uint64_t elems() const;
 };
