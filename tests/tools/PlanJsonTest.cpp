@@ -71,7 +71,7 @@ std::string oddModel(unsigned Seed) {
   unsigned C = Odd(1, 9), H = Pick(20, 44), W = Pick(20, 44);
   if (H == W)
     ++W;
-  unsigned G = Pick(2, 4), A = Odd(3, 41), B = Odd(3, 41);
+  unsigned G = Pick(2, 4), A = G * Odd(1, 13), B = Odd(3, 41);
   return fmt::format(
       "name: odd{0}\ninput: {{name: data, shape: [{1}, {2}, {3}]}}\nweights: {{seed: {0}}}\n"
       "layers:\n"
