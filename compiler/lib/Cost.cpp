@@ -131,3 +131,30 @@ Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
+
+/// Output pixels over all rounds (the work of the busiest CU of each round).
+static uint64_t roundPixels(const LayerPlan &P) {
+  uint64_t Pixels = 0;
+  for (const Round &Rd : P.Rounds)
+    Pixels += Rd.pixels();
+  return Pixels;
+}
+
+Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
+                                     const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  // Each operand is a vpre into the accumulators, then one vwb.
+  uint64_t Compute =
+      timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * 20;
+  uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+}
+
+Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  uint64_t Compute =
+      roundPixels(P) * (timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+      P.Rounds.size() * 20;
+  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+}
