@@ -116,28 +116,26 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   return {CPrev + timing::dmaCompletion(Hw, timing::dmaChannelCycles(Hw, Pending)), Bytes, Hw};
 }
 
-Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
-  const ir::Layer &L = *P.L;
-  uint64_t Groups = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
-    Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
-  uint64_t Pixels = 0;
-  for (const Round &Rd : P.Rounds)
-    Pixels += Rd.pixels();
-  // Each window is a KH x KW trace, but the control core needs ~3 instructions
-  // to issue it, so short windows are issue-bound.
-  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
-                     P.Rounds.size() * 20 * P.NChunks;
-  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
-}
-
 /// Output pixels over all rounds (the work of the busiest CU of each round).
 static uint64_t roundPixels(const LayerPlan &P) {
   uint64_t Pixels = 0;
   for (const Round &Rd : P.Rounds)
     Pixels += Rd.pixels();
   return Pixels;
+}
+
+Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  uint64_t Groups = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
+  const uint64_t Pixels = roundPixels(P);
+  // Each window is a KH x KW trace, but the control core needs ~3 instructions
+  // to issue it, so short windows are issue-bound.
+  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
+                     P.Rounds.size() * 20 * P.NChunks;
+  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
 Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
