@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
@@ -17,10 +18,10 @@
 
 using namespace snow;
 using snow::ir::Shape;
+using snow::test::runOk;
+using snow::test::V;
 
 namespace {
-
-using V = std::vector<int16_t>;
 
 /// A 1x1 conv of the graph input (Shape In, format InFrac) to OutC channels
 /// with the given formats, no bias, residual not yet set.
@@ -38,12 +39,7 @@ ir::Layer conv1x1(std::string Name, Shape In, unsigned OutC, int InFrac, int WFr
 }
 
 ir::Graph graphOf(Shape In, int InFrac, std::vector<ir::Layer> Layers) {
-  ir::Graph G;
-  G.Name = "residual";
-  G.Input = In;
-  G.InputFrac = InFrac;
-  G.Layers = std::move(Layers);
-  return G;
+  return snow::test::graphOf("residual", In, InFrac, std::move(Layers));
 }
 
 /// One conv y = w * x + x (the residual is the graph input itself).
@@ -54,14 +50,6 @@ ir::Graph selfResidual(int InFrac, int WFrac, int OutFrac, int16_t W, bool Relu 
   L.ResFrac = InFrac;
   L.Relu = Relu;
   return graphOf({1, 1, 1}, InFrac, {L});
-}
-
-V runOk(const ir::Graph &G, const V &In, unsigned AccBits = 48) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, AccBits);
 }
 
 TEST(RefResidual, ResidualJoinsBeforeTheSingleRounding) {
