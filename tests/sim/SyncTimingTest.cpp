@@ -47,6 +47,7 @@ TEST(SyncTiming, WaitSucceedsTheCycleAfterTheSignalFires) {
 // The vmac reads the bank the load wrote; 97 is past the load's write window.
 struct Transfer {
   const char *Name, *Program;
+  friend void PrintTo(const Transfer &T, std::ostream *OS) { *OS << T.Name; }
 };
 
 class SignalAfterATransfer : public ::testing::TestWithParam<Transfer> {};
