@@ -16,7 +16,7 @@
 
 #include "snow/ir/Calibrate.h"
 
-#include "Parallel.h"
+#include "snow/support/Parallel.h"
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -42,7 +42,7 @@ constexpr int MaxActFrac = 15;
 float maxAbs(const std::vector<float> &V) {
   float M = 0;
   std::mutex Lock;
-  detail::parallelFor(V.size(), 1, 1 << 20, [&](size_t Begin, size_t End) {
+  snow::parallelFor(V.size(), 1, 1 << 20, [&](size_t Begin, size_t End) {
     constexpr unsigned Ways = 8; // independent maxima, which vectorize
     float Part[Ways] = {};
     size_t I = Begin;
@@ -127,7 +127,7 @@ std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
   const bool Vector = hasAvx2();
   const double Scale = powerOfTwo(Frac);
   std::vector<int16_t> Q(V.size());
-  detail::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
+  snow::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
     if (Vector)
       return roundToFixedVector(&V[Begin], &Q[Begin], End - Begin, Scale);
     for (size_t I = Begin; I < End; ++I)
