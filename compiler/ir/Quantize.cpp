@@ -187,14 +187,14 @@ ActFormats snow::ir::uniformFormats(const Graph &G, int ActFrac) {
   return F;
 }
 
-void snow::ir::quantize(Graph &G, int ActFrac) {
+void snow::ir::quantize(Graph &G, int ActFrac, FloatWeights Floats) {
   assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
   // One format everywhere meets every constraint: nothing rescales, and a
   // conv's shift InFrac + WFrac - OutFrac = WFrac is never negative.
-  llvm::cantFail(quantize(G, uniformFormats(G, ActFrac)));
+  llvm::cantFail(quantize(G, uniformFormats(G, ActFrac), Floats));
 }
 
-llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
+llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Floats) {
   if (F.OutFrac.size() != G.Layers.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "model '%s': %zu activation formats for %zu layers",
@@ -248,6 +248,10 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
     L.QWeights = toFixedAll(L.Weights, L.WFrac);
     L.QBias = toFixedAll(L.Bias, L.BFrac);
+    if (Floats == FloatWeights::Release) {
+      std::vector<float>().swap(L.Weights);
+      std::vector<float>().swap(L.Bias);
+    }
   }
   return llvm::Error::success();
 }
