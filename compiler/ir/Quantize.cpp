@@ -16,6 +16,7 @@
 
 #include "snow/ir/Calibrate.h"
 
+#include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <bit>
@@ -126,7 +127,9 @@ bool hasAvx2() {
 std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
   const bool Vector = hasAvx2();
   const double Scale = powerOfTwo(Frac);
-  std::vector<int16_t> Q(V.size());
+  std::vector<int16_t> Q;
+  snow::reserveHuge(Q, V.size());
+  Q.resize(V.size());
   snow::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
     if (Vector)
       return roundToFixedVector(&V[Begin], &Q[Begin], End - Begin, Scale);

@@ -13,6 +13,7 @@
 
 #include "snow/ir/Graph.h"
 
+#include "snow/support/HugePages.h"
 #include "snow/support/Npy.h"
 #include "snow/support/Parallel.h"
 #include "snow/support/Rng.h"
@@ -42,6 +43,7 @@ void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
   uint64_t FanIn =
       L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
   double A = std::sqrt(6.0 / double(FanIn));
+  snow::reserveHuge(L.Weights, uint64_t(L.Out.C) * FanIn);
   L.Weights.resize(uint64_t(L.Out.C) * FanIn);
   // One sequence, drawn in parts on several threads (a large model has tens
   // of millions of weights): each part skips to its first draw.

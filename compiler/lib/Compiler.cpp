@@ -12,6 +12,7 @@
 #include "Lower.h"
 #include "Plan.h"
 #include "Schedule.h"
+#include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <fmt/format.h>
@@ -121,6 +122,7 @@ void packWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw, uint64_
   for (LayerPlan &P : Plans)
     if (P.IsConv)
       layoutWeights(P, Hw, DataAddr, Size, Blocks);
+  snow::reserveHuge(Data, Size);
   Data.resize(Size); // Zeros: the padding before each block.
   // Blocks are disjoint, so which thread writes one does not matter. Parts
   // are equal byte ranges of the image (blocks vary in size): a part fills
