@@ -341,7 +341,9 @@ Serialized serializeParts(const Program &P) {
   W.u64(P.DataAddr);
   S.Image = P.Data;
   uint32_t Crc = llvm::crc32(W.Out);
-  Crc = llvm::crc32(Crc, S.Image);
+  // zlib's crc32 restarts on a null buffer, which an empty image may have.
+  if (!S.Image.empty())
+    Crc = llvm::crc32(Crc, S.Image);
   S.Head = std::move(W.Out);
   W.Out.clear();
   W.Base = S.Head.size() + S.Image.size();
