@@ -19,7 +19,7 @@
 
 #include "snow/ir/Graph.h"
 
-#include "Parallel.h"
+#include "snow/support/Parallel.h"
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
@@ -198,7 +198,7 @@ void foldBatchNorms(Graph &G) {
       return double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(BN.Eps));
     };
     // Channels are independent: a large conv's are scaled on several threads.
-    detail::parallelFor(C.Out.C, double(PerChannel), 1 << 18, [&](size_t Begin, size_t End) {
+    snow::parallelFor(C.Out.C, double(PerChannel), 1 << 18, [&](size_t Begin, size_t End) {
       for (size_t O = Begin; O < End; ++O) {
         const double S = Scale(uint32_t(O));
         for (size_t K = 0; K < PerChannel; ++K) {

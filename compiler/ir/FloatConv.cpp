@@ -44,7 +44,7 @@
 
 #include "FloatConv.h"
 
-#include "Parallel.h"
+#include "snow/support/Parallel.h"
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -409,11 +409,11 @@ void tiledConv(const Layer &L, const float *In, const float *Residual, float *Ou
   // they split the channels and each packs all of the inputs.
   const double Macs = double(J.Taps) * Lanes * NumBlocks * J.OutPlane;
   if (J.OutPlane >= L.Out.C && NumChunks > 1)
-    detail::parallelFor(NumChunks, Macs / NumChunks, MinMacsPerThread,
-                        [&](size_t C0, size_t C1) { Run(0, NumBlocks, C0, C1); });
+    snow::parallelFor(NumChunks, Macs / NumChunks, MinMacsPerThread,
+                      [&](size_t C0, size_t C1) { Run(0, NumBlocks, C0, C1); });
   else
-    detail::parallelFor(NumBlocks, Macs / NumBlocks, MinMacsPerThread,
-                        [&](size_t B0, size_t B1) { Run(B0, B1, 0, NumChunks); });
+    snow::parallelFor(NumBlocks, Macs / NumBlocks, MinMacsPerThread,
+                      [&](size_t B0, size_t B1) { Run(B0, B1, 0, NumChunks); });
 }
 
 /// Input coordinate of tap K of the window of output O along one axis;
@@ -482,7 +482,7 @@ void snow::ir::detail::convFloat(const Layer &L, const float *In, const float *R
   if (L.Out.C / L.Groups >= Lanes / 2)
     return tiledConv(L, In, Residual, Out);
   const double MacsPerChannel = double(L.In.C / L.Groups) * L.KH * L.KW * L.Out.H * L.Out.W;
-  parallelFor(L.Out.C, MacsPerChannel, MinMacsPerThread, [&](size_t Begin, size_t End) {
+  snow::parallelFor(L.Out.C, MacsPerChannel, MinMacsPerThread, [&](size_t Begin, size_t End) {
     planeConv(L, In, Residual, Out, unsigned(Begin), unsigned(End));
   });
 }

@@ -16,7 +16,8 @@
 
 #include "snow/ir/Calibrate.h"
 
-#include "Parallel.h"
+#include "snow/support/HugePages.h"
+#include "snow/support/Parallel.h"
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -42,7 +43,7 @@ constexpr int MaxActFrac = 15;
 float maxAbs(const std::vector<float> &V) {
   float M = 0;
   std::mutex Lock;
-  detail::parallelFor(V.size(), 1, 1 << 20, [&](size_t Begin, size_t End) {
+  snow::parallelFor(V.size(), 1, 1 << 20, [&](size_t Begin, size_t End) {
     constexpr unsigned Ways = 8; // independent maxima, which vectorize
     float Part[Ways] = {};
     size_t I = Begin;
@@ -126,8 +127,10 @@ bool hasAvx2() {
 std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
   const bool Vector = hasAvx2();
   const double Scale = powerOfTwo(Frac);
-  std::vector<int16_t> Q(V.size());
-  detail::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
+  std::vector<int16_t> Q;
+  snow::reserveHuge(Q, V.size());
+  Q.resize(V.size());
+  snow::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
     if (Vector)
       return roundToFixedVector(&V[Begin], &Q[Begin], End - Begin, Scale);
     for (size_t I = Begin; I < End; ++I)
@@ -187,14 +190,14 @@ ActFormats snow::ir::uniformFormats(const Graph &G, int ActFrac) {
   return F;
 }
 
-void snow::ir::quantize(Graph &G, int ActFrac) {
+void snow::ir::quantize(Graph &G, int ActFrac, FloatWeights Floats) {
   assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
   // One format everywhere meets every constraint: nothing rescales, and a
   // conv's shift InFrac + WFrac - OutFrac = WFrac is never negative.
-  llvm::cantFail(quantize(G, uniformFormats(G, ActFrac)));
+  llvm::cantFail(quantize(G, uniformFormats(G, ActFrac), Floats));
 }
 
-llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
+llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Floats) {
   if (F.OutFrac.size() != G.Layers.size())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "model '%s': %zu activation formats for %zu layers",
@@ -248,6 +251,10 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F) {
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
     L.QWeights = toFixedAll(L.Weights, L.WFrac);
     L.QBias = toFixedAll(L.Bias, L.BFrac);
+    if (Floats == FloatWeights::Release) {
+      std::vector<float>().swap(L.Weights);
+      std::vector<float>().swap(L.Bias);
+    }
   }
   return llvm::Error::success();
 }

@@ -13,8 +13,9 @@
 
 #include "snow/ir/Graph.h"
 
-#include "Parallel.h"
+#include "snow/support/HugePages.h"
 #include "snow/support/Npy.h"
+#include "snow/support/Parallel.h"
 #include "snow/support/Rng.h"
 #include <cassert>
 #include <cmath>
@@ -42,10 +43,11 @@ void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
   uint64_t FanIn =
       L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
   double A = std::sqrt(6.0 / double(FanIn));
+  snow::reserveHuge(L.Weights, uint64_t(L.Out.C) * FanIn);
   L.Weights.resize(uint64_t(L.Out.C) * FanIn);
   // One sequence, drawn in parts on several threads (a large model has tens
   // of millions of weights): each part skips to its first draw.
-  detail::parallelFor(L.Weights.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
+  snow::parallelFor(L.Weights.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
     snow::Rng Part = R;
     Part.discard(Begin);
     for (size_t I = Begin; I < End; ++I)

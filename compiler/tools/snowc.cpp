@@ -127,13 +127,15 @@ int main(int Argc, char **Argv) {
     return fail(llvm::toString(std::move(Err)));
   // Per-layer formats are calibrated on the default input, as snowref does,
   // so the two agree on every format (docs/fixed-point.md, "Choosing formats").
+  // The compiler needs only the integers: each layer's floats go as soon as
+  // it is quantized (VGG-16 would hold 552 MB of them for nothing).
   if (UniformFormat) {
-    ir::quantize(*G, int(Hw->ActFracBits));
+    ir::quantize(*G, int(Hw->ActFracBits), ir::FloatWeights::Release);
   } else {
     auto Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
     if (!Formats)
       return fail(llvm::toString(Formats.takeError()));
-    if (auto Err = ir::quantize(*G, *Formats))
+    if (auto Err = ir::quantize(*G, *Formats, ir::FloatWeights::Release))
       return fail(llvm::toString(std::move(Err)));
   }
 

@@ -51,6 +51,7 @@ llvm::Error makeError(const std::string &Msg) {
 class Writer {
 public:
   std::vector<uint8_t> Out;
+  uint64_t Base = 0; ///< File offset of Out[0], for the alignment of sections.
 
   void u32(uint32_t V) {
     for (int I = 0; I < 4; ++I)
@@ -88,7 +89,7 @@ public:
     uint64_t Size = Out.size() - Start;
     for (int I = 0; I < 8; ++I)
       Out[SizeAt + I] = uint8_t(Size >> (8 * I));
-    Out.resize(llvm::alignTo(Out.size(), 8), 0);
+    Out.resize(llvm::alignTo(Base + Out.size(), 8) - Base, 0);
   }
 };
 
@@ -305,7 +306,19 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
 
 } // namespace
 
-std::vector<uint8_t> snow::isa::serialize(const Program &P) {
+namespace {
+
+/// A serialized program in three parts, so that the data image (weights:
+/// hundreds of MB for VGG-16) is neither copied nor held twice: the bytes
+/// before the image, the image itself (P.Data), and the bytes after it,
+/// CRC included.
+struct Serialized {
+  std::vector<uint8_t> Head, Tail;
+  llvm::ArrayRef<uint8_t> Image;
+};
+
+Serialized serializeParts(const Program &P) {
+  Serialized S;
   Writer W;
   W.bytes(ProgMagic, sizeof(ProgMagic));
   W.u32(ProgVersion);
@@ -316,16 +329,25 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
   });
   W.section(Modl, [&] { W.bytes(P.ModelName.data(), P.ModelName.size()); });
   W.section(Code, [&] {
-    for (const Word128 &I : P.Code) {
-      uint8_t B[InstBytes];
-      storeWord(I, B);
-      W.bytes(B, InstBytes);
-    }
+    const size_t At = W.Out.size();
+    W.Out.resize(At + P.Code.size() * InstBytes);
+    for (size_t I = 0; I < P.Code.size(); ++I)
+      storeWord(P.Code[I], W.Out.data() + At + I * InstBytes);
   });
-  W.section(Data, [&] {
-    W.u64(P.DataAddr);
-    W.bytes(P.Data.data(), P.Data.size());
-  });
+  // The data section by hand: its payload's bytes stay in P.Data.
+  W.bytes(SectionTags[Data], 4);
+  W.u32(0);
+  W.u64(8 + P.Data.size());
+  W.u64(P.DataAddr);
+  S.Image = P.Data;
+  uint32_t Crc = llvm::crc32(W.Out);
+  // zlib's crc32 restarts on a null buffer, which an empty image may have.
+  if (!S.Image.empty())
+    Crc = llvm::crc32(Crc, S.Image);
+  S.Head = std::move(W.Out);
+  W.Out.clear();
+  W.Base = S.Head.size() + S.Image.size();
+  W.Out.resize(llvm::alignTo(W.Base, 8) - W.Base, 0); // The data section's padding.
   W.section(Tens, [&] {
     W.tensor(P.Input);
     W.tensor(P.Output);
@@ -342,8 +364,26 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
       W.u32(L.OutW);
     }
   });
-  W.u32(llvm::crc32(W.Out));
-  return std::move(W.Out);
+  Crc = llvm::crc32(Crc, W.Out);
+  W.u32(Crc);
+  S.Tail = std::move(W.Out);
+  return S;
+}
+
+llvm::StringRef asText(llvm::ArrayRef<uint8_t> B) {
+  return llvm::StringRef(reinterpret_cast<const char *>(B.data()), B.size());
+}
+
+} // namespace
+
+std::vector<uint8_t> snow::isa::serialize(const Program &P) {
+  Serialized S = serializeParts(P);
+  std::vector<uint8_t> Out;
+  Out.reserve(S.Head.size() + S.Image.size() + S.Tail.size());
+  Out.insert(Out.end(), S.Head.begin(), S.Head.end());
+  Out.insert(Out.end(), S.Image.begin(), S.Image.end());
+  Out.insert(Out.end(), S.Tail.begin(), S.Tail.end());
+  return Out;
 }
 
 llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes,
@@ -373,10 +413,10 @@ llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes
 llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
   if (llvm::Error E = checkProgram(P, Path))
     return E;
-  std::vector<uint8_t> Bytes = serialize(P);
+  Serialized S = serializeParts(P);
   // Temporary file + rename, removing the temporary on any failure.
-  return writeFileAtomic(
-      Path, llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
+  const llvm::StringRef Parts[] = {asText(S.Head), asText(S.Image), asText(S.Tail)};
+  return writeFileAtomic(Path, Parts);
 }
 
 llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {

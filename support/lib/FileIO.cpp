@@ -11,8 +11,10 @@ static llvm::Error cannotWrite(const std::string &Path, std::error_code EC) {
   return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(), EC.message().c_str());
 }
 
-/// Writes Bytes to a new temporary file beside Path; returns its name.
-static llvm::Expected<std::string> writeTemporary(const std::string &Path, llvm::StringRef Bytes) {
+/// Writes the concatenation of Parts to a new temporary file beside Path;
+/// returns its name.
+static llvm::Expected<std::string> writeTemporary(const std::string &Path,
+                                                  llvm::ArrayRef<llvm::StringRef> Parts) {
   llvm::SmallString<256> Tmp;
   int Fd = -1;
   llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
@@ -21,7 +23,8 @@ static llvm::Expected<std::string> writeTemporary(const std::string &Path, llvm:
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, Fd, Tmp))
     return cannotWrite(Path, EC);
   llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true);
-  OS << Bytes;
+  for (llvm::StringRef Part : Parts)
+    OS << Part;
   OS.close();
   if (OS.has_error()) {
     std::error_code EC = OS.error();
@@ -41,7 +44,7 @@ llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std:
   for (const auto &[Path, Bytes] : Files) {
     if (Path == "-")
       continue;
-    auto Tmp = writeTemporary(Path, Bytes);
+    auto Tmp = writeTemporary(Path, llvm::StringRef(Bytes));
     if (!Tmp) {
       Discard();
       return Tmp.takeError();
@@ -65,5 +68,22 @@ llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std:
 }
 
 llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::StringRef Bytes) {
-  return writeFilesAtomic({{Path, Bytes.str()}});
+  return writeFileAtomic(Path, llvm::ArrayRef<llvm::StringRef>(Bytes));
+}
+
+llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::ArrayRef<llvm::StringRef> Parts) {
+  if (Path == "-") {
+    for (llvm::StringRef Part : Parts)
+      llvm::outs() << Part;
+    llvm::outs().flush();
+    return llvm::Error::success();
+  }
+  auto Tmp = writeTemporary(Path, Parts);
+  if (!Tmp)
+    return Tmp.takeError();
+  if (std::error_code EC = llvm::sys::fs::rename(*Tmp, Path)) {
+    llvm::sys::fs::remove(*Tmp);
+    return cannotWrite(Path, EC);
+  }
+  return llvm::Error::success();
 }

@@ -111,6 +111,21 @@ TEST(Quantize, FillsQuantizedValuesAndActivationFormats) {
   EXPECT_TRUE(Pool.QWeights.empty());
 }
 
+TEST(Quantize, ReleasingFloatWeightsGivesTheSameIntegers) {
+  Graph Kept = convGraph({0.5f, -0.25f, 0.1f}, {0.05f, -1.0f});
+  Graph Released = Kept;
+  quantize(Kept, 10);
+  quantize(Released, 10, FloatWeights::Release);
+  const Layer &K = Kept.Layers[0], &R = Released.Layers[0];
+  EXPECT_EQ(R.QWeights, K.QWeights);
+  EXPECT_EQ(R.QBias, K.QBias);
+  EXPECT_EQ(R.WFrac, K.WFrac);
+  EXPECT_EQ(R.BFrac, K.BFrac);
+  EXPECT_EQ(K.Weights.size(), 3u) << "kept by default";
+  EXPECT_TRUE(R.Weights.empty());
+  EXPECT_TRUE(R.Bias.empty());
+}
+
 TEST(Quantize, RequantizingReplacesPreviousValues) {
   Graph G = convGraph({0.5f}, {0.5f});
   quantize(G, 8);

@@ -58,7 +58,7 @@ llvm::Expected<ActFormats> calibrate(const Graph &G, int ActFrac,
 /// a layer other than a conv (or fc) whose output format differs from its
 /// inputs', a conv with OutFrac or ResFrac above InFrac + WFrac. On error G is
 /// left partly quantized and should be discarded.
-llvm::Error quantize(Graph &G, const ActFormats &F);
+llvm::Error quantize(Graph &G, const ActFormats &F, FloatWeights Floats = FloatWeights::Keep);
 
 /// The quantizer's weight format of a conv or fc layer: the largest f in
 /// 0..24 with round(max|w| * 2^f) <= 32767, or 15 when every weight is 0.

@@ -139,11 +139,18 @@ llvm::Error canonicalize(Graph &G);
 /// snowc --summary. Works on the graph as written or canonical.
 std::string summary(const Graph &G);
 
+/// Whether quantize() keeps the float Weights / Bias it quantized. A compiler
+/// needs only the integers, and releasing each layer's floats as soon as it
+/// is quantized keeps a large model's floats and integers from being held
+/// at once (VGG-16: 552 MB of floats); a tool that still runs the float
+/// model afterwards (snowref) keeps them.
+enum class FloatWeights { Keep, Release };
+
 /// Chooses fixed-point formats and fills QWeights / QBias (docs/fixed-point.md)
 /// with one activation format, ActFrac, for every tensor: the hardware's
 /// (HwConfig::ActFracBits). Per-layer formats chosen by calibration go through
 /// the overload in Calibrate.h instead.
-void quantize(Graph &G, int ActFrac);
+void quantize(Graph &G, int ActFrac, FloatWeights Floats = FloatWeights::Keep);
 
 /// The deterministic input used when none is given (snow::defaultInputValues).
 std::vector<float> defaultInput(const Graph &G);

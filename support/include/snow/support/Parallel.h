@@ -1,15 +1,16 @@
-//===- Parallel.h - Splitting front-end loops over threads -------*- C++ -*-===//
+//===- Parallel.h - Splitting heavy loops over threads ------------*- C++ -*-===//
 //
-// Private to compiler/ir. The front end's heavy loops (the float convolution
-// of calibration, weight seeding, quantization) are sums of independent
-// items whose values do not depend on which thread computes them, so they
-// split a range into contiguous parts, one per thread, and results stay
-// identical for any thread count. Threads are started per call: the calls
-// are few and long (one per layer), so a pool would not pay for itself.
+// The compiler's heavy loops (the float convolution of calibration, weight
+// seeding, quantization, packing weights into the DRAM image) are sums of
+// independent items whose values do not depend on which thread computes
+// them, so they split a range into contiguous parts, one per thread, and
+// results stay identical for any thread count. Threads are started per call:
+// the calls are few and long (one per layer), so a pool would not pay for
+// itself.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SNOW_IR_PARALLEL_H
-#define SNOW_IR_PARALLEL_H
+#ifndef SNOW_SUPPORT_PARALLEL_H
+#define SNOW_SUPPORT_PARALLEL_H
 
 #include <algorithm>
 #include <cstddef>
@@ -20,7 +21,7 @@
 #include <sched.h>
 #endif
 
-namespace snow::ir::detail {
+namespace snow {
 
 /// Threads to use: the CPUs this process may run on (what a batch scheduler
 /// allocated, not the machine's count), capped at 8, past which the short
@@ -68,6 +69,6 @@ template <class Fn> void parallelFor(size_t N, double Cost, double MinCost, Fn &
     T.join();
 }
 
-} // namespace snow::ir::detail
+} // namespace snow
 
 #endif
