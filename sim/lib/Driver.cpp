@@ -29,6 +29,13 @@ EngineFactory::~EngineFactory() = default;
 
 namespace {
 
+/// cl::desc keeps a reference: the text must outlive the option.
+const std::string &maxCyclesDesc() {
+  static const std::string Desc =
+      "Fault if the program runs longer (default " + std::to_string(DefaultMaxCycles) + ")";
+  return Desc;
+}
+
 /// The options every engine shares. Built at run time, after the tool's own
 /// static options, so that --stats-json can first be taken back from LLVM.
 struct CommonOptions {
@@ -44,10 +51,8 @@ struct CommonOptions {
                     cl::value_desc("y.npy"), cl::cat(Cat)),
         StatsJson((reclaimLlvmOption("stats-json"), "stats-json"),
                   cl::desc("Write statistics as JSON"), cl::value_desc("file"), cl::cat(Cat)),
-        MaxCycles("max-cycles",
-                  cl::desc("Fault if the program runs longer (default " +
-                           std::to_string(DefaultMaxCycles) + ")"),
-                  cl::init(DefaultMaxCycles), cl::cat(Cat)),
+        MaxCycles("max-cycles", cl::desc(maxCyclesDesc()), cl::init(DefaultMaxCycles),
+                  cl::cat(Cat)),
         HwCheck("hw",
                 cl::desc("Fail unless the program was compiled for this hardware (preset or "
                          "YAML file)"),

@@ -12,6 +12,7 @@
 #include "snow/sim/Trace.h"
 #include "SimTestUtil.h"
 #include "llvm/Support/JSON.h"
+#include <cmath>
 
 using namespace snow;
 using namespace snow::test;
@@ -127,4 +128,21 @@ TEST(Trace, RecordingDoesNotChangeTheRun) {
   EXPECT_EQ(On.Cycles, Off.Cycles);
   EXPECT_EQ(On.Load.Busy, Off.Load.Busy);
   EXPECT_EQ(On.UnitOps, Off.UnitOps);
+}
+
+// At 300 MHz a cycle is 3.33 ns: each start and end is rounded to the
+// nanosecond, so touching slices still touch and never overlap.
+TEST(Trace, TimesAreOnANanosecondGrid) {
+  std::string Yaml = TimingHwYaml;
+  Yaml.replace(Yaml.find("clock_mhz: 250"), 14, "clock_mhz: 300");
+  isa::Program P = assembleOrFail(Program, hwFromYaml(Yaml, "clock300.yaml"));
+  sim::SimStats S;
+  int64_t Level = -1;
+  std::vector<Slice> V = loadSlices(traceOf(P, 100, S), Level);
+  ASSERT_EQ(V.size(), 3u);
+  auto Ns = [](double Us) { return std::llround(Us * 1000); };
+  EXPECT_EQ(Ns(V[0].Ts), 7);  // cycle 2: 6.67 ns
+  EXPECT_EQ(Ns(V[0].Dur), 3); // to cycle 3: 10 ns
+  EXPECT_EQ(Ns(V[0].Ts) + Ns(V[0].Dur), Ns(V[1].Ts));
+  EXPECT_EQ(Ns(V[2].Ts), 20); // cycle 6
 }
