@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/Trace.h"
+#include "snow/isa/Timing.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -68,9 +69,11 @@ void TraceRecorder::unitOp(isa::Unit U, isa::Opcode Op, uint32_t Pc, uint32_t La
 void TraceRecorder::dmaGrant(isa::Unit From, isa::Opcode Op, uint32_t Pc, uint32_t Layer,
                              uint64_t Post, uint64_t Grant, uint64_t Cycles) {
   uint16_t K = kindOf(Op);
-  // The unit is occupied from posting the request to the cycle after the
-  // grant (its wait_dram plus one busy cycle); the channel for the transfer.
-  add(From == isa::Unit::Load ? DmaIn : DmaOut, K, Pc, Layer, Post, Grant + 1 - Post);
+  // The unit is occupied from posting the request to the end of its own
+  // cycle after the grant (its wait_dram plus busy); the channel for the
+  // transfer.
+  add(From == isa::Unit::Load ? DmaIn : DmaOut, K, Pc, Layer, Post,
+      Grant + timing::UnitOpCycles - Post);
   add(Dram, K, Pc, Layer, Grant, Cycles);
 }
 
