@@ -107,8 +107,11 @@ bool Machine::stepCtrl(uint64_t T) {
         CtrlStalledSince = T;
       return false;
     }
-    if (CtrlStalledSince != Never)
+    if (CtrlStalledSince != Never) {
       Stats->CtrlStallQueueFull += T - CtrlStalledSince;
+      if (Opts.Trace)
+        Opts.Trace->ctrlStall(Info.U, CurLayer, CtrlStalledSince, T);
+    }
     CtrlStalledSince = Never;
     if (I.Op == Opcode::MARK) {
       if (I.imm < 0 || uint64_t(I.imm) >= Prog.Layers.size()) {

@@ -12,6 +12,7 @@
 #include "snow/isa/Isa.h"
 #include "snow/isa/Program.h"
 #include "snow/sim/Simulator.h"
+#include "snow/sim/Trace.h"
 #include <array>
 #include <cstdlib>
 #include <deque>
@@ -53,6 +54,7 @@ struct DramRequest {
   bool Weights;          ///< Buffer is the weights buffer.
   uint64_t DramLo, DramHi;
   uint32_t Pc;
+  uint32_t Layer; ///< Of the dispatching entry (for the trace).
 };
 
 /// Hazard windows of one buffer bank: until when each unit reads / writes it.

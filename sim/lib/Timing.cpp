@@ -91,6 +91,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     U.Cycles.Busy += Dur;
     if (IsCompute)
       layerStats(ComputeLayer).Compute.Busy += Dur;
+    if (Opts.Trace)
+      Opts.Trace->unitOp(U.Kind, I.Op, E.Pc, E.Layer, T, Dur);
     Started = true;
   };
   auto Unblock = [&](uint64_t UnitCycles::*Counter) {
@@ -172,7 +174,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     Pending.push_back(
         {U.Kind, T,
          timing::dmaChannelCycles(Hw, timing::dmaBurstBytes(Hw, E.A1, I.dstride, I.rows, RowBytes)),
-         unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo, DHi, E.Pc});
+         unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo, DHi, E.Pc,
+         E.Layer});
     U.WaitingGrant = true;
     Started = true;
     return llvm::Error::success();
@@ -294,6 +297,8 @@ bool Machine::grantChannel(uint64_t T) {
   U.LastCompletion = std::max(U.LastCompletion, Done);
   U.Cycles.WaitDram += T - R.PostCycle;
   U.Cycles.Busy += timing::UnitOpCycles;
+  if (Opts.Trace)
+    Opts.Trace->dmaGrant(R.From, Code[R.Pc].Op, R.Pc, R.Layer, R.PostCycle, T, R.Cycles);
   // Now the hazard windows have an end: the load writes its banks until the
   // data has landed; the store reads its bank while the channel moves it.
   bool IsStore = R.From == Unit::Store;

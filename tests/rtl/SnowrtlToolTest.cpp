@@ -3,8 +3,8 @@
 // snowrtl keeps snowsim's contract for the command line: one error line and a
 // non-zero exit for bad input, no partial output files, the same files
 // (--output, --output-float, --stats-json, batches of frames) as snowsim, and
-// a program compiled for hardware without a model named as such. --trace
-// writes an FST waveform.
+// a program compiled for hardware without a model named as such, the same
+// exit codes. --trace writes an FST waveform.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +97,22 @@ TEST_F(RtlTool, TraceWritesAWaveform) {
   ToolResult F = run("snowrtl", {"f.bin", "--trace", "f.fst"});
   EXPECT_TRUE(isCleanError(F, {"deadlock"}));
   EXPECT_TRUE(exists("f.fst"));
+}
+
+// The shared driver's exit codes (docs/stats-json.md): 0 success, 1 bad
+// input, 2 a program fault, the same for both tools.
+TEST_F(RtlTool, ExitCodesAsSnowsim) {
+  compileTiny("tiny.bin", "mini64");
+  assembleFor("f.bin", "nop\nwait.ex idx=1\nhalt\n", "mini64");
+  for (const char *Tool : {"snowsim", "snowrtl"}) {
+    SCOPED_TRACE(Tool);
+    EXPECT_EQ(run(Tool, {"tiny.bin", "--quiet"}).ExitCode, 0);
+    EXPECT_EQ(run(Tool, {"missing.bin"}).ExitCode, 1);
+    EXPECT_EQ(run(Tool, {"tiny.bin", "--no-such-option"}).ExitCode, 1);
+    EXPECT_EQ(run(Tool, {"tiny.bin", "--hw", "zc706"}).ExitCode, 1);
+    EXPECT_EQ(run(Tool, {"f.bin"}).ExitCode, 2);
+    EXPECT_EQ(run(Tool, {"tiny.bin", "--max-cycles", "100"}).ExitCode, 2);
+  }
 }
 
 } // namespace

@@ -24,9 +24,20 @@
 
 namespace snow::sim {
 
+/// The default --max-cycles of snowsim and snowrtl and of every library run:
+/// 40 s of machine time at 250 MHz, 130x the longest model in models/ on
+/// zc706 (VGG-16, 76 M cycles), so that no real program on small hardware
+/// meets it; a program that spins forever is stopped after it (docs/stats-json.md,
+/// "Exit codes").
+constexpr uint64_t DefaultMaxCycles = 10'000'000'000ULL;
+
+class TraceRecorder;
+
 struct SimOptions {
   bool TimingOnly = false; ///< Same cycles, no arithmetic.
-  uint64_t MaxCycles = 10'000'000'000ULL;
+  uint64_t MaxCycles = DefaultMaxCycles;
+  /// Records a timeline of the run (snow/sim/Trace.h); not owned; null = off.
+  TraceRecorder *Trace = nullptr;
 };
 
 /// Where a unit's cycles went. Each unit's counters add up to the total cycles.

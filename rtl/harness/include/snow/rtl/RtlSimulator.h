@@ -27,7 +27,7 @@
 namespace snow::rtl {
 
 struct RtlOptions {
-  uint64_t MaxCycles = 1'000'000'000ULL;
+  uint64_t MaxCycles = sim::DefaultMaxCycles;
   /// Write an FST waveform of the run here ("" = no trace). The file is
   /// written under a temporary name and renamed when the run ends (also when
   /// the program faults: that is when a waveform is wanted).

@@ -1,0 +1,183 @@
+//===- Driver.cpp - The command-line driver shared by snowsim and snowrtl -===//
+//
+// One main for two engines (snow/sim/Driver.h). The order of the checks is
+// the contract the tools tests pin: every input is read and checked before
+// the first frame runs, the outputs of a run are written together or not at
+// all, and a program fault is reported after any trace of it was written.
+// An input batch (N, ...) of N > 1 frames runs frame by frame, each on a
+// fresh engine; the report and --stats-json show the first frame (cycles do
+// not depend on the values).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/sim/Driver.h"
+#include "snow/sim/Frames.h"
+#include "snow/sim/Report.h"
+#include "snow/support/CommandLine.h"
+#include "snow/support/FileIO.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <optional>
+
+using namespace snow;
+using namespace snow::sim;
+namespace cl = llvm::cl;
+
+Engine::~Engine() = default;
+EngineFactory::~EngineFactory() = default;
+
+namespace {
+
+/// cl::desc keeps a reference: the text must outlive the option.
+const std::string &maxCyclesDesc() {
+  static const std::string Desc =
+      "Fault if the program runs longer (default " + std::to_string(DefaultMaxCycles) + ")";
+  return Desc;
+}
+
+/// The options every engine shares. Built at run time, after the tool's own
+/// static options, so that --stats-json can first be taken back from LLVM.
+struct CommonOptions {
+  explicit CommonOptions(cl::OptionCategory &Cat)
+      : ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat)),
+        InputPath("input",
+                  cl::desc("Input tensor (.npy, float32 or int16, CHW; a batch "
+                           "(N, C, H, W) runs frame by frame)"),
+                  cl::value_desc("x.npy"), cl::cat(Cat)),
+        OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
+                   cl::value_desc("y.npy"), cl::cat(Cat)),
+        OutputFloat("output-float", cl::desc("Write the dequantized output (float32 .npy)"),
+                    cl::value_desc("y.npy"), cl::cat(Cat)),
+        StatsJson((reclaimLlvmOption("stats-json"), "stats-json"),
+                  cl::desc("Write statistics as JSON"), cl::value_desc("file"), cl::cat(Cat)),
+        MaxCycles("max-cycles", cl::desc(maxCyclesDesc()), cl::init(DefaultMaxCycles),
+                  cl::cat(Cat)),
+        HwCheck("hw",
+                cl::desc("Fail unless the program was compiled for this hardware (preset or "
+                         "YAML file)"),
+                cl::value_desc("preset|file"), cl::cat(Cat)),
+        Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat)) {}
+
+  cl::opt<std::string> ProgPath, InputPath, OutputPath, OutputFloat, StatsJson;
+  cl::opt<uint64_t> MaxCycles;
+  cl::opt<std::string> HwCheck;
+  cl::opt<bool> Quiet;
+};
+
+/// What the frames of a run produced.
+struct RunResult {
+  std::optional<SimStats> Stats; ///< The first frame's.
+  std::vector<int16_t> Output;   ///< The frames' outputs, one after another.
+  std::vector<OutputFile> EngineFiles;
+  std::string EngineName;
+  double Secs = 0;
+};
+
+} // namespace
+
+/// Runs every frame. A program fault comes back as the error, with the
+/// faulting engine's files in R.EngineFiles.
+static llvm::Error runFrames(const isa::Program &Prog, const std::string &ProgPath,
+                             const std::vector<std::vector<int16_t>> &Frames, uint64_t MaxCycles,
+                             EngineFactory &Factory, RunResult &R) {
+  for (size_t F = 0; F < Frames.size(); ++F) {
+    auto E = Factory.create(Prog, F, MaxCycles);
+    if (!E)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s", ProgPath.c_str(),
+                                     llvm::toString(E.takeError()).c_str());
+    R.EngineName = (*E)->name();
+    if (auto Err = (*E)->setInput(Frames[F]))
+      return Err;
+    auto Start = std::chrono::steady_clock::now();
+    auto FrameStats = (*E)->run();
+    R.Secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    for (OutputFile &File : (*E)->takeFiles())
+      R.EngineFiles.push_back(std::move(File));
+    if (!FrameStats)
+      return FrameStats.takeError();
+    if (!R.Stats)
+      R.Stats = std::move(*FrameStats);
+    std::vector<int16_t> O = (*E)->output();
+    R.Output.insert(R.Output.end(), O.begin(), O.end());
+  }
+  return llvm::Error::success();
+}
+
+int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactory &Factory) {
+  CommonOptions O(*Info.Cat);
+  if (!parseToolCommandLine(Argc, Argv, Info.Name, Info.Overview + "\n", *Info.Cat))
+    return ExitBadInput;
+  auto Fail = [&](const llvm::Twine &Msg) {
+    toolError(Info.Name, Msg);
+    return ExitBadInput;
+  };
+
+  auto Prog = isa::readProgram(O.ProgPath);
+  if (!Prog)
+    return Fail(llvm::toString(Prog.takeError()));
+  if (!O.HwCheck.empty()) {
+    auto Hw = isa::loadHwConfig(O.HwCheck);
+    if (!Hw)
+      return Fail(llvm::toString(Hw.takeError()));
+    if (!(*Hw == Prog->Hw))
+      return Fail("'" + O.ProgPath + "' was compiled for hardware '" + Prog->Hw.Name +
+                  "', not for '" + Hw->Name + "' (recompile with snowc --hw " + O.HwCheck + ")");
+  }
+  if (auto Err = Factory.checkOptions(!O.OutputPath.empty() || !O.OutputFloat.empty()))
+    return Fail(llvm::toString(std::move(Err)));
+
+  std::vector<std::vector<int16_t>> Frames;
+  if (!O.InputPath.empty()) {
+    auto T = readInputFrames(O.InputPath, Prog->Input);
+    if (!T)
+      return Fail(llvm::toString(T.takeError()));
+    Frames = std::move(*T);
+  } else {
+    Frames.push_back(defaultInputFrame(*Prog));
+  }
+
+  RunResult R;
+  if (auto Err = runFrames(*Prog, O.ProgPath, Frames, O.MaxCycles, Factory, R)) {
+    if (!Err.isA<SimFault>())
+      return Fail(llvm::toString(std::move(Err)));
+    // The trace of a faulting run is what explains the fault: keep it, and
+    // say so if it could not be written.
+    std::string Msg = llvm::toString(std::move(Err));
+    if (auto WErr = writeFilesAtomic(R.EngineFiles))
+      Msg += " (and " + llvm::toString(std::move(WErr)) + ")";
+    toolError(Info.Name, Msg);
+    return ExitFault;
+  }
+
+  // All outputs of a run are written together or not at all.
+  const isa::TensorInfo &Out = Prog->Output;
+  std::vector<OutputFile> Files;
+  for (auto [Path, FloatFrac] : {std::pair{O.OutputPath.getValue(), -1},
+                                 std::pair{O.OutputFloat.getValue(), int(Out.FracBits)}}) {
+    if (Path.empty())
+      continue;
+    auto Bytes = encodeOutputFrames(Path, R.Output, Frames.size(), Out, FloatFrac);
+    if (!Bytes)
+      return Fail(llvm::toString(Bytes.takeError()));
+    Files.push_back({Path, std::move(*Bytes)});
+  }
+  if (!O.StatsJson.empty())
+    Files.push_back({O.StatsJson, toJson(*R.Stats, *Prog)});
+  for (OutputFile &F : R.EngineFiles)
+    Files.push_back(std::move(F));
+  if (auto Err = writeFilesAtomic(Files))
+    return Fail(llvm::toString(std::move(Err)));
+
+  if (!O.Quiet) {
+    const SimStats &S = *R.Stats;
+    llvm::outs() << formatReport(S, *Prog);
+    llvm::outs() << llvm::format("simulated %llu cycles in %.3f s (%.3g M cycles/s, %s)\n",
+                                 (unsigned long long)S.Cycles, R.Secs,
+                                 R.Secs > 0 ? S.Cycles / R.Secs / 1e6 : 0.0, R.EngineName.c_str());
+    if (Frames.size() > 1)
+      llvm::outs() << Frames.size() << " frames of the input batch; the report shows the first "
+                   << "(every frame takes the same cycles), the time is for all\n";
+  }
+  return ExitSuccess;
+}
