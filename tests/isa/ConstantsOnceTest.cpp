@@ -135,7 +135,13 @@ void scanCodeLine(const std::string &File, unsigned LineNo, const std::string &R
       ++P;
     if (P >= L.size())
       continue;
-    if (L.compare(P, 2, ":=") == 0)
+    // A macro: "#define NSEM 16" (C++) or "`define NSEM 16" (SystemVerilog).
+    size_t Def = L.find("define");
+    bool Macro = Def != std::string::npos && Def > 0 && (L[Def - 1] == '#' || L[Def - 1] == '`') &&
+                 L.find_first_not_of(' ', Def + 6) == E - Name.size();
+    if (Macro)
+      ;
+    else if (L.compare(P, 2, ":=") == 0)
       P += 2;
     else if (L[P] == '=' && (P + 1 >= L.size() || L[P + 1] != '='))
       ++P;
@@ -235,6 +241,8 @@ TEST(ConstantsOnce, ScannerCatchesAPlantedRetypeInEachLanguage) {
       {"rtl/src/x.sv", "module q #(parameter int unsigned QUEUE_DEPTH = 64) ();"},
       {"sim/lib/X.h", "constexpr unsigned MaxPendingSignals = 16;"},
       {"sim/lib/X.h", "static constexpr unsigned NumRegs{32};"},
+      {"sim/lib/X.h", "#define NSEM 16"},
+      {"rtl/src/x.svh", "`define QUEUE_DEPTH 64"},
       {"rtl/gen/g.cpp", "  P(\"MAX_SIGNALS\", 16, \"signals pending\");"},
       {"bench/x.py", "MAX_PENDING = 16"},
       {"bench/x.py", "run(hw, QUEUE_DEPTH=32)"},
