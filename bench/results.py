@@ -7,8 +7,8 @@ every model, then prints Markdown:
   * each network's per-stage efficiency beside Snowflake's published
     per-layer tables (REFERENCE.md section 1);
   * the ablation table: each compiler pass switched off in turn, every model;
-  * the same compiler on other array sizes (64, 1024, 4096 MACs) and on zc706
-    with half and three times its DRAM bandwidth, every model.
+  * the same compiler on other array sizes and DRAM speeds (HARDWARE below),
+    every model; their shapes are read from the configs through snowhw.
 Usage:  bench/results.py [--bin build/bin] [--jobs N] > tables.md
 """
 import argparse
@@ -24,19 +24,43 @@ ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no
             "--no-balance-loads", "--no-dma-loops", "--no-gather", "--no-precise-deps",
             "--no-loop-reorder", "--no-double-buffer"]
 
-# Hardware points beside zc706: presets, or zc706 with keys overridden.
+# Hardware points beside zc706: a preset (isa/presets) or a config file in
+# bench/hw, and for a variant of zc706 how it compares with zc706. Labels and
+# shapes are printed from the configs themselves (snowhw), never retyped here.
+HW_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hw")
 HARDWARE = [
-    ("mini64", "64 MACs (1x1x4x16), 4.2 GB/s", "mini64", None),
-    ("zc706", "256 MACs (1x4x4x16), 4.2 GB/s", "zc706", None),
-    ("zc706 at 2.1 GB/s", "256 MACs, half the DRAM bandwidth", None,
-     "base: zc706\nname: zc706_2g1\ndram_gbps: 2.1\n"),
-    ("zc706 at 12.8 GB/s", "256 MACs, 3x the DRAM bandwidth", None,
-     "base: zc706\nname: zc706_12g8\ndram_gbps: 12.8\n"),
-    ("big1024", "1024 MACs (2x4x8x16), 12.8 GB/s", "big1024", None),
-    ("big4096", "4096 MACs (4x4x16x16), 25.6 GB/s", None,
-     "base: zc706\nname: big4096\nclusters: 4\nvmacs_per_cu: 16\ndram_gbps: 25.6\n"
-     "onchip_budget_kib: 16384\n"),
+    ("mini64", None),
+    ("zc706", None),
+    (os.path.join(HW_DIR, "zc706_2g1.yaml"), "half the DRAM bandwidth"),
+    (os.path.join(HW_DIR, "zc706_12g8.yaml"), "3x the DRAM bandwidth"),
+    ("big1024", None),
+    (os.path.join(HW_DIR, "big4096.yaml"), None),
 ]
+
+
+def hw_json(binary, hw):
+    """The hardware config hw (preset or file) as snowhw prints it."""
+    out = subprocess.run([os.path.join(binary, "snowhw"), hw], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["hw"][0]
+
+
+def hardware_points(binary):
+    """[(label, shape, --hw argument)] for HARDWARE, labels and shapes from the
+    loaded configs."""
+    points = []
+    for arg, versus_zc706 in HARDWARE:
+        c = hw_json(binary, arg)
+        macs = c["derived"]["macs"]
+        if versus_zc706:
+            label = f"zc706 at {c['dram_gbps']:g} GB/s"
+            shape = f"{macs} MACs, {versus_zc706}"
+        else:
+            label = c["name"]
+            shape = (f"{macs} MACs ({c['clusters']}x{c['cus_per_cluster']}x{c['vmacs_per_cu']}x"
+                     f"{c['lanes_per_vmac']}), {c['dram_gbps']:g} GB/s")
+        points.append((label, shape, arg))
+    return points
 
 # Snowflake's published per-layer efficiency (Gokhale et al. 2017), and how
 # our layer names group into their rows. Efficiency as printed.
@@ -87,21 +111,14 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        hw_arg = {}
-        for name, _, preset, yaml in HARDWARE:
-            if preset:
-                hw_arg[name] = preset
-            else:
-                path = os.path.join(tmp, name.replace(" ", "_").replace("/", "") + ".yaml")
-                with open(path, "w") as f:
-                    f.write(yaml)
-                hw_arg[name] = path
+        points = hardware_points(args.bin)
+        hw_arg = {name: arg for name, _, arg in points}
         jobs = {}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             for m in MODELS:
                 for f in ABLATION:
                     jobs[(m, "zc706", f)] = pool.submit(run, args.bin, tmp, m, "zc706", [f])
-                for name, *_ in HARDWARE:
+                for name, *_ in points:
                     if name != "zc706":
                         jobs[(m, name, "")] = pool.submit(run, args.bin, tmp, m, hw_arg[name],
                                                           [])
@@ -147,15 +164,15 @@ def main():
 
     w("\n**Other hardware**: conv-layer efficiency / whole-network utilization, same "
       "compiler, default options\n\n| model | " +
-      " | ".join(name for name, *_ in HARDWARE) + " |\n|---|" + "---|" * len(HARDWARE) + "\n")
+      " | ".join(name for name, *_ in points) + " |\n|---|" + "---|" * len(points) + "\n")
     for m in MODELS:
         cells = []
-        for name, *_ in HARDWARE:
+        for name, *_ in points:
             d = res[(m, name, "")]
             cells.append(f"{conv_eff(d):.2f} / {100 * d['total']['utilization']:.2f}")
         w(f"| {m} | " + " | ".join(cells) + " |\n")
     w("\n| hardware | shape |\n|---|---|\n")
-    for name, shape, *_ in HARDWARE:
+    for name, shape, _ in points:
         w(f"| {name} | {shape} |\n")
     print("".join(out), end="")
 

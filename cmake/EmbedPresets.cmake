@@ -9,3 +9,28 @@ foreach(p ${presets})
 endforeach()
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
+
+# The defaults of struct HwConfig are the zc706 preset's values: written here
+# as SNOW_HW_DEFAULT(key, value) lines from zc706.yaml, so that the numbers
+# exist only in the preset file (tests/isa/ConstantsOnceTest.cpp).
+if(DEFINED DEFAULTS)
+  cmake_policy(SET CMP0054 NEW) # "name" below is a string, not the loop variable above
+  file(STRINGS ${DIR}/zc706.yaml lines)
+  set(body "// Generated from isa/presets/zc706.yaml by cmake/EmbedPresets.cmake. Do not edit.\n")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^([a-z_0-9]+):[ ]*([^ #]+)")
+      set(key ${CMAKE_MATCH_1})
+      set(value ${CMAKE_MATCH_2})
+      if(key STREQUAL "base")
+        message(FATAL_ERROR "zc706.yaml is the reference point and may not have a base")
+      elseif(key STREQUAL "name")
+        set(value "\"${value}\"")
+      elseif(NOT value MATCHES "^[0-9]+(\\.[0-9]+)?$")
+        message(FATAL_ERROR "zc706.yaml: key '${key}': '${value}' is not a plain number")
+      endif()
+      string(APPEND body "SNOW_HW_DEFAULT(${key}, ${value})\n")
+    endif()
+  endforeach()
+  file(WRITE ${DEFAULTS}.tmp "${body}")
+  file(COPY_FILE ${DEFAULTS}.tmp ${DEFAULTS} ONLY_IF_DIFFERENT)
+endif()

@@ -45,6 +45,38 @@ def F_bstride : Field<"bstride", 92, 20, "uimm", "buffer row stride (elements or
 def F_mask    : Field<"mask",   112, 16, "uimm", "CU mask: the CUs whose buffers a load writes">;
 def F_mult    : Field<"mult",   112, 16, "uimm", "average: multiplier applied to the window sum">;
 
+//===----------------------------------------------------------------------===//
+// Machine constants of the ISA contract
+//===----------------------------------------------------------------------===//
+
+// A number every consumer of the ISA must agree on. snow-tblgen writes each
+// into IsaConstants.inc (C++ constexpr), snow_isa_pkg.sv (UPPER_SNAKE
+// localparam), the docs table, and snowhw prints them as JSON for scripts:
+// nowhere else may the value be typed (tests/isa/ConstantsOnceTest.cpp).
+// Constants that follow from a field are computed from it here.
+class Const<string name, int value, string doc> {
+  string Name = name;
+  int Value = value;
+  string Doc = doc;
+}
+
+def C_InstBits : Const<"InstBits", 128,
+  "bits per instruction: two little-endian 64-bit words">;
+def C_NumRegs : Const<"NumRegs", 32,
+  "scalar registers r0.. of the control core, 32 bits each; r0 reads 0">;
+def C_NumSemaphores : Const<"NumSemaphores", 16,
+  "counting semaphores, named by the idx field; all 0 at reset">;
+def C_MaxPendingSignals : Const<"MaxPendingSignals", 16,
+  "signals a unit may hold started but not yet fired (the RTL's per-unit signal FIFO); one more is a fault">;
+def C_MaxCus : Const<"MaxCus", F_mask.Width,
+  "CUs a machine may have: a CU mask has one bit per CU">;
+def C_MaxVmacs : Const<"MaxVmacs", !shl(1, F_idx.Width),
+  "vMACs a CU may have: ld.wgt names its vMAC in idx">;
+def C_MaxRows : Const<"MaxRows", !sub(!shl(1, F_rows.Width), 1),
+  "largest rows field: rows of one access, accumulator entries of one vwb / vpre">;
+def C_MaxLen : Const<"MaxLen", !sub(!shl(1, F_len.Width), 1),
+  "largest len field: elements or words per row of one access">;
+
 // The unit whose queue executes an instruction.
 //   ctrl    - the control core itself, one instruction per cycle
 //   load    - DMA loads from DRAM into maps/weights buffers, buffer fills

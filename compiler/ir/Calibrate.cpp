@@ -32,6 +32,7 @@
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <numeric>
 
 using namespace snow::ir;
@@ -39,7 +40,7 @@ using namespace snow::ir;
 namespace {
 
 /// Activations are Q(15-f).f with f in 0..15.
-constexpr int MaxActFrac = 15;
+constexpr int MaxActFrac = std::numeric_limits<int16_t>::digits;
 
 /// Calibrated ranges are widened by this factor before choosing a format, so
 /// an input somewhat larger than the calibration input does not saturate.

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <limits>
 #include <mutex>
 
 using namespace snow::ir;
@@ -36,7 +37,7 @@ namespace {
 constexpr int MaxFrac = 24;
 
 /// Activations are Q(15-f).f with f in 0..15.
-constexpr int MaxActFrac = 15;
+constexpr int MaxActFrac = std::numeric_limits<int16_t>::digits;
 
 /// The largest |X| that is not NaN (0 for none). A maximum does not depend
 /// on the order it is taken in, so parts and lanes may take it separately.

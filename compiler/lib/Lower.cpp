@@ -66,7 +66,7 @@ std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) 
   return Out;
 }
 
-constexpr unsigned MaxRows = 4095, MaxLen = 65535;
+using isa::MaxLen, isa::MaxRows; // Largest rows / len fields (Snow.td).
 
 /// A DMA operation on the addresses in r1 (DRAM) and r2 (buffer).
 Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStride,

@@ -13,6 +13,7 @@
 #include "snow/compiler/Compiler.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
+#include "snow/isa/IsaConstants.h"
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
@@ -56,7 +57,7 @@ struct Work {
 /// One round of a layer: every CU's work, run in lockstep. The trace loop
 /// covers ExtR x ExtC output pixels, the largest valid extent among the
 /// round's tiles, so a round of edge tiles costs only what they contain.
-constexpr unsigned MaxCus = 16; ///< CU masks are 16 bits.
+using isa::MaxCus; ///< CU masks have one bit per CU (Snow.td).
 struct Round {
   std::array<Work, MaxCus> Cus{}; ///< CUs the machine does not have stay idle.
   unsigned ExtR = 0, ExtC = 0;

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/HwConfig.h"
+#include "snow/isa/IsaConstants.h"
+#include "snow/isa/Word.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -59,12 +61,14 @@ const KeyInfo HwKeys[] = {
      "Name of the configuration, shown in reports"},
     {"clock_mhz", &HwConfig::ClockMhz, "MHz", 1, 0, false, "",
      "Core clock; converts DRAM bandwidth to bytes per cycle"},
-    {"clusters", &HwConfig::Clusters, "count", 1, 16, false, "clusters × cus_per_cluster ≤ 16",
-     "Compute clusters"},
-    {"cus_per_cluster", &HwConfig::CusPerCluster, "count", 1, 16, false,
-     "clusters × cus_per_cluster ≤ 16 (CU masks are 16 bits)",
+    // The limits from Snow.td (MaxCus, MaxVmacs, MaxRows) are named in the
+    // docs table rather than restated; docs/isa.md lists their values.
+    {"clusters", &HwConfig::Clusters, "count", 1, MaxCus, false,
+     "clusters × cus_per_cluster ≤ `MaxCus`", "Compute clusters"},
+    {"cus_per_cluster", &HwConfig::CusPerCluster, "count", 1, MaxCus, false,
+     "clusters × cus_per_cluster ≤ `MaxCus` (a CU mask has one bit per CU)",
      "Compute units (CUs) per cluster; each CU has its own maps buffer"},
-    {"vmacs_per_cu", &HwConfig::VmacsPerCu, "count", 1, 16, false, "",
+    {"vmacs_per_cu", &HwConfig::VmacsPerCu, "count", 1, MaxVmacs, false, "",
      "Vector MAC units per CU; each has its own weights buffer and accumulators"},
     {"lanes_per_vmac", &HwConfig::LanesPerVmac, "count", 1, 64, true, "",
      "16-bit MAC lanes per vMAC; a weights word holds one int16 per lane"},
@@ -77,8 +81,8 @@ const KeyInfo HwKeys[] = {
     {"weights_banks", &HwConfig::WeightsBanks, "count", 1, NoMax, true,
      "divides the weights buffer's words; each bank ≥ 1 word",
      "Banks per weights buffer; hazards are tracked per bank"},
-    {"acc_entries", &HwConfig::AccEntries, "entries", 1, 4095, false, "",
-     "Accumulators per lane (the 12-bit `rows` field addresses them)"},
+    {"acc_entries", &HwConfig::AccEntries, "entries", 1, MaxRows, false, "",
+     "Accumulators per lane (the `rows` field addresses them: at most `MaxRows`)"},
     {"acc_bits", &HwConfig::AccBits, "bits", 32, 64, false, "",
      "Accumulator width; sums wrap at this width"},
     {"dram_gbps", &HwConfig::DramGbps, "GB/s (1e9 B/s)", 1, 0, false,
@@ -91,12 +95,13 @@ const KeyInfo HwKeys[] = {
     {"queue_depth", &HwConfig::QueueDepth, "entries", 2, 1024, false, "", "Entries per unit queue"},
     {"mac_pipeline_depth", &HwConfig::MacPipelineDepth, "cycles", 1, NoMax, false, "",
      "Cycles from a trace's last issue to its accumulator write"},
-    {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, 16, false, "",
+    {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, MaxVmacs, false, "",
      "Accumulator words per cycle the writeback (`vwb`) and preload (`vpre`) move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
-    {"act_frac_bits", &HwConfig::ActFracBits, "bits", 0, 15, false, "",
-     "Default activation format Q(15-f).f: fraction bits of int16 activations"},
+    // An int16 activation has at most 15 fraction bits (Q0.15).
+    {"act_frac_bits", &HwConfig::ActFracBits, "bits", 0, std::numeric_limits<int16_t>::digits,
+     false, "", "Default activation format Q(15-f).f: fraction bits of int16 activations"},
     {"onchip_budget_kib", &HwConfig::OnchipBudgetKib, "KiB", 1, 4194303, false,
      "≥ total on-chip bytes (maps + weights + accumulators)",
      "Budget for all buffers and accumulators together"},
@@ -329,8 +334,8 @@ struct OnchipParts {
 OnchipParts onchipParts(const HwConfig &C) {
   uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster, Vmacs = Cus * C.VmacsPerCu;
   uint64_t AccBits = Vmacs * C.LanesPerVmac * C.AccEntries * C.AccBits;
-  // Three unit queues of 16-byte instructions (load, compute, store).
-  uint64_t Queues = 3 * uint64_t(C.QueueDepth) * 16;
+  // Three unit queues of instructions (load, compute, store).
+  uint64_t Queues = 3 * uint64_t(C.QueueDepth) * InstBytes;
   return {Cus * C.MapsBufferKib * 1024, Vmacs * C.WeightsBufferKib * 1024, (AccBits + 7) / 8,
           Queues};
 }
@@ -395,11 +400,11 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
     return Errs();
 
   uint64_t Cus = uint64_t(C.Clusters) * C.CusPerCluster;
-  if (Cus > 16)
+  if (Cus > MaxCus)
     Fail(keyOf(&HwConfig::CusPerCluster),
-         fmt::format("clusters × cus_per_cluster must be at most 16 (CU masks are 16 bits), got "
+         fmt::format("clusters × cus_per_cluster must be at most {} (CU masks are {} bits), got "
                      "'{} × {} = {}'",
-                     C.Clusters, C.CusPerCluster, Cus));
+                     MaxCus, MaxCus, C.Clusters, C.CusPerCluster, Cus));
   uint64_t MapsElems = uint64_t(C.MapsBufferKib) * 1024 / 2;
   if (MapsElems % C.MapsBanks)
     Fail(keyOf(&HwConfig::MapsBanks),

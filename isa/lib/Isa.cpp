@@ -31,8 +31,8 @@ constexpr FieldInfo Fields[] = {
 };
 static_assert(std::size(Fields) == size_t(FieldId::NumFields));
 
-// The opcode byte, bits [7:0]. Snow.td's emitter guarantees no field overlaps it.
-constexpr unsigned OpLo = 0, OpWidth = 8;
+// The opcode byte (OpLo, OpWidth from IsaConstants.inc). Snow.td's emitter
+// guarantees no field overlaps it.
 
 // Operand lists of all instructions, concatenated in IsaOps.inc order. The
 // trailing sentinel keeps the array non-empty whatever Snow.td says.

@@ -2,15 +2,17 @@
 //
 // Our own TableGen backend. It reads isa/Snow.td (Field and Inst records),
 // checks that the description is a consistent instruction set, and writes one
-// of four views of it:
+// of five views of it:
 //
 //   --gen-fields  IsaFields.inc     X-macro list of fields for the C++ library
 //   --gen-ops     IsaOps.inc        X-macro list of instructions
+//   --gen-consts  IsaConstants.inc  X-macro list of machine constants (Const)
 //   --gen-sv      snow_isa_pkg.sv   SystemVerilog package for rtl/
 //   --gen-doc     isa-table.md      the reference tables spliced into docs/isa.md
 //
-// All four come from the same validated model, so the encoder, the RTL and the
-// manual cannot disagree about an opcode or a bit position. Records are kept
+// All five come from the same validated model, so the encoder, the simulator,
+// the RTL and the manual cannot disagree about an opcode, a bit position or a
+// machine constant such as the semaphore count. Records are kept
 // in definition order (by record ID), not the name order RecordKeeper returns,
 // because the order of fields and instructions is visible in every output.
 //
@@ -33,13 +35,15 @@ using namespace llvm;
 
 namespace {
 
-enum class Action { GenFields, GenOps, GenSv, GenDoc };
+enum class Action { GenFields, GenOps, GenConsts, GenSv, GenDoc };
 
 cl::opt<Action> TheAction(
     cl::desc("Output to generate:"),
     cl::values(clEnumValN(Action::GenFields, "gen-fields",
                           "C++ field X-macro list (IsaFields.inc)"),
                clEnumValN(Action::GenOps, "gen-ops", "C++ instruction X-macro list (IsaOps.inc)"),
+               clEnumValN(Action::GenConsts, "gen-consts",
+                          "C++ machine-constant X-macro list (IsaConstants.inc)"),
                clEnumValN(Action::GenSv, "gen-sv", "SystemVerilog package (snow_isa_pkg.sv)"),
                clEnumValN(Action::GenDoc, "gen-doc", "Markdown reference tables (isa-table.md)")),
     cl::Required);
@@ -49,10 +53,11 @@ cl::opt<Action> TheAction(
 // operand and is left out of the generated field list.
 constexpr const char *OpFieldName = "op";
 constexpr int64_t OpLo = 0, OpWidth = 8;
-constexpr int64_t InstBits = 128;
 // Inst stores every field in an int64_t; wider fields could not round-trip.
 constexpr int64_t MaxFieldWidth = 63;
-constexpr int64_t NumRegs = 32;
+// The constants the checks below need; Snow.td must define them (as Const).
+constexpr const char *InstBitsName = "InstBits", *NumRegsName = "NumRegs",
+                     *NumSemaphoresName = "NumSemaphores";
 
 struct FieldDesc {
   const Record *Rec;
@@ -73,7 +78,16 @@ struct InstDesc {
   std::string Doc;
 };
 
+struct ConstDesc {
+  const Record *Rec;
+  std::string Name; ///< CamelCase, e.g. NumSemaphores.
+  int64_t Value;
+  std::string Doc;
+};
+
 struct IsaModel {
+  std::vector<ConstDesc> Consts;
+  int64_t InstBits = 0, NumRegs = 0, NumSemaphores = 0;
   FieldDesc OpField;
   std::vector<FieldDesc> Fields; ///< Without the opcode field.
   std::vector<InstDesc> Insts;
@@ -94,6 +108,23 @@ bool isIdentifier(StringRef S) {
 }
 
 bool isLowerAscii(char C) { return C >= 'a' && C <= 'z'; }
+
+/// A constant's name: CamelCase letters and digits, so that its SystemVerilog
+/// spelling (upperSnake) is unambiguous.
+bool isCamelCase(StringRef S) {
+  return !S.empty() && S[0] >= 'A' && S[0] <= 'Z' && llvm::all_of(S, isAlnum);
+}
+
+/// NumSemaphores -> NUM_SEMAPHORES, the SystemVerilog localparam name.
+std::string upperSnake(StringRef S) {
+  std::string R;
+  for (size_t I = 0; I < S.size(); ++I) {
+    if (I && S[I] >= 'A' && S[I] <= 'Z')
+      R += '_';
+    R += toUpper(S[I]);
+  }
+  return R;
+}
 
 bool isMnemonic(StringRef S) {
   if (S.empty() || !isLowerAscii(S[0]))
@@ -123,6 +154,38 @@ bool buildModel(RecordKeeper &Records, IsaModel &M) {
     Failed = true;
   };
 
+  StringMap<const Record *> ConstNames;
+  for (const Record *R : defsInOrder(Records, "Const")) {
+    ConstDesc C{R, R->getValueAsString("Name").str(), R->getValueAsInt("Value"),
+                R->getValueAsString("Doc").str()};
+    if (!isCamelCase(C.Name))
+      fail(R, "constant name '" + C.Name + "' must be CamelCase letters and digits");
+    if (!ConstNames.try_emplace(C.Name, R).second)
+      fail(R, "duplicate constant '" + C.Name + "' (also " + ConstNames[C.Name]->getName() + ")");
+    if (C.Value < 0 || C.Value > UINT32_MAX)
+      fail(R, "constant '" + C.Name + "' is " + Twine(C.Value) + "; expected 0..2^32-1");
+    if (C.Name == InstBitsName)
+      M.InstBits = C.Value;
+    else if (C.Name == NumRegsName)
+      M.NumRegs = C.Value;
+    else if (C.Name == NumSemaphoresName)
+      M.NumSemaphores = C.Value;
+    M.Consts.push_back(std::move(C));
+  }
+  for (const char *Needed : {InstBitsName, NumRegsName, NumSemaphoresName})
+    if (!ConstNames.count(Needed)) {
+      PrintError(Twine("Snow.td defines no Const named '") + Needed + "'");
+      Failed = true;
+    }
+  if (M.InstBits != 2 * 64) {
+    // Word128 (isa/include/snow/isa/Word.h) holds an instruction as two 64-bit words.
+    PrintError("InstBits must be two 64-bit words: instructions are stored as a Word128");
+    Failed = true;
+  }
+  if (Failed)
+    return true;
+  const int64_t InstBits = M.InstBits, NumRegs = M.NumRegs;
+
   bool SawOp = false;
   StringMap<const Record *> FieldNames;
   for (const Record *R : defsInOrder(Records, "Field")) {
@@ -143,9 +206,11 @@ bool buildModel(RecordKeeper &Records, IsaModel &M) {
                   Twine(MaxFieldWidth));
     if (F.Lo < 0 || F.Lo + F.Width > InstBits)
       fail(R, "field '" + F.Name + "' [" + Twine(F.hi()) + ":" + Twine(F.Lo) +
-                  "] lies outside the 128-bit instruction");
+                  "] lies outside the " + Twine(InstBits) + "-bit instruction");
     if (F.Kind == "reg" && F.Width < 64 && (int64_t(1) << F.Width) < NumRegs)
-      fail(R, "register field '" + F.Name + "' is too narrow for r0..r31");
+      fail(R, "register field '" + F.Name + "' is too narrow for " + Twine(NumRegs) + " registers");
+    if (F.Name == "idx" && F.Width < 64 && (int64_t(1) << F.Width) < M.NumSemaphores)
+      fail(R, "field 'idx' is too narrow to name " + Twine(M.NumSemaphores) + " semaphores");
     if (F.Name == OpFieldName) {
       if (F.Lo != OpLo || F.Width != OpWidth || F.Kind != "uimm")
         fail(R, "the opcode field 'op' must be a uimm at bits [7:0]");
@@ -299,14 +364,32 @@ void emitOps(const IsaModel &M, raw_ostream &OS) {
   OS << "#undef SNOW_OP\n";
 }
 
+void emitConsts(const IsaModel &M, raw_ostream &OS) {
+  emitBanner(OS, "//", "IsaConstants.inc - machine constants of the vMAC ISA.");
+  OS << "#ifndef SNOW_CONST\n"
+     << "#error \"define SNOW_CONST(NAME, VALUE, DOC) before including IsaConstants.inc\"\n"
+     << "#endif\n";
+  for (const ConstDesc &C : M.Consts)
+    OS << "SNOW_CONST(" << C.Name << ", " << C.Value << ", \"" << cEscape(C.Doc) << "\")\n";
+  // The opcode byte is a field of Snow.td, not a Const; its position is
+  // exported here because the C++ field list leaves the opcode out.
+  OS << "SNOW_CONST(OpLo, " << M.OpField.Lo << ", \"lowest bit of the opcode field\")\n"
+     << "SNOW_CONST(OpWidth, " << M.OpField.Width << ", \"bits of the opcode field\")\n"
+     << "#undef SNOW_CONST\n";
+}
+
 void emitSv(const IsaModel &M, raw_ostream &OS) {
   emitBanner(OS, "//", "snow_isa_pkg.sv - opcodes and field positions of the vMAC ISA.");
-  OS << "// Bit positions count from bit 0 of the 128-bit instruction (Lo word first).\n\n"
+  OS << "// Bit positions count from bit 0 of the " << M.InstBits
+     << "-bit instruction (Lo word first).\n\n"
      << "package snow_isa_pkg;\n\n"
      // A design uses only some of these constants; that is not a defect.
      << "  /* verilator lint_off UNUSEDPARAM */\n\n"
-     << "  localparam int unsigned INST_BITS = " << InstBits << ";\n\n"
-     << "  // Units: the queue an instruction is issued to.\n";
+     << "  // Machine constants (Const records of Snow.td).\n";
+  for (const ConstDesc &C : M.Consts)
+    OS << "  localparam int unsigned " << upperSnake(C.Name) << " = " << C.Value << "; // " << C.Doc
+       << "\n";
+  OS << "\n  // Units: the queue an instruction is issued to.\n";
   for (int U = 0; U < 4; ++U)
     OS << "  localparam logic [1:0] UNIT_" << StringRef(UnitNames[U]).upper() << " = 2'd" << U
        << ";\n";
@@ -359,7 +442,15 @@ std::string asmOperand(const FieldDesc &F) {
 
 void emitDoc(const IsaModel &M, raw_ostream &OS) {
   OS << "<!-- Generated by snow-tblgen from isa/Snow.td. Do not edit: change Snow.td. -->\n\n"
-     << "### Instructions\n\n"
+     << "### Constants\n\n"
+     << "The numbers every implementation of the ISA shares. C++ reads them as "
+        "`snow::isa::Name` (IsaConstants.inc), SystemVerilog as `snow_isa_pkg::NAME` in "
+        "upper snake case, scripts from the JSON `snowhw` prints.\n\n"
+     << "| Constant | Value | Meaning |\n"
+     << "|---|---|---|\n";
+  for (const ConstDesc &C : M.Consts)
+    OS << "| `" << C.Name << "` | " << C.Value << " | " << mdEscape(C.Doc) << " |\n";
+  OS << "\n### Instructions\n\n"
      << "Operands: registers are positional (`rN`); immediates are written `name=value`, shown "
         "here as `name=u<bits>` (unsigned) or `name=s<bits>` (signed).\n\n"
      << "| Mnemonic | Opcode | Unit | Operands | Semantics |\n"
@@ -396,6 +487,9 @@ bool snowIsaMain(raw_ostream &OS, RecordKeeper &Records) {
     break;
   case Action::GenOps:
     emitOps(M, OS);
+    break;
+  case Action::GenConsts:
+    emitConsts(M, OS);
     break;
   case Action::GenSv:
     emitSv(M, OS);

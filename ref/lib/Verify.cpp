@@ -13,6 +13,7 @@
 
 #include <cassert>
 #include <fmt/format.h>
+#include <limits>
 
 using namespace snow;
 using namespace snow::ir;
@@ -23,7 +24,7 @@ namespace {
 // Formats of the contract: activations are int16 Q(15-f).f, weights and
 // biases take 0..24 fraction bits. Keeping every format in range also bounds
 // the shifts (at most 15 + 24), so the executors' 64-bit arithmetic is exact.
-constexpr int MaxActFrac = 15;
+constexpr int MaxActFrac = std::numeric_limits<int16_t>::digits;
 constexpr int MaxParamFrac = 24;
 
 std::string shapeStr(const Shape &S) { return fmt::format("{}x{}x{}", S.C, S.H, S.W); }

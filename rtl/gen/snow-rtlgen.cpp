@@ -5,12 +5,15 @@
 // The RTL is parameterized by the same HwConfig the compiler and simulator
 // read: this tool writes its fields and derived sizes (and the fault codes of
 // Faults.def) as localparams of package snow_hw_pkg, so no hardware constant
-// is typed twice. It also derives the DMA beat width and checks the few
+// is typed twice. Constants of the ISA contract that do not depend on the
+// configuration (semaphores, pending-signal limit...) come from snow_isa_pkg,
+// generated from Snow.td. It also derives the DMA beat width and checks the few
 // constraints the RTL adds to validate()'s (see rtl/README.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/HwConfig.h"
+#include "snow/isa/IsaConstants.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
 #include "llvm/Support/CommandLine.h"
@@ -64,8 +67,9 @@ int main(int Argc, char **Argv) {
                      fmt::format("hardware '{}': the RTL's DMA lands data one cycle after the "
                                  "channel moves it, so it needs dram_latency_cycles >= 2",
                                  C->Name));
-  if (C->cus() > 16)
-    return toolError("snow-rtlgen", "CU masks are 16 bits: at most 16 CUs");
+  if (C->cus() > isa::MaxCus)
+    return toolError("snow-rtlgen",
+                     fmt::format("CU masks are {} bits: at most {} CUs", isa::MaxCus, isa::MaxCus));
 
   std::string S;
   auto P = [&](const char *Name, uint64_t V, const char *Why) {
@@ -100,7 +104,6 @@ int main(int Argc, char **Argv) {
   P("BEAT_BYTES", Beat, "DMA datapath width in bytes");
   P("INFLIGHT", C->DramLatencyCycles + 4,
     "DMA transfers of one direction that can be in flight (granted ones end within latency)");
-  P("MAX_SIGNALS", 16, "signals of one unit started but not yet fired");
   P("IMEM_AW", 18, "instruction memory: 2^IMEM_AW instructions");
   S += "\n  // Fault codes (rtl/gen/Faults.def).\n";
 #define FAULT(NAME, CODE, ARGS)                                                                    \

@@ -12,6 +12,7 @@
 // past the end returns zeros (only the unused tail of a wide read can).
 
 module snow_buffers
+  import snow_isa_pkg::*;
   import snow_hw_pkg::*;
 #(
   localparam int unsigned EPB = BEAT_BYTES / 2,
@@ -37,12 +38,12 @@ module snow_buffers
   output logic [15:0] cr_data [CUS][W],
   input  logic [31:0] vr_addr [VMACS],
   output logic [15:0] vr_data [CUS][VMACS],
-  input  logic [3:0] sr_cu,
+  input  logic [F_IDX_W-1:0] sr_cu,
   input  logic [31:0] sr_addr,
   output logic [EPB-1:0][15:0] sr_data,
   input  logic ww_en,
   input  logic [CUS-1:0] ww_mask,
-  input  logic [3:0] ww_idx,
+  input  logic [F_IDX_W-1:0] ww_idx,
   input  logic [31:0] ww_addr,
   input  logic [31:0] ww_n,
   input  logic [WPB-1:0][LANES-1:0][15:0] ww_data,

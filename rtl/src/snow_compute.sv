@@ -109,8 +109,8 @@ module snow_compute
 
   // Controls shared by all lanes.
   logic do_mac, do_dw, do_pre, do_bias, do_pool, is_max, first_init, pre_init, relu;
-  logic [5:0] shift;
-  logic [15:0] mult;
+  logic [F_SHIFT_W-1:0] shift;
+  logic [F_MULT_W-1:0] mult;
   logic [AEW-1:0] entry;
   assign do_mac = active && (op == OP_VMAC || op == OP_VMACP || op == OP_VDW);
   assign do_dw = op == OP_VDW;

@@ -18,7 +18,7 @@ module snow_ctrl
   input  logic [63:0] cycle,
   input  logic imem_we,
   input  logic [IMEM_AW-1:0] imem_waddr,
-  input  logic [127:0] imem_wdata,
+  input  logic [INST_BITS-1:0] imem_wdata,
   input  logic [31:0] code_len,
   input  logic [31:0] num_layers,
   input  logic [2:0] q_full,              // per unit: QUEUE_DEPTH entries at the start of the cycle
@@ -35,10 +35,10 @@ module snow_ctrl
   output logic [63:0] ctr_insts,
   output logic [63:0] ctr_stall
 );
-  logic [127:0] imem [2**IMEM_AW];
-  logic [31:0] regs [32];
+  logic [INST_BITS-1:0] imem [2**IMEM_AW];
+  logic [31:0] regs [NUM_REGS];
 
-  logic [127:0] inst;
+  logic [INST_BITS-1:0] inst;
   logic [7:0] op;
   logic [1:0] unit;
   logic [31:0] ra, rb, imm, alu, next_pc;
@@ -123,7 +123,7 @@ module snow_ctrl
       cur_layer <= NO_LAYER;
       ctr_insts <= '0;
       ctr_stall <= '0;
-      for (int r = 0; r < 32; r++) regs[r] <= '0;
+      for (int r = 0; r < NUM_REGS; r++) regs[r] <= '0;
     end else begin
       if (stalled) ctr_stall <= ctr_stall + 1;
       if (issue) begin

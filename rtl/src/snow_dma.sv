@@ -49,11 +49,11 @@ module snow_dma
   output logic [15:0] fw_value,
   output logic ww_en,
   output logic [CUS-1:0] ww_mask,
-  output logic [3:0] ww_idx,
+  output logic [F_IDX_W-1:0] ww_idx,
   output logic [31:0] ww_addr,
   output logic [31:0] ww_n,
   output logic [WPB-1:0][LANES-1:0][15:0] ww_data,
-  output logic [3:0] sr_cu,
+  output logic [F_IDX_W-1:0] sr_cu,
   output logic [31:0] sr_addr,
   input  logic [EPB-1:0][15:0] sr_data
 );
@@ -73,7 +73,7 @@ module snow_dma
   // ---- Data stage: the beat requested last cycle has arrived ----
   logic d_valid, d_weights;
   logic [CUS-1:0] d_mask;
-  logic [3:0] d_idx;
+  logic [F_IDX_W-1:0] d_idx;
   logic [31:0] d_addr, d_n;
 
   always_comb begin

@@ -6,8 +6,11 @@
 // pushed in cycle t can start in t+1 at the earliest, and a slot freed in
 // cycle t can be refilled from t+1.
 
-module snow_queue #(
-  parameter int unsigned DEPTH = 64,
+module snow_queue
+  import snow_hw_pkg::*;
+#(
+  // The hardware config's queue_depth; snow_top passes it explicitly.
+  parameter int unsigned DEPTH = QUEUE_DEPTH,
   parameter type T = logic
 ) (
   input  logic clk,

@@ -12,7 +12,6 @@ package snow_rtl_pkg;
 
   localparam logic [63:0] NEVER = '1;
   localparam logic [31:0] NO_LAYER = '1;
-  localparam int unsigned NSEM = 16;
 
   // Unit numbers of the scheduler (the ISA numbers them 1..3).
   localparam int unsigned U_LD = 0;
@@ -20,67 +19,67 @@ package snow_rtl_pkg;
   localparam int unsigned U_ST = 2;
 
   typedef struct packed {
-    logic [127:0] inst;
+    logic [INST_BITS-1:0] inst;
     logic [31:0]  pc;
     logic [31:0]  a1, a2, a3;  // values of rs1, rs2, rs3 at dispatch
     logic [31:0]  layer;       // layer open in the control core at dispatch
   } entry_t;
 
-  function automatic logic [7:0] f_op(input logic [127:0] i);
+  function automatic logic [F_OP_W-1:0] f_op(input logic [INST_BITS-1:0] i);
     return i[F_OP_LO +: F_OP_W];
   endfunction
-  function automatic logic [4:0] f_rd(input logic [127:0] i);
+  function automatic logic [F_RD_W-1:0] f_rd(input logic [INST_BITS-1:0] i);
     return i[F_RD_LO +: F_RD_W];
   endfunction
-  function automatic logic [4:0] f_rs1(input logic [127:0] i);
+  function automatic logic [F_RS1_W-1:0] f_rs1(input logic [INST_BITS-1:0] i);
     return i[F_RS1_LO +: F_RS1_W];
   endfunction
-  function automatic logic [4:0] f_rs2(input logic [127:0] i);
+  function automatic logic [F_RS2_W-1:0] f_rs2(input logic [INST_BITS-1:0] i);
     return i[F_RS2_LO +: F_RS2_W];
   endfunction
-  function automatic logic [4:0] f_rs3(input logic [127:0] i);
+  function automatic logic [F_RS3_W-1:0] f_rs3(input logic [INST_BITS-1:0] i);
     return i[F_RS3_LO +: F_RS3_W];
   endfunction
-  function automatic logic [3:0] f_idx(input logic [127:0] i);
+  function automatic logic [F_IDX_W-1:0] f_idx(input logic [INST_BITS-1:0] i);
     return i[F_IDX_LO +: F_IDX_W];
   endfunction
-  function automatic logic [31:0] f_imm(input logic [127:0] i);
+  function automatic logic [F_IMM_W-1:0] f_imm(input logic [INST_BITS-1:0] i);
     return i[F_IMM_LO +: F_IMM_W];
   endfunction
-  function automatic logic signed [63:0] f_dstride(input logic [127:0] i);
+  function automatic logic signed [63:0] f_dstride(input logic [INST_BITS-1:0] i);
     return 64'(signed'(i[F_DSTRIDE_LO +: F_DSTRIDE_W]));
   endfunction
-  function automatic logic [5:0] f_shift(input logic [127:0] i);
+  function automatic logic [F_SHIFT_W-1:0] f_shift(input logic [INST_BITS-1:0] i);
     return i[F_SHIFT_LO +: F_SHIFT_W];
   endfunction
-  function automatic logic f_relu(input logic [127:0] i);
+  function automatic logic f_relu(input logic [INST_BITS-1:0] i);
     return i[F_RELU_LO];
   endfunction
-  function automatic logic f_init(input logic [127:0] i);
+  function automatic logic f_init(input logic [INST_BITS-1:0] i);
     return i[F_INIT_LO];
   endfunction
-  function automatic logic [63:0] f_cstride(input logic [127:0] i);
+  function automatic logic [63:0] f_cstride(input logic [INST_BITS-1:0] i);
     return 64'(i[F_CSTRIDE_LO +: F_CSTRIDE_W]);
   endfunction
-  function automatic logic [3:0] f_pix(input logic [127:0] i);
+  function automatic logic [F_PIX_W-1:0] f_pix(input logic [INST_BITS-1:0] i);
     return i[F_PIX_LO +: F_PIX_W];
   endfunction
-  function automatic logic [15:0] f_value(input logic [127:0] i);
+  function automatic logic [F_VALUE_W-1:0] f_value(input logic [INST_BITS-1:0] i);
     return i[F_VALUE_LO +: F_VALUE_W];
   endfunction
-  function automatic logic [63:0] f_rows(input logic [127:0] i);
+  function automatic logic [63:0] f_rows(input logic [INST_BITS-1:0] i);
     return 64'(i[F_ROWS_LO +: F_ROWS_W]);
   endfunction
-  function automatic logic [63:0] f_len(input logic [127:0] i);
+  function automatic logic [63:0] f_len(input logic [INST_BITS-1:0] i);
     return 64'(i[F_LEN_LO +: F_LEN_W]);
   endfunction
-  function automatic logic [63:0] f_bstride(input logic [127:0] i);
+  function automatic logic [63:0] f_bstride(input logic [INST_BITS-1:0] i);
     return 64'(i[F_BSTRIDE_LO +: F_BSTRIDE_W]);
   endfunction
-  function automatic logic [15:0] f_mask(input logic [127:0] i);
+  function automatic logic [F_MASK_W-1:0] f_mask(input logic [INST_BITS-1:0] i);
     return i[F_MASK_LO +: F_MASK_W];
   endfunction
-  function automatic logic [15:0] f_mult(input logic [127:0] i);
+  function automatic logic [F_MULT_W-1:0] f_mult(input logic [INST_BITS-1:0] i);
     return i[F_MULT_LO +: F_MULT_W];
   endfunction
 
@@ -92,10 +91,10 @@ package snow_rtl_pkg;
     logic signed [63:0] dstride;
     logic [31:0]  buf_addr; // elements (maps) or words (weights)
     logic [31:0]  bstride;
-    logic [15:0]  len;      // elements or words per row
-    logic [11:0]  rows;
-    logic [15:0]  mask;     // CUs written by a load
-    logic [3:0]   idx;      // vMAC (ld.wgt) or CU (st.map)
+    logic [F_LEN_W-1:0] len;      // elements or words per row
+    logic [F_ROWS_W-1:0] rows;
+    logic [F_MASK_W-1:0] mask;     // CUs written by a load
+    logic [F_IDX_W-1:0] idx;      // vMAC (ld.wgt) or CU (st.map)
   } xfer_t;
 
   // Sign-extends the low ACC_BITS bits of v (the accumulators' wrap).
@@ -114,7 +113,7 @@ package snow_rtl_pkg;
 
   // Round half up, then arithmetic shift (docs/fixed-point.md).
   function automatic logic signed [63:0] round_shift(input logic signed [63:0] v,
-                                                     input logic [5:0] s);
+                                                     input logic [F_SHIFT_W-1:0] s);
     if (s == 0) return v;
     return (v + (64'sd1 <<< (s - 1))) >>> s;
   endfunction

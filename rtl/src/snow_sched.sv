@@ -70,7 +70,7 @@ module snow_sched
 );
   localparam int unsigned NB = MAPS_BANKS + WEIGHTS_BANKS;  // hazard windows, maps banks first
   localparam int unsigned NF = INFLIGHT;
-  localparam int unsigned NS = MAX_SIGNALS;
+  localparam int unsigned NS = MAX_PENDING_SIGNALS;
   localparam int unsigned SW = $clog2(NS + 1);
   localparam int unsigned SI = $clog2(NS);
 
@@ -80,9 +80,9 @@ module snow_sched
   logic        blk [3], blk_n [3];
   logic [63:0] blk_since [3], blk_since_n [3];
   logic        wgrant [3], wgrant_n [3];
-  logic [31:0] sems [NSEM], sems_n [NSEM];
+  logic [31:0] sems [NUM_SEMAPHORES], sems_n [NUM_SEMAPHORES];
   logic [63:0] sig_fire [3][NS], sig_fire_n [3][NS];
-  logic [3:0]  sig_sem [3][NS], sig_sem_n [3][NS];
+  logic [F_IDX_W-1:0] sig_sem [3][NS], sig_sem_n [3][NS];
   logic [SW-1:0] sig_cnt [3], sig_cnt_n [3];
   logic [63:0] acc_ready, acc_ready_n;
   logic [63:0] chan_free, chan_free_n;
@@ -103,7 +103,7 @@ module snow_sched
   logic [31:0] fl_pc [2][NF], fl_pc_n [2][NF];
   logic [63:0] fl_blo [2][NF], fl_blo_n [2][NF];  // ld.map: maps elements written
   logic [63:0] fl_bhi [2][NF], fl_bhi_n [2][NF];
-  logic [15:0] fl_mask [2][NF], fl_mask_n [2][NF];
+  logic [F_MASK_W-1:0] fl_mask [2][NF], fl_mask_n [2][NF];
   // Status and counters.
   logic        fin_n, flt_n;
   logic [63:0] total_n;
@@ -168,7 +168,7 @@ module snow_sched
     logic [63:0] fa0, fa1, fa2;
     logic acted, started, wake, drained;
     entry_t e;
-    logic [127:0] in;
+    logic [INST_BITS-1:0] in;
     logic [7:0] op;
     logic [63:0] rows, len, bstr, cstr, dur, comp, ext, lo, hi, size, bsz, b0, b1;
     logic [63:0] row_bytes, bytes, dlo, dhi, first, last;
@@ -326,7 +326,7 @@ module snow_sched
                     fl_until_n[dir][i] = NEVER; fl_pc_n[dir][i] = e.pc;
                     fl_blo_n[dir][i] = op == OP_LD_MAP ? lo : 64'd0;
                     fl_bhi_n[dir][i] = op == OP_LD_MAP ? hi : 64'd0;
-                    fl_mask_n[dir][i] = op == OP_LD_MAP ? f_mask(in) : 16'd0;
+                    fl_mask_n[dir][i] = op == OP_LD_MAP ? f_mask(in) : F_MASK_W'(0);
                   end
                 bytes = rows * row_bytes;
                 if (is_store) begin
@@ -346,8 +346,8 @@ module snow_sched
                 req_x_n[dir].dstride = dstr;
                 req_x_n[dir].buf_addr = e.a2;
                 req_x_n[dir].bstride = 32'(bstr);
-                req_x_n[dir].len = 16'(len);
-                req_x_n[dir].rows = 12'(rows);
+                req_x_n[dir].len = F_LEN_W'(len);
+                req_x_n[dir].rows = F_ROWS_W'(rows);
                 req_x_n[dir].mask = f_mask(in);
                 req_x_n[dir].idx = f_idx(in);
                 wgrant_n[u] = 1'b1;
@@ -579,7 +579,7 @@ module snow_sched
         wgrant[u] <= 1'b0; sig_cnt[u] <= '0;
         for (int i = 0; i < NS; i++) begin sig_fire[u][i] <= '0; sig_sem[u][i] <= '0; end
       end
-      for (int i = 0; i < NSEM; i++) sems[i] <= '0;
+      for (int i = 0; i < NUM_SEMAPHORES; i++) sems[i] <= '0;
       acc_ready <= '0; chan_free <= '0;
       for (int d = 0; d < 2; d++) begin
         req_v[d] <= 1'b0; req_post[d] <= '0; req_d[d] <= '0; req_b0[d] <= '0; req_b1[d] <= '0;

@@ -11,7 +11,7 @@ module snow_top
   input  logic rst,
   input  logic imem_we,
   input  logic [IMEM_AW-1:0] imem_waddr,
-  input  logic [127:0] imem_wdata,
+  input  logic [INST_BITS-1:0] imem_wdata,
   input  logic [31:0] code_len,
   input  logic [31:0] num_layers,
   output logic dram_rd_en,
@@ -105,7 +105,7 @@ module snow_top
   logic [15:0] cr_data [CUS][VMACS*LANES];
   logic [31:0] vr_addr [VMACS];
   logic [15:0] vr_data [CUS][VMACS];
-  logic [3:0] sr_cu, ww_idx;
+  logic [F_IDX_W-1:0] sr_cu, ww_idx;
   logic [WPB-1:0][LANES-1:0][15:0] ww_data;
   logic [15:0] wr_data [CUS*VMACS][LANES];
 

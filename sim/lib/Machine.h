@@ -73,8 +73,9 @@ struct DramRange {
   } Buf;
 };
 
-/// Signals a unit may hold started but not yet fired (the RTL's FIFO depth).
-constexpr unsigned MaxPendingSignals = 16;
+/// Signals a unit may hold started but not yet fired (the RTL's FIFO depth):
+/// a contract constant of Snow.td, shared with the RTL through snow_isa_pkg.
+using isa::MaxPendingSignals;
 
 struct FreeDeleter {
   void operator()(uint8_t *P) const { std::free(P); }

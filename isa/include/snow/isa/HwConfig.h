@@ -20,28 +20,48 @@
 
 namespace snow::isa {
 
+/// The values of isa/presets/zc706.yaml, generated from it: the defaults below
+/// are the published point, typed only in the preset file.
+namespace zc706 {
+#define SNOW_HW_DEFAULT(KEY, VALUE) inline constexpr auto KEY = VALUE;
+#include "snow/hw/Zc706Defaults.inc"
+#undef SNOW_HW_DEFAULT
+} // namespace zc706
+
 struct HwConfig {
-  std::string Name = "zc706";
-  double ClockMhz = 250;
-  unsigned Clusters = 1;
-  unsigned CusPerCluster = 4;
-  unsigned VmacsPerCu = 4;
-  unsigned LanesPerVmac = 16;
-  unsigned MapsBufferKib = 256;   ///< Per CU.
-  unsigned MapsBanks = 8;         ///< Per maps buffer; hazards are tracked per bank.
-  unsigned WeightsBufferKib = 32; ///< Per vMAC.
-  unsigned WeightsBanks = 2;
-  unsigned AccEntries = 128; ///< Accumulators per lane.
-  unsigned AccBits = 48;     ///< Accumulator width; sums wrap at this width.
-  double DramGbps = 4.2;     ///< Usable DRAM bandwidth, 1e9 bytes/s.
-  unsigned DramLatencyCycles = 32;
-  unsigned DramBurstBytes = 64; ///< Every DMA row is rounded out to whole aligned bursts.
-  unsigned DramMib = 1024;
-  unsigned QueueDepth = 64;        ///< Entries per unit queue.
-  unsigned MacPipelineDepth = 4;   ///< Cycles from a trace's last issue to its accumulator write.
-  unsigned WritebackWords = 4;     ///< Lane words vwb / vpre move per cycle per CU.
-  unsigned ActFracBits = 8;        ///< Default activation format: Q(15-f).f.
-  unsigned OnchipBudgetKib = 2395; ///< All buffers and accumulators together must fit.
+  std::string Name = zc706::name;
+  double ClockMhz = zc706::clock_mhz;
+  unsigned Clusters = zc706::clusters;
+  unsigned CusPerCluster = zc706::cus_per_cluster;
+  unsigned VmacsPerCu = zc706::vmacs_per_cu;
+  unsigned LanesPerVmac = zc706::lanes_per_vmac;
+  /// Per CU.
+  unsigned MapsBufferKib = zc706::maps_buffer_kib;
+  /// Per maps buffer; hazards are tracked per bank.
+  unsigned MapsBanks = zc706::maps_banks;
+  /// Per vMAC.
+  unsigned WeightsBufferKib = zc706::weights_buffer_kib;
+  unsigned WeightsBanks = zc706::weights_banks;
+  /// Accumulators per lane.
+  unsigned AccEntries = zc706::acc_entries;
+  /// Accumulator width; sums wrap at this width.
+  unsigned AccBits = zc706::acc_bits;
+  /// Usable DRAM bandwidth, 1e9 bytes/s.
+  double DramGbps = zc706::dram_gbps;
+  unsigned DramLatencyCycles = zc706::dram_latency_cycles;
+  /// Every DMA row is rounded out to whole aligned bursts.
+  unsigned DramBurstBytes = zc706::dram_burst_bytes;
+  unsigned DramMib = zc706::dram_mib;
+  /// Entries per unit queue.
+  unsigned QueueDepth = zc706::queue_depth;
+  /// Cycles from a trace's last issue to its accumulator write.
+  unsigned MacPipelineDepth = zc706::mac_pipeline_depth;
+  /// Lane words vwb / vpre move per cycle per CU.
+  unsigned WritebackWords = zc706::writeback_words;
+  /// Default activation format: Q(15-f).f.
+  unsigned ActFracBits = zc706::act_frac_bits;
+  /// All buffers and accumulators together must fit.
+  unsigned OnchipBudgetKib = zc706::onchip_budget_kib;
 
   // Derived. Valid after validate().
   unsigned cus() const { return Clusters * CusPerCluster; }

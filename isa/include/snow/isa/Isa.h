@@ -11,6 +11,7 @@
 #ifndef SNOW_ISA_ISA_H
 #define SNOW_ISA_ISA_H
 
+#include "snow/isa/IsaConstants.h"
 #include "snow/isa/Word.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -21,11 +22,10 @@
 
 namespace snow::isa {
 
-constexpr unsigned NumRegs = 32;
-constexpr unsigned NumSemaphores = 16;
+static_assert(InstBits == 8 * InstBytes, "Snow.td's InstBits and Word128 disagree");
 
 enum class Unit : uint8_t { Ctrl, Load, Compute, Store };
-constexpr unsigned NumUnits = 4;
+constexpr unsigned NumUnits = unsigned(Unit::Store) + 1;
 const char *unitName(Unit U);
 
 enum class FieldKind : uint8_t { Reg, UImm, SImm };

@@ -12,12 +12,13 @@
 
 namespace snow::isa {
 
-constexpr unsigned InstBytes = 16;
-
 struct Word128 {
   uint64_t Lo = 0, Hi = 0;
   bool operator==(const Word128 &) const = default;
 };
+
+/// Bytes per instruction; Isa.h checks it against Snow.td's InstBits.
+constexpr unsigned InstBytes = sizeof(Word128);
 
 inline Word128 loadWord(const uint8_t *B) {
   Word128 W;
