@@ -67,9 +67,13 @@ std::optional<int64_t> parseInt(StringRef S) {
 }
 
 StringRef stripComment(StringRef Line) {
-  // Fast path: most lines (all base64 lines) hold no quote at all.
-  if (!Line.contains('"'))
-    return Line.take_until([](char C) { return C == '#'; });
+  // Fast path (one memchr): most lines, all base64 lines among them, have no
+  // '#', and without one there is no comment whatever the quotes.
+  size_t Hash = Line.find('#');
+  if (Hash == llvm::StringRef::npos)
+    return Line;
+  if (!Line.take_front(Hash).contains('"'))
+    return Line.take_front(Hash);
   bool InQuote = false;
   for (size_t I = 0; I < Line.size(); ++I) {
     char C = Line[I];
