@@ -52,8 +52,6 @@ std::string fieldList(llvm::ArrayRef<Field> Fields) {
   return S;
 }
 
-std::string hex(uint64_t V) { return "0x" + llvm::utohexstr(V, /*LowerCase=*/true); }
-
 } // namespace
 
 /// Reads "key=value" tokens into Fields; Dir names the directive in messages.
@@ -310,7 +308,8 @@ llvm::Error Assembler::finishData() {
   for (const DataChunk &C : Data16) {
     if (DataLine && (C.Addr < DataAddr || C.Addr + C.Bytes.size() > DataAddr + DataSize))
       return errorAt(C.Line, ".data16 lies outside the .data section (" + Twine(DataSize) +
-                                 " bytes at " + hex(DataAddr) + ", line " + Twine(DataLine) + ")");
+                                 " bytes at " + text::hex(DataAddr) + ", line " + Twine(DataLine) +
+                                 ")");
     Spans.push_back({C.Addr, C.Addr + C.Bytes.size(), C.Line, ".data16"});
   }
   if (Base64Line)

@@ -161,6 +161,8 @@ std::string quote(StringRef S) {
   return Out + "\"";
 }
 
+std::string hex(uint64_t V) { return "0x" + llvm::utohexstr(V, /*LowerCase=*/true); }
+
 void appendBase64(std::string &Out, llvm::ArrayRef<uint8_t> Bytes) {
   size_t N = Bytes.size(), Full = N / 3 * 3;
   size_t Pos = Out.size();

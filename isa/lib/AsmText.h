@@ -51,6 +51,9 @@ llvm::Expected<llvm::SmallVector<Token, 8>> tokenize(llvm::StringRef S);
 /// else quoted with escapes.
 std::string quote(llvm::StringRef S);
 
+/// "0x" and lower-case hex digits, as addresses are printed and read.
+std::string hex(uint64_t V);
+
 /// Base64 (RFC 4648, '=' padding) of Bytes appended to Out.
 void appendBase64(std::string &Out, llvm::ArrayRef<uint8_t> Bytes);
 

@@ -27,18 +27,17 @@ using llvm::raw_ostream;
 /// Bytes per .base64 line: a multiple of 3, so no line but the last is padded.
 constexpr size_t Base64LineBytes = 96;
 
-std::string hex(uint64_t V) { return "0x" + llvm::utohexstr(V, /*LowerCase=*/true); }
-
 void printTensor(raw_ostream &OS, const char *Dir, const TensorInfo &T, const HwConfig &Hw) {
   // What the assembler assumes when the directive is absent: print nothing then.
   if (T == TensorInfo{"", 0, 0, 0, 0, Hw.ActFracBits})
     return;
-  OS << Dir << " " << text::quote(T.Name) << " addr=" << hex(T.Addr) << " c=" << T.C << " h=" << T.H
-     << " w=" << T.W << " frac=" << T.FracBits << "  # " << T.bytes() << " bytes, HWC int16\n";
+  OS << Dir << " " << text::quote(T.Name) << " addr=" << text::hex(T.Addr) << " c=" << T.C
+     << " h=" << T.H << " w=" << T.W << " frac=" << T.FracBits << "  # " << T.bytes()
+     << " bytes, HWC int16\n";
 }
 
 void printData(raw_ostream &OS, const Program &P) {
-  OS << ".data addr=" << hex(P.DataAddr) << " size=" << P.Data.size() << "\n";
+  OS << ".data addr=" << text::hex(P.DataAddr) << " size=" << P.Data.size() << "\n";
   // Lines are built in a large buffer: one write per megabyte, not per line.
   std::string Buf;
   constexpr size_t Flush = 1 << 20;
@@ -93,7 +92,7 @@ llvm::Error printListing(raw_ostream &OS, const Program &P, const ListingOptions
 
   // An empty image at address 0 is what the assembler makes without .data.
   if (!P.Data.empty() || P.DataAddr != 0) {
-    OS << "# data: " << P.Data.size() << " bytes at " << hex(P.DataAddr);
+    OS << "# data: " << P.Data.size() << " bytes at " << text::hex(P.DataAddr);
     if (Opts.WithData) {
       OS << "\n";
       printData(OS, P);
