@@ -386,7 +386,7 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
   return Out;
 }
 
-llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes,
+llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
                                                const std::string &Name) {
   if (Bytes.size() < HeaderBytes)
     return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
@@ -398,7 +398,7 @@ llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes
                                  ProgVersion));
   // A file cut inside the footer cannot carry a checksum: that is truncation.
   if (Bytes.size() < HeaderBytes + FooterBytes ||
-      llvm::crc32(llvm::ArrayRef<uint8_t>(Bytes).drop_back(FooterBytes)) !=
+      llvm::crc32(Bytes.drop_back(FooterBytes)) !=
           readU32(Bytes.data() + Bytes.size() - FooterBytes))
     return makeError(fmt::format("{}: checksum mismatch: the file is damaged or truncated", Name));
 
@@ -426,7 +426,7 @@ llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
     return makeError(fmt::format("cannot read '{}': {}", Path, Buf.getError().message()));
+  // Read in place: copying first would double the cost for a ~280 MB VGG-16.
   llvm::StringRef S = (*Buf)->getBuffer();
-  std::vector<uint8_t> Bytes(S.bytes_begin(), S.bytes_end());
-  return deserialize(Bytes, Path);
+  return deserialize(llvm::ArrayRef<uint8_t>(S.bytes_begin(), S.size()), Path);
 }

@@ -5,8 +5,10 @@
 // A thin driver over snow::isa::assembleProgram: it reads the text, loads the
 // hardware configuration the program is meant for (embedded in prog.bin so
 // the simulator and RTL run it on the right machine) and writes the
-// container. Any error is one "snowasm: error: ..." line and exit status 1;
-// the output is written atomically, so a failed run leaves no file behind.
+// container. The hardware comes from the text's .hw block (snowdis prints
+// one), else from --hw, else zc706; giving both --hw and a different .hw
+// block is an error rather than a silent choice. Any error is one "snowasm: error: ..." line and
+// exit status 1; the output is written atomically, so a failed run leaves no file behind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +30,11 @@ cl::OptionCategory Cat("snowasm options");
 cl::opt<std::string> InputPath(cl::Positional, cl::desc("<prog.s>"), cl::Required, cl::cat(Cat));
 cl::opt<std::string> OutputPath("o", cl::desc("Output program container"),
                                 cl::value_desc("prog.bin"), cl::Required, cl::cat(Cat));
-cl::opt<std::string> HwName("hw", cl::desc("Hardware preset name or YAML file (default zc706)"),
-                            cl::value_desc("PRESET|FILE"), cl::init("zc706"), cl::cat(Cat));
+cl::opt<std::string>
+    HwName("hw",
+           cl::desc("Hardware preset name or YAML file, for text without a .hw block "
+                    "(default zc706)"),
+           cl::value_desc("PRESET|FILE"), cl::init("zc706"), cl::cat(Cat));
 
 int fail(const Twine &Msg) { return snow::toolError("snowasm", Msg); }
 
@@ -53,7 +58,8 @@ int main(int Argc, char **Argv) {
 
   StringRef Src = (*Text)->getBuffer();
   Expected<snow::isa::Program> Prog =
-      snow::isa::assembleProgram({Src.data(), Src.size()}, InputPath, *Hw);
+      snow::isa::assembleProgram({Src.data(), Src.size()}, InputPath, *Hw,
+                                 /*HwFixed=*/HwName.getNumOccurrences() > 0);
   if (!Prog)
     return fail(Prog.takeError());
 
