@@ -15,6 +15,7 @@
 
 #include "snow/isa/Program.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/HugePages.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CRC.h"
@@ -274,6 +275,8 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   Reader D = Sec(Data);
   P.DataAddr = D.u64("DataAddr");
   llvm::ArrayRef<uint8_t> Image = D.bytes(D.left(), "data");
+  P.Data.reserve(Image.size());
+  snow::adviseHugePages(P.Data.data(), Image.size());
   P.Data.assign(Image.begin(), Image.end());
   if (llvm::Error E = D.finish())
     return E;
@@ -346,7 +349,7 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
   return std::move(W.Out);
 }
 
-llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes,
+llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
                                                const std::string &Name) {
   if (Bytes.size() < HeaderBytes)
     return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
@@ -358,7 +361,7 @@ llvm::Expected<Program> snow::isa::deserialize(const std::vector<uint8_t> &Bytes
                                  ProgVersion));
   // A file cut inside the footer cannot carry a checksum: that is truncation.
   if (Bytes.size() < HeaderBytes + FooterBytes ||
-      llvm::crc32(llvm::ArrayRef<uint8_t>(Bytes).drop_back(FooterBytes)) !=
+      llvm::crc32(Bytes.drop_back(FooterBytes)) !=
           readU32(Bytes.data() + Bytes.size() - FooterBytes))
     return makeError(fmt::format("{}: checksum mismatch: the file is damaged or truncated", Name));
 
@@ -386,7 +389,7 @@ llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
     return makeError(fmt::format("cannot read '{}': {}", Path, Buf.getError().message()));
+  // Parsed in place: a copy of a large program costs as much as the parse.
   llvm::StringRef S = (*Buf)->getBuffer();
-  std::vector<uint8_t> Bytes(S.bytes_begin(), S.bytes_end());
-  return deserialize(Bytes, Path);
+  return deserialize(llvm::ArrayRef<uint8_t>(S.bytes_begin(), S.bytes_end()), Path);
 }

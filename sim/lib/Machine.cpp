@@ -9,6 +9,7 @@
 
 #include "Machine.h"
 #include "snow/sim/Stats.h"
+#include "snow/support/HugePages.h"
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -28,8 +29,10 @@ std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibl
 
 Machine::Machine(const isa::Program &P, std::vector<Inst> Code, SimOptions Opts)
     : Prog(P), Hw(P.Hw), Code(std::move(Code)), Opts(Opts), DramSize(P.Hw.dramBytes()) {
-  // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched.
+  // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched,
+  // in 2 MiB pages (the weights image alone is tens of MB).
   Dram.reset(static_cast<uint8_t *>(std::calloc(DramSize, 1)));
+  adviseHugePages(Dram.get(), DramSize);
   const unsigned K = Hw.cus() * Hw.VmacsPerCu, L = Hw.LanesPerVmac;
   if (!Opts.TimingOnly) {
     Maps.assign(Hw.cus(), std::vector<int16_t>(Hw.mapsElems()));

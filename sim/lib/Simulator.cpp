@@ -1,13 +1,15 @@
 //===- Simulator.cpp - The public face of the simulator -------------------===//
 //
 // Decodes the program, lays the constant data and the input tensor into DRAM
-// (HWC, int16), runs the machine and reads the output tensor back (CHW).
+// (HWC, int16), runs the machine and reads the output tensor back (CHW). A
+// timing-only run leaves DRAM as zeros (values cannot change its cycles).
 //
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/Simulator.h"
 #include "Machine.h"
 #include "snow/sim/DramImage.h"
+#include "snow/support/HugePages.h"
 
 using namespace snow;
 using namespace snow::sim;
@@ -19,6 +21,7 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
                                                              SimOptions Opts) {
   std::vector<isa::Inst> Code;
   Code.reserve(P.Code.size());
+  adviseHugePages(Code.data(), Code.capacity() * sizeof(isa::Inst));
   for (size_t Pc = 0; Pc < P.Code.size(); ++Pc) {
     auto I = isa::decode(P.Code[Pc]);
     if (!I)
@@ -30,7 +33,10 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
     return Err;
   std::unique_ptr<Simulator> S(new Simulator(P, Opts));
   S->M = std::make_unique<Machine>(P, std::move(Code), Opts);
-  loadConstantData(P, S->M->dram());
+  // A timing-only run never reads a value from DRAM: copying the weights
+  // image in would cost more than the run itself.
+  if (!Opts.TimingOnly)
+    loadConstantData(P, S->M->dram());
   return S;
 }
 

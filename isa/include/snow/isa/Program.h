@@ -13,6 +13,7 @@
 
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Word.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <string>
@@ -60,7 +61,7 @@ struct Program {
 std::vector<uint8_t> serialize(const Program &P);
 /// Parses and checks magic, version, section bounds, CRC and the embedded
 /// hardware config. Errors are prefixed with Name.
-llvm::Expected<Program> deserialize(const std::vector<uint8_t> &Bytes, const std::string &Name);
+llvm::Expected<Program> deserialize(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name);
 
 /// Writes atomically (temporary file + rename), so a failure leaves no partial file.
 llvm::Error writeProgram(const Program &P, const std::string &Path);
