@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/Program.h"
+#include "snow/support/Crc32.h"
 #include "snow/support/FileIO.h"
 #include "snow/support/HugePages.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -345,7 +346,7 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
       W.u32(L.OutW);
     }
   });
-  W.u32(llvm::crc32(W.Out));
+  W.u32(snow::crc32(W.Out));
   return std::move(W.Out);
 }
 
@@ -361,7 +362,7 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
                                  ProgVersion));
   // A file cut inside the footer cannot carry a checksum: that is truncation.
   if (Bytes.size() < HeaderBytes + FooterBytes ||
-      llvm::crc32(Bytes.drop_back(FooterBytes)) !=
+      snow::crc32(Bytes.drop_back(FooterBytes)) !=
           readU32(Bytes.data() + Bytes.size() - FooterBytes))
     return makeError(fmt::format("{}: checksum mismatch: the file is damaged or truncated", Name));
 

@@ -74,13 +74,23 @@ struct DramRange {
 /// Signals a unit may hold started but not yet fired (the RTL's FIFO depth).
 constexpr unsigned MaxPendingSignals = 16;
 
+/// The decoded program, indexed by pc. A network's code repeats a few
+/// thousand distinct words (loop bodies, per-tile sequences), so each is
+/// decoded and stored once: a decoded instruction is ~170 bytes.
+struct DecodedCode {
+  std::vector<isa::Inst> Unique;
+  std::vector<uint32_t> Index; ///< [pc] -> Unique
+  const isa::Inst &operator[](size_t Pc) const { return Unique[Index[Pc]]; }
+  size_t size() const { return Index.size(); }
+};
+
 struct FreeDeleter {
   void operator()(uint8_t *P) const { std::free(P); }
 };
 
 class Machine {
 public:
-  Machine(const isa::Program &P, std::vector<isa::Inst> Code, SimOptions Opts);
+  Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts);
 
   llvm::Error run(SimStats &Stats);
 
@@ -125,7 +135,7 @@ public:
 
   const isa::Program &Prog;
   const isa::HwConfig &Hw;
-  std::vector<isa::Inst> Code;
+  DecodedCode Code;
   SimOptions Opts;
 
   // Storage.
