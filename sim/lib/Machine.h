@@ -110,6 +110,8 @@ private:
   llvm::Error checkBanks(isa::Unit U, bool Weights, uint64_t Lo, uint64_t Hi, bool Write,
                          uint64_t T, uint64_t Until, const Entry &E);
   void closeStats(SimStats &Stats);
+  llvm::Error finish(SimStats &Stats);
+  size_t queued() const;
 
   // Functional.cpp: each checks ranges and applies the operation's effect.
   llvm::Error loadMaps(const isa::Inst &I, const Entry &E, uint64_t T);
