@@ -27,6 +27,8 @@
 #include <cassert>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
+#include <thread>
 
 using namespace snow::isa;
 
@@ -361,15 +363,33 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
     return makeError(fmt::format("{}: format version {}, this tool reads version {}", Name, Version,
                                  ProgVersion));
   // A file cut inside the footer cannot carry a checksum: that is truncation.
-  if (Bytes.size() < HeaderBytes + FooterBytes ||
-      snow::crc32(Bytes.drop_back(FooterBytes)) !=
-          readU32(Bytes.data() + Bytes.size() - FooterBytes))
+  auto Damaged = [&] {
     return makeError(fmt::format("{}: checksum mismatch: the file is damaged or truncated", Name));
-
+  };
+  if (Bytes.size() < HeaderBytes + FooterBytes)
+    return Damaged();
+  // The checksum covers tens of MB of weights in a large program: it runs on
+  // a second thread while the sections are parsed. A mismatch is reported
+  // before any parse error, as if it had been checked first.
+  const uint32_t Expected = readU32(Bytes.data() + Bytes.size() - FooterBytes);
+  uint32_t Crc = 0;
+  auto Check = [&] { Crc = snow::crc32(Bytes.drop_back(FooterBytes)); };
+  std::optional<std::thread> Checker;
+  if (Bytes.size() >= (size_t(4) << 20))
+    Checker.emplace(Check);
+  else
+    Check();
   Program P;
-  if (llvm::Error E = readSections(Bytes, Name, P))
-    return E;
-  if (llvm::Error E = checkProgram(P, Name))
+  llvm::Error E = readSections(Bytes, Name, P);
+  if (!E)
+    E = checkProgram(P, Name);
+  if (Checker)
+    Checker->join();
+  if (Crc != Expected) {
+    llvm::consumeError(std::move(E));
+    return Damaged();
+  }
+  if (E)
     return E;
   return P;
 }
