@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
+#include <type_traits>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -88,17 +89,23 @@ struct Split8 {
   __m128i Hi0, Lo0, Hi1, Lo1;
 };
 
-/// One pair of taps over 16 lanes: W0, W1 are the two taps' weight rows
-/// (W1 null: a zero row), Pair the two maps values (low half first).
-[[gnu::target("avx2"), gnu::always_inline]] inline void step16(Split16 &S, const int16_t *W0,
-                                                               const int16_t *W1, int32_t Pair) {
+/// Where a trace's maps operands come from: one value per tap, broadcast to
+/// every lane (vmac), or one row of lanes per tap (vdw, from Lane0 on).
+struct Broadcast {
+  const int16_t *Taps;
+};
+struct PerLane {
+  const int16_t *const *Rows;
+  unsigned Lane0;
+};
+
+/// One pair of taps over 16 lanes: A, B the two taps' weights, MLo / MHi the
+/// maps operands interleaved like unpacklo(A, B) / unpackhi(A, B).
+[[gnu::target("avx2"), gnu::always_inline]] inline void step16(Split16 &S, __m256i A, __m256i B,
+                                                               __m256i MLo, __m256i MHi) {
   const __m256i Bias = _mm256_set1_epi32(65536), LowMask = _mm256_set1_epi32(0xffff);
-  __m256i A = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(W0));
-  __m256i B =
-      W1 ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(W1)) : _mm256_setzero_si256();
-  __m256i M = _mm256_set1_epi32(Pair);
-  __m256i P0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(A, B), M), Bias);
-  __m256i P1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(A, B), M), Bias);
+  __m256i P0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(A, B), MLo), Bias);
+  __m256i P1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(A, B), MHi), Bias);
   S.Hi0 = _mm256_add_epi32(S.Hi0, _mm256_srai_epi32(P0, 16));
   S.Lo0 = _mm256_add_epi32(S.Lo0, _mm256_and_si256(P0, LowMask));
   S.Hi1 = _mm256_add_epi32(S.Hi1, _mm256_srai_epi32(P1, 16));
@@ -106,34 +113,54 @@ struct Split8 {
 }
 
 /// The same over 8 lanes.
-[[gnu::target("avx2"), gnu::always_inline]] inline void step8(Split8 &S, const int16_t *W0,
-                                                              const int16_t *W1, int32_t Pair) {
+[[gnu::target("avx2"), gnu::always_inline]] inline void step8(Split8 &S, __m128i A, __m128i B,
+                                                              __m128i MLo, __m128i MHi) {
   const __m128i Bias = _mm_set1_epi32(65536), LowMask = _mm_set1_epi32(0xffff);
-  __m128i A = _mm_loadu_si128(reinterpret_cast<const __m128i *>(W0));
-  __m128i B = W1 ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(W1)) : _mm_setzero_si128();
-  __m128i M = _mm_set1_epi32(Pair);
-  __m128i P0 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(A, B), M), Bias);
-  __m128i P1 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(A, B), M), Bias);
+  __m128i P0 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(A, B), MLo), Bias);
+  __m128i P1 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(A, B), MHi), Bias);
   S.Hi0 = _mm_add_epi32(S.Hi0, _mm_srai_epi32(P0, 16));
   S.Lo0 = _mm_add_epi32(S.Lo0, _mm_and_si128(P0, LowMask));
   S.Hi1 = _mm_add_epi32(S.Hi1, _mm_srai_epi32(P1, 16));
   S.Lo1 = _mm_add_epi32(S.Lo1, _mm_and_si128(P1, LowMask));
 }
 
-[[gnu::target("avx2")]] void block16(int64_t *Acc, const int16_t *Taps, unsigned N,
-                                     const int16_t *W, unsigned L) {
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i load16(const int16_t *P) {
+  return P ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P)) : _mm256_setzero_si256();
+}
+[[gnu::target("avx2"), gnu::always_inline]] inline __m128i load8(const int16_t *P) {
+  return P ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(P)) : _mm_setzero_si128();
+}
+
+/// The maps pair of taps T and T + 1 (Odd: T + 1 is past the end, zero).
+inline int32_t mapsPair(Broadcast M, unsigned T, bool Odd) {
+  if (Odd)
+    return int32_t(uint16_t(M.Taps[T]));
+  int32_t Pair;
+  std::memcpy(&Pair, M.Taps + T, 4);
+  return Pair;
+}
+
+/// Lanes [B, B + 16) of a trace (W already offset by B).
+template <class Src>
+[[gnu::target("avx2")]] void block16(int64_t *Acc, Src M, unsigned N, const int16_t *W,
+                                     unsigned L) {
   for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
     const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
     Split16 S;
     S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm256_setzero_si256();
-    unsigned T = T0;
-    for (; T + 1 < T1; T += 2) {
-      int32_t Pair;
-      std::memcpy(&Pair, Taps + T, 4);
-      step16(S, W + size_t(T) * L, W + size_t(T + 1) * L, Pair);
+    // An odd tap left at the end pairs with a zero weight and map.
+    for (unsigned T = T0; T < T1; T += 2) {
+      const bool Odd = T + 1 == T1;
+      __m256i A = load16(W + size_t(T) * L), B = load16(Odd ? nullptr : W + size_t(T + 1) * L);
+      if constexpr (std::is_same_v<Src, Broadcast>) {
+        __m256i Pair = _mm256_set1_epi32(mapsPair(M, T, Odd));
+        step16(S, A, B, Pair, Pair);
+      } else {
+        __m256i M0 = load16(M.Rows[T] + M.Lane0);
+        __m256i M1 = load16(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
+        step16(S, A, B, _mm256_unpacklo_epi16(M0, M1), _mm256_unpackhi_epi16(M0, M1));
+      }
     }
-    if (T < T1) // An odd tap left: pair it with a zero weight and map.
-      step16(S, W + size_t(T) * L, nullptr, int32_t(uint16_t(Taps[T])));
     alignas(32) int32_t Hi[16], Lo[16];
     _mm256_store_si256(reinterpret_cast<__m256i *>(Hi), S.Hi0);
     _mm256_store_si256(reinterpret_cast<__m256i *>(Hi + 8), S.Hi1);
@@ -143,20 +170,25 @@ struct Split8 {
   }
 }
 
-[[gnu::target("avx2")]] void block8(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W,
-                                    unsigned L) {
+/// Lanes [B, B + 8) of a trace.
+template <class Src>
+[[gnu::target("avx2")]] void block8(int64_t *Acc, Src M, unsigned N, const int16_t *W, unsigned L) {
   for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
     const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
     Split8 S;
     S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm_setzero_si128();
-    unsigned T = T0;
-    for (; T + 1 < T1; T += 2) {
-      int32_t Pair;
-      std::memcpy(&Pair, Taps + T, 4);
-      step8(S, W + size_t(T) * L, W + size_t(T + 1) * L, Pair);
+    for (unsigned T = T0; T < T1; T += 2) {
+      const bool Odd = T + 1 == T1;
+      __m128i A = load8(W + size_t(T) * L), B = load8(Odd ? nullptr : W + size_t(T + 1) * L);
+      if constexpr (std::is_same_v<Src, Broadcast>) {
+        __m128i Pair = _mm_set1_epi32(mapsPair(M, T, Odd));
+        step8(S, A, B, Pair, Pair);
+      } else {
+        __m128i M0 = load8(M.Rows[T] + M.Lane0);
+        __m128i M1 = load8(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
+        step8(S, A, B, _mm_unpacklo_epi16(M0, M1), _mm_unpackhi_epi16(M0, M1));
+      }
     }
-    if (T < T1)
-      step8(S, W + size_t(T) * L, nullptr, int32_t(uint16_t(Taps[T])));
     alignas(16) int32_t Hi[8], Lo[8];
     _mm_store_si128(reinterpret_cast<__m128i *>(Hi), S.Hi0);
     _mm_store_si128(reinterpret_cast<__m128i *>(Hi + 4), S.Hi1);
@@ -177,13 +209,23 @@ bool avx2Lanes(unsigned L) { return L % 8 == 0 && hasAvx2(); }
 void traceAvx2(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsigned L) {
   unsigned B = 0;
   for (; B + 16 <= L; B += 16)
-    block16(Acc + B, Taps, N, W + B, L);
+    block16(Acc + B, Broadcast{Taps}, N, W + B, L);
   if (B < L)
-    block8(Acc + B, Taps, N, W + B, L);
+    block8(Acc + B, Broadcast{Taps}, N, W + B, L);
+}
+
+void depthwiseAvx2(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16_t *W,
+                   unsigned L) {
+  unsigned B = 0;
+  for (; B + 16 <= L; B += 16)
+    block16(Acc + B, PerLane{Rows, B}, N, W + B, L);
+  if (B < L)
+    block8(Acc + B, PerLane{Rows, B}, N, W + B, L);
 }
 #else
 bool avx2Lanes(unsigned) { return false; }
 void traceAvx2(int64_t *, const int16_t *, unsigned, const int16_t *, unsigned) {}
+void depthwiseAvx2(int64_t *, const int16_t *const *, unsigned, const int16_t *, unsigned) {}
 #endif
 
 /// Acc[0..L) += the trace of N taps; picks the AVX2 kernel where it applies.
@@ -192,6 +234,15 @@ void trace(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsi
     traceAvx2(Acc, Taps, N, W, L);
   else
     tracePlain(Acc, Taps, N, W, L);
+}
+
+/// Acc[Lane] += sum over taps T < N of Rows[T][Lane] * W[T*L + Lane] (vdw).
+void depthwise(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16_t *W, unsigned L) {
+  if (avx2Lanes(L))
+    return depthwiseAvx2(Acc, Rows, N, W, L);
+  for (unsigned T = 0; T < N; ++T)
+    for (unsigned Lane = 0; Lane < L; ++Lane)
+      Acc[Lane] += int32_t(Rows[T][Lane]) * int32_t(W[size_t(T) * L + Lane]);
 }
 
 } // namespace
@@ -386,20 +437,19 @@ llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
+  // Each tap's maps row (lane-contiguous, one vMAC's channels).
+  const unsigned N = unsigned(I.rows) * I.len;
+  llvm::SmallVector<const int16_t *, 256> Rows(N);
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
     for (unsigned V2 = 0; V2 < V; ++V2) {
       unsigned K = Cu * V + V2;
       int64_t *A = &Acc[K][size_t(E.A1) * L];
       if (I.init)
         std::copy_n(Bias[K].data(), L, A);
-      const int16_t *W = &Weights[K][size_t(E.A3) * L];
-      for (int64_t R = 0; R < I.rows; ++R)
-        for (int64_t X = 0; X < I.len; ++X) {
-          const int16_t *M = &Maps[Cu][E.A2 + R * I.bstride + X * I.cstride + V2 * L];
-          const int16_t *Wt = W + (R * I.len + X) * L;
-          for (unsigned Lane = 0; Lane < L; ++Lane)
-            A[Lane] += int32_t(M[Lane]) * int32_t(Wt[Lane]);
-        }
+      for (int64_t R = 0, T = 0; R < I.rows; ++R)
+        for (int64_t X = 0; X < I.len; ++X)
+          Rows[T++] = &Maps[Cu][E.A2 + R * I.bstride + X * I.cstride + V2 * L];
+      depthwise(A, Rows.data(), N, &Weights[K][size_t(E.A3) * L], L);
       for (unsigned Lane = 0; Lane < L; ++Lane)
         A[Lane] = signExtend(A[Lane], Hw.AccBits);
     }
