@@ -2,7 +2,7 @@
 # Installs the Debian packages the toolchain builds with, if any is missing.
 # Used by scripts/demo.sh, scripts/test.sh and CI (.ci/run).
 set -euo pipefail
-PACKAGES=(cmake ninja-build g++ llvm-14-dev libfmt-dev libyaml-cpp-dev libgtest-dev
+PACKAGES=(cmake ninja-build g++ clang-format llvm-14-dev libfmt-dev libyaml-cpp-dev libgtest-dev
           zlib1g-dev verilator python3 python3-matplotlib chromium
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 missing=()

@@ -4,11 +4,8 @@
 # for bit, plus the timing-only cycle count. Takes a few minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh > /dev/null
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-status=0
-for m in alexnet googlenet resnet50 vgg16 mobilenet_v1 squeezenet1_1; do
+source scripts/long-tier.sh
+for m in "${NETWORKS[@]}"; do
   build/bin/snowc "models/$m.yaml" -o "$OUT/$m.bin"
   build/bin/snowsim "$OUT/$m.bin" --output "$OUT/$m.sim.npy" --quiet --stats-json "$OUT/$m.json"
   build/bin/snowref "models/$m.yaml" --output "$OUT/$m.ref.npy" > "$OUT/$m.ref.txt"

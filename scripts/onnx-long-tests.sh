@@ -7,11 +7,8 @@
 # ONNX file alone is 553 MB); the files go to a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh > /dev/null
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-status=0
-for m in alexnet googlenet resnet50 vgg16 mobilenet_v1 squeezenet1_1; do
+source scripts/long-tier.sh
+for m in "${NETWORKS[@]}"; do
   build/bin/snowc "models/$m.yaml" --export-onnx "$OUT/$m.onnx"
   build/bin/snowc "$OUT/$m.onnx" -o "$OUT/$m.onnx.bin"
   build/bin/snowc "models/$m.yaml" -o "$OUT/$m.yaml.bin"

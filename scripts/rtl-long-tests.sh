@@ -16,14 +16,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#models[@]} -gt 0 ] || models=(alexnet resnet50)
-bash scripts/build.sh > /dev/null
+source scripts/long-tier.sh
 if [ ! -x build/bin/snowrtl ]; then
   echo "snowrtl is not built (Verilator missing, or $hw not in SNOW_RTL_CONFIGS)" >&2
   exit 1
 fi
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-status=0
 for m in "${models[@]}"; do
   build/bin/snowc "models/$m.yaml" --hw "$hw" -o "$OUT/$m.bin"
   build/bin/snowsim "$OUT/$m.bin" --quiet --output "$OUT/$m.sim.npy" --stats-json "$OUT/$m.sim.json"

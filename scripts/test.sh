@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 cd build
-ctest -j"$(nproc)" --output-on-failure --timeout 900
+ctest -j"$(nproc)" --output-on-failure --timeout 900 -LE long

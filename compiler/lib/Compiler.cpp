@@ -203,7 +203,8 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
 } // namespace
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
-                                                     const CompileOptions &Opts) {
+                                                     const CompileOptions &Opts,
+                                                     std::vector<PlanPart> *Parts) {
   if (G.Layers.empty())
     return compileError(G.Loc.str() + ": model has no layers");
   auto B = makeBufferMap(Hw);
@@ -233,6 +234,9 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   for (LayerPlan &P : *Plans)
     if (P.IsConv)
       packWeights(P, Hw, DataBase, Prog.Data);
+  if (Parts)
+    for (const LayerPlan &P : *Plans)
+      Parts->push_back(describePart(P));
 
   // Activations: the input, then one tensor per layer output.
   uint64_t Next = alignTo(DataBase + Prog.Data.size(), TensorAlign);
@@ -335,19 +339,11 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
       continue;
     }
     for (const LayerPlan &P : *Parts) {
-      std::string Name = L.Name;
-      if (Parts->size() > 1)
-        Name += fmt::format("[{}:{}]", P.OcBase, P.OcBase + P.OcCount);
-      Out +=
-          fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", Name,
-                      ir::kindName(L.Kind), fmt::format("{}x{}", P.NChunks, P.Chunk),
-                      fmt::format("{}x{}", P.R, P.Wt), P.Rounds.size(), P.NOg,
-                      fmt::format("{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
-                                  P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
-                                  P.PixLog ? fmt::format("+pix{}", P.pix()) : "",
-                                  P.FullDepth ? "+fulldepth" : "",
-                                  P.StepY * P.StepX > 1 ? "+gather" : "", P.Depthwise ? "+dw" : ""),
-                      P.EstCycles, P.EstDramBytes / 1e6);
+      PlanPart D = describePart(P);
+      Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", D.Name,
+                         D.Type, fmt::format("{}x{}", D.Chunks, D.ChunkChannels),
+                         fmt::format("{}x{}", D.TileRows, D.TileCols), D.Rounds, D.OutputGroups,
+                         D.Order, D.EstCycles, D.EstDramBytes / 1e6);
     }
   }
   return Out;

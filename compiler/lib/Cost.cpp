@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cost.h"
+#include "snow/isa/Timing.h"
 #include <algorithm>
 
 using namespace snow;
@@ -23,10 +24,13 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
-  const uint64_t Wb = Hw.writebackCyclesPerEntry();
+  // Per output pixel: a trace over the kernel window and the input channels,
+  // then the writeback of its accumulator entry.
+  const uint64_t Trace = timing::traceCycles(L.KH, uint64_t(L.KW) * Cin);
+  const uint64_t Wb = timing::writebackCycles(Hw, 1);
   const uint64_t Rounds = S.Rounds.size();
   uint64_t Compute =
-      S.Pixels * (KK * Cin + Wb) + Rounds * (Overhead * P.NChunks + Hw.MacPipelineDepth);
+      S.Pixels * (Trace + Wb) + Rounds * (Overhead * P.NChunks + timing::accumulatorReady(Hw, 0));
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -63,7 +67,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
   uint64_t Bytes = AllTileBytes * MapLoads +
                    uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
-  uint64_t Quick = std::max(Compute, Hw.dramCycles(Bytes));
+  uint64_t Quick = std::max(Compute, timing::dmaChannelCycles(Hw, Bytes));
   if (Quick >= Bound)
     return {Quick, Bytes, Hw};
 
@@ -81,9 +85,10 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   for (const RoundInfo &I : S.Rounds)
     for (unsigned C = 0; C < P.NChunks; ++C) {
       const bool Last = C + 1 == P.NChunks;
-      uint64_t Comp = I.Pixels * KK * P.chunkSize(C, Cin) + Overhead;
+      uint64_t Comp =
+          I.Pixels * timing::traceCycles(L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin)) + Overhead;
       if (Last)
-        Comp += I.Pixels * Wb + Hw.MacPipelineDepth;
+        Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
       if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
         In += I.Ogs * OgBytes(C);
@@ -99,29 +104,55 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
-      ChanFree = Start + Hw.dramCycles(In + Pending);
-      uint64_t Ready = In ? ChanFree + Hw.DramLatencyCycles : 0;
+      const uint64_t Chan = timing::dmaChannelCycles(Hw, In + Pending);
+      ChanFree = Start + Chan;
+      uint64_t Ready = In ? Start + timing::dmaCompletion(Hw, Chan) : 0;
       Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
       Issued += Ctrl;
       CPrev2 = CPrev;
       CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);
       FirstStep = false;
     }
-  return {CPrev + Hw.dramCycles(Pending) + Hw.DramLatencyCycles, Bytes, Hw};
+  return {CPrev + timing::dmaCompletion(Hw, timing::dmaChannelCycles(Hw, Pending)), Bytes, Hw};
+}
+
+/// Output pixels over all rounds (the work of the busiest CU of each round).
+static uint64_t roundPixels(const LayerPlan &P) {
+  uint64_t Pixels = 0;
+  for (const Round &Rd : P.Rounds)
+    Pixels += Rd.pixels();
+  return Pixels;
 }
 
 Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
-  const uint64_t KK = uint64_t(L.KH) * L.KW;
   uint64_t Groups = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
     Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
-  uint64_t Pixels = 0;
-  for (const Round &Rd : P.Rounds)
-    Pixels += Rd.pixels();
-  // Each window costs KK cycles, but the control core needs ~3 instructions
+  const uint64_t Pixels = roundPixels(P);
+  // Each window is a KH x KW trace, but the control core needs ~3 instructions
   // to issue it, so short windows are issue-bound.
-  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(KK, 3) + P.Rounds.size() * 20 * P.NChunks;
+  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
+                     P.Rounds.size() * 20 * P.NChunks;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw};
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+}
+
+Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
+                                     const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  // Each operand is a vpre into the accumulators, then one vwb.
+  uint64_t Compute =
+      timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * 20;
+  uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+}
+
+Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  uint64_t Compute =
+      roundPixels(P) * (timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+      P.Rounds.size() * 20;
+  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }

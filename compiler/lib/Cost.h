@@ -32,6 +32,12 @@ struct Cost {
 Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
 /// A pooling plan's cost: max(compute, DRAM).
 Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
+/// An elementwise plan's cost (Operands tensors preloaded into the
+/// accumulators, then written back): max(compute, DRAM).
+Cost elementwiseCost(const LayerPlan &P, unsigned Operands, const isa::HwConfig &Hw);
+/// A depthwise plan's cost (vdw traces over the window, one writeback per
+/// pixel): max(compute, DRAM).
+Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 
 } // namespace snow::compiler
 

@@ -164,12 +164,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       if (!setTile(P, R, Wt, Stride, 0, B))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
-      uint64_t Pix = 0;
-      for (const Round &Rd : P.Rounds)
-        Pix += Rd.pixels();
-      uint64_t Compute = Pix * Hw.writebackCyclesPerEntry() * (Operands + 1) + P.Rounds.size() * 20;
-      uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
-      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw}, {R, Wt, G});
+      Consider(elementwiseCost(P, Operands, Hw), {R, Wt, G});
     }
   } else if (P.Depthwise) {
     if (KK + 1 > B.WCap)
@@ -185,12 +180,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       if (!setTile(P, R, Wt, Stride, 0, B))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
-      uint64_t Pix = 0;
-      for (const Round &Rd : P.Rounds)
-        Pix += Rd.pixels();
-      uint64_t Compute = Pix * (KK + Hw.writebackCyclesPerEntry()) + P.Rounds.size() * 20;
-      uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * C * 2 + L.Out.elems() * 2;
-      Consider({std::max(Compute, Hw.dramCycles(Bytes)), Bytes, Hw}, {R, Wt, G});
+      Consider(depthwiseCost(P, Hw), {R, Wt, G});
     }
   } else if (P.IsConv) {
     if (KK + 1 > B.WCap)

@@ -160,6 +160,9 @@ llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned In
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
                                                  const BufferMap &B, const CompileOptions &Opts);
 
+/// The report form of a part's plan (--emit=plan, --emit=plan-json).
+PlanPart describePart(const LayerPlan &P);
+
 } // namespace snow::compiler
 
 #endif

@@ -1,6 +1,6 @@
 //===- snowc.cpp - Compile a model to a prog.bin ---------------------------===//
 //
-// snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan]
+// snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan|plan-json]
 //                              [--uniform-format]
 // snowc MODEL.onnx -o prog.bin [--const NAME=FILE ...]   (docs/onnx.md)
 // snowc MODEL.yaml --export-onnx MODEL.onnx
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/compiler/Compiler.h"
+#include "snow/compiler/PlanReport.h"
 #include "snow/ir/Calibrate.h"
 #include "snow/ir/Graph.h"
 #include "snow/ir/Onnx.h"
@@ -33,12 +34,15 @@ static cl::opt<std::string> OutPath("o", cl::desc("Output file ('-' for stdout w
                                     cl::value_desc("prog.bin"), cl::cat(Cat));
 static cl::opt<std::string> HwName("hw", cl::desc("Hardware preset or YAML file"),
                                    cl::value_desc("preset|file"), cl::init("zc706"), cl::cat(Cat));
-enum class EmitKind { Bin, Asm, Plan };
+enum class EmitKind { Bin, Asm, Plan, PlanJson };
 static cl::opt<EmitKind>
     Emit("emit", cl::desc("What to produce"), cl::init(EmitKind::Bin),
          cl::values(clEnumValN(EmitKind::Bin, "bin", "prog.bin (default)"),
                     clEnumValN(EmitKind::Asm, "asm", "assembly text"),
-                    clEnumValN(EmitKind::Plan, "plan", "the per-layer tiling plan")),
+                    clEnumValN(EmitKind::Plan, "plan", "the per-layer tiling plan"),
+                    clEnumValN(EmitKind::PlanJson, "plan-json",
+                               "the plan with each layer's exact cycles, as JSON "
+                               "(docs/timing.md)")),
          cl::cat(Cat));
 static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
                                     cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
@@ -153,9 +157,19 @@ int main(int Argc, char **Argv) {
   }
   if (OutPath.empty())
     return fail("no output file: use -o prog.bin");
-  auto Prog = compiler::compile(*G, *Hw, Opts);
+  std::vector<compiler::PlanPart> Parts;
+  auto Prog = compiler::compile(*G, *Hw, Opts, &Parts);
   if (!Prog)
     return fail(llvm::toString(Prog.takeError()));
+  if (Emit == EmitKind::PlanJson) {
+    auto Json = compiler::planJson(*Prog, Parts);
+    if (!Json)
+      return fail("internal error: the compiled program faults in the timing engine: " +
+                  llvm::toString(Json.takeError()));
+    if (auto Err = writeFileAtomic(OutPath, *Json))
+      return fail(llvm::toString(std::move(Err)));
+    return 0;
+  }
   if (Emit == EmitKind::Asm) {
     std::vector<isa::Inst> Code;
     for (const isa::Word128 &W : Prog->Code) {

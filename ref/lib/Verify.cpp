@@ -78,26 +78,16 @@ private:
 
   llvm::Error checkLayer(size_t I) {
     const Layer &L = G.Layers[I];
-    switch (L.Kind) {
-    case LayerKind::Conv:
-    case LayerKind::MaxPool:
-    case LayerKind::AvgPool:
-    case LayerKind::Concat:
-    case LayerKind::Add:
-    case LayerKind::Relu:
-      break;
-    case LayerKind::GlobalAvgPool:
-    case LayerKind::Fc:
-    case LayerKind::BatchNorm:
-    case LayerKind::Flatten:
-    case LayerKind::Softmax:
+    // The kinds the executor runs are the ones the compiler maps: one list,
+    // ir::isCanonicalKind, so the two cannot drift apart.
+    if (!isCanonicalKind(L.Kind)) {
+      if (int(L.Kind) < 0 || int(L.Kind) > int(LayerKind::Softmax)) // Softmax: the last kind.
+        return failAt(L, "unknown layer kind {}", int(L.Kind));
       return failAt(L,
                     "type '{}' is not in canonical form; run ir::canonicalize() before the "
                     "reference executor (it folds batchnorm, rewrites fc and global pooling, and "
                     "moves softmax to the host)",
                     typeOf(L));
-    default:
-      return failAt(L, "unknown layer kind {}", int(L.Kind));
     }
 
     if (L.Inputs.empty())

@@ -279,18 +279,6 @@ llvm::Error Machine::checkDramRows(const Inst &I, const Entry &E, uint64_t T, ui
   return llvm::Error::success();
 }
 
-uint64_t Machine::burstBytes(uint64_t Addr, int64_t Stride, uint64_t Rows,
-                             uint64_t RowBytes) const {
-  const uint64_t B = Hw.DramBurstBytes;
-  auto Span = [&](uint64_t A) { return (A + RowBytes + B - 1) / B * B - A / B * B; };
-  if (Stride % int64_t(B) == 0)
-    return Rows * Span(Addr);
-  uint64_t Sum = 0;
-  for (uint64_t R = 0; R < Rows; ++R)
-    Sum += Span(uint64_t(int64_t(Addr) + int64_t(R) * Stride));
-  return Sum;
-}
-
 static llvm::Error checkMask(const Machine &M, const Entry &E, uint64_t T, int64_t Mask) {
   if (Mask == 0 || (uint64_t(Mask) >> M.Hw.cus()) != 0)
     return M.fault(

@@ -129,7 +129,6 @@ private:
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                             uint64_t RowBytes);
-  uint64_t burstBytes(uint64_t Addr, int64_t Stride, uint64_t Rows, uint64_t RowBytes) const;
 
 public:
   llvm::Error fault(const Entry &E, uint64_t T, const std::string &Reason) const;

@@ -72,7 +72,7 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
   return Out;
 }
 
-std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
+llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program &P) {
   namespace json = llvm::json;
   const isa::HwConfig &Hw = P.Hw;
   Derived T = derive(S.Macs, S.Cycles, Hw);
@@ -132,8 +132,12 @@ std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
                                            {"compute", Units(S.Compute)},
                                            {"store", Units(S.Store)}}},
                     {"layers", std::move(Layers)}};
+  return Root;
+}
+
+std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+  OS << llvm::formatv("{0:2}", llvm::json::Value(toJsonObject(S, P))) << "\n";
   return OS.str();
 }

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/isa/Timing.h"
 #include "Machine.h"
 #include <algorithm>
 #include <fmt/format.h>
@@ -115,7 +116,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     }
     --Sems[I.idx];
     Unblock(&UnitCycles::WaitSem);
-    Finish(1, T + 1);
+    Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   case Opcode::SYNC_LD_SIGNAL:
   case Opcode::SYNC_EX_SIGNAL:
@@ -132,7 +133,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
                                unitWord(U.Kind), Mine));
     PendingSignals.push_back(
         {std::max(T, U.LastCompletion), unsigned(I.idx) | unsigned(U.Kind) << 8});
-    Finish(1, T + 1);
+    Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   }
 
@@ -140,7 +141,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::LD_WGT:
   case Opcode::ST_MAP: {
     bool IsWeights = I.Op == Opcode::LD_WGT, IsStore = I.Op == Opcode::ST_MAP;
-    uint64_t RowBytes = uint64_t(I.len) * 2 * (IsWeights ? L : 1);
+    uint64_t RowBytes = timing::dmaRowBytes(I, Hw);
     if (auto Err = IsWeights ? loadWeights(I, E, T)
                    : IsStore ? storeMaps(I, E, T)
                              : loadMaps(I, E, T))
@@ -168,9 +169,10 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     (IsStore ? LS.DramWriteBytes : LS.DramReadBytes) += Bytes;
     (IsStore ? Stats->DramWriteBytes : Stats->DramReadBytes) += Bytes;
     uint64_t BankSize = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
-    Pending.push_back({U.Kind, T, Hw.dramCycles(burstBytes(E.A1, I.dstride, I.rows, RowBytes)),
-                       unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo,
-                       DHi, E.Pc});
+    Pending.push_back(
+        {U.Kind, T,
+         timing::dmaChannelCycles(Hw, timing::dmaBurstBytes(Hw, E.A1, I.dstride, I.rows, RowBytes)),
+         unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo, DHi, E.Pc});
     U.WaitingGrant = true;
     Started = true;
     return llvm::Error::success();
@@ -178,7 +180,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::FILL: {
     if (auto Err = fillMaps(I, E, T))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * ((I.len + L - 1) / L);
+    uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
       return Err;
@@ -199,12 +201,12 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VMACP: {
     if (auto Err = vmac(I, E, T))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * I.len;
+    uint64_t Dur = timing::unitCycles(I, Hw);
     if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + vmacExtent(I), false, T, T + Dur, E))
       return Err;
     if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
       return Err;
-    AccReady = T + Dur + Hw.MacPipelineDepth;
+    AccReady = T + timing::accumulatorReady(Hw, Dur);
     Finish(Dur, AccReady);
     Stats->MacCycles += Dur;
     layerStats(E.Layer).MacCycles += Dur;
@@ -213,14 +215,14 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VDW: {
     if (auto Err = vdw(I, E, T))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * I.len;
+    uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride +
                   uint64_t(Hw.VmacsPerCu) * L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
     if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
       return Err;
-    AccReady = T + Dur + Hw.MacPipelineDepth;
+    AccReady = T + timing::accumulatorReady(Hw, Dur);
     Finish(Dur, AccReady);
     Stats->MacCycles += Dur;
     layerStats(E.Layer).MacCycles += Dur;
@@ -231,7 +233,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return Err;
     if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + 1, false, T, T + 1, E))
       return Err;
-    Finish(1, T + 1);
+    Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   case Opcode::VWB:
   case Opcode::VPRE: {
@@ -245,7 +247,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     bool Writeback = I.Op == Opcode::VWB;
     if (auto Err = Writeback ? vwb(I, E, T) : vpre(I, E, T))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * Hw.writebackCyclesPerEntry();
+    uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, Writeback, T, T + Dur, E))
       return Err;
@@ -256,7 +258,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VAVG: {
     if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
       return Err;
-    uint64_t Dur = uint64_t(I.rows) * I.len;
+    uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
@@ -268,7 +270,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::MARK:
     Marks.push_back({uint32_t(I.imm), T});
     ComputeLayer = uint32_t(I.imm);
-    Finish(1, T + 1);
+    Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   default:
     return fault(E, T, "not a unit operation");
@@ -284,14 +286,14 @@ bool Machine::grantChannel(uint64_t T) {
   DramRequest R = *It;
   Pending.erase(It);
   UnitState &U = unitFor(Units, R.From);
-  uint64_t Done = T + R.Cycles + Hw.DramLatencyCycles;
+  uint64_t Done = T + timing::dmaCompletion(Hw, R.Cycles);
   ChanFree = T + R.Cycles;
   Stats->DramBusyCycles += R.Cycles;
   U.WaitingGrant = false;
-  U.ReadyAt = T + 1;
+  U.ReadyAt = T + timing::UnitOpCycles;
   U.LastCompletion = std::max(U.LastCompletion, Done);
   U.Cycles.WaitDram += T - R.PostCycle;
-  U.Cycles.Busy += 1;
+  U.Cycles.Busy += timing::UnitOpCycles;
   // Now the hazard windows have an end: the load writes its banks until the
   // data has landed; the store reads its bank while the channel moves it.
   bool IsStore = R.From == Unit::Store;

@@ -23,11 +23,8 @@ const char *const HwPresets[] = {"zc706", "mini64", "narrow8"};
 void check(const std::string &Yaml, const std::string &Hw, bool RequireInformative) {
   SCOPED_TRACE("hardware " + Hw + ", model:\n" + Yaml);
   RunResult R;
-  ASSERT_TRUE(runModel(Yaml, Hw, R));
-  EXPECT_TRUE(sameBits(R));
-  if (RequireInformative && R.Ref.size() >= 256) {
-    EXPECT_TRUE(informative(R.Ref));
-  }
+  if (!runAndCompare(Yaml, Hw, RequireInformative, R))
+    return;
   EXPECT_GT(R.Stats.Cycles, 0u);
   if (getenv("SNOW_TEST_VERBOSE"))
     fprintf(stderr, "%s macs %llu cycles %llu util %.3f outputs %zu\n", Hw.c_str(),

@@ -100,6 +100,17 @@ inline ::testing::AssertionResult sameBits(const RunResult &R) {
   return ::testing::AssertionSuccess();
 }
 
+/// The layers' cycles add up to the run's total (every cycle is some layer's).
+inline ::testing::AssertionResult layerCyclesAddUp(const sim::SimStats &S) {
+  uint64_t Sum = 0;
+  for (const sim::LayerStats &L : S.Layers)
+    Sum += L.Cycles;
+  if (Sum != S.Cycles)
+    return ::testing::AssertionFailure()
+           << "layer cycles add up to " << Sum << ", the total is " << S.Cycles;
+  return ::testing::AssertionSuccess();
+}
+
 /// A bit-exact match on outputs that are all zero or all saturated proves
 /// nothing: require a spread of real values.
 inline ::testing::AssertionResult informative(const std::vector<int16_t> &Out) {
@@ -113,6 +124,23 @@ inline ::testing::AssertionResult informative(const std::vector<int16_t> &Out) {
     return ::testing::AssertionFailure() << "uninformative output: " << 100 * Zero / N
                                          << " % zero, " << 100 * Sat / N << " % saturated";
   return ::testing::AssertionSuccess();
+}
+
+/// Runs Yaml on Hw into R and checks it as every end-to-end test does: the
+/// simulator's output equals the reference's bit for bit and, when
+/// RequireInformative and there are 256 outputs or more, is informative.
+/// False, after a failure, when the run itself failed.
+inline bool runAndCompare(const std::string &Yaml, const std::string &Hw, bool RequireInformative,
+                          RunResult &R) {
+  ::testing::AssertionResult Ran = runModel(Yaml, Hw, R);
+  EXPECT_TRUE(Ran);
+  if (!Ran)
+    return false;
+  EXPECT_TRUE(sameBits(R));
+  if (RequireInformative && R.Ref.size() >= 256) {
+    EXPECT_TRUE(informative(R.Ref));
+  }
+  return true;
 }
 
 } // namespace snow::test

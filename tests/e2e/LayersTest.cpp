@@ -21,22 +21,14 @@ void check(const std::string &Yaml, bool RequireInformative = true,
   for (const std::string &Hw : Hws) {
     SCOPED_TRACE("hardware " + Hw + ", model:\n" + Yaml);
     RunResult R;
-    ASSERT_TRUE(runModel(Yaml, Hw, R));
-    EXPECT_TRUE(sameBits(R));
-    if (RequireInformative && R.Ref.size() >= 256) {
-      EXPECT_TRUE(informative(R.Ref));
-    }
-    uint64_t Sum = 0;
-    for (const auto &L : R.Stats.Layers)
-      Sum += L.Cycles;
-    EXPECT_EQ(Sum, R.Stats.Cycles) << "layer cycles must add up to the total";
+    if (!runAndCompare(Yaml, Hw, RequireInformative, R))
+      return;
+    EXPECT_TRUE(layerCyclesAddUp(R.Stats));
   }
 }
 
 std::string header(const std::string &Name, unsigned C, unsigned H, unsigned W) {
-  return fmt::format("name: {}\ninput: {{name: data, shape: [{}, {}, {}]}}\nweights: {{seed: 3}}\n"
-                     "layers:\n",
-                     Name, C, H, W);
+  return modelHeader(Name, C, H, W, 3);
 }
 
 TEST(Layers, ResidualAddIsFusedIntoTheConv) {

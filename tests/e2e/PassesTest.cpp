@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "RandomModels.h"
 #include "snow/isa/Isa.h"
 #include <filesystem>
 #include <fmt/format.h>
@@ -22,9 +23,7 @@ using namespace snow::test;
 namespace {
 
 std::string header(const std::string &Name, unsigned C, unsigned H, unsigned W) {
-  return fmt::format("name: {}\ninput: {{name: data, shape: [{}, {}, {}]}}\nweights: {{seed: 5}}\n"
-                     "layers:\n",
-                     Name, C, H, W);
+  return modelHeader(Name, C, H, W, 5);
 }
 
 /// Runs Yaml with Opts on Hw and checks it bit-exact; returns the total cycles.
@@ -36,6 +35,22 @@ uint64_t cyclesOf(const std::string &Yaml, const std::string &Hw,
   if (Out)
     *Out = R;
   return R.Stats.Cycles;
+}
+
+/// One model compiled with a pass on (the default) and with it off, both
+/// runs checked bit-exact.
+struct OnOff {
+  RunResult On, Off;
+};
+
+OnOff withAndWithout(const std::string &Yaml, const std::string &Hw,
+                     bool compiler::CompileOptions::*Pass) {
+  compiler::CompileOptions Off;
+  Off.*Pass = false;
+  OnOff R;
+  cyclesOf(Yaml, Hw, {}, &R.On);
+  cyclesOf(Yaml, Hw, Off, &R.Off);
+  return R;
 }
 
 /// How many instructions of the program have opcode Op.
@@ -70,16 +85,13 @@ const std::string FewChannels =
 )";
 
 TEST(Passes, MultiPixelTracesFillIdleLanes) {
-  compiler::CompileOptions On, Off;
-  Off.MultiPixel = false;
   for (const char *Hw : {"zc706", "mini64", "big1024"}) {
     SCOPED_TRACE(Hw);
-    RunResult ROn, ROff;
-    uint64_t COn = cyclesOf(FewChannels, Hw, On, &ROn);
-    uint64_t COff = cyclesOf(FewChannels, Hw, Off, &ROff);
-    EXPECT_GT(countOps(ROn.Prog, isa::Opcode::VMACP), 0u);
-    EXPECT_EQ(countOps(ROff.Prog, isa::Opcode::VMACP), 0u);
-    EXPECT_LT(COn, COff * 9 / 10) << "multi-pixel traces should save over 10 %";
+    auto [On, Off] = withAndWithout(FewChannels, Hw, &compiler::CompileOptions::MultiPixel);
+    EXPECT_GT(countOps(On.Prog, isa::Opcode::VMACP), 0u);
+    EXPECT_EQ(countOps(Off.Prog, isa::Opcode::VMACP), 0u);
+    EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles * 9 / 10)
+        << "multi-pixel traces should save over 10 %";
   }
 }
 
@@ -90,10 +102,8 @@ TEST(Passes, RoundsPackedBySizeSaveTheEdgeTiles) {
   std::string Yaml = header("edge", 96, 13, 13) +
                      R"(  - {name: a, type: conv, out_channels: 256, kernel: 3, pad: 1}
 )";
-  compiler::CompileOptions On, Off;
-  Off.BalanceRounds = false;
-  uint64_t COn = cyclesOf(Yaml, "zc706", On), COff = cyclesOf(Yaml, "zc706", Off);
-  EXPECT_LT(COn, COff);
+  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::BalanceRounds);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
 }
 
 TEST(Passes, SchedulerRunsLayersAwayFromTheirProducers) {
@@ -108,13 +118,9 @@ TEST(Passes, SchedulerRunsLayersAwayFromTheirProducers) {
   - {name: cat, type: concat, inputs: [a2, b2]}
   - {name: head, type: conv, out_channels: 16, kernel: 1}
 )";
-  compiler::CompileOptions On, Off;
-  Off.ScheduleLayers = false;
-  RunResult ROn, ROff;
-  cyclesOf(Yaml, "zc706", On, &ROn);
-  cyclesOf(Yaml, "zc706", Off, &ROff);
-  EXPECT_EQ(markOrder(ROff.Prog), (std::vector<int64_t>{0, 1, 2, 3, 5}));
-  std::vector<int64_t> On0 = markOrder(ROn.Prog);
+  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::ScheduleLayers);
+  EXPECT_EQ(markOrder(Off.Prog), (std::vector<int64_t>{0, 1, 2, 3, 5}));
+  std::vector<int64_t> On0 = markOrder(On.Prog);
   ASSERT_EQ(On0.size(), 5u);
   // No second layer of a branch right after its own first layer.
   for (size_t K = 1; K < On0.size(); ++K)
@@ -135,10 +141,8 @@ TEST(Passes, LoadsSpreadOverThePreviousStepWithASmallQueue) {
                      R"(  - {name: a, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
   - {name: b, type: conv, out_channels: 64, kernel: 3, pad: 1}
 )";
-  compiler::CompileOptions On, Off;
-  Off.BalanceLoads = false;
-  uint64_t COn = cyclesOf(Yaml, Hw, On), COff = cyclesOf(Yaml, Hw, Off);
-  EXPECT_LT(COn, COff);
+  auto [On, Off] = withAndWithout(Yaml, Hw, &compiler::CompileOptions::BalanceLoads);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
   std::filesystem::remove_all(Dir);
 }
 
@@ -149,14 +153,10 @@ TEST(Passes, DmaLoopsKeepCodeCompact) {
                      R"(  - {name: a, type: conv, out_channels: 96, kernel: 3, pad: 1, relu: true}
   - {name: b, type: conv, out_channels: 64, kernel: 3, pad: 1}
 )";
-  compiler::CompileOptions On, Off;
-  Off.DmaLoops = false;
-  RunResult ROn, ROff;
-  cyclesOf(Yaml, "zc706", On, &ROn);
-  cyclesOf(Yaml, "zc706", Off, &ROff);
-  EXPECT_LT(ROn.Prog.Code.size() * 3, ROff.Prog.Code.size() * 2)
+  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::DmaLoops);
+  EXPECT_LT(On.Prog.Code.size() * 3, Off.Prog.Code.size() * 2)
       << "loops should save over a third of the code";
-  EXPECT_GT(countOps(ROn.Prog, isa::Opcode::BNE), 0u);
+  EXPECT_GT(countOps(On.Prog, isa::Opcode::BNE), 0u);
 }
 
 TEST(Passes, EverySwitchOffKeepsValues) {

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 
 namespace snow::test {
@@ -29,6 +30,17 @@ inline unsigned pick(Rng &R, unsigned Lo, unsigned Hi) {
 inline unsigned pickLog(Rng &R, unsigned Lo, unsigned Hi) {
   double L = std::log(double(Lo)), H = std::log(double(Hi) + 1);
   return std::min(Hi, unsigned(std::exp(L + (H - L) * R.uniform())));
+}
+
+/// The lines of a model before its layers: the name, a C x H x W input named
+/// "data" and, when given, the seed of the weights.
+inline std::string modelHeader(const std::string &Name, unsigned C, unsigned H, unsigned W,
+                               std::optional<unsigned> Seed) {
+  std::string Y =
+      fmt::format("name: {}\ninput: {{name: data, shape: [{}, {}, {}]}}\n", Name, C, H, W);
+  if (Seed)
+    Y += fmt::format("weights: {{seed: {}}}\n", *Seed);
+  return Y + "layers:\n";
 }
 
 inline unsigned outSize(unsigned In, unsigned K, unsigned S, unsigned P0, unsigned P1) {
@@ -55,12 +67,10 @@ inline std::string convCase(unsigned Seed, uint64_t Budget = MacBudget) {
                       Cout * Cin * KH * KW;
       if (Macs <= Budget) {
         bool Relu = R.uniform() < 0.5;
-        return fmt::format("name: conv{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                           "weights: {{seed: {}}}\nlayers:\n"
-                           "  - {{name: c, type: conv, out_channels: {}, kernel: [{}, {}], "
+        return modelHeader(fmt::format("conv{}", Seed), Cin, H, W, Seed) +
+               fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: [{}, {}], "
                            "stride: [{}, {}], pad: [{}, {}, {}, {}], relu: {}}}\n",
-                           Seed, Cin, H, W, Seed, Cout, KH, KW, SH, SW, P[0], P[1], P[2], P[3],
-                           Relu ? "true" : "false");
+                           Cout, KH, KW, SH, SW, P[0], P[1], P[2], P[3], Relu ? "true" : "false");
       }
       if (H == 1 && W == 1)
         break;
@@ -80,10 +90,10 @@ inline std::string poolCase(unsigned Seed) {
     bool Ceil = R.uniform() < 0.4;
     if (H + 2 * PH < K || W + 2 * PW < KW)
       continue;
-    return fmt::format("name: pool{}\ninput: {{name: data, shape: [{}, {}, {}]}}\nlayers:\n"
-                       "  - {{name: p, type: maxpool, kernel: [{}, {}], stride: {}, pad: [{}, {}], "
+    return modelHeader(fmt::format("pool{}", Seed), C, H, W, std::nullopt) +
+           fmt::format("  - {{name: p, type: maxpool, kernel: [{}, {}], stride: {}, pad: [{}, {}], "
                        "ceil_mode: {}}}\n",
-                       Seed, C, H, W, K, KW, S, PH, PW, Ceil ? "true" : "false");
+                       K, KW, S, PH, PW, Ceil ? "true" : "false");
   }
 }
 
@@ -91,9 +101,7 @@ inline std::string poolCase(unsigned Seed) {
 inline std::string chainCase(unsigned Seed) {
   Rng R(Seed * 31337 + 3);
   unsigned C = pick(R, 1, 8), H = pick(R, 16, 48), W = pick(R, 16, 48);
-  std::string Y = fmt::format("name: chain{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                              "weights: {{seed: {}}}\nlayers:\n",
-                              Seed, C, H, W, Seed);
+  std::string Y = modelHeader(fmt::format("chain{}", Seed), C, H, W, Seed);
   unsigned N = pick(R, 3, 5);
   for (unsigned I = 0; I < N; ++I) {
     if (I == 1) {
@@ -115,9 +123,7 @@ inline std::string blockCase(unsigned Seed) {
   auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
   unsigned C = Pick(1, 160), H = Pick(4, 40), W = Pick(4, 40), S = Pick(1, 2),
            K = Pick(1, 2) * 2 + 1;
-  std::string Y = fmt::format("name: block{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                              "weights: {{seed: 3}}\nlayers:\n",
-                              Seed, C, H, W);
+  std::string Y = modelHeader(fmt::format("block{}", Seed), C, H, W, 3);
   if (Seed % 2 == 0)
     Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
                      "pad: {3}, groups: {0}, bias: false}}\n"
@@ -138,13 +144,12 @@ inline std::string blockCase(unsigned Seed) {
 inline std::string fcCase(unsigned Seed) {
   Rng R(Seed * 65537 + 29);
   unsigned C = pick(R, 1, 24), H = pick(R, 1, 9), W = pick(R, 1, 9);
-  std::string Y = fmt::format("name: fc{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                              "weights: {{seed: {}}}\nlayers:\n"
-                              "  - {{name: c, type: conv, out_channels: {}, kernel: 3, pad: 1, "
-                              "relu: true}}\n  - {{name: f, type: flatten}}\n"
-                              "  - {{name: fc1, type: fc, out_features: {}, relu: {}}}\n",
-                              Seed, C, H, W, Seed, pickLog(R, 1, 48), pickLog(R, 1, 300),
-                              R.uniform() < 0.5 ? "true" : "false");
+  std::string Y =
+      modelHeader(fmt::format("fc{}", Seed), C, H, W, Seed) +
+      fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: 3, pad: 1, "
+                  "relu: true}}\n  - {{name: f, type: flatten}}\n"
+                  "  - {{name: fc1, type: fc, out_features: {}, relu: {}}}\n",
+                  pickLog(R, 1, 48), pickLog(R, 1, 300), R.uniform() < 0.5 ? "true" : "false");
   if (R.uniform() < 0.5)
     Y += fmt::format("  - {{name: fc2, type: fc, out_features: {}}}\n", pickLog(R, 1, 100));
   return Y;
@@ -155,9 +160,7 @@ inline std::string fcCase(unsigned Seed) {
 inline std::string concatCase(unsigned Seed) {
   Rng R(Seed * 40503 + 7);
   unsigned C = pickLog(R, 1, 64), H = pick(R, 3, 24), W = pick(R, 3, 24);
-  std::string Y = fmt::format("name: cat{}\ninput: {{name: data, shape: [{}, {}, {}]}}\n"
-                              "weights: {{seed: {}}}\nlayers:\n",
-                              Seed, C, H, W, Seed);
+  std::string Y = modelHeader(fmt::format("cat{}", Seed), C, H, W, Seed);
   unsigned N = pick(R, 2, 4);
   std::string Inputs;
   for (unsigned I = 0; I < N; ++I) {

@@ -8,9 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/HwConfig.h"
-#include "llvm/Support/FileSystem.h"
+#include "../support/ScratchDir.h"
 #include "llvm/Support/raw_ostream.h"
-#include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
@@ -46,28 +45,10 @@ std::string parseError(const std::string &Text) {
   return C ? std::string() : llvm::toString(C.takeError());
 }
 
-std::string readText(const std::string &Path) {
-  std::ifstream In(Path);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 /// A scratch directory removed after each test.
-class HwFileTest : public ::testing::Test {
+class HwFileTest : public snow::test::ScratchDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-hwcfg", D));
-    Dir = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-  std::string write(const std::string &Name, const std::string &Text) {
-    std::string Path = Dir + "/" + Name;
-    std::ofstream(Path) << Text;
-    return Path;
-  }
-  std::string Dir;
+  HwFileTest() : ScratchDirTest("snow-hwcfg") {}
 };
 
 TEST(HwPresets, NamesAreTheYamlFilesSorted) {
@@ -151,7 +132,7 @@ TEST(HwYaml, ToYamlRoundTripsEveryPreset) {
 }
 
 TEST(HwYaml, ToYamlIsTheZc706PresetWithoutComments) {
-  std::string Preset = readText(SNOW_SOURCE_DIR "/isa/presets/zc706.yaml"), Keys;
+  std::string Preset = snow::test::slurp(SNOW_SOURCE_DIR "/isa/presets/zc706.yaml"), Keys;
   std::istringstream In(Preset);
   for (std::string Line; std::getline(In, Line);)
     if (!Line.empty() && Line[0] != '#')
@@ -311,7 +292,7 @@ TEST_F(HwFileTest, DirectoryIsNotAConfig) {
 }
 
 TEST(HwDocs, KeyTableInDocsMatchesTheParser) {
-  std::string Doc = readText(SNOW_SOURCE_DIR "/docs/hardware-config.md");
+  std::string Doc = snow::test::slurp(SNOW_SOURCE_DIR "/docs/hardware-config.md");
   std::string Table = hwConfigKeyTable();
   EXPECT_NE(Doc.find(Table), std::string::npos)
       << "docs/hardware-config.md is out of date; its key table should read:\n"

@@ -12,9 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/Program.h"
+#include "../support/ScratchDir.h"
 #include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -331,23 +331,9 @@ TEST(ProgramChecks, EmbeddedConfigIsParsedAndValidated) {
 }
 
 /// A scratch directory removed after each test.
-class ProgramFileTest : public ::testing::Test {
+class ProgramFileTest : public snow::test::ScratchDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> D;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-prog", D));
-    Dir = std::string(D);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-  std::vector<std::string> entries(const std::string &In) {
-    std::vector<std::string> Names;
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator I(In, EC), E; I != E && !EC; I.increment(EC))
-      Names.push_back(llvm::sys::path::filename(I->path()).str());
-    std::sort(Names.begin(), Names.end());
-    return Names;
-  }
-  std::string Dir;
+  ProgramFileTest() : ScratchDirTest("snow-prog") {}
 };
 
 TEST_F(ProgramFileTest, WriteThenReadRoundTrips) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IrTestUtil.h"
 #include "snow/ir/Graph.h"
 
 #include <cmath>
@@ -18,10 +19,7 @@ using namespace snow::ir;
 namespace {
 
 Graph parseOk(const std::string &Layers, const std::string &InShape = "[4, 8, 8]") {
-  auto G = parseModel(
-      "name: m\ninput: {shape: " + InShape + "}\nweights: {seed: 5}\nlayers:\n" + Layers, "m.yaml");
-  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  return G ? std::move(*G) : Graph();
+  return snow::test::parseOk(snow::test::seededModel(InShape, "5", Layers));
 }
 
 Graph canon(const std::string &Layers, const std::string &InShape = "[4, 8, 8]") {

@@ -8,29 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "IrTestUtil.h"
 
-#include "snow/support/Npy.h"
-#include "llvm/Support/FileSystem.h"
-#include <fstream>
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
+using namespace snow::test;
 
 namespace {
-
-std::string errorOf(const std::string &Text) {
-  auto G = parseModel(Text, "m.yaml");
-  if (G)
-    return "<no error>";
-  return llvm::toString(G.takeError());
-}
-
-void expectError(const std::string &Text, std::initializer_list<const char *> Parts) {
-  std::string E = errorOf(Text);
-  for (const char *P : Parts)
-    EXPECT_NE(E.find(P), std::string::npos) << "expected '" << P << "' in: " << E;
-}
 
 /// Lines 1-3; the first layer is on line 4. Input 4x8x8.
 const std::string Top = "name: m\n"
@@ -196,31 +181,19 @@ namespace {
 
 /// A temporary directory for .npy parameter files of fc, grouped conv and
 /// batchnorm layers.
-class NpyParams : public ::testing::Test {
+class NpyParams : public ModelDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> P;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-ir-params", P));
-    Dir = std::string(P);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+  NpyParams() : ModelDirTest("snow-ir-params") {}
 
+  /// Values, padded with 0.5 to the size of Shape.
   void write(const std::string &Name, std::vector<uint64_t> Shape, std::vector<float> Values) {
-    snow::NpyArray A;
-    A.Shape = std::move(Shape);
-    A.F32 = std::move(Values);
-    A.F32.resize(A.elems(), 0.5f);
-    ASSERT_FALSE(llvm::errorToBool(snow::writeNpy(Dir + "/" + Name, A)));
+    writeArray(Name, std::move(Shape), std::move(Values), 0.5f);
   }
 
   /// m.yaml: input 2x3x3, then Layer (on line 4).
   llvm::Expected<Graph> load(const std::string &Layer) {
-    std::ofstream(Dir + "/m.yaml") << "name: m\ninput: {shape: [2, 3, 3]}\nlayers:\n"
-                                   << Layer << "\n";
-    return loadModel(Dir + "/m.yaml");
+    return loadText("name: m\ninput: {shape: [2, 3, 3]}\nlayers:\n" + Layer + "\n");
   }
-
-  std::string Dir;
 };
 
 } // namespace

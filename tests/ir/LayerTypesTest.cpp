@@ -8,25 +8,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "IrTestUtil.h"
 
 #include "snow/support/Rng.h"
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
+using namespace snow::test;
 
 namespace {
 
-Graph parseOk(const std::string &Text) {
-  auto G = parseModel(Text, "m.yaml");
-  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  return G ? std::move(*G) : Graph();
-}
-
 /// Input 4x8x8, seed 3; layers follow.
 Graph parseLayers(const std::string &Layers) {
-  return parseOk("name: m\ninput: {shape: [4, 8, 8]}\nweights: {seed: 3}\nlayers:\n" + Layers);
+  return parseOk(seededModel("[4, 8, 8]", "3", Layers));
 }
 
 } // namespace

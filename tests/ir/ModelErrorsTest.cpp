@@ -6,28 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "IrTestUtil.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
+using namespace snow::test;
 
 namespace {
-
-/// The message parseModel gives for Text, or a marker if it succeeded.
-std::string errorOf(const std::string &Text) {
-  auto G = parseModel(Text, "m.yaml");
-  if (G)
-    return "<no error>";
-  return llvm::toString(G.takeError());
-}
-
-/// Expects an error containing every one of Parts.
-void expectError(const std::string &Text, std::initializer_list<const char *> Parts) {
-  std::string E = errorOf(Text);
-  for (const char *P : Parts)
-    EXPECT_NE(E.find(P), std::string::npos) << "expected '" << P << "' in: " << E;
-}
 
 /// A valid prefix: lines 1-3, so the first layer is on line 4.
 const std::string Top = "name: m\n"

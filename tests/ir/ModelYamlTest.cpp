@@ -6,19 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "IrTestUtil.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
+using namespace snow::test;
 
 namespace {
-
-Graph parseOk(const std::string &Text) {
-  auto G = parseModel(Text, "m.yaml");
-  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  return G ? std::move(*G) : Graph();
-}
 
 const char *Header = "name: m\n"
                      "input: {shape: [4, 7, 7]}\n"

@@ -7,27 +7,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "snow/ir/Graph.h"
+#include "IrTestUtil.h"
 
-#include "snow/support/Npy.h"
 #include "snow/support/Rng.h"
-#include "llvm/Support/FileSystem.h"
 #include <cmath>
-#include <fstream>
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
+using namespace snow::test;
 
 namespace {
 
-Graph parseOk(const std::string &Text) {
-  auto G = parseModel(Text, "m.yaml");
-  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  return G ? std::move(*G) : Graph();
-}
-
 std::string model(const std::string &Seed, const std::string &Layers) {
-  return "name: m\ninput: {shape: [3, 6, 6]}\nweights: {seed: " + Seed + "}\nlayers:\n" + Layers;
+  return seededModel("[3, 6, 6]", Seed, Layers);
 }
 
 const std::string Two = "  - {name: a, type: conv, out_channels: 4, kernel: 3, pad: 1}\n"
@@ -51,8 +43,8 @@ TEST(Weights, LargeLayersDrawOneSequenceInParts) {
   // Seeding splits a large layer's draws over threads, each part skipping
   // ahead (Rng::discard): the values must still be one sequence, weights
   // first and biases after, as in the recipe.
-  Graph G = parseOk("name: m\ninput: {shape: [128, 6, 6]}\nweights: {seed: 9}\nlayers:\n"
-                    "  - {name: big, type: conv, out_channels: 128, kernel: 6}\n");
+  Graph G = parseOk(seededModel("[128, 6, 6]", "9",
+                                "  - {name: big, type: conv, out_channels: 128, kernel: 6}\n"));
   const Layer &L = G.Layers[0];
   snow::Rng R(9 ^ snow::hashName("big"));
   const double Bound = std::sqrt(6.0 / (128 * 6 * 6));
@@ -126,43 +118,36 @@ TEST(Weights, BiasFalseGivesZeroBiasAndSameWeights) {
 namespace {
 
 /// A temporary directory holding a model and its .npy files.
-class NpyWeights : public ::testing::Test {
+class NpyWeights : public ModelDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> P;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-ir-weights", P));
-    Dir = std::string(P);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+  NpyWeights() : ModelDirTest("snow-ir-weights") {}
 
+  /// A ramp, I / 64 - 0.25, over Shape.
   void writeF32(const std::string &Name, std::vector<uint64_t> Shape) {
-    snow::NpyArray A;
-    A.Shape = std::move(Shape);
-    for (uint64_t I = 0; I < A.elems(); ++I)
-      A.F32.push_back(float(I) / 64.0f - 0.25f);
-    ASSERT_FALSE(llvm::errorToBool(snow::writeNpy(Dir + "/" + Name, A)));
+    uint64_t N = 1;
+    for (uint64_t D : Shape)
+      N *= D;
+    std::vector<float> Ramp;
+    for (uint64_t I = 0; I < N; ++I)
+      Ramp.push_back(float(I) / 64.0f - 0.25f);
+    writeArray(Name, std::move(Shape), std::move(Ramp));
   }
 
   /// Writes m.yaml with one conv layer (2 -> 3 channels, 3x1 kernel) plus
   /// Extra keys, and loads it.
   llvm::Expected<Graph> load(const std::string &Extra) {
-    std::ofstream(Dir + "/m.yaml") << "name: m\n"
-                                      "input: {shape: [2, 5, 5]}\n"
-                                      "layers:\n"
-                                      "  - {name: c, type: conv, out_channels: 3, kernel: [3, 1]"
-                                   << Extra << "}\n";
-    return loadModel(Dir + "/m.yaml");
+    return loadText("name: m\n"
+                    "input: {shape: [2, 5, 5]}\n"
+                    "layers:\n"
+                    "  - {name: c, type: conv, out_channels: 3, kernel: [3, 1]" +
+                    Extra + "}\n");
   }
 
   void expectError(const std::string &Extra, std::initializer_list<std::string> Parts) {
     auto G = load(Extra);
     ASSERT_FALSE(bool(G));
-    std::string E = llvm::toString(G.takeError());
-    for (const std::string &P : Parts)
-      EXPECT_NE(E.find(P), std::string::npos) << "expected '" << P << "' in: " << E;
+    expectMessageHas(llvm::toString(G.takeError()), Parts);
   }
-
-  std::string Dir;
 };
 
 } // namespace

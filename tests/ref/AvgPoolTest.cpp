@@ -9,45 +9,25 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow;
+using namespace snow::test;
 using snow::ir::Shape;
 
 namespace {
 
-using V = std::vector<int16_t>;
-
 ir::Graph avgGraph(Shape In, unsigned K, unsigned S, unsigned Pad) {
-  ir::Layer L;
-  L.Name = "avg";
-  L.Kind = ir::LayerKind::AvgPool;
-  L.In = In;
-  L.KH = L.KW = K;
-  L.SH = L.SW = S;
-  L.PadT = L.PadB = L.PadL = L.PadR = Pad;
-  L.Out = {In.C, ref::windowOutputSize(In.H, K, S, Pad, Pad, false),
-           ref::windowOutputSize(In.W, K, S, Pad, Pad, false)};
+  ir::Layer L = windowLayer("avg", ir::LayerKind::AvgPool, In, In.C, K, S, Pad);
   const ref::AvgConstants C = ref::avgPoolConstants(uint64_t(K) * K);
   L.AvgMult = C.Mult;
   L.AvgShift = C.Shift;
-  ir::Graph G;
-  G.Name = "avg";
-  G.Input = In;
-  G.InputFrac = L.InFrac = L.OutFrac = 8;
-  G.Layers.push_back(L);
-  return G;
-}
-
-V runOk(const ir::Graph &G, const V &In) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, 48);
+  L.InFrac = L.OutFrac = 8;
+  return graphOf("avg", In, 8, {L});
 }
 
 TEST(RefAvgPool, ConstantsFollowTheContract) {

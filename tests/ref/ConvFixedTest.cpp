@@ -7,11 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow;
+using namespace snow::test;
 using snow::ir::Shape;
 
 namespace {
@@ -41,24 +43,15 @@ ir::Graph convGraph(const ConvSpec &S) {
   L.Relu = S.Relu;
   L.QWeights = S.W;
   L.QBias = S.B;
-  ir::Graph G;
-  G.Name = "hand";
-  G.Input = S.In;
-  G.InputFrac = S.InFrac;
-  G.Layers.push_back(L);
-  return G;
+  return graphOf("hand", S.In, S.InFrac, {L});
 }
 
-std::vector<int16_t> runOk(const ir::Graph &G, const std::vector<int16_t> &In,
-                           unsigned AccBits = 48) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, AccBits);
+/// A 3x3 kernel W with one pixel of padding on every side over a 1x3x3
+/// input: the output keeps the input's size.
+ir::Graph padded3x3(V W) {
+  return convGraph(
+      {.In = {1, 3, 3}, .KH = 3, .KW = 3, .PadT = 1, .PadB = 1, .PadL = 1, .PadR = 1, .W = W});
 }
-
-using V = std::vector<int16_t>;
 
 /// 1x1 conv computing Sum_i W[i] * X[i] over Inputs.size() channels of one
 /// pixel, with the given formats (a probe for the writeback rule).
@@ -84,14 +77,7 @@ TEST(RefConvFixed, OneByOneMixesChannelsAndAddsBias) {
 
 TEST(RefConvFixed, ThreeByThreePaddingTapsReadZero) {
   // All-ones kernel: each output is the sum of its in-bounds 3x3 neighbourhood.
-  ir::Graph G = convGraph({.In = {1, 3, 3},
-                           .KH = 3,
-                           .KW = 3,
-                           .PadT = 1,
-                           .PadB = 1,
-                           .PadL = 1,
-                           .PadR = 1,
-                           .W = V(9, 1)});
+  ir::Graph G = padded3x3(V(9, 1));
   EXPECT_EQ(G.output().Out, (Shape{1, 3, 3}));
   EXPECT_EQ(runOk(G, {1, 2, 3, 4, 5, 6, 7, 8, 9}), (V{12, 21, 16, 27, 45, 33, 24, 39, 28}));
 }
@@ -99,14 +85,7 @@ TEST(RefConvFixed, ThreeByThreePaddingTapsReadZero) {
 TEST(RefConvFixed, KernelIsCorrelationNotFlipped) {
   // PyTorch convolution is cross-correlation: a single tap at the top-left of
   // the kernel reads in[y-1][x-1], shifting the image down and right.
-  ir::Graph G = convGraph({.In = {1, 3, 3},
-                           .KH = 3,
-                           .KW = 3,
-                           .PadT = 1,
-                           .PadB = 1,
-                           .PadL = 1,
-                           .PadR = 1,
-                           .W = {1, 0, 0, 0, 0, 0, 0, 0, 0}});
+  ir::Graph G = padded3x3({1, 0, 0, 0, 0, 0, 0, 0, 0});
   EXPECT_EQ(runOk(G, {1, 2, 3, 4, 5, 6, 7, 8, 9}), (V{0, 0, 0, 0, 1, 2, 0, 4, 5}));
 }
 

@@ -7,17 +7,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow;
+using namespace snow::test;
 using snow::ir::Shape;
 
 namespace {
-
-using V = std::vector<int16_t>;
 using F = std::vector<float>;
 
 /// A 1x1 conv multiplying the graph input by Scale (formats 0).
@@ -48,20 +48,7 @@ ir::Layer plain(std::string Name, ir::LayerKind Kind, std::vector<int> Inputs, S
 }
 
 ir::Graph graphOf(Shape In, std::vector<ir::Layer> Layers) {
-  ir::Graph G;
-  G.Name = "elementwise";
-  G.Input = In;
-  G.InputFrac = 0;
-  G.Layers = std::move(Layers);
-  return G;
-}
-
-V runOk(const ir::Graph &G, const V &In) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, 48);
+  return snow::test::graphOf("elementwise", In, 0, std::move(Layers));
 }
 
 TEST(RefConcat, ChannelsInInputOrder) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Reference.h"
@@ -110,13 +111,7 @@ TEST(RefFloat, FixedAgreesWithFloatWithinTwoLsb) {
   // what remains is weight quantization (~2^-18 per weight) and the writeback
   // rounding, 0.5 LSB per conv, the first one amplified by at most
   // sum |w2| <= 36 * 0.05 in the second.
-  Rng R(7);
-  std::vector<int16_t> Fixed;
-  std::vector<float> Float;
-  for (uint64_t I = 0; I < G.Input.elems(); ++I) {
-    Fixed.push_back(int16_t(std::lround(R.uniform(-256, 256))));
-    Float.push_back(float(Fixed.back()) / 256.0f);
-  }
+  const auto [Fixed, Float] = test::q88Input(G.Input.elems(), 7);
 
   const std::vector<int16_t> Out = ref::runFixed(G, Fixed, 48);
   const std::vector<float> Ideal = ir::runFloat(G, Float);

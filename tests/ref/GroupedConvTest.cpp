@@ -8,49 +8,29 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow;
+using namespace snow::test;
 using snow::ir::Shape;
 
 namespace {
-
-using V = std::vector<int16_t>;
 
 /// One conv layer with Groups groups reading the graph input; formats 0, so
 /// the fixed result is the plain integer sum.
 ir::Graph groupedGraph(Shape In, unsigned OutC, unsigned Groups, unsigned K, unsigned Pad,
                        V Weights) {
-  ir::Layer L;
-  L.Name = "gconv";
-  L.Kind = ir::LayerKind::Conv;
-  L.In = In;
+  ir::Layer L = windowLayer("gconv", ir::LayerKind::Conv, In, OutC, K, 1, Pad);
   L.Groups = Groups;
-  L.KH = L.KW = K;
-  L.PadT = L.PadB = L.PadL = L.PadR = Pad;
-  L.Out = {OutC, ref::windowOutputSize(In.H, K, 1, Pad, Pad, false),
-           ref::windowOutputSize(In.W, K, 1, Pad, Pad, false)};
   L.InFrac = L.WFrac = L.BFrac = L.OutFrac = 0;
   L.QWeights = std::move(Weights);
   for (int16_t W : L.QWeights)
     L.Weights.push_back(float(W));
-  ir::Graph G;
-  G.Name = "grouped";
-  G.Input = In;
-  G.InputFrac = 0;
-  G.Layers.push_back(L);
-  return G;
-}
-
-V runOk(const ir::Graph &G, const V &In) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, 48);
+  return graphOf("grouped", In, 0, {L});
 }
 
 TEST(RefGroupedConv, TwoGroupsReadOnlyTheirOwnChannels) {

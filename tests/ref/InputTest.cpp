@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/ref/Input.h"
+#include "RefTestUtil.h"
 #include "snow/support/Npy.h"
 #include "snow/support/Rng.h"
 
@@ -17,13 +18,7 @@ using namespace snow;
 
 namespace {
 
-ir::Graph inputGraph() {
-  ir::Graph G;
-  G.Name = "inputs";
-  G.Input = {2, 1, 3};
-  G.InputFrac = 8;
-  return G;
-}
+ir::Graph inputGraph() { return test::graphOf("inputs", {2, 1, 3}, 8); }
 
 std::string writeTemp(const std::string &Name, const NpyArray &A) {
   std::string Path = ::testing::TempDir() + "snowref_" + Name;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
@@ -14,37 +15,15 @@
 #include <gtest/gtest.h>
 
 using namespace snow;
+using namespace snow::test;
 using snow::ir::Shape;
 
 namespace {
 
-using V = std::vector<int16_t>;
-
 ir::Graph poolGraph(Shape In, unsigned K, unsigned S, unsigned Pad, bool CeilMode) {
-  ir::Layer L;
-  L.Name = "pool";
-  L.Kind = ir::LayerKind::MaxPool;
-  L.In = In;
-  L.KH = L.KW = K;
-  L.SH = L.SW = S;
-  L.PadT = L.PadB = L.PadL = L.PadR = Pad;
-  L.CeilMode = CeilMode;
-  L.Out = {In.C, ref::windowOutputSize(In.H, K, S, Pad, Pad, CeilMode),
-           ref::windowOutputSize(In.W, K, S, Pad, Pad, CeilMode)};
-  ir::Graph G;
-  G.Name = "hand";
-  G.Input = In;
-  G.InputFrac = L.InFrac = L.OutFrac = 8;
-  G.Layers.push_back(L);
-  return G;
-}
-
-V runOk(const ir::Graph &G, const V &In) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, 48);
+  ir::Layer L = windowLayer("pool", ir::LayerKind::MaxPool, In, In.C, K, S, Pad, CeilMode);
+  L.InFrac = L.OutFrac = 8;
+  return graphOf("hand", In, 8, {L});
 }
 
 /// in[y][x] = -(W*y + x + 1): all negative, distinct, largest at the top-left.

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/ErrorStats.h"
 #include "snow/ref/Reference.h"
@@ -115,13 +116,7 @@ TEST(RefNetwork, EveryKindFixedAgreesWithFloat) {
     FAIL() << llvm::toString(std::move(E));
 
   // Input on the Q8.8 grid, so input quantization is not part of the error.
-  Rng R(5);
-  std::vector<int16_t> Fixed;
-  std::vector<float> Float;
-  for (uint64_t I = 0; I < G.Input.elems(); ++I) {
-    Fixed.push_back(int16_t(std::lround(R.uniform(-256, 256))));
-    Float.push_back(float(Fixed.back()) / 256.0f);
-  }
+  const auto [Fixed, Float] = test::q88Input(G.Input.elems(), 5);
   std::vector<std::vector<int16_t>> FixedLayers;
   std::vector<std::vector<float>> FloatLayers;
   ref::runFixed(G, Fixed, 48, &FixedLayers);

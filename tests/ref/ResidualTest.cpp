@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ref/Reference.h"
 
@@ -17,10 +18,10 @@
 
 using namespace snow;
 using snow::ir::Shape;
+using snow::test::runOk;
+using snow::test::V;
 
 namespace {
-
-using V = std::vector<int16_t>;
 
 /// A 1x1 conv of the graph input (Shape In, format InFrac) to OutC channels
 /// with the given formats, no bias, residual not yet set.
@@ -37,31 +38,23 @@ ir::Layer conv1x1(std::string Name, Shape In, unsigned OutC, int InFrac, int WFr
   return L;
 }
 
+/// L adds the output of layer From (-1: the graph input), read in Q.ResFrac.
+void addResidual(ir::Layer &L, int From, int ResFrac) {
+  L.HasResidual = true;
+  L.Residual = From;
+  L.ResFrac = ResFrac;
+}
+
 ir::Graph graphOf(Shape In, int InFrac, std::vector<ir::Layer> Layers) {
-  ir::Graph G;
-  G.Name = "residual";
-  G.Input = In;
-  G.InputFrac = InFrac;
-  G.Layers = std::move(Layers);
-  return G;
+  return snow::test::graphOf("residual", In, InFrac, std::move(Layers));
 }
 
 /// One conv y = w * x + x (the residual is the graph input itself).
 ir::Graph selfResidual(int InFrac, int WFrac, int OutFrac, int16_t W, bool Relu = false) {
   ir::Layer L = conv1x1("c", {1, 1, 1}, 1, InFrac, WFrac, OutFrac, {W});
-  L.HasResidual = true;
-  L.Residual = -1;
-  L.ResFrac = InFrac;
+  addResidual(L, -1, InFrac);
   L.Relu = Relu;
   return graphOf({1, 1, 1}, InFrac, {L});
-}
-
-V runOk(const ir::Graph &G, const V &In, unsigned AccBits = 48) {
-  if (llvm::Error E = ref::verifyGraph(G)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return {};
-  }
-  return ref::runFixed(G, In, AccBits);
 }
 
 TEST(RefResidual, ResidualJoinsBeforeTheSingleRounding) {
@@ -100,9 +93,7 @@ TEST(RefResidual, ResidualIsReadAtTheSameChannelAndPixel) {
   // x0 = (1, 2), x1 = (10, 20) -> y0 = (3, 6), y1 = (40, 80). Swapped channels
   // would give (12, 24, 31, 62), swapped pixels (4, 5, 50, 70).
   ir::Layer L = conv1x1("c", {2, 1, 2}, 2, 0, 0, 0, {2, 0, 0, 3});
-  L.HasResidual = true;
-  L.Residual = -1;
-  L.ResFrac = 0;
+  addResidual(L, -1, 0);
   ir::Graph G = graphOf({2, 1, 2}, 0, {L});
   EXPECT_EQ(runOk(G, {1, 2, 10, 20}), (V{3, 6, 40, 80}));
 }
@@ -117,9 +108,7 @@ TEST(RefResidual, ResidualInItsOwnFormat) {
   // and 136 / 256 = 0.53125 = 0.3125 * 0.5 + 0.375.
   ir::Layer R = conv1x1("r", {1, 1, 1}, 1, 8, 0, 3, {1});
   ir::Layer C = conv1x1("c", {1, 1, 1}, 1, 8, 4, 8, {8});
-  C.HasResidual = true;
-  C.Residual = 0;
-  C.ResFrac = 3;
+  addResidual(C, 0, 3);
   ir::Graph G = graphOf({1, 1, 1}, 8, {R, C});
   std::vector<V> Layers;
   ASSERT_EQ(runOk(G, {80}), (V{136}));
@@ -133,9 +122,7 @@ TEST(RefResidual, CoarserResidualThanOutputIsShiftedUp) {
   //   x = 384 (1.5): r = (384 + 128) >> 8 = 2, y = 512 (2.0).
   ir::Layer R = conv1x1("r", {1, 1, 1}, 1, 8, 0, 0, {1});
   ir::Layer C = conv1x1("c", {1, 1, 1}, 1, 8, 0, 8, {0});
-  C.HasResidual = true;
-  C.Residual = 0;
-  C.ResFrac = 0;
+  addResidual(C, 0, 0);
   ir::Graph G = graphOf({1, 1, 1}, 8, {R, C});
   EXPECT_EQ(runOk(G, {384}), (V{512}));
   EXPECT_EQ(runOk(G, {-384}), (V{-256})); // (-384 + 128) >> 8 = -1.
@@ -148,9 +135,7 @@ TEST(RefResidual, ResidualWrapsWithTheAccumulator) {
   // in ConvFixedTest). Layer 0 makes the Q.0 residual 1 from x = 1024.
   ir::Layer R = conv1x1("r", {1, 1, 1}, 1, 10, 0, 0, {1});
   ir::Layer C = conv1x1("c", {1, 1, 1}, 1, 10, 10, 15, {0});
-  C.HasResidual = true;
-  C.Residual = 0;
-  C.ResFrac = 0;
+  addResidual(C, 0, 0);
   ir::Graph G = graphOf({1, 1, 1}, 10, {R, C});
   EXPECT_EQ(runOk(G, {1024}, 20), (V{0}));
   EXPECT_EQ(runOk(G, {1024}, 48), (V{32767}));
@@ -162,9 +147,7 @@ TEST(RefResidual, FloatPathAddsTheResidualBeforeRelu) {
   ir::Layer L = conv1x1("c", {1, 1, 2}, 1, 8, 8, 8, {128});
   L.Weights = {0.5f};
   L.Bias = {0.25f};
-  L.HasResidual = true;
-  L.Residual = -1;
-  L.ResFrac = 8;
+  addResidual(L, -1, 8);
   L.Relu = true;
   ir::Graph G = graphOf({1, 1, 2}, 8, {L});
   ASSERT_FALSE(llvm::errorToBool(ref::verifyGraph(G)));

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
@@ -15,16 +16,14 @@
 using namespace snow;
 using snow::ir::LayerKind;
 using snow::ir::Shape;
+using snow::test::verifyMessage;
 
 namespace {
 
 /// c0 conv 3x3 pad 1 (4 -> 4, g = 2) on 4x6x6; c1 conv 1x1 with residual c0;
 /// pool 2x2 average; cat = concat(pool, pool); add = add(cat, cat); relu.
 ir::Graph validGraph() {
-  ir::Graph G;
-  G.Name = "v";
-  G.Input = {4, 6, 6};
-  G.InputFrac = 8;
+  ir::Graph G = test::graphOf("v", {4, 6, 6}, 8);
   auto Layer = [&](std::string Name, LayerKind Kind, std::vector<int> Inputs, Shape In, Shape Out) {
     ir::Layer L;
     L.Name = std::move(Name);
@@ -60,11 +59,6 @@ ir::Graph validGraph() {
 }
 
 enum { C0, C1, Pool, Cat, Add, Relu };
-
-std::string verifyMessage(const ir::Graph &G) {
-  llvm::Error E = ref::verifyGraph(G);
-  return E ? llvm::toString(std::move(E)) : "";
-}
 
 /// Expects verifyGraph to refuse G with a message containing each of Parts.
 void expectRejected(const ir::Graph &G, std::initializer_list<std::string> Parts) {

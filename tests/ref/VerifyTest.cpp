@@ -6,20 +6,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RefTestUtil.h"
 #include "snow/ref/Reference.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow;
+using snow::test::verifyMessage;
 
 namespace {
 
 /// conv1 (3x3, pad 1, 2 -> 4 channels on 6x6) then pool1 (2x2, stride 2).
 ir::Graph validGraph() {
-  ir::Graph G;
-  G.Name = "v";
-  G.Input = {2, 6, 6};
-  G.InputFrac = 8;
+  ir::Graph G = test::graphOf("v", {2, 6, 6}, 8);
   ir::Layer C;
   C.Name = "conv1";
   C.Loc = {"m.yaml", 4};
@@ -43,12 +42,6 @@ ir::Graph validGraph() {
   P.InFrac = P.OutFrac = 8;
   G.Layers.push_back(P);
   return G;
-}
-
-/// The verifier's message, or "" if it accepts G.
-std::string verifyMessage(const ir::Graph &G) {
-  llvm::Error E = ref::verifyGraph(G);
-  return E ? llvm::toString(std::move(E)) : "";
 }
 
 TEST(RefVerify, AcceptsAConsistentGraph) { EXPECT_EQ(verifyMessage(validGraph()), ""); }

@@ -61,6 +61,31 @@ TEST(ControlTiming, ForwardBranchTakenAndNotTaken) {
   EXPECT_EQ(runText("bne r0, r0, imm=skip\n" + Body, Hw).Cycles, 5u);
 }
 
+/// One queue-depth probe: Vmacs len-10 vmacs in a row, the run's total and
+/// the cycles the control core stalled on a full queue.
+struct QueueCase {
+  unsigned Vmacs;
+  uint64_t Total, Stall;
+};
+
+/// Runs each case as its vmacs followed by a scalar loop of Rounds rounds
+/// (which keeps the core, not the compute unit, last to finish).
+void expectQueueStalls(const isa::HwConfig &Hw, unsigned Rounds,
+                       std::initializer_list<QueueCase> Cases) {
+  for (const QueueCase &C : Cases) {
+    std::string Text = repeatLine("vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1", C.Vmacs) +
+                       "li r1, imm=" + std::to_string(Rounds) +
+                       "\n"
+                       "loop: addi r1, r1, imm=-1\n"
+                       "bne r1, r0, imm=loop\n"
+                       "halt\n";
+    sim::SimStats S = runText(Text, Hw);
+    EXPECT_EQ(S.Cycles, C.Total) << C.Vmacs << " vmacs";
+    EXPECT_EQ(S.CtrlStallQueueFull, C.Stall) << C.Vmacs << " vmacs";
+    EXPECT_EQ(S.Compute.Busy, 10u * C.Vmacs) << C.Vmacs << " vmacs";
+  }
+}
+
 // §3.1.3 with queue_depth = 16. Program: M vmacs of len 10, then a 100-round
 // loop, then halt, so the halt cycle (and the total) shows every stall cycle.
 //
@@ -79,21 +104,7 @@ TEST(ControlTiming, ForwardBranchTakenAndNotTaken) {
 TEST(ControlTiming, FullQueueStallsTheCoreUntilTheCycleAfterASlotFrees) {
   isa::HwConfig Hw = timingHw();
   ASSERT_EQ(Hw.QueueDepth, 16u);
-  struct Case {
-    unsigned Vmacs;
-    uint64_t Total, Stall;
-  };
-  for (Case C : {Case{18, 220, 0}, Case{19, 225, 4}, Case{20, 235, 13}}) {
-    std::string Text = repeatLine("vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1", C.Vmacs) +
-                       "li r1, imm=100\n"
-                       "loop: addi r1, r1, imm=-1\n"
-                       "bne r1, r0, imm=loop\n"
-                       "halt\n";
-    sim::SimStats S = runText(Text, Hw);
-    EXPECT_EQ(S.Cycles, C.Total) << C.Vmacs << " vmacs";
-    EXPECT_EQ(S.CtrlStallQueueFull, C.Stall) << C.Vmacs << " vmacs";
-    EXPECT_EQ(S.Compute.Busy, 10u * C.Vmacs);
-  }
+  expectQueueStalls(Hw, 100, {{18, 220, 0}, {19, 225, 4}, {20, 235, 13}});
 }
 
 // The same rule on the zc706 preset as shipped (queue_depth 64), with
@@ -111,20 +122,7 @@ TEST(ControlTiming, Zc706PresetQueueDepthBoundary) {
   auto Hw = isa::loadHwConfig("zc706");
   ASSERT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
   ASSERT_EQ(Hw->QueueDepth, 64u) << "the derivation below assumes the shipped depth";
-  struct Case {
-    unsigned Vmacs;
-    uint64_t Total, Stall;
-  };
-  for (Case C : {Case{71, 873, 0}, Case{72, 875, 1}, Case{73, 885, 10}}) {
-    std::string Text = repeatLine("vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1", C.Vmacs) +
-                       "li r1, imm=400\n"
-                       "loop: addi r1, r1, imm=-1\n"
-                       "bne r1, r0, imm=loop\n"
-                       "halt\n";
-    sim::SimStats S = runText(Text, *Hw);
-    EXPECT_EQ(S.Cycles, C.Total) << C.Vmacs << " vmacs";
-    EXPECT_EQ(S.CtrlStallQueueFull, C.Stall) << C.Vmacs << " vmacs";
-  }
+  expectQueueStalls(*Hw, 400, {{71, 873, 0}, {72, 875, 1}, {73, 885, 10}});
 }
 
 // A wait starts in the cycle it finds the count positive (§3.4.3: it

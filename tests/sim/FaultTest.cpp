@@ -26,10 +26,9 @@ FaultReport faultOf(const std::string &Text, sim::SimOptions Opts = {}) {
 // The maps buffer holds 131072 elements: a 16-element fill at 131056 ends
 // exactly at the end (fine, 1 + 1 cycles), one element later it does not.
 TEST(Faults, MapsAddressOutOfRange) {
-  FaultReport Ok = faultOf("li r2, imm=131056\n"
-                           "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\nhalt\n");
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 3u);
+  EXPECT_TRUE(ranFor(faultOf("li r2, imm=131056\n"
+                             "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\nhalt\n"),
+                     3));
   EXPECT_TRUE(isFaultAt(faultOf("li r2, imm=131057\n"
                                 "fill r2, rows=1, len=16, bstride=0, value=1, mask=1\nhalt\n"),
                         1, "fill", "out of range"));
@@ -64,10 +63,9 @@ TEST(Faults, MultiPixelTraceRangeAndGroups) {
 // DRAM is 1 GiB: 32 bytes at 2^30 - 32 are the last legal ones (the load runs:
 // posted 2, D 4, done 38); two bytes later the row ends past DRAM.
 TEST(Faults, DramAddressOutOfRange) {
-  FaultReport Ok = faultOf("li r1, imm=1073741792\n"
-                           "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\nhalt\n");
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 38u);
+  EXPECT_TRUE(ranFor(faultOf("li r1, imm=1073741792\n"
+                             "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\nhalt\n"),
+                     38));
   EXPECT_TRUE(isFaultAt(faultOf("li r1, imm=1073741794\n"
                                 "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
                                 "halt\n"),
@@ -96,9 +94,7 @@ TEST(Faults, TraceReadsABankWhileALoadIntoItIsInFlight) {
            "halt\n";
   };
   EXPECT_TRUE(isFaultAt(faultOf(Program(91)), 4, "vmac", "synchronization"));
-  FaultReport Ok = faultOf(Program(92));
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 101u);
+  EXPECT_TRUE(ranFor(faultOf(Program(92)), 101));
   // Without any delay the trace starts in 4 and faults the same way.
   EXPECT_TRUE(isFaultAt(faultOf("li r1, imm=0x10000\n"
                                 "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, mask=1\n"
@@ -124,9 +120,7 @@ TEST(Faults, LoadWritesABankWhileATraceReadsIt) {
            "halt\n";
   };
   EXPECT_TRUE(isFaultAt(faultOf(Program(96)), 4, "ld.map", "synchronization"));
-  FaultReport Ok = faultOf(Program(97));
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 194u);
+  EXPECT_TRUE(ranFor(faultOf(Program(97)), 194));
 }
 
 // §3.6: a store reads its bank until the channel has moved its data, g + D.
@@ -147,9 +141,7 @@ TEST(Faults, FillWritesABankWhileAStoreReadsIt) {
            "halt\n";
   };
   EXPECT_TRUE(isFaultAt(faultOf(Program(58)), 4, "fill", "synchronization"));
-  FaultReport Ok = faultOf(Program(59));
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 95u);
+  EXPECT_TRUE(ranFor(faultOf(Program(59)), 95));
 }
 
 // Windows are per bank: a load into the last 4 elements of maps bank 0
@@ -170,9 +162,7 @@ TEST(Faults, HazardWindowsAreTrackedPerBank) {
            "vmac r0, r3, r0, rows=1, len=10, bstride=0, init=1\n"
            "halt\n";
   };
-  FaultReport MapsOk = faultOf(Maps(16384));
-  EXPECT_FALSE(MapsOk.Faulted) << MapsOk.Message;
-  EXPECT_EQ(MapsOk.CyclesIfNoFault, 40u);
+  EXPECT_TRUE(ranFor(faultOf(Maps(16384)), 40));
   EXPECT_TRUE(isFaultAt(faultOf(Maps(16383)), 4, "vmac", "synchronization"));
 
   auto Weights = [](unsigned First) {
@@ -184,9 +174,7 @@ TEST(Faults, HazardWindowsAreTrackedPerBank) {
            "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\n"
            "halt\n";
   };
-  FaultReport WeightsOk = faultOf(Weights(512));
-  EXPECT_FALSE(WeightsOk.Faulted) << WeightsOk.Message;
-  EXPECT_EQ(WeightsOk.CyclesIfNoFault, 39u);
+  EXPECT_TRUE(ranFor(faultOf(Weights(512)), 39));
   EXPECT_TRUE(isFaultAt(faultOf(Weights(511)), 3, "vmac", "synchronization"));
 }
 
@@ -206,9 +194,7 @@ TEST(Faults, DeadlockOnASemaphoreNobodySignals) {
   EXPECT_TRUE(isFaultAt(faultOf("nop\nwait.ex idx=5\nhalt\n"), 1, "wait.ex", "deadlock"));
   // The same wait with a matching signal is fine: signal.ld fires 1, visible 2,
   // the wait (pushed 1) succeeds in 2 -> total 3.
-  FaultReport Ok = faultOf("signal.ld idx=5\nwait.ex idx=5\nhalt\n");
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 3u);
+  EXPECT_TRUE(ranFor(faultOf("signal.ld idx=5\nwait.ex idx=5\nhalt\n"), 3));
 }
 
 // An infinite loop hits --max-cycles; the fault names the looping branch.
@@ -224,9 +210,7 @@ TEST(Faults, MaxCyclesBoundaryOnScalarCode) {
   std::string Text = repeatLine("nop", 9) + "halt\n";
   sim::SimOptions O;
   O.MaxCycles = 10;
-  FaultReport Ok = faultOf(Text, O);
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 10u);
+  EXPECT_TRUE(ranFor(faultOf(Text, O), 10));
   O.MaxCycles = 9;
   FaultReport Over = faultOf(Text, O);
   EXPECT_TRUE(Over.IsSimFault) << "a 10-cycle program ran with --max-cycles 9: "
@@ -241,9 +225,7 @@ TEST(Faults, MaxCyclesCountsTheDrainAfterHalt) {
   std::string Text = "vmac r0, r0, r0, rows=1, len=1000, bstride=0, init=1\nhalt\n";
   sim::SimOptions O;
   O.MaxCycles = 1005;
-  FaultReport Ok = faultOf(Text, O);
-  EXPECT_FALSE(Ok.Faulted) << Ok.Message;
-  EXPECT_EQ(Ok.CyclesIfNoFault, 1005u);
+  EXPECT_TRUE(ranFor(faultOf(Text, O), 1005));
   O.MaxCycles = 1004;
   FaultReport Over = faultOf(Text, O);
   EXPECT_TRUE(Over.IsSimFault) << "a 1005-cycle program ran with --max-cycles 1004: "

@@ -19,11 +19,17 @@ namespace {
 const char *const TwoLayers = ".layer a conv 0 1 1 1\n"
                               ".layer b conv 0 1 1 1\n";
 
-uint64_t sumOfLayers(const sim::SimStats &S) {
+/// The run took Total cycles, layer I took Cycles[I], and the layers' spans
+/// add up to the total (§4: every cycle belongs to exactly one layer).
+void expectLayerCycles(const sim::SimStats &S, uint64_t Total, std::vector<uint64_t> Cycles) {
+  EXPECT_EQ(S.Cycles, Total);
+  ASSERT_EQ(S.Layers.size(), Cycles.size());
   uint64_t Sum = 0;
-  for (const sim::LayerStats &L : S.Layers)
-    Sum += L.Cycles;
-  return Sum;
+  for (size_t I = 0; I < Cycles.size(); ++I) {
+    EXPECT_EQ(S.Layers[I].Cycles, Cycles[I]) << "layer " << I;
+    Sum += S.Layers[I].Cycles;
+  }
+  EXPECT_EQ(Sum, S.Cycles);
 }
 
 //   0 nop, 1 nop
@@ -41,11 +47,7 @@ TEST(LayerMarks, SpansAddUpAndTheFirstLayerTakesTheLeadIn) {
                                        "vmac r0, r0, r0, rows=1, len=20, bstride=0, init=1\n"
                                        "halt\n",
               timingHw());
-  EXPECT_EQ(S.Cycles, 39u);
-  ASSERT_EQ(S.Layers.size(), 2u);
-  EXPECT_EQ(S.Layers[0].Cycles, 14u);
-  EXPECT_EQ(S.Layers[1].Cycles, 25u);
-  EXPECT_EQ(sumOfLayers(S), S.Cycles);
+  expectLayerCycles(S, 39, {14, 25});
   EXPECT_EQ(S.Layers[0].MacCycles, 10u);
   EXPECT_EQ(S.Layers[1].MacCycles, 20u);
 }
@@ -65,12 +67,7 @@ TEST(LayerMarks, LeadInGoesToTheFirstMarkedLayerWhateverItsIndex) {
                                        "vmac r0, r0, r0, rows=1, len=5, bstride=0, init=1\n"
                                        "halt\n",
               timingHw());
-  EXPECT_EQ(S.Cycles, 22u);
-  ASSERT_EQ(S.Layers.size(), 3u);
-  EXPECT_EQ(S.Layers[2].Cycles, 12u);
-  EXPECT_EQ(S.Layers[0].Cycles, 10u);
-  EXPECT_EQ(S.Layers[1].Cycles, 0u);
-  EXPECT_EQ(sumOfLayers(S), S.Cycles);
+  expectLayerCycles(S, 22, {10, 0, 12});
 }
 
 // A layer marked twice collects both spans.
@@ -87,9 +84,7 @@ TEST(LayerMarks, ALayerMarkedTwiceCollectsBothSpans) {
                                        "vmac r0, r0, r0, rows=1, len=3, bstride=0, init=1\n"
                                        "halt\n",
               timingHw());
-  EXPECT_EQ(S.Cycles, 28u);
-  EXPECT_EQ(S.Layers[0].Cycles, 20u);
-  EXPECT_EQ(S.Layers[1].Cycles, 8u);
+  expectLayerCycles(S, 28, {20, 8});
   EXPECT_EQ(S.Layers[0].MacCycles, 13u);
   EXPECT_EQ(S.Layers[1].MacCycles, 7u);
 }
@@ -109,9 +104,7 @@ TEST(LayerMarks, DramBytesGoToTheLayerMarkedAtDispatch) {
                                 "ld.map r1, r2, rows=1, len=512, dstride=0, bstride=0, mask=1\n"
                                 "halt\n",
                             timingHw());
-  EXPECT_EQ(S.Cycles, 99u);
-  EXPECT_EQ(S.Layers[0].Cycles, 54u);
-  EXPECT_EQ(S.Layers[1].Cycles, 45u);
+  expectLayerCycles(S, 99, {54, 45});
   EXPECT_EQ(S.Layers[0].DramReadBytes, 0u);
   EXPECT_EQ(S.Layers[1].DramReadBytes, 1024u);
   EXPECT_EQ(S.Layers[0].MacCycles, 50u);

@@ -159,6 +159,16 @@ inline ::testing::AssertionResult isFaultAt(const FaultReport &F, uint32_t Pc,
   return ::testing::AssertionSuccess();
 }
 
+/// A run that did not fault and took Cycles.
+inline ::testing::AssertionResult ranFor(const FaultReport &F, uint64_t Cycles) {
+  if (F.Faulted)
+    return ::testing::AssertionFailure() << "unexpected fault: " << F.Message;
+  if (F.CyclesIfNoFault != Cycles)
+    return ::testing::AssertionFailure()
+           << "ran for " << F.CyclesIfNoFault << " cycles, expected " << Cycles;
+  return ::testing::AssertionSuccess();
+}
+
 /// §4: each unit's busy + wait_sem + wait_dram + wait_acc + idle is the total.
 inline void expectUnitsAddUp(const sim::SimStats &S) {
   for (const sim::UnitCycles *U : {&S.Load, &S.Compute, &S.Store})

@@ -36,40 +36,43 @@ TEST(SyncTiming, WaitSucceedsTheCycleAfterTheSignalFires) {
   EXPECT_EQ(S.Load.Busy, 10u + 1);
 }
 
-// A signal behind a DMA load fires at the load's completion, not at its grant.
+// A signal behind a DMA transfer fires at the transfer's completion
+// g + D + latency (§3.2 table), not at its grant nor, for a store, when the
+// channel lets go of it. The load and the store take the same cycles:
 //   0 li r1
-//   1 ld.map 1024 B     posted and granted 2, ready 3, done 2 + 61 + 32 = 95
-//   2 signal.ld 0       starts 3, fires max(3, 95) = 95, visible 96
-//   3 wait.ex 0         tries from 4, succeeds 96 (blocked 92), ready 97
-//   4 vmac len 10       starts 97, final 97 + 10 + 4 = 111 = total
+//   1 ld.map/st.map 1024 B  posted and granted 2, ready 3, done 2 + 61 + 32 = 95
+//   2 signal.ld/signal.st 0 starts 3, fires max(3, 95) = 95, visible 96
+//   3 wait.ex 0             tries from 4, succeeds 96 (blocked 92), ready 97
+//   4 vmac len 10           starts 97, final 97 + 10 + 4 = 111 = total
 // The vmac reads the bank the load wrote; 97 is past the load's write window.
-TEST(SyncTiming, SignalAfterALoadFiresAtTheLoadsCompletion) {
-  sim::SimStats S = runText("li r1, imm=0x10000\n"
-                            "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, mask=1\n"
-                            "signal.ld idx=0\n"
-                            "wait.ex idx=0\n"
-                            "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
-                            "halt\n",
+struct Transfer {
+  const char *Name, *Program;
+  friend void PrintTo(const Transfer &T, std::ostream *OS) { *OS << T.Name; }
+};
+
+class SignalAfterATransfer : public ::testing::TestWithParam<Transfer> {};
+
+TEST_P(SignalAfterATransfer, FiresAtTheTransfersCompletion) {
+  sim::SimStats S = runText(std::string(GetParam().Program) +
+                                "wait.ex idx=0\n"
+                                "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
+                                "halt\n",
                             timingHw());
   EXPECT_EQ(S.Cycles, 111u);
   EXPECT_EQ(S.Compute.WaitSem, 92u);
 }
 
-// The same on the store unit: a signal behind a store fires at the store's
-// completion g + D + latency (§3.2 table), not when the channel lets go of it.
-//   0 li r1; 1 st.map 1024 B (granted 2, done 95); 2 signal.st 0 (starts 3,
-//   fires 95, visible 96); 3 wait.ex 0 (succeeds 96); 4 vmac len 10 (97, final 111)
-TEST(SyncTiming, SignalAfterAStoreFiresAtTheStoresCompletion) {
-  sim::SimStats S = runText("li r1, imm=0x20000\n"
-                            "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
-                            "signal.st idx=0\n"
-                            "wait.ex idx=0\n"
-                            "vmac r0, r0, r0, rows=1, len=10, bstride=0, init=1\n"
-                            "halt\n",
-                            timingHw());
-  EXPECT_EQ(S.Cycles, 111u);
-  EXPECT_EQ(S.Compute.WaitSem, 92u);
-}
+INSTANTIATE_TEST_SUITE_P(
+    SyncTiming, SignalAfterATransfer,
+    ::testing::Values(Transfer{"Load",
+                               "li r1, imm=0x10000\n"
+                               "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, mask=1\n"
+                               "signal.ld idx=0\n"},
+                      Transfer{"Store",
+                               "li r1, imm=0x20000\n"
+                               "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
+                               "signal.st idx=0\n"}),
+    [](const ::testing::TestParamInfo<Transfer> &I) { return std::string(I.param.Name); });
 
 // A signal with nothing outstanding fires when it starts.
 //   0 signal.st 7       store unit starts 1, fires 1, visible 2

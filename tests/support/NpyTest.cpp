@@ -8,41 +8,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/support/Npy.h"
+#include "ScratchDir.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include <cmath>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 
 using namespace snow;
+using snow::test::slurp;
 
 namespace {
 
 /// A fresh directory per test, removed afterwards.
-class NpyTest : public ::testing::Test {
+class NpyTest : public test::ScratchDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> P;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("snow-npy-test", P));
-    Dir = std::string(P);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-
-  std::string path(const std::string &Name) const { return Dir + "/" + Name; }
-
-  std::string slurp(const std::string &P) const {
-    std::ifstream In(P, std::ios::binary);
-    std::stringstream SS;
-    SS << In.rdbuf();
-    return SS.str();
-  }
-
-  void put(const std::string &Name, const std::string &Bytes) const {
-    std::ofstream Out(path(Name), std::ios::binary);
-    Out << Bytes;
-  }
+  NpyTest() : ScratchDirTest("snow-npy-test") {}
 
   /// A hand-made .npy: magic, version, header length, header, data.
   static std::string npy(const std::string &Header, const std::string &Data, int Major = 1) {
@@ -56,6 +35,17 @@ protected:
     return S + Header + Data;
   }
 
+  /// Writes Bytes as Name and expects the reader to refuse the file with a
+  /// message containing Part.
+  ::testing::AssertionResult rejects(const std::string &Bytes, const std::string &Part,
+                                     const std::string &Name = "x.npy") const {
+    write(Name, Bytes);
+    std::string E = readError(Name);
+    if (E.find(Part) == std::string::npos)
+      return ::testing::AssertionFailure() << "expected '" << Part << "' in: '" << E << "'";
+    return ::testing::AssertionSuccess();
+  }
+
   /// The message of a failed read, or "" if it succeeded.
   std::string readError(const std::string &Name) const {
     auto A = readNpy(path(Name));
@@ -63,16 +53,6 @@ protected:
       return "";
     return llvm::toString(A.takeError());
   }
-
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> Names;
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-      Names.push_back(std::string(llvm::sys::path::filename(It->path())));
-    return Names;
-  }
-
-  std::string Dir;
 };
 
 const std::string F32Header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
@@ -161,11 +141,11 @@ TEST_F(NpyTest, DataStartsAtAMultipleOf64) {
 }
 
 TEST_F(NpyTest, ReadsVersions2And3AndHeaderVariants) {
-  put("v2.npy", npy(F32Header, TwoFloats, 2));
-  put("v3.npy", npy(F32Header, TwoFloats, 3));
+  write("v2.npy", npy(F32Header, TwoFloats, 2));
+  write("v3.npy", npy(F32Header, TwoFloats, 3));
   // Key order, double quotes and a missing trailing comma are all legal.
-  put("order.npy",
-      npy("{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<f4\"}\n", TwoFloats));
+  write("order.npy",
+        npy("{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<f4\"}\n", TwoFloats));
   for (const char *Name : {"v2.npy", "v3.npy", "order.npy"}) {
     auto A = readNpy(path(Name));
     ASSERT_TRUE(bool(A)) << Name << ": " << llvm::toString(A.takeError());
@@ -175,8 +155,8 @@ TEST_F(NpyTest, ReadsVersions2And3AndHeaderVariants) {
 }
 
 TEST_F(NpyTest, ReadsRank0) {
-  put("s.npy",
-      npy("{'descr': '<i2', 'fortran_order': False, 'shape': (), }\n", std::string("\xfe\xff", 2)));
+  write("s.npy", npy("{'descr': '<i2', 'fortran_order': False, 'shape': (), }\n",
+                     std::string("\xfe\xff", 2)));
   auto A = readNpy(path("s.npy"));
   ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
   EXPECT_TRUE(A->Shape.empty());
@@ -189,71 +169,58 @@ TEST_F(NpyTest, RejectsMissingFile) {
 }
 
 TEST_F(NpyTest, RejectsBadMagic) {
-  put("x.npy", "\x93NUMPZ\x01\x00" + std::string(60, ' '));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: not a .npy file (bad magic)"), std::string::npos) << E;
+  EXPECT_TRUE(
+      rejects("\x93NUMPZ\x01\x00" + std::string(60, ' '), "x.npy: not a .npy file (bad magic)"));
 }
 
 TEST_F(NpyTest, RejectsUnknownVersion) {
-  put("x.npy", npy(F32Header, TwoFloats, 4));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: unsupported .npy version 4.0"), std::string::npos) << E;
+  EXPECT_TRUE(rejects(npy(F32Header, TwoFloats, 4), "x.npy: unsupported .npy version 4.0"));
 }
 
 TEST_F(NpyTest, RejectsUnsupportedDtype) {
-  put("x.npy",
-      npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: dtype '<f8' is not supported (use float32 or int16)"), std::string::npos)
-      << E;
+  EXPECT_TRUE(rejects(
+      npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')),
+      "x.npy: dtype '<f8' is not supported (use float32 or int16)"));
 }
 
 TEST_F(NpyTest, RejectsBigEndian) {
-  put("x.npy", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", TwoFloats));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: dtype '>f4' is big-endian"), std::string::npos) << E;
+  EXPECT_TRUE(rejects(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", TwoFloats),
+                      "x.npy: dtype '>f4' is big-endian"));
 }
 
 TEST_F(NpyTest, RejectsFortranOrder) {
-  put("x.npy", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", TwoFloats));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: fortran_order is True"), std::string::npos) << E;
+  EXPECT_TRUE(rejects(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", TwoFloats),
+                      "x.npy: fortran_order is True"));
 }
 
 TEST_F(NpyTest, RejectsTruncatedData) {
-  put("x.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", TwoFloats));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: data is truncated: shape (3,) of <f4 needs 12 bytes, the file has 8"),
-            std::string::npos)
-      << E;
+  EXPECT_TRUE(
+      rejects(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", TwoFloats),
+              "x.npy: data is truncated: shape (3,) of <f4 needs 12 bytes, the file has 8"));
 }
 
 TEST_F(NpyTest, RejectsDataLongerThanTheShape) {
-  put("x.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", TwoFloats));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: header/shape mismatch: shape (1,) of <f4 needs 4 bytes, but 8"),
-            std::string::npos)
-      << E;
+  EXPECT_TRUE(rejects(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", TwoFloats),
+                      "x.npy: header/shape mismatch: shape (1,) of <f4 needs 4 bytes, but 8"));
 }
 
 TEST_F(NpyTest, RejectsTruncatedHeader) {
   std::string Bytes = npy(F32Header, "");
-  put("x.npy", Bytes.substr(0, 20));
-  std::string E = readError("x.npy");
-  EXPECT_NE(E.find("x.npy: truncated header"), std::string::npos) << E;
+  EXPECT_TRUE(rejects(Bytes.substr(0, 20), "x.npy: truncated header"));
 }
 
 TEST_F(NpyTest, RejectsMalformedAndIncompleteHeaders) {
-  put("a.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }", TwoFloats));
-  EXPECT_NE(readError("a.npy").find("'shape' is not a tuple"), std::string::npos);
-  put("b.npy", npy("{'descr': '<f4', 'shape': (2,), }", TwoFloats));
-  EXPECT_NE(readError("b.npy").find("header lacks one of"), std::string::npos);
-  put("c.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", TwoFloats));
-  EXPECT_NE(readError("c.npy").find("unexpected header key 'x'"), std::string::npos);
-  put("d.npy", npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", TwoFloats));
-  EXPECT_NE(readError("d.npy").find("structured arrays"), std::string::npos);
-  put("e.npy", npy("'descr': '<f4'", TwoFloats));
-  EXPECT_NE(readError("e.npy").find("e.npy: header is not a dict"), std::string::npos);
+  EXPECT_TRUE(rejects(npy("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }", TwoFloats),
+                      "'shape' is not a tuple", "a.npy"));
+  EXPECT_TRUE(
+      rejects(npy("{'descr': '<f4', 'shape': (2,), }", TwoFloats), "header lacks one of", "b.npy"));
+  EXPECT_TRUE(
+      rejects(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", TwoFloats),
+              "unexpected header key 'x'", "c.npy"));
+  EXPECT_TRUE(
+      rejects(npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", TwoFloats),
+              "structured arrays", "d.npy"));
+  EXPECT_TRUE(rejects(npy("'descr': '<f4'", TwoFloats), "e.npy: header is not a dict", "e.npy"));
 }
 
 TEST_F(NpyTest, WriteIntoMissingDirectoryFailsAndCreatesNothing) {
@@ -266,17 +233,17 @@ TEST_F(NpyTest, WriteIntoMissingDirectoryFailsAndCreatesNothing) {
   std::string Msg = llvm::toString(std::move(E));
   EXPECT_NE(Msg.find("cannot write '" + P + "'"), std::string::npos) << Msg;
   EXPECT_FALSE(llvm::sys::fs::exists(P));
-  EXPECT_TRUE(listDir().empty());
+  EXPECT_TRUE(entries().empty());
 }
 
 TEST_F(NpyTest, WriteUnderARegularFileFails) {
   // Running as root defeats permission bits, but not a file used as a directory.
-  put("file", "x");
+  write("file", "x");
   NpyArray A;
   A.Shape = {2};
   A.F32 = {1, 2};
   EXPECT_TRUE(llvm::errorToBool(writeNpy(path("file/a.npy"), A)));
-  EXPECT_EQ(listDir(), std::vector<std::string>{"file"});
+  EXPECT_EQ(entries(), std::vector<std::string>{"file"});
 }
 
 TEST_F(NpyTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
@@ -293,7 +260,7 @@ TEST_F(NpyTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
   EXPECT_NE(llvm::toString(std::move(E)).find("shape (3,) needs 3 values, the array holds 2"),
             std::string::npos);
   EXPECT_EQ(slurp(path("a.npy")), Before);
-  EXPECT_EQ(listDir(), std::vector<std::string>{"a.npy"});
+  EXPECT_EQ(entries(), std::vector<std::string>{"a.npy"});
 }
 
 TEST_F(NpyTest, OverwritesAnExistingFile) {
@@ -306,5 +273,5 @@ TEST_F(NpyTest, OverwritesAnExistingFile) {
   auto B = readNpy(path("a.npy"));
   ASSERT_TRUE(bool(B));
   EXPECT_EQ(B->F32, std::vector<float>{2});
-  EXPECT_EQ(listDir(), std::vector<std::string>{"a.npy"});
+  EXPECT_EQ(entries(), std::vector<std::string>{"a.npy"});
 }

@@ -16,6 +16,7 @@
 #include "snow/isa/Program.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace snow::compiler {
 
@@ -61,9 +62,25 @@ struct CompileOptions {
   bool DmaLoops = true;
 };
 
-/// Compiles a quantized graph (ir::quantize already applied) for Hw.
+/// What the planner chose for one part of a layer (a conv is planned whole,
+/// or as whole output groups and then the remaining channels) and what its
+/// cost model estimated (--emit=plan, --emit=plan-json).
+struct PlanPart {
+  std::string Layer; ///< The layer's name.
+  std::string Name;  ///< The part: the layer's name, or name[lo:hi] of output channels.
+  std::string Type;
+  unsigned Chunks = 0, ChunkChannels = 0; ///< Input-channel chunks and their size.
+  unsigned TileRows = 0, TileCols = 0;    ///< Output tile.
+  unsigned Rounds = 0, OutputGroups = 0;
+  std::string Order; ///< kernel|maps stationary, then +split +balance +pixN +fulldepth +gather +dw.
+  uint64_t EstCycles = 0, EstDramBytes = 0;
+};
+
+/// Compiles a quantized graph (ir::quantize already applied) for Hw. With
+/// Parts, also lists the plan of every part in program order.
 llvm::Expected<isa::Program> compile(const ir::Graph &G, const isa::HwConfig &Hw,
-                                     const CompileOptions &Opts = {});
+                                     const CompileOptions &Opts = {},
+                                     std::vector<PlanPart> *Parts = nullptr);
 
 /// A one-line-per-layer description of the chosen tiling (for --emit=plan).
 std::string describePlan(const ir::Graph &G, const isa::HwConfig &Hw,

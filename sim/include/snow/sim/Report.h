@@ -11,12 +11,15 @@
 
 #include "snow/isa/Program.h"
 #include "snow/sim/Simulator.h"
+#include "llvm/Support/JSON.h"
 #include <string>
 
 namespace snow::sim {
 
 std::string formatReport(const SimStats &S, const isa::Program &P);
 std::string toJson(const SimStats &S, const isa::Program &P);
+/// The same document as an object, for tools that add to it (snowc --emit=plan-json).
+llvm::json::Object toJsonObject(const SimStats &S, const isa::Program &P);
 
 } // namespace snow::sim
 

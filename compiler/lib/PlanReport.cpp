@@ -1,0 +1,93 @@
+//===- PlanReport.cpp - The compiler's plan with its exact timing ---------===//
+//
+// See snow/compiler/PlanReport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/compiler/PlanReport.h"
+#include "Plan.h"
+#include "snow/sim/Report.h"
+#include "snow/sim/Simulator.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include <fmt/format.h>
+#include <map>
+
+using namespace snow;
+using namespace snow::compiler;
+namespace json = llvm::json;
+
+PlanPart snow::compiler::describePart(const LayerPlan &P) {
+  const ir::Layer &L = *P.L;
+  PlanPart D;
+  D.Layer = L.Name;
+  D.Name = L.Name;
+  if (P.OcCount != L.Out.C)
+    D.Name += fmt::format("[{}:{}]", P.OcBase, P.OcBase + P.OcCount);
+  D.Type = ir::kindName(L.Kind);
+  D.Chunks = P.NChunks;
+  D.ChunkChannels = P.Chunk;
+  D.TileRows = P.R;
+  D.TileCols = P.Wt;
+  D.Rounds = unsigned(P.Rounds.size());
+  D.OutputGroups = P.NOg;
+  D.Order =
+      fmt::format("{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+                  P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
+                  P.PixLog ? fmt::format("+pix{}", P.pix()) : "", P.FullDepth ? "+fulldepth" : "",
+                  P.StepY * P.StepX > 1 ? "+gather" : "", P.Depthwise ? "+dw" : "");
+  D.EstCycles = P.EstCycles;
+  D.EstDramBytes = P.EstDramBytes;
+  return D;
+}
+
+llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
+                                                     const std::vector<PlanPart> &Parts) {
+  sim::SimOptions Opts;
+  Opts.TimingOnly = true;
+  auto Sim = sim::Simulator::create(Prog, Opts);
+  if (!Sim)
+    return Sim.takeError();
+  auto Stats = (*Sim)->run();
+  if (!Stats)
+    return Stats.takeError();
+  json::Object Root = sim::toJsonObject(*Stats, Prog);
+
+  std::map<std::string, json::Array> PartsOf;
+  std::map<std::string, uint64_t> EstimateOf;
+  uint64_t Estimate = 0;
+  for (const PlanPart &D : Parts) {
+    PartsOf[D.Layer].push_back(json::Object{{"part", D.Name},
+                                            {"chunks", int64_t(D.Chunks)},
+                                            {"chunk_channels", int64_t(D.ChunkChannels)},
+                                            {"tile_rows", int64_t(D.TileRows)},
+                                            {"tile_cols", int64_t(D.TileCols)},
+                                            {"rounds", int64_t(D.Rounds)},
+                                            {"output_groups", int64_t(D.OutputGroups)},
+                                            {"order", D.Order},
+                                            {"estimate_cycles", int64_t(D.EstCycles)},
+                                            {"estimate_dram_bytes", int64_t(D.EstDramBytes)}});
+    EstimateOf[D.Layer] += D.EstCycles;
+    Estimate += D.EstCycles;
+  }
+  if (json::Array *Layers = Root.getArray("layers"))
+    for (json::Value &V : *Layers) {
+      json::Object *O = V.getAsObject();
+      llvm::Optional<llvm::StringRef> Name = O ? O->getString("name") : llvm::None;
+      if (!Name)
+        continue;
+      auto It = PartsOf.find(Name->str());
+      // Concats are views (no code) and a final softmax runs on the host.
+      O->try_emplace("plan", It == PartsOf.end() ? json::Array{} : std::move(It->second));
+      O->try_emplace("estimate_cycles", int64_t(EstimateOf[Name->str()]));
+    }
+  if (json::Object *Total = Root.getObject("total"))
+    Total->try_emplace("estimate_cycles", int64_t(Estimate));
+  Root.try_emplace("source", "cycles: the compiled program played through snowsim's timing engine "
+                             "(exact, as snowsim --timing-only); estimate_cycles: the planner's "
+                             "cost model, per part, before scheduling and overlap between layers");
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+  return OS.str();
+}

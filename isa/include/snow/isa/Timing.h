@@ -1,0 +1,86 @@
+//===- Timing.h - The cost of every operation, written once ---------*- C++ -*-===//
+//
+// The machine's scheduling model: how long each operation occupies its unit,
+// when its effect is complete, how many cycles a DMA transfer holds the DRAM
+// channel and when its data lands. Like an LLVM scheduling model, it has two
+// very different consumers that read the same functions:
+//
+//  * the simulator (sim/lib/Timing.cpp) plays every instruction of a program
+//    through them, cycle by cycle, to account (and the RTL implements the
+//    same contract: docs/architecture.md, "Timing contract");
+//  * the compiler (compiler/lib/Cost.cpp) composes them over a candidate plan
+//    to choose tilings, loop orders and trace modes, and `snowc
+//    --emit=plan-json` plays the chosen program through the simulator's
+//    timing engine, so the plan it reports is exact (docs/timing.md).
+//
+// Everything here is a function of the instruction's fields, its register
+// operands and the hardware configuration: nothing depends on data values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_ISA_TIMING_H
+#define SNOW_ISA_TIMING_H
+
+#include "snow/isa/HwConfig.h"
+#include "snow/isa/Isa.h"
+#include <cstdint>
+
+namespace snow::timing {
+
+/// Operations that take one cycle of their unit: semaphore waits and signals,
+/// vbias, layer marks, and a DMA operation's own cycle once the channel is
+/// granted (the transfer then runs on the channel, not on the unit).
+constexpr uint64_t UnitOpCycles = 1;
+
+/// The control core issues at most this many instructions a cycle.
+constexpr uint64_t CtrlIssuePerCycle = 1;
+
+/// A MAC or pooling trace: Rows x Len (map, weight) steps, one a cycle in
+/// every lane (vmac, vmacp, vdw, vmax, vavg).
+inline uint64_t traceCycles(uint64_t Rows, uint64_t Len) { return Rows * Len; }
+
+/// Cycles from a trace's start until its last accumulator write has landed:
+/// the trace, then the MAC pipeline's depth. vwb / vpre wait for it.
+inline uint64_t accumulatorReady(const isa::HwConfig &Hw, uint64_t TraceCycles) {
+  return TraceCycles + Hw.MacPipelineDepth;
+}
+
+/// vwb / vpre over Entries accumulator entries: every vMAC of a CU moves its
+/// lanes through the maps port, writeback_words lane words a cycle.
+inline uint64_t writebackCycles(const isa::HwConfig &Hw, uint64_t Entries) {
+  return Entries * Hw.writebackCyclesPerEntry();
+}
+
+/// A fill of Rows x Len maps elements: one lane group (LanesPerVmac elements)
+/// of a row a cycle.
+inline uint64_t fillCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t Len) {
+  return Rows * ((Len + Hw.LanesPerVmac - 1) / Hw.LanesPerVmac);
+}
+
+/// Bytes of one row of a DMA operation (ld.map / st.map move Len elements,
+/// ld.wgt Len weight words of LanesPerVmac elements).
+uint64_t dmaRowBytes(const isa::Inst &I, const isa::HwConfig &Hw);
+
+/// The bytes the DRAM channel moves for Rows rows of RowBytes, the first at
+/// Addr and each next one Stride bytes on: every row is rounded out to whole
+/// aligned bursts.
+uint64_t dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride, uint64_t Rows,
+                       uint64_t RowBytes);
+
+/// Cycles the channel is busy moving BurstBytes (already burst-rounded).
+inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
+  return Hw.dramCycles(BurstBytes);
+}
+
+/// Cycles from the channel grant until the transfer is complete (a load's
+/// data has landed in its buffer): the channel time, then DRAM latency.
+inline uint64_t dmaCompletion(const isa::HwConfig &Hw, uint64_t ChannelCycles) {
+  return ChannelCycles + Hw.DramLatencyCycles;
+}
+
+/// Cycles a non-DMA unit operation occupies its unit (the DMA operations'
+/// cost is the channel's: dmaBurstBytes, dmaChannelCycles, dmaCompletion).
+uint64_t unitCycles(const isa::Inst &I, const isa::HwConfig &Hw);
+
+} // namespace snow::timing
+
+#endif

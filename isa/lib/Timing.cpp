@@ -1,0 +1,62 @@
+//===- Timing.cpp - The cost of every operation, written once -------------===//
+//
+// See snow/isa/Timing.h. The simulator's timing engine and the compiler's
+// cost model both call these functions; docs/timing.md lists who reads what.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/isa/Timing.h"
+#include <cassert>
+
+using namespace snow;
+using isa::Inst;
+using isa::Opcode;
+
+uint64_t timing::dmaRowBytes(const Inst &I, const isa::HwConfig &Hw) {
+  return uint64_t(I.len) * 2 * (I.Op == Opcode::LD_WGT ? Hw.LanesPerVmac : 1);
+}
+
+uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride,
+                               uint64_t Rows, uint64_t RowBytes) {
+  const uint64_t B = Hw.DramBurstBytes;
+  auto Span = [&](uint64_t A) { return (A + RowBytes + B - 1) / B * B - A / B * B; };
+  // Rows a whole number of bursts apart all start at the same offset in a
+  // burst, so they all span the same number of bursts.
+  if (Stride % int64_t(B) == 0)
+    return Rows * Span(Addr);
+  uint64_t Sum = 0;
+  for (uint64_t R = 0; R < Rows; ++R)
+    Sum += Span(uint64_t(int64_t(Addr) + int64_t(R) * Stride));
+  return Sum;
+}
+
+uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {
+  switch (I.Op) {
+  case Opcode::VMAC:
+  case Opcode::VMACP:
+  case Opcode::VDW:
+  case Opcode::VMAX:
+  case Opcode::VAVG:
+    return traceCycles(uint64_t(I.rows), uint64_t(I.len));
+  case Opcode::VWB:
+  case Opcode::VPRE:
+    return writebackCycles(Hw, uint64_t(I.rows));
+  case Opcode::FILL:
+    return fillCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
+  case Opcode::LD_MAP:
+  case Opcode::LD_WGT:
+  case Opcode::ST_MAP:
+  case Opcode::VBIAS:
+  case Opcode::MARK:
+  case Opcode::SYNC_LD_WAIT:
+  case Opcode::SYNC_EX_WAIT:
+  case Opcode::SYNC_ST_WAIT:
+  case Opcode::SYNC_LD_SIGNAL:
+  case Opcode::SYNC_EX_SIGNAL:
+  case Opcode::SYNC_ST_SIGNAL:
+    return UnitOpCycles;
+  default:
+    assert(false && "unitCycles of a control-core instruction");
+    return UnitOpCycles;
+  }
+}

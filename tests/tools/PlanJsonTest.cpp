@@ -1,0 +1,123 @@
+//===- PlanJsonTest.cpp - snowc's plan agrees with snowsim's timing -------===//
+//
+// `snowc X --emit=plan-json` must predict every layer's cycles within 2 % and
+// the total within 0.5 % of what `snowsim --timing-only` measures on the
+// program `snowc X -o prog.bin` writes (issue "one timing model"). Both tools
+// run as a user runs them, in separate processes, on every model in models/
+// and on randomized odd-shaped models: non-square inputs, odd channel
+// counts, stride 3, 5x3 kernels, grouped convs, concats, residual adds,
+// pooling and fc layers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ToolHarness.h"
+#include "snow/support/Rng.h"
+#include "llvm/Support/JSON.h"
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace snow::test;
+namespace json = llvm::json;
+
+namespace {
+
+class PlanJsonTest : public ToolTest {
+protected:
+  /// Compiles Model both ways and checks the agreement; Hw is a preset.
+  void checkAgreement(const std::string &Model, const std::string &Hw = "zc706") {
+    ToolResult Plan = run("snowc", {Model, "--hw", Hw, "--emit=plan-json", "-o", "plan.json"});
+    ASSERT_TRUE(succeeded(Plan)) << Plan;
+    ToolResult Comp = run("snowc", {Model, "--hw", Hw, "-o", "prog.bin"});
+    ASSERT_TRUE(succeeded(Comp)) << Comp;
+    ToolResult Sim =
+        run("snowsim", {"prog.bin", "--timing-only", "--stats-json", "stats.json", "--quiet"});
+    ASSERT_TRUE(succeeded(Sim)) << Sim;
+
+    auto P = json::parse(read("plan.json"));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    auto S = json::parse(read("stats.json"));
+    ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+    const json::Object &PO = *P->getAsObject(), &SO = *S->getAsObject();
+    const json::Array *PL = PO.getArray("layers"), *SL = SO.getArray("layers");
+    ASSERT_TRUE(PL && SL);
+    ASSERT_EQ(PL->size(), SL->size()) << "plan and stats list different layers";
+    for (size_t I = 0; I < PL->size(); ++I) {
+      const json::Object &A = *(*PL)[I].getAsObject(), &B = *(*SL)[I].getAsObject();
+      ASSERT_EQ(A.getString("name"), B.getString("name")) << "layer " << I;
+      int64_t Pred = *A.getInteger("cycles"), Meas = *B.getInteger("cycles");
+      EXPECT_LE(std::abs(double(Pred - Meas)), 0.02 * double(Meas))
+          << Model << " layer " << B.getString("name")->str() << ": plan " << Pred
+          << " cycles, snowsim " << Meas;
+      // Every layer that runs code says how it was planned.
+      if (*B.getInteger("macs") > 0 && *B.getString("type") != "softmax") {
+        EXPECT_FALSE(A.getArray("plan")->empty()) << B.getString("name")->str();
+      }
+    }
+    int64_t Pred = *PO.getObject("total")->getInteger("cycles");
+    int64_t Meas = *SO.getObject("total")->getInteger("cycles");
+    EXPECT_LE(std::abs(double(Pred - Meas)), 0.005 * double(Meas))
+        << Model << ": plan " << Pred << " cycles, snowsim " << Meas;
+    EXPECT_TRUE(PO.getObject("total")->getInteger("estimate_cycles"));
+  }
+};
+
+/// A randomized model of odd shapes: a non-square input with an odd channel
+/// count, then a chain that always holds a stride-3 conv, a 5x3 kernel, a
+/// grouped conv, a concat of two branches, a residual add, a pool and an fc.
+std::string oddModel(unsigned Seed) {
+  snow::Rng R(Seed * 1009 + 5);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  auto Odd = [&](unsigned Lo, unsigned Hi) { return Pick(Lo, Hi) | 1u; };
+  unsigned C = Odd(1, 9), H = Pick(20, 44), W = Pick(20, 44);
+  if (H == W)
+    ++W;
+  unsigned G = Pick(2, 4), A = G * Odd(1, 13), B = Odd(3, 41);
+  return fmt::format(
+      "name: odd{0}\ninput: {{name: data, shape: [{1}, {2}, {3}]}}\nweights: {{seed: {0}}}\n"
+      "layers:\n"
+      "  - {{name: s3, type: conv, out_channels: {4}, kernel: 3, stride: 3, pad: 1, relu: true}}\n"
+      "  - {{name: k53, type: conv, out_channels: {5}, kernel: [5, 3], pad: [2, 1], relu: true}}\n"
+      "  - {{name: grp, type: conv, out_channels: {6}, kernel: 3, pad: 1, groups: {7}, "
+      "relu: true}}\n"
+      "  - {{name: br1, type: conv, input: grp, out_channels: {8}, kernel: 1, relu: true}}\n"
+      "  - {{name: br2, type: conv, input: grp, out_channels: {9}, kernel: 3, pad: 1}}\n"
+      "  - {{name: cat, type: concat, inputs: [br1, br2]}}\n"
+      "  - {{name: proj, type: conv, out_channels: {6}, kernel: 1}}\n"
+      "  - {{name: res, type: add, inputs: [proj, grp], relu: true}}\n"
+      "  - {{name: pool, type: maxpool, kernel: 3, stride: 2, pad: 1}}\n"
+      "  - {{name: flat, type: flatten}}\n"
+      "  - {{name: fc, type: fc, out_features: {10}}}\n",
+      Seed, C, H, W, Odd(5, 31), A, G * Odd(3, 13), G, B, Odd(3, 29), Odd(3, 99));
+}
+
+TEST_F(PlanJsonTest, EveryModelAgreesWithSnowsim) {
+  for (const auto &E : fs::directory_iterator(SourceDir + "/models")) {
+    if (E.path().extension() != ".yaml")
+      continue;
+    SCOPED_TRACE(E.path().filename().string());
+    checkAgreement(E.path().string());
+  }
+}
+
+TEST_F(PlanJsonTest, OddShapedModelsAgreeWithSnowsim) {
+  for (unsigned Seed = 0; Seed < 12; ++Seed) {
+    SCOPED_TRACE(fmt::format("seed {}", Seed));
+    write("odd.yaml", oddModel(Seed));
+    checkAgreement("odd.yaml", Seed % 3 == 0 ? "mini64" : Seed % 3 == 1 ? "zc706" : "big1024");
+  }
+}
+
+TEST_F(PlanJsonTest, PlanNamesTheChoiceOfEveryPart) {
+  ToolResult R = run("snowc", {tinyModel(), "--emit=plan-json", "-o", "plan.json"});
+  ASSERT_TRUE(succeeded(R)) << R;
+  auto P = json::parse(read("plan.json"));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const json::Object *First = (*P->getAsObject()->getArray("layers"))[0].getAsObject();
+  const json::Object *Part = (*First->getArray("plan"))[0].getAsObject();
+  for (const char *Key : {"part", "chunks", "tile_rows", "tile_cols", "rounds", "order",
+                          "estimate_cycles", "estimate_dram_bytes"})
+    EXPECT_TRUE(Part->get(Key)) << Key;
+  EXPECT_TRUE(P->getAsObject()->getString("source"));
+}
+
+} // namespace
