@@ -6,8 +6,9 @@
 // Effects are applied when an operation starts; the hazard rules guarantee no
 // other unit can observe the difference.
 //
-// The trace loop is the hot spot of a functional run: it is written so the
-// lane loop vectorizes (lanes are contiguous in weights and accumulators).
+// The trace loop is the hot spot of a functional run: on x86 with AVX2 it
+// runs a pmaddwd kernel that is bit-identical to the plain loop (see
+// traceAvx2); elsewhere the plain loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,11 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
+#include <llvm/ADT/SmallVector.h>
+#include <type_traits>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 using namespace snow;
 using namespace snow::sim;
@@ -39,42 +45,204 @@ int64_t roundShift(int64_t V, unsigned Shift) {
   return (V + (int64_t(1) << (Shift - 1))) >> Shift;
 }
 
-/// acc[0..L) += sum over taps of M[tap] * W[tap*L .. +L).
-template <unsigned L>
-void traceFixed(int64_t *Acc, const int16_t *M, const int16_t *W, unsigned Rows, unsigned Len,
-                unsigned MStride) {
-  int64_t Sum[L] = {};
-  for (unsigned R = 0; R < Rows; ++R) {
-    const int16_t *Mr = M + size_t(R) * MStride;
-    for (unsigned I = 0; I < Len; ++I) {
-      int32_t X = Mr[I];
-      const int16_t *Wi = W + (size_t(R) * Len + I) * L;
-      for (unsigned Lane = 0; Lane < L; ++Lane)
-        Sum[Lane] += X * int32_t(Wi[Lane]);
-    }
+/// Acc[0..L) += sum over taps T < N of Taps[T] * W[T*L + Lane]: the plain
+/// loop, for any lane count and for machines without AVX2.
+void tracePlain(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsigned L) {
+  for (unsigned T = 0; T < N; ++T) {
+    int32_t X = Taps[T];
+    const int16_t *Wt = W + size_t(T) * L;
+    for (unsigned Lane = 0; Lane < L; ++Lane)
+      Acc[Lane] += X * int32_t(Wt[Lane]);
   }
-  for (unsigned Lane = 0; Lane < L; ++Lane)
-    Acc[Lane] += Sum[Lane];
 }
 
-void traceAny(unsigned L, int64_t *Acc, const int16_t *M, const int16_t *W, unsigned Rows,
-              unsigned Len, unsigned MStride) {
-  switch (L) {
-  case 16:
-    return traceFixed<16>(Acc, M, W, Rows, Len, MStride);
-  case 8:
-    return traceFixed<8>(Acc, M, W, Rows, Len, MStride);
-  case 32:
-    return traceFixed<32>(Acc, M, W, Rows, Len, MStride);
-  default:
-    for (unsigned R = 0; R < Rows; ++R)
-      for (unsigned I = 0; I < Len; ++I) {
-        int32_t X = M[size_t(R) * MStride + I];
-        const int16_t *Wi = W + (size_t(R) * Len + I) * L;
-        for (unsigned Lane = 0; Lane < L; ++Lane)
-          Acc[Lane] += X * int32_t(Wi[Lane]);
+#if defined(__x86_64__) || defined(__i386__)
+// The AVX2 trace. pmaddwd multiplies int16 pairs and adds each pair into an
+// int32: interleaving the weights of taps T and T+1 lane by lane and
+// broadcasting the maps pair (Taps[T], Taps[T+1]) gives, per lane,
+// w[T]*m[T] + w[T+1]*m[T+1]. That sum lies in [-2^31 + 2^16, 2^31]: only
+// (-32768)^2 * 2 = 2^31 does not fit an int32, and it wraps to INT32_MIN,
+// which no true sum equals. Subtracting 2^16 (wrapping) therefore yields the
+// true sum - 2^16 exactly, as an int32. Its high 16 bits (arithmetic) and low
+// 16 bits (unsigned) are summed in separate int32 accumulators, which cannot
+// overflow within MaxPairs steps; they are widened into the int64 sums after
+// each block of pairs. The result is bit-identical to tracePlain.
+constexpr unsigned MaxPairs = 32767;
+
+/// Folds one block's split sums (lanes in pmaddwd's order) into Acc.
+void foldBlock(int64_t *Acc, const int32_t *Hi, const int32_t *Lo, const unsigned *LaneOf,
+               unsigned Lanes, unsigned Pairs) {
+  for (unsigned J = 0; J < Lanes; ++J)
+    Acc[LaneOf[J]] += int64_t(Hi[J]) * 65536 + Lo[J] + int64_t(Pairs) * 65536;
+}
+
+/// Lanes [0, 16) of one block: unpacklo/hi interleave within 128-bit halves.
+constexpr unsigned LaneOf16[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+constexpr unsigned LaneOf8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+/// The split int32 sums of one block of lanes: high and low halves of the
+/// two pmaddwd results (unpacklo lanes, unpackhi lanes).
+struct Split16 {
+  __m256i Hi0, Lo0, Hi1, Lo1;
+};
+struct Split8 {
+  __m128i Hi0, Lo0, Hi1, Lo1;
+};
+
+/// Where a trace's maps operands come from: one value per tap, broadcast to
+/// every lane (vmac), or one row of lanes per tap (vdw, from Lane0 on).
+struct Broadcast {
+  const int16_t *Taps;
+};
+struct PerLane {
+  const int16_t *const *Rows;
+  unsigned Lane0;
+};
+
+/// One pair of taps over 16 lanes: A, B the two taps' weights, MLo / MHi the
+/// maps operands interleaved like unpacklo(A, B) / unpackhi(A, B).
+[[gnu::target("avx2"), gnu::always_inline]] inline void step16(Split16 &S, __m256i A, __m256i B,
+                                                               __m256i MLo, __m256i MHi) {
+  const __m256i Bias = _mm256_set1_epi32(65536), LowMask = _mm256_set1_epi32(0xffff);
+  __m256i P0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(A, B), MLo), Bias);
+  __m256i P1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(A, B), MHi), Bias);
+  S.Hi0 = _mm256_add_epi32(S.Hi0, _mm256_srai_epi32(P0, 16));
+  S.Lo0 = _mm256_add_epi32(S.Lo0, _mm256_and_si256(P0, LowMask));
+  S.Hi1 = _mm256_add_epi32(S.Hi1, _mm256_srai_epi32(P1, 16));
+  S.Lo1 = _mm256_add_epi32(S.Lo1, _mm256_and_si256(P1, LowMask));
+}
+
+/// The same over 8 lanes.
+[[gnu::target("avx2"), gnu::always_inline]] inline void step8(Split8 &S, __m128i A, __m128i B,
+                                                              __m128i MLo, __m128i MHi) {
+  const __m128i Bias = _mm_set1_epi32(65536), LowMask = _mm_set1_epi32(0xffff);
+  __m128i P0 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(A, B), MLo), Bias);
+  __m128i P1 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(A, B), MHi), Bias);
+  S.Hi0 = _mm_add_epi32(S.Hi0, _mm_srai_epi32(P0, 16));
+  S.Lo0 = _mm_add_epi32(S.Lo0, _mm_and_si128(P0, LowMask));
+  S.Hi1 = _mm_add_epi32(S.Hi1, _mm_srai_epi32(P1, 16));
+  S.Lo1 = _mm_add_epi32(S.Lo1, _mm_and_si128(P1, LowMask));
+}
+
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i load16(const int16_t *P) {
+  return P ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P)) : _mm256_setzero_si256();
+}
+[[gnu::target("avx2"), gnu::always_inline]] inline __m128i load8(const int16_t *P) {
+  return P ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(P)) : _mm_setzero_si128();
+}
+
+/// The maps pair of taps T and T + 1 (Odd: T + 1 is past the end, zero).
+inline int32_t mapsPair(Broadcast M, unsigned T, bool Odd) {
+  if (Odd)
+    return int32_t(uint16_t(M.Taps[T]));
+  int32_t Pair;
+  std::memcpy(&Pair, M.Taps + T, 4);
+  return Pair;
+}
+
+/// Lanes [B, B + 16) of a trace (W already offset by B).
+template <class Src>
+[[gnu::target("avx2")]] void block16(int64_t *Acc, Src M, unsigned N, const int16_t *W,
+                                     unsigned L) {
+  for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
+    const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
+    Split16 S;
+    S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm256_setzero_si256();
+    // An odd tap left at the end pairs with a zero weight and map.
+    for (unsigned T = T0; T < T1; T += 2) {
+      const bool Odd = T + 1 == T1;
+      __m256i A = load16(W + size_t(T) * L), B = load16(Odd ? nullptr : W + size_t(T + 1) * L);
+      if constexpr (std::is_same_v<Src, Broadcast>) {
+        __m256i Pair = _mm256_set1_epi32(mapsPair(M, T, Odd));
+        step16(S, A, B, Pair, Pair);
+      } else {
+        __m256i M0 = load16(M.Rows[T] + M.Lane0);
+        __m256i M1 = load16(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
+        step16(S, A, B, _mm256_unpacklo_epi16(M0, M1), _mm256_unpackhi_epi16(M0, M1));
       }
+    }
+    alignas(32) int32_t Hi[16], Lo[16];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(Hi), S.Hi0);
+    _mm256_store_si256(reinterpret_cast<__m256i *>(Hi + 8), S.Hi1);
+    _mm256_store_si256(reinterpret_cast<__m256i *>(Lo), S.Lo0);
+    _mm256_store_si256(reinterpret_cast<__m256i *>(Lo + 8), S.Lo1);
+    foldBlock(Acc, Hi, Lo, LaneOf16, 16, (T1 - T0 + 1) / 2);
   }
+}
+
+/// Lanes [B, B + 8) of a trace.
+template <class Src>
+[[gnu::target("avx2")]] void block8(int64_t *Acc, Src M, unsigned N, const int16_t *W, unsigned L) {
+  for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
+    const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
+    Split8 S;
+    S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm_setzero_si128();
+    for (unsigned T = T0; T < T1; T += 2) {
+      const bool Odd = T + 1 == T1;
+      __m128i A = load8(W + size_t(T) * L), B = load8(Odd ? nullptr : W + size_t(T + 1) * L);
+      if constexpr (std::is_same_v<Src, Broadcast>) {
+        __m128i Pair = _mm_set1_epi32(mapsPair(M, T, Odd));
+        step8(S, A, B, Pair, Pair);
+      } else {
+        __m128i M0 = load8(M.Rows[T] + M.Lane0);
+        __m128i M1 = load8(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
+        step8(S, A, B, _mm_unpacklo_epi16(M0, M1), _mm_unpackhi_epi16(M0, M1));
+      }
+    }
+    alignas(16) int32_t Hi[8], Lo[8];
+    _mm_store_si128(reinterpret_cast<__m128i *>(Hi), S.Hi0);
+    _mm_store_si128(reinterpret_cast<__m128i *>(Hi + 4), S.Hi1);
+    _mm_store_si128(reinterpret_cast<__m128i *>(Lo), S.Lo0);
+    _mm_store_si128(reinterpret_cast<__m128i *>(Lo + 4), S.Lo1);
+    foldBlock(Acc, Hi, Lo, LaneOf8, 8, (T1 - T0 + 1) / 2);
+  }
+}
+
+bool hasAvx2() {
+  static const bool Has = __builtin_cpu_supports("avx2");
+  return Has;
+}
+
+/// Lane counts the AVX2 trace covers: 16-lane blocks and one 8-lane block.
+bool avx2Lanes(unsigned L) { return L % 8 == 0 && hasAvx2(); }
+
+void traceAvx2(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsigned L) {
+  unsigned B = 0;
+  for (; B + 16 <= L; B += 16)
+    block16(Acc + B, Broadcast{Taps}, N, W + B, L);
+  if (B < L)
+    block8(Acc + B, Broadcast{Taps}, N, W + B, L);
+}
+
+void depthwiseAvx2(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16_t *W,
+                   unsigned L) {
+  unsigned B = 0;
+  for (; B + 16 <= L; B += 16)
+    block16(Acc + B, PerLane{Rows, B}, N, W + B, L);
+  if (B < L)
+    block8(Acc + B, PerLane{Rows, B}, N, W + B, L);
+}
+#else
+bool avx2Lanes(unsigned) { return false; }
+void traceAvx2(int64_t *, const int16_t *, unsigned, const int16_t *, unsigned) {}
+void depthwiseAvx2(int64_t *, const int16_t *const *, unsigned, const int16_t *, unsigned) {}
+#endif
+
+/// Acc[0..L) += the trace of N taps; picks the AVX2 kernel where it applies.
+void trace(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsigned L) {
+  if (avx2Lanes(L))
+    traceAvx2(Acc, Taps, N, W, L);
+  else
+    tracePlain(Acc, Taps, N, W, L);
+}
+
+/// Acc[Lane] += sum over taps T < N of Rows[T][Lane] * W[T*L + Lane] (vdw).
+void depthwise(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16_t *W, unsigned L) {
+  if (avx2Lanes(L))
+    return depthwiseAvx2(Acc, Rows, N, W, L);
+  for (unsigned T = 0; T < N; ++T)
+    for (unsigned Lane = 0; Lane < L; ++Lane)
+      Acc[Lane] += int32_t(Rows[T][Lane]) * int32_t(W[size_t(T) * L + Lane]);
 }
 
 } // namespace
@@ -219,15 +387,22 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  const unsigned PerPixel = V / Pix;
+  // The maps taps of a trace, rows one after another: the same for every
+  // vMAC of a pixel group, gathered once.
+  const unsigned PerPixel = V / Pix, N = unsigned(I.rows) * I.len;
+  llvm::SmallVector<int16_t, 1024> Taps(N);
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
     for (unsigned V2 = 0; V2 < V; ++V2) {
-      const int16_t *Mp = &Maps[Cu][E.A2 + uint64_t(V2 / PerPixel) * I.cstride];
+      if (V2 % PerPixel == 0) {
+        const int16_t *Mp = &Maps[Cu][E.A2 + uint64_t(V2 / PerPixel) * I.cstride];
+        for (unsigned R = 0; R < unsigned(I.rows); ++R)
+          std::copy_n(Mp + size_t(R) * I.bstride, I.len, &Taps[size_t(R) * I.len]);
+      }
       unsigned K = Cu * V + V2;
       int64_t *A = &Acc[K][size_t(E.A1) * L];
       if (I.init)
         std::copy_n(Bias[K].data(), L, A);
-      traceAny(L, A, Mp, &Weights[K][size_t(E.A3) * L], I.rows, I.len, I.bstride);
+      trace(A, Taps.data(), N, &Weights[K][size_t(E.A3) * L], L);
       // Wrap at the accumulator width now, so long chains of traces can never
       // overflow the simulator's 64-bit sums.
       for (unsigned Lane = 0; Lane < L; ++Lane)
@@ -250,20 +425,19 @@ llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
+  // Each tap's maps row (lane-contiguous, one vMAC's channels).
+  const unsigned N = unsigned(I.rows) * I.len;
+  llvm::SmallVector<const int16_t *, 256> Rows(N);
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
     for (unsigned V2 = 0; V2 < V; ++V2) {
       unsigned K = Cu * V + V2;
       int64_t *A = &Acc[K][size_t(E.A1) * L];
       if (I.init)
         std::copy_n(Bias[K].data(), L, A);
-      const int16_t *W = &Weights[K][size_t(E.A3) * L];
-      for (int64_t R = 0; R < I.rows; ++R)
-        for (int64_t X = 0; X < I.len; ++X) {
-          const int16_t *M = &Maps[Cu][E.A2 + R * I.bstride + X * I.cstride + V2 * L];
-          const int16_t *Wt = W + (R * I.len + X) * L;
-          for (unsigned Lane = 0; Lane < L; ++Lane)
-            A[Lane] += int32_t(M[Lane]) * int32_t(Wt[Lane]);
-        }
+      for (int64_t R = 0, T = 0; R < I.rows; ++R)
+        for (int64_t X = 0; X < I.len; ++X)
+          Rows[T++] = &Maps[Cu][E.A2 + R * I.bstride + X * I.cstride + V2 * L];
+      depthwise(A, Rows.data(), N, &Weights[K][size_t(E.A3) * L], L);
       for (unsigned Lane = 0; Lane < L; ++Lane)
         A[Lane] = signExtend(A[Lane], Hw.AccBits);
     }

@@ -9,6 +9,7 @@
 
 #include "Machine.h"
 #include "snow/sim/Stats.h"
+#include "snow/support/HugePages.h"
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -26,10 +27,12 @@ void SimFault::log(llvm::raw_ostream &OS) const {
 
 std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
 
-Machine::Machine(const isa::Program &P, std::vector<Inst> Code, SimOptions Opts)
+Machine::Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts)
     : Prog(P), Hw(P.Hw), Code(std::move(Code)), Opts(Opts), DramSize(P.Hw.dramBytes()) {
-  // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched.
+  // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched,
+  // in 2 MiB pages (the weights image alone is tens of MB).
   Dram.reset(static_cast<uint8_t *>(std::calloc(DramSize, 1)));
+  adviseHugePages(Dram.get(), DramSize);
   const unsigned K = Hw.cus() * Hw.VmacsPerCu, L = Hw.LanesPerVmac;
   if (!Opts.TimingOnly) {
     Maps.assign(Hw.cus(), std::vector<int16_t>(Hw.mapsElems()));
@@ -233,6 +236,21 @@ void Machine::closeStats(SimStats &S) {
   finishStats(S, Marks, Prologue, TotalCycles);
 }
 
+llvm::Error Machine::finish(SimStats &S) {
+  TotalCycles = HaltCycle + 1;
+  for (const UnitState &U : Units)
+    TotalCycles = std::max({TotalCycles, U.ReadyAt, U.LastCompletion});
+  if (TotalCycles > Opts.MaxCycles)
+    return faultAt(Pc, TotalCycles,
+                   fmt::format("still running after --max-cycles {} cycles", Opts.MaxCycles));
+  closeStats(S);
+  return llvm::Error::success();
+}
+
+size_t Machine::queued() const {
+  return Units[0].Queue.size() + Units[1].Queue.size() + Units[2].Queue.size();
+}
+
 llvm::Error Machine::run(SimStats &S) {
   Stats = &S;
   initLayerStats(S, Prog);
@@ -254,24 +272,51 @@ llvm::Error Machine::run(SimStats &S) {
         ++Sems[P.second & 0xff];
         return true;
       });
-    bool Acted = stepCtrl(T);
+    bool CtrlActed = stepCtrl(T), UnitsActed = false;
     for (UnitState &U : Units)
-      Acted |= stepUnit(U, T);
-    Acted |= grantChannel(T);
+      UnitsActed |= stepUnit(U, T);
+    UnitsActed |= grantChannel(T);
     if (PendingError)
       return std::move(PendingError);
-    if (Halted && drained()) {
-      TotalCycles = HaltCycle + 1;
-      for (const UnitState &U : Units)
-        TotalCycles = std::max({TotalCycles, U.ReadyAt, U.LastCompletion});
-      if (TotalCycles > Opts.MaxCycles)
-        return Runaway(TotalCycles);
-      closeStats(S);
-      return llvm::Error::success();
+    if (Halted && drained())
+      return finish(S);
+    if (!CtrlActed && !UnitsActed) {
+      uint64_t Next = nextWake(T);
+      if (Next == Never)
+        return deadlock(T);
+      T = Next;
+      continue;
     }
-    uint64_t Next = Acted ? T + 1 : nextWake(T);
-    if (Next == Never)
-      return deadlock(T);
-    T = Next;
+    // Before Wake, the first cycle a unit, a signal or the channel can act,
+    // only the control core can: step it alone, without visiting the rest
+    // (most of a network's cycles are scalar loop code or a stalled control
+    // core). An operation it dispatches is visible to its unit the next
+    // cycle, which becomes Wake.
+    uint64_t Wake = UnitsActed ? T + 1 : nextWake(T);
+    for (++T; T < Wake && CtrlActed && !Halted;) {
+      if (T > Opts.MaxCycles + 1)
+        return Runaway(T);
+      size_t Queued = queued();
+      CtrlActed = stepCtrl(T);
+      if (PendingError)
+        return std::move(PendingError);
+      if (Halted) {
+        if (drained())
+          return finish(S);
+        ++T; // the next cycle is visited in full
+        break;
+      }
+      if (queued() != Queued)
+        Wake = T + 1;
+      if (CtrlActed)
+        ++T;
+    }
+    // The control core stalled in cycle T on a full queue: nothing can act
+    // before Wake (or ever).
+    if (!CtrlActed && !Halted && T < Wake) {
+      if (Wake == Never)
+        return deadlock(T);
+      T = Wake;
+    }
   }
 }

@@ -77,13 +77,23 @@ struct DramRange {
 /// a contract constant of Snow.td, shared with the RTL through snow_isa_pkg.
 using isa::MaxPendingSignals;
 
+/// The decoded program, indexed by pc. A network's code repeats a few
+/// thousand distinct words (loop bodies, per-tile sequences), so each is
+/// decoded and stored once: a decoded instruction is ~170 bytes.
+struct DecodedCode {
+  std::vector<isa::Inst> Unique;
+  std::vector<uint32_t> Index; ///< [pc] -> Unique
+  const isa::Inst &operator[](size_t Pc) const { return Unique[Index[Pc]]; }
+  size_t size() const { return Index.size(); }
+};
+
 struct FreeDeleter {
   void operator()(uint8_t *P) const { std::free(P); }
 };
 
 class Machine {
 public:
-  Machine(const isa::Program &P, std::vector<isa::Inst> Code, SimOptions Opts);
+  Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts);
 
   llvm::Error run(SimStats &Stats);
 
@@ -103,6 +113,8 @@ private:
   llvm::Error checkBanks(isa::Unit U, bool Weights, uint64_t Lo, uint64_t Hi, bool Write,
                          uint64_t T, uint64_t Until, const Entry &E);
   void closeStats(SimStats &Stats);
+  llvm::Error finish(SimStats &Stats);
+  size_t queued() const;
 
   // Functional.cpp: each checks ranges and applies the operation's effect.
   llvm::Error loadMaps(const isa::Inst &I, const Entry &E, uint64_t T);
@@ -127,7 +139,7 @@ public:
 
   const isa::Program &Prog;
   const isa::HwConfig &Hw;
-  std::vector<isa::Inst> Code;
+  DecodedCode Code;
   SimOptions Opts;
 
   // Storage.

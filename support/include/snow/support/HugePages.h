@@ -1,8 +1,9 @@
 //===- HugePages.h - Large buffers backed by huge pages ----------*- C++ -*-===//
 //
-// The compiler's largest buffers (seeded float weights, their int16
-// quantization, the DRAM image: hundreds of MB for VGG-16) are written once,
-// right after a std::vector zero-fills them. Profiles showed that zero fill
+// The compiler's and the simulator's largest buffers (seeded float weights,
+// their int16 quantization, the DRAM image, a loaded program's weights and
+// decoded code: hundreds of MB for VGG-16) are written once, right after
+// they are allocated. Profiles showed that zero fill
 // dominated by page faults, one per 4 KiB page, each expensive on a
 // virtual machine. Where transparent huge pages are enabled "on request"
 // (the usual Linux default), asking for them turns 512 of those faults into
@@ -16,27 +17,22 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 namespace snow {
 
-/// Reserves room for N elements in V and, for large buffers, asks the
-/// kernel to back the reserved range with huge pages before anything
-/// touches it. Call before resize()/assign() on an empty vector.
+/// Asks the OS for transparent huge pages over the whole 2 MiB pages inside
+/// [P, P + Size). Call it before the memory is first written. Advice only:
+/// where it is not available (or off Linux) nothing changes.
+void adviseHugePages(void *P, size_t Size);
+
+/// Reserves room for N elements in V and, for large buffers (8 MiB and
+/// more), advises huge pages over the reserved range before anything touches
+/// it. Call before resize()/assign() on an empty vector.
 template <class T> void reserveHuge(std::vector<T> &V, size_t N) {
   V.reserve(N);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t Huge = uintptr_t(2) << 20;
   const size_t Bytes = V.capacity() * sizeof(T);
-  if (Bytes < 4 * Huge)
-    return;
-  const uintptr_t Begin = (reinterpret_cast<uintptr_t>(V.data()) + Huge - 1) & ~(Huge - 1);
-  const uintptr_t End = (reinterpret_cast<uintptr_t>(V.data()) + Bytes) & ~(Huge - 1);
-  if (End > Begin)
-    (void)madvise(reinterpret_cast<void *>(Begin), End - Begin, MADV_HUGEPAGE);
-#endif
+  if (Bytes >= (size_t(8) << 20))
+    adviseHugePages(V.data(), Bytes);
 }
 
 } // namespace snow
