@@ -263,6 +263,38 @@ static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, con
   return llvm::Error::success();
 }
 
+/// Extent in elements of a window: rows at bstride of len taps at cstride, the
+/// last tap Last elements wide (vdw, vpool).
+static uint64_t windowExtent(const Inst &I, uint64_t Last) {
+  return I.rows == 0 || I.len == 0
+             ? 0
+             : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + Last;
+}
+
+/// The maps rows a load, fill or store moves: rows of len at bstride from Lo.
+static llvm::Error checkMapsRows(const Machine &M, const Inst &I, const Entry &E, uint64_t T,
+                                 uint64_t Lo) {
+  return checkBuffer(M, E, T, "maps buffer", Lo, extent2d(I.rows, I.bstride, I.len),
+                     M.Hw.mapsElems());
+}
+
+/// The accumulator entry rs1 of a vmac / vdw.
+static llvm::Error checkAccumulator(const Machine &M, const Entry &E, uint64_t T) {
+  if (E.A1 >= M.Hw.AccEntries)
+    return M.fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, M.Hw.AccEntries));
+  return llvm::Error::success();
+}
+
+/// The weights a trace reads from rs3 on: one word of lanes per tap.
+static llvm::Error checkTraceWeights(const Machine &M, const Inst &I, const Entry &E, uint64_t T) {
+  return checkBuffer(M, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
+                     M.Hw.weightsWords());
+}
+
+uint64_t Machine::vdwExtent(const Inst &I) const {
+  return windowExtent(I, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac);
+}
+
 llvm::Error Machine::checkDramRows(const Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                                    uint64_t RowBytes) {
   int64_t First = int64_t(Addr);
@@ -292,8 +324,7 @@ llvm::Error Machine::loadMaps(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -334,8 +365,7 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
 llvm::Error Machine::fillMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkMask(*this, E, T, I.mask))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -351,8 +381,7 @@ llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
     return fault(E, T, fmt::format("CU index {} out of range ({} CUs)", I.idx, Hw.cus()));
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -369,8 +398,8 @@ uint64_t Machine::vmacExtent(const Inst &I) const {
 
 llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (E.A1 >= Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
+  if (auto Err = checkAccumulator(*this, E, T))
+    return Err;
   // vmacp: 2^pix pixel groups of V / 2^pix vMACs each.
   const unsigned Pix = I.Op == isa::Opcode::VMACP ? 1u << I.pix : 1;
   if (Pix > V || V % Pix != 0)
@@ -382,8 +411,7 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
     return fault(E, T, "maps buffer access is empty (rows and len must be > 0)");
   if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vmacExtent(I), Hw.mapsElems()))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
-                             Hw.weightsWords()))
+  if (auto Err = checkTraceWeights(*this, I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -413,15 +441,11 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
 
 llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (E.A1 >= Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
-  uint64_t Ext = I.rows == 0 || I.len == 0 ? 0
-                                           : uint64_t(I.rows - 1) * I.bstride +
-                                                 uint64_t(I.len - 1) * I.cstride + uint64_t(V) * L;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, Ext, Hw.mapsElems()))
+  if (auto Err = checkAccumulator(*this, E, T))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
-                             Hw.weightsWords()))
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vdwExtent(I), Hw.mapsElems()))
+    return Err;
+  if (auto Err = checkTraceWeights(*this, I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -516,10 +540,8 @@ llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
 
 llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) {
   const unsigned L = Hw.LanesPerVmac;
-  uint64_t Ext = I.rows == 0 || I.len == 0
-                     ? 0
-                     : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, Ext, Hw.mapsElems()))
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, windowExtent(I, L),
+                             Hw.mapsElems()))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool result)", E.A1, L, Hw.mapsElems()))
     return Err;
