@@ -431,27 +431,25 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   if (P.IsConv) {
     E.li(4, 0);
     E.li(9, B.OutBase[S.OutBuf]);
+    // vpre / vwb: the step's accumulators (r4) to or from its output (r9).
+    auto AccMove = [&](Opcode Op, int64_t Shift) {
+      Inst I;
+      I.Op = Op;
+      I.rs1 = 4;
+      I.rs2 = 9;
+      I.rows = S.round().pixels() >> P.PixLog;
+      I.bstride = G;
+      I.shift = Shift;
+      return I;
+    };
     if (L.HasResidual) {
       // The load unit already waited for the output region (loadResidual).
       E.wait(Unit::Compute, ResFull + S.OutBuf);
-      Inst Pre;
-      Pre.Op = Opcode::VPRE;
-      Pre.rs1 = 4;
-      Pre.rs2 = 9;
-      Pre.rows = S.round().pixels() >> P.PixLog;
-      Pre.bstride = G;
-      Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
-      E.emit(Pre);
+      E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
     } else {
       E.wait(Unit::Compute, OutFree + S.OutBuf);
     }
-    Inst Wb;
-    Wb.Op = Opcode::VWB;
-    Wb.rs1 = 4;
-    Wb.rs2 = 9;
-    Wb.rows = S.round().pixels() >> P.PixLog;
-    Wb.bstride = G;
-    Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
+    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.OutFrac);
     Wb.relu = L.Relu;
     E.emit(Wb);
   }
