@@ -85,7 +85,7 @@ constexpr unsigned LaneOf8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 #define SNOW_AVX2 [[gnu::target("avx2"), gnu::always_inline]] static
 struct Wide {
   using Vec = __m256i;
-  static constexpr unsigned Lanes = 16;
+  static constexpr unsigned Width = 16; // int16 elements per register
   static constexpr const unsigned *LaneOf = LaneOf16;
   SNOW_AVX2 Vec zero() { return _mm256_setzero_si256(); }
   SNOW_AVX2 Vec splat(int32_t X) { return _mm256_set1_epi32(X); }
@@ -104,7 +104,7 @@ struct Wide {
 };
 struct Narrow {
   using Vec = __m128i;
-  static constexpr unsigned Lanes = 8;
+  static constexpr unsigned Width = 8;
   static constexpr const unsigned *LaneOf = LaneOf8;
   SNOW_AVX2 Vec zero() { return _mm_setzero_si128(); }
   SNOW_AVX2 Vec splat(int32_t X) { return _mm_set1_epi32(X); }
@@ -159,7 +159,7 @@ inline int32_t mapsPair(Broadcast M, unsigned T, bool Odd) {
   return Pair;
 }
 
-/// Lanes [B, B + V::Lanes) of a trace (W already offset by B).
+/// Lanes [B, B + V::Width) of a trace (W already offset by B).
 template <class V, class Src>
 [[gnu::target("avx2")]] void block(int64_t *Acc, Src M, unsigned N, const int16_t *W, unsigned L) {
   using Vec = typename V::Vec;
@@ -180,13 +180,13 @@ template <class V, class Src>
         step<V>(S, A, B, V::lo(M0, M1), V::hi(M0, M1));
       }
     }
-    constexpr unsigned H = V::Lanes / 2;
-    alignas(32) int32_t Hi[V::Lanes], Lo[V::Lanes];
+    constexpr unsigned H = V::Width / 2;
+    alignas(32) int32_t Hi[V::Width], Lo[V::Width];
     V::store(Hi, S.Hi0);
     V::store(Hi + H, S.Hi1);
     V::store(Lo, S.Lo0);
     V::store(Lo + H, S.Lo1);
-    foldBlock(Acc, Hi, Lo, V::LaneOf, V::Lanes, (T1 - T0 + 1) / 2);
+    foldBlock(Acc, Hi, Lo, V::LaneOf, V::Width, (T1 - T0 + 1) / 2);
   }
 }
 
@@ -311,12 +311,16 @@ static llvm::Error checkMask(const Machine &M, const Entry &E, uint64_t T, int64
   return llvm::Error::success();
 }
 
+llvm::Error Machine::checkMapsDram(const Inst &I, const Entry &E, uint64_t T) {
+  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
+    return Err;
+  return checkMapsRows(*this, I, E, T, E.A2);
+}
+
 llvm::Error Machine::loadMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkMask(*this, E, T, I.mask))
     return Err;
-  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
-    return Err;
-  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
+  if (auto Err = checkMapsDram(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -371,9 +375,7 @@ llvm::Error Machine::fillMaps(const Inst &I, const Entry &E, uint64_t T) {
 llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (I.idx >= Hw.cus())
     return fault(E, T, fmt::format("CU index {} out of range ({} CUs)", I.idx, Hw.cus()));
-  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
-    return Err;
-  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
+  if (auto Err = checkMapsDram(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();

@@ -134,6 +134,8 @@ private:
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                             uint64_t RowBytes);
+  /// The DRAM rows (rs1) and maps rows (rs2) an ld.map or st.map moves.
+  llvm::Error checkMapsDram(const isa::Inst &I, const Entry &E, uint64_t T);
 
 public:
   llvm::Error fault(const Entry &E, uint64_t T, const std::string &Reason) const;
