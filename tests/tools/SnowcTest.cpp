@@ -10,19 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/ModelPrefix.h"
 #include "ToolHarness.h"
 
 #include <cctype>
 
 using namespace snow::test;
+using namespace snow::test::modelprefix;
 
 namespace {
-
-/// Lines 1-3 of every model below, so the first layer is on line 4.
-const std::string Top = "name: m\n"
-                        "input: {shape: [3, 8, 8]}\n"
-                        "layers:\n";
-const std::string C1 = "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n";
 
 class Snowc : public ToolTest {
 protected:
