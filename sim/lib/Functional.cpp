@@ -311,6 +311,13 @@ static llvm::Error checkMask(const Machine &M, const Entry &E, uint64_t T, int64
   return llvm::Error::success();
 }
 
+/// Calls F(Cu) for each CU that Mask names: loads and fills go to all of them.
+template <class Fn> static void forMaskedCus(const Machine &M, int64_t Mask, Fn F) {
+  for (unsigned Cu = 0; Cu < M.Hw.cus(); ++Cu)
+    if ((Mask >> Cu) & 1)
+      F(Cu);
+}
+
 llvm::Error Machine::checkMapsDram(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
     return Err;
@@ -324,13 +331,11 @@ llvm::Error Machine::loadMaps(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
-    if (!((I.mask >> Cu) & 1))
-      continue;
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
     for (int64_t R = 0; R < I.rows; ++R)
       std::memcpy(&Maps[Cu][E.A2 + R * I.bstride], Dram.get() + E.A1 + R * I.dstride,
                   size_t(I.len) * 2);
-  }
+  });
   return llvm::Error::success();
 }
 
@@ -347,14 +352,12 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
-    if (!((I.mask >> Cu) & 1))
-      continue;
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
     auto &W = Weights[Cu * Hw.VmacsPerCu + I.idx];
     for (int64_t R = 0; R < I.rows; ++R)
       std::memcpy(&W[(E.A2 + R * I.bstride) * L], Dram.get() + E.A1 + R * I.dstride,
                   size_t(I.len) * L * 2);
-  }
+  });
   return llvm::Error::success();
 }
 
@@ -365,10 +368,10 @@ llvm::Error Machine::fillMaps(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
-    if ((I.mask >> Cu) & 1)
-      for (int64_t R = 0; R < I.rows; ++R)
-        std::fill_n(&Maps[Cu][E.A2 + R * I.bstride], I.len, int16_t(I.value));
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
+    for (int64_t R = 0; R < I.rows; ++R)
+      std::fill_n(&Maps[Cu][E.A2 + R * I.bstride], I.len, int16_t(I.value));
+  });
   return llvm::Error::success();
 }
 
