@@ -48,22 +48,20 @@ void Emitter::halt() {
   emit(I);
 }
 
-void Emitter::wait(isa::Unit U, unsigned Sem) {
+/// A semaphore op on unit U's semaphore Sem: Ld, Ex or St by unit.
+static Inst syncInst(isa::Unit U, unsigned Sem, Opcode Ld, Opcode Ex, Opcode St) {
   Inst I;
-  I.Op = U == isa::Unit::Load      ? Opcode::SYNC_LD_WAIT
-         : U == isa::Unit::Compute ? Opcode::SYNC_EX_WAIT
-                                   : Opcode::SYNC_ST_WAIT;
+  I.Op = U == isa::Unit::Load ? Ld : U == isa::Unit::Compute ? Ex : St;
   I.idx = Sem;
-  emit(I);
+  return I;
+}
+
+void Emitter::wait(isa::Unit U, unsigned Sem) {
+  emit(syncInst(U, Sem, Opcode::SYNC_LD_WAIT, Opcode::SYNC_EX_WAIT, Opcode::SYNC_ST_WAIT));
 }
 
 void Emitter::signal(isa::Unit U, unsigned Sem) {
-  Inst I;
-  I.Op = U == isa::Unit::Load      ? Opcode::SYNC_LD_SIGNAL
-         : U == isa::Unit::Compute ? Opcode::SYNC_EX_SIGNAL
-                                   : Opcode::SYNC_ST_SIGNAL;
-  I.idx = Sem;
-  emit(I);
+  emit(syncInst(U, Sem, Opcode::SYNC_LD_SIGNAL, Opcode::SYNC_EX_SIGNAL, Opcode::SYNC_ST_SIGNAL));
 }
 
 void Emitter::mark(unsigned Layer) {

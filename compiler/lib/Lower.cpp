@@ -87,6 +87,18 @@ Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStri
   return I;
 }
 
+/// A vpre or vwb of Rows accumulator entries: accumulators from entry 0 (r4)
+/// to or from the maps at r9, entries Bstride apart.
+Inst accMove(Opcode Op, uint32_t Rows, uint32_t Bstride) {
+  Inst I;
+  I.Op = Op;
+  I.rs1 = 4;
+  I.rs2 = 9;
+  I.rows = Rows;
+  I.bstride = Bstride;
+  return I;
+}
+
 } // namespace
 
 void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
@@ -376,12 +388,7 @@ void Lowerer::elementwise(const Step &S) {
   const uint32_t Operand2 = P.R * P.Wt * G;
   auto Pre = [&](uint32_t Addr, bool Init) {
     E.li(9, Addr);
-    Inst I;
-    I.Op = Opcode::VPRE;
-    I.rs1 = 4;
-    I.rs2 = 9;
-    I.rows = Pix;
-    I.bstride = G;
+    Inst I = accMove(Opcode::VPRE, Pix, G);
     I.init = Init;
     E.emit(I);
   };
@@ -392,12 +399,7 @@ void Lowerer::elementwise(const Step &S) {
   E.signal(Unit::Compute, InFree + S.InBuf);
   E.wait(Unit::Compute, OutFree + S.OutBuf);
   E.li(9, B.OutBase[S.OutBuf]);
-  Inst Wb;
-  Wb.Op = Opcode::VWB;
-  Wb.rs1 = 4;
-  Wb.rs2 = 9;
-  Wb.rows = Pix;
-  Wb.bstride = G;
+  Inst Wb = accMove(Opcode::VWB, Pix, G);
   Wb.relu = L.Relu || L.Kind == ir::LayerKind::Relu;
   E.emit(Wb);
   E.signal(Unit::Compute, OutFull + S.OutBuf);
@@ -431,27 +433,19 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   if (P.IsConv) {
     E.li(4, 0);
     E.li(9, B.OutBase[S.OutBuf]);
+    auto AccMove = [&](Opcode Op, int64_t Shift) {
+      Inst I = accMove(Op, S.round().pixels() >> P.PixLog, G);
+      I.shift = Shift;
+      return I;
+    };
     if (L.HasResidual) {
       // The load unit already waited for the output region (loadResidual).
       E.wait(Unit::Compute, ResFull + S.OutBuf);
-      Inst Pre;
-      Pre.Op = Opcode::VPRE;
-      Pre.rs1 = 4;
-      Pre.rs2 = 9;
-      Pre.rows = S.round().pixels() >> P.PixLog;
-      Pre.bstride = G;
-      Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
-      E.emit(Pre);
+      E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
     } else {
       E.wait(Unit::Compute, OutFree + S.OutBuf);
     }
-    Inst Wb;
-    Wb.Op = Opcode::VWB;
-    Wb.rs1 = 4;
-    Wb.rs2 = 9;
-    Wb.rows = S.round().pixels() >> P.PixLog;
-    Wb.bstride = G;
-    Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
+    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.OutFrac);
     Wb.relu = L.Relu;
     E.emit(Wb);
   }

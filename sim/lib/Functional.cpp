@@ -80,14 +80,51 @@ void foldBlock(int64_t *Acc, const int32_t *Hi, const int32_t *Lo, const unsigne
 constexpr unsigned LaneOf16[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
 constexpr unsigned LaneOf8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 
+/// The vector operations of a block, over 256-bit registers (16 lanes) or
+/// 128-bit ones (8 lanes): one kernel serves both widths.
+#define SNOW_AVX2 [[gnu::target("avx2"), gnu::always_inline]] static
+struct Wide {
+  using Vec = __m256i;
+  static constexpr unsigned Width = 16; // int16 elements per register
+  static constexpr const unsigned *LaneOf = LaneOf16;
+  SNOW_AVX2 Vec zero() { return _mm256_setzero_si256(); }
+  SNOW_AVX2 Vec splat(int32_t X) { return _mm256_set1_epi32(X); }
+  /// Null loads zeros (the missing partner of an odd tap).
+  SNOW_AVX2 Vec load(const int16_t *P) {
+    return P ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P)) : zero();
+  }
+  SNOW_AVX2 void store(int32_t *P, Vec X) { _mm256_store_si256(reinterpret_cast<__m256i *>(P), X); }
+  SNOW_AVX2 Vec lo(Vec A, Vec B) { return _mm256_unpacklo_epi16(A, B); }
+  SNOW_AVX2 Vec hi(Vec A, Vec B) { return _mm256_unpackhi_epi16(A, B); }
+  SNOW_AVX2 Vec madd(Vec A, Vec B) { return _mm256_madd_epi16(A, B); }
+  SNOW_AVX2 Vec add(Vec A, Vec B) { return _mm256_add_epi32(A, B); }
+  SNOW_AVX2 Vec sub(Vec A, Vec B) { return _mm256_sub_epi32(A, B); }
+  SNOW_AVX2 Vec high16(Vec A) { return _mm256_srai_epi32(A, 16); }
+  SNOW_AVX2 Vec low16(Vec A) { return _mm256_and_si256(A, splat(0xffff)); }
+};
+struct Narrow {
+  using Vec = __m128i;
+  static constexpr unsigned Width = 8;
+  static constexpr const unsigned *LaneOf = LaneOf8;
+  SNOW_AVX2 Vec zero() { return _mm_setzero_si128(); }
+  SNOW_AVX2 Vec splat(int32_t X) { return _mm_set1_epi32(X); }
+  SNOW_AVX2 Vec load(const int16_t *P) {
+    return P ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(P)) : zero();
+  }
+  SNOW_AVX2 void store(int32_t *P, Vec X) { _mm_store_si128(reinterpret_cast<__m128i *>(P), X); }
+  SNOW_AVX2 Vec lo(Vec A, Vec B) { return _mm_unpacklo_epi16(A, B); }
+  SNOW_AVX2 Vec hi(Vec A, Vec B) { return _mm_unpackhi_epi16(A, B); }
+  SNOW_AVX2 Vec madd(Vec A, Vec B) { return _mm_madd_epi16(A, B); }
+  SNOW_AVX2 Vec add(Vec A, Vec B) { return _mm_add_epi32(A, B); }
+  SNOW_AVX2 Vec sub(Vec A, Vec B) { return _mm_sub_epi32(A, B); }
+  SNOW_AVX2 Vec high16(Vec A) { return _mm_srai_epi32(A, 16); }
+  SNOW_AVX2 Vec low16(Vec A) { return _mm_and_si128(A, splat(0xffff)); }
+};
+#undef SNOW_AVX2
+
 /// The split int32 sums of one block of lanes: high and low halves of the
 /// two pmaddwd results (unpacklo lanes, unpackhi lanes).
-struct Split16 {
-  __m256i Hi0, Lo0, Hi1, Lo1;
-};
-struct Split8 {
-  __m128i Hi0, Lo0, Hi1, Lo1;
-};
+template <class V> struct Split { typename V::Vec Hi0, Lo0, Hi1, Lo1; };
 
 /// Where a trace's maps operands come from: one value per tap, broadcast to
 /// every lane (vmac), or one row of lanes per tap (vdw, from Lane0 on).
@@ -99,36 +136,18 @@ struct PerLane {
   unsigned Lane0;
 };
 
-/// One pair of taps over 16 lanes: A, B the two taps' weights, MLo / MHi the
-/// maps operands interleaved like unpacklo(A, B) / unpackhi(A, B).
-[[gnu::target("avx2"), gnu::always_inline]] inline void step16(Split16 &S, __m256i A, __m256i B,
-                                                               __m256i MLo, __m256i MHi) {
-  const __m256i Bias = _mm256_set1_epi32(65536), LowMask = _mm256_set1_epi32(0xffff);
-  __m256i P0 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(A, B), MLo), Bias);
-  __m256i P1 = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(A, B), MHi), Bias);
-  S.Hi0 = _mm256_add_epi32(S.Hi0, _mm256_srai_epi32(P0, 16));
-  S.Lo0 = _mm256_add_epi32(S.Lo0, _mm256_and_si256(P0, LowMask));
-  S.Hi1 = _mm256_add_epi32(S.Hi1, _mm256_srai_epi32(P1, 16));
-  S.Lo1 = _mm256_add_epi32(S.Lo1, _mm256_and_si256(P1, LowMask));
-}
-
-/// The same over 8 lanes.
-[[gnu::target("avx2"), gnu::always_inline]] inline void step8(Split8 &S, __m128i A, __m128i B,
-                                                              __m128i MLo, __m128i MHi) {
-  const __m128i Bias = _mm_set1_epi32(65536), LowMask = _mm_set1_epi32(0xffff);
-  __m128i P0 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(A, B), MLo), Bias);
-  __m128i P1 = _mm_sub_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(A, B), MHi), Bias);
-  S.Hi0 = _mm_add_epi32(S.Hi0, _mm_srai_epi32(P0, 16));
-  S.Lo0 = _mm_add_epi32(S.Lo0, _mm_and_si128(P0, LowMask));
-  S.Hi1 = _mm_add_epi32(S.Hi1, _mm_srai_epi32(P1, 16));
-  S.Lo1 = _mm_add_epi32(S.Lo1, _mm_and_si128(P1, LowMask));
-}
-
-[[gnu::target("avx2"), gnu::always_inline]] inline __m256i load16(const int16_t *P) {
-  return P ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P)) : _mm256_setzero_si256();
-}
-[[gnu::target("avx2"), gnu::always_inline]] inline __m128i load8(const int16_t *P) {
-  return P ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(P)) : _mm_setzero_si128();
+/// One pair of taps over a block: A, B the two taps' weights, MLo / MHi the
+/// maps operands interleaved like lo(A, B) / hi(A, B).
+template <class V, class Vec = typename V::Vec>
+[[gnu::target("avx2"), gnu::always_inline]] inline void step(Split<V> &S, Vec A, Vec B, Vec MLo,
+                                                             Vec MHi) {
+  const Vec Bias = V::splat(65536);
+  Vec P0 = V::sub(V::madd(V::lo(A, B), MLo), Bias);
+  Vec P1 = V::sub(V::madd(V::hi(A, B), MHi), Bias);
+  S.Hi0 = V::add(S.Hi0, V::high16(P0));
+  S.Lo0 = V::add(S.Lo0, V::low16(P0));
+  S.Hi1 = V::add(S.Hi1, V::high16(P1));
+  S.Lo1 = V::add(S.Lo1, V::low16(P1));
 }
 
 /// The maps pair of taps T and T + 1 (Odd: T + 1 is past the end, zero).
@@ -140,61 +159,34 @@ inline int32_t mapsPair(Broadcast M, unsigned T, bool Odd) {
   return Pair;
 }
 
-/// Lanes [B, B + 16) of a trace (W already offset by B).
-template <class Src>
-[[gnu::target("avx2")]] void block16(int64_t *Acc, Src M, unsigned N, const int16_t *W,
-                                     unsigned L) {
+/// Lanes [B, B + V::Width) of a trace (W already offset by B).
+template <class V, class Src>
+[[gnu::target("avx2")]] void block(int64_t *Acc, Src M, unsigned N, const int16_t *W, unsigned L) {
+  using Vec = typename V::Vec;
   for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
     const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
-    Split16 S;
-    S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm256_setzero_si256();
+    Split<V> S;
+    S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = V::zero();
     // An odd tap left at the end pairs with a zero weight and map.
     for (unsigned T = T0; T < T1; T += 2) {
       const bool Odd = T + 1 == T1;
-      __m256i A = load16(W + size_t(T) * L), B = load16(Odd ? nullptr : W + size_t(T + 1) * L);
+      Vec A = V::load(W + size_t(T) * L), B = V::load(Odd ? nullptr : W + size_t(T + 1) * L);
       if constexpr (std::is_same_v<Src, Broadcast>) {
-        __m256i Pair = _mm256_set1_epi32(mapsPair(M, T, Odd));
-        step16(S, A, B, Pair, Pair);
+        Vec Pair = V::splat(mapsPair(M, T, Odd));
+        step<V>(S, A, B, Pair, Pair);
       } else {
-        __m256i M0 = load16(M.Rows[T] + M.Lane0);
-        __m256i M1 = load16(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
-        step16(S, A, B, _mm256_unpacklo_epi16(M0, M1), _mm256_unpackhi_epi16(M0, M1));
+        Vec M0 = V::load(M.Rows[T] + M.Lane0);
+        Vec M1 = V::load(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
+        step<V>(S, A, B, V::lo(M0, M1), V::hi(M0, M1));
       }
     }
-    alignas(32) int32_t Hi[16], Lo[16];
-    _mm256_store_si256(reinterpret_cast<__m256i *>(Hi), S.Hi0);
-    _mm256_store_si256(reinterpret_cast<__m256i *>(Hi + 8), S.Hi1);
-    _mm256_store_si256(reinterpret_cast<__m256i *>(Lo), S.Lo0);
-    _mm256_store_si256(reinterpret_cast<__m256i *>(Lo + 8), S.Lo1);
-    foldBlock(Acc, Hi, Lo, LaneOf16, 16, (T1 - T0 + 1) / 2);
-  }
-}
-
-/// Lanes [B, B + 8) of a trace.
-template <class Src>
-[[gnu::target("avx2")]] void block8(int64_t *Acc, Src M, unsigned N, const int16_t *W, unsigned L) {
-  for (unsigned T0 = 0; T0 < N; T0 += 2 * MaxPairs) {
-    const unsigned T1 = std::min(N, T0 + 2 * MaxPairs);
-    Split8 S;
-    S.Hi0 = S.Lo0 = S.Hi1 = S.Lo1 = _mm_setzero_si128();
-    for (unsigned T = T0; T < T1; T += 2) {
-      const bool Odd = T + 1 == T1;
-      __m128i A = load8(W + size_t(T) * L), B = load8(Odd ? nullptr : W + size_t(T + 1) * L);
-      if constexpr (std::is_same_v<Src, Broadcast>) {
-        __m128i Pair = _mm_set1_epi32(mapsPair(M, T, Odd));
-        step8(S, A, B, Pair, Pair);
-      } else {
-        __m128i M0 = load8(M.Rows[T] + M.Lane0);
-        __m128i M1 = load8(Odd ? nullptr : M.Rows[T + 1] + M.Lane0);
-        step8(S, A, B, _mm_unpacklo_epi16(M0, M1), _mm_unpackhi_epi16(M0, M1));
-      }
-    }
-    alignas(16) int32_t Hi[8], Lo[8];
-    _mm_store_si128(reinterpret_cast<__m128i *>(Hi), S.Hi0);
-    _mm_store_si128(reinterpret_cast<__m128i *>(Hi + 4), S.Hi1);
-    _mm_store_si128(reinterpret_cast<__m128i *>(Lo), S.Lo0);
-    _mm_store_si128(reinterpret_cast<__m128i *>(Lo + 4), S.Lo1);
-    foldBlock(Acc, Hi, Lo, LaneOf8, 8, (T1 - T0 + 1) / 2);
+    constexpr unsigned H = V::Width / 2;
+    alignas(32) int32_t Hi[V::Width], Lo[V::Width];
+    V::store(Hi, S.Hi0);
+    V::store(Hi + H, S.Hi1);
+    V::store(Lo, S.Lo0);
+    V::store(Lo + H, S.Lo1);
+    foldBlock(Acc, Hi, Lo, V::LaneOf, V::Width, (T1 - T0 + 1) / 2);
   }
 }
 
@@ -209,18 +201,18 @@ bool avx2Lanes(unsigned L) { return L % 8 == 0 && hasAvx2(); }
 void traceAvx2(int64_t *Acc, const int16_t *Taps, unsigned N, const int16_t *W, unsigned L) {
   unsigned B = 0;
   for (; B + 16 <= L; B += 16)
-    block16(Acc + B, Broadcast{Taps}, N, W + B, L);
+    block<Wide>(Acc + B, Broadcast{Taps}, N, W + B, L);
   if (B < L)
-    block8(Acc + B, Broadcast{Taps}, N, W + B, L);
+    block<Narrow>(Acc + B, Broadcast{Taps}, N, W + B, L);
 }
 
 void depthwiseAvx2(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16_t *W,
                    unsigned L) {
   unsigned B = 0;
   for (; B + 16 <= L; B += 16)
-    block16(Acc + B, PerLane{Rows, B}, N, W + B, L);
+    block<Wide>(Acc + B, PerLane{Rows, B}, N, W + B, L);
   if (B < L)
-    block8(Acc + B, PerLane{Rows, B}, N, W + B, L);
+    block<Narrow>(Acc + B, PerLane{Rows, B}, N, W + B, L);
 }
 #else
 bool avx2Lanes(unsigned) { return false; }
@@ -263,6 +255,38 @@ static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, con
   return llvm::Error::success();
 }
 
+/// Extent in elements of a window: rows at bstride of len taps at cstride, the
+/// last tap Last elements wide (vdw, vpool).
+static uint64_t windowExtent(const Inst &I, uint64_t Last) {
+  return I.rows == 0 || I.len == 0
+             ? 0
+             : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + Last;
+}
+
+/// The maps rows a load, fill or store moves: rows of len at bstride from Lo.
+static llvm::Error checkMapsRows(const Machine &M, const Inst &I, const Entry &E, uint64_t T,
+                                 uint64_t Lo) {
+  return checkBuffer(M, E, T, "maps buffer", Lo, extent2d(I.rows, I.bstride, I.len),
+                     M.Hw.mapsElems());
+}
+
+/// The accumulator entry rs1 of a vmac / vdw.
+static llvm::Error checkAccumulator(const Machine &M, const Entry &E, uint64_t T) {
+  if (E.A1 >= M.Hw.AccEntries)
+    return M.fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, M.Hw.AccEntries));
+  return llvm::Error::success();
+}
+
+/// The weights a trace reads from rs3 on: one word of lanes per tap.
+static llvm::Error checkTraceWeights(const Machine &M, const Inst &I, const Entry &E, uint64_t T) {
+  return checkBuffer(M, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
+                     M.Hw.weightsWords());
+}
+
+uint64_t Machine::vdwExtent(const Inst &I) const {
+  return windowExtent(I, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac);
+}
+
 llvm::Error Machine::checkDramRows(const Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                                    uint64_t RowBytes) {
   int64_t First = int64_t(Addr);
@@ -287,23 +311,31 @@ static llvm::Error checkMask(const Machine &M, const Entry &E, uint64_t T, int64
   return llvm::Error::success();
 }
 
+/// Calls F(Cu) for each CU that Mask names: loads and fills go to all of them.
+template <class Fn> static void forMaskedCus(const Machine &M, int64_t Mask, Fn F) {
+  for (unsigned Cu = 0; Cu < M.Hw.cus(); ++Cu)
+    if ((Mask >> Cu) & 1)
+      F(Cu);
+}
+
+llvm::Error Machine::checkMapsDram(const Inst &I, const Entry &E, uint64_t T) {
+  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
+    return Err;
+  return checkMapsRows(*this, I, E, T, E.A2);
+}
+
 llvm::Error Machine::loadMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkMask(*this, E, T, I.mask))
     return Err;
-  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
-    return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsDram(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
-    if (!((I.mask >> Cu) & 1))
-      continue;
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
     for (int64_t R = 0; R < I.rows; ++R)
       std::memcpy(&Maps[Cu][E.A2 + R * I.bstride], Dram.get() + E.A1 + R * I.dstride,
                   size_t(I.len) * 2);
-  }
+  });
   return llvm::Error::success();
 }
 
@@ -320,39 +352,33 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
-    if (!((I.mask >> Cu) & 1))
-      continue;
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
     auto &W = Weights[Cu * Hw.VmacsPerCu + I.idx];
     for (int64_t R = 0; R < I.rows; ++R)
       std::memcpy(&W[(E.A2 + R * I.bstride) * L], Dram.get() + E.A1 + R * I.dstride,
                   size_t(I.len) * L * 2);
-  }
+  });
   return llvm::Error::success();
 }
 
 llvm::Error Machine::fillMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkMask(*this, E, T, I.mask))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsRows(*this, I, E, T, E.A2))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
-    if ((I.mask >> Cu) & 1)
-      for (int64_t R = 0; R < I.rows; ++R)
-        std::fill_n(&Maps[Cu][E.A2 + R * I.bstride], I.len, int16_t(I.value));
+  forMaskedCus(*this, I.mask, [&](unsigned Cu) {
+    for (int64_t R = 0; R < I.rows; ++R)
+      std::fill_n(&Maps[Cu][E.A2 + R * I.bstride], I.len, int16_t(I.value));
+  });
   return llvm::Error::success();
 }
 
 llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
   if (I.idx >= Hw.cus())
     return fault(E, T, fmt::format("CU index {} out of range ({} CUs)", I.idx, Hw.cus()));
-  if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * 2))
-    return Err;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, extent2d(I.rows, I.bstride, I.len),
-                             Hw.mapsElems()))
+  if (auto Err = checkMapsDram(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -369,8 +395,8 @@ uint64_t Machine::vmacExtent(const Inst &I) const {
 
 llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (E.A1 >= Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
+  if (auto Err = checkAccumulator(*this, E, T))
+    return Err;
   // vmacp: 2^pix pixel groups of V / 2^pix vMACs each.
   const unsigned Pix = I.Op == isa::Opcode::VMACP ? 1u << I.pix : 1;
   if (Pix > V || V % Pix != 0)
@@ -382,8 +408,7 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
     return fault(E, T, "maps buffer access is empty (rows and len must be > 0)");
   if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vmacExtent(I), Hw.mapsElems()))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
-                             Hw.weightsWords()))
+  if (auto Err = checkTraceWeights(*this, I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -413,15 +438,11 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
 
 llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (E.A1 >= Hw.AccEntries)
-    return fault(E, T, fmt::format("accumulator {} out of range ({})", E.A1, Hw.AccEntries));
-  uint64_t Ext = I.rows == 0 || I.len == 0 ? 0
-                                           : uint64_t(I.rows - 1) * I.bstride +
-                                                 uint64_t(I.len - 1) * I.cstride + uint64_t(V) * L;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, Ext, Hw.mapsElems()))
+  if (auto Err = checkAccumulator(*this, E, T))
     return Err;
-  if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, uint64_t(I.rows) * I.len,
-                             Hw.weightsWords()))
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vdwExtent(I), Hw.mapsElems()))
+    return Err;
+  if (auto Err = checkTraceWeights(*this, I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -516,10 +537,8 @@ llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
 
 llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) {
   const unsigned L = Hw.LanesPerVmac;
-  uint64_t Ext = I.rows == 0 || I.len == 0
-                     ? 0
-                     : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
-  if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, Ext, Hw.mapsElems()))
+  if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, windowExtent(I, L),
+                             Hw.mapsElems()))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool result)", E.A1, L, Hw.mapsElems()))
     return Err;

@@ -124,6 +124,8 @@ private:
   llvm::Error vmac(const isa::Inst &I, const Entry &E, uint64_t T);
   /// Maps elements a vmac / vmacp reads from rs2 on (all pixel groups).
   uint64_t vmacExtent(const isa::Inst &I) const;
+  /// Maps elements a vdw reads from rs2 on (0 where rows or len is 0).
+  uint64_t vdwExtent(const isa::Inst &I) const;
   llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
@@ -132,6 +134,8 @@ private:
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,
                             uint64_t RowBytes);
+  /// The DRAM rows (rs1) and maps rows (rs2) an ld.map or st.map moves.
+  llvm::Error checkMapsDram(const isa::Inst &I, const Entry &E, uint64_t T);
 
 public:
   llvm::Error fault(const Entry &E, uint64_t T, const std::string &Reason) const;

@@ -201,26 +201,14 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   }
 
   case Opcode::VMAC:
-  case Opcode::VMACP: {
-    if (auto Err = vmac(I, E, T))
-      return Err;
-    uint64_t Dur = timing::unitCycles(I, Hw);
-    if (auto Err = checkBanks(U.Kind, false, E.A2, E.A2 + vmacExtent(I), false, T, T + Dur, E))
-      return Err;
-    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
-      return Err;
-    AccReady = T + timing::accumulatorReady(Hw, Dur);
-    Finish(Dur, AccReady);
-    Stats->MacCycles += Dur;
-    layerStats(E.Layer).MacCycles += Dur;
-    return llvm::Error::success();
-  }
+  case Opcode::VMACP:
   case Opcode::VDW: {
-    if (auto Err = vdw(I, E, T))
+    // The MAC array ops differ only in the maps they read.
+    const bool Dw = I.Op == Opcode::VDW;
+    if (auto Err = Dw ? vdw(I, E, T) : vmac(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw);
-    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride +
-                  uint64_t(Hw.VmacsPerCu) * L;
+    uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
     if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))

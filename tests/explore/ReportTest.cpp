@@ -22,8 +22,8 @@ namespace {
 fs::path artifactDir() { return fs::path(BinDir).parent_path() / "tests" / "explore"; }
 
 bool haveSystemPython(const char *Module) {
-  return runIn(fs::temp_directory_path(), "/usr/bin/python3",
-               {"-c", std::string("import ") + Module})
+  return runTool(fs::temp_directory_path(), "/usr/bin/python3",
+                 {"-c", std::string("import ") + Module})
              .ExitCode == 0;
 }
 
@@ -34,15 +34,15 @@ TEST_F(ExploreTest, ReportRendersInAHeadlessBrowser) {
     GTEST_SKIP() << "python3-matplotlib is not installed (scripts/install-deps.sh installs it)";
   std::string Mobilenet = reducedModel("mobilenet_v1"), Squeeze = reducedModel("squeezenet1_1");
   // Four configurations, one of them impossible so the report lists it.
-  RunResult Sweep = tool("snowsweep", {Mobilenet, Squeeze, "--set", "vmacs_per_cu=2,4", "--set",
-                                       "clusters=1,8", "--out", "sweep"});
+  ToolResult Sweep = tool("snowsweep", {Mobilenet, Squeeze, "--set", "vmacs_per_cu=2,4", "--set",
+                                        "clusters=1,8", "--out", "sweep"});
   ASSERT_EQ(Sweep.ExitCode, 0) << Sweep;
   ASSERT_EQ(tool("snowc", {Mobilenet, "-o", "m.bin"}).ExitCode, 0);
-  RunResult Sim =
+  ToolResult Sim =
       tool("snowsim", {"m.bin", "--timing-only", "--stats-json", "stats.json", "--quiet"});
   ASSERT_EQ(Sim.ExitCode, 0) << Sim;
 
-  RunResult Rep = tool("snowreport", {"sweep", "-o", "report.html", "--run", "stats.json"});
+  ToolResult Rep = tool("snowreport", {"sweep", "-o", "report.html", "--run", "stats.json"});
   ASSERT_EQ(Rep.ExitCode, 0) << Rep;
   EXPECT_EQ(Rep.Err, "") << Rep;
   for (const char *Plot : {"util_gops_vs_macs", "fps_vs_macs", "roofline", "layers"})
@@ -53,9 +53,9 @@ TEST_F(ExploreTest, ReportRendersInAHeadlessBrowser) {
   fs::path Shot = artifactDir() / "report-screenshot.png";
   fs::copy_file(Dir / "report.html", artifactDir() / "report.html",
                 fs::copy_options::overwrite_existing);
-  RunResult B =
-      runIn(Dir, "/usr/bin/python3",
-            {SourceDir + "/tests/explore/browser_check.py", "report.html", Shot.string()});
+  ToolResult B =
+      runTool(Dir, "/usr/bin/python3",
+              {SourceDir + "/tests/explore/browser_check.py", "report.html", Shot.string()});
   ASSERT_EQ(B.ExitCode, 0) << B;
   auto V = json::parse(B.Out);
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError()) << "\n" << B;
@@ -85,7 +85,7 @@ TEST_F(ExploreTest, ReportRendersInAHeadlessBrowser) {
   EXPECT_GT(O->getInteger("comparison_rows").getValueOr(0), 2)
       << "MobileNet is in the device table: its comparison must have device rows";
   EXPECT_TRUE(fs::exists(Shot) && fs::file_size(Shot) > 10000);
-  std::string Page = slurp(Dir / "report.html");
+  std::string Page = readBytes(Dir / "report.html");
   EXPECT_NE(Page.find("clusters × cus_per_cluster must be at most 16"), std::string::npos)
       << "the invalid point and its reason are listed";
 }
@@ -93,11 +93,11 @@ TEST_F(ExploreTest, ReportRendersInAHeadlessBrowser) {
 TEST_F(ExploreTest, ReportErrorsAreOneLine) {
   if (!haveSystemPython("matplotlib"))
     GTEST_SKIP() << "python3-matplotlib is not installed";
-  RunResult R = tool("snowreport", {"nowhere", "-o", "r.html"});
+  ToolResult R = tool("snowreport", {"nowhere", "-o", "r.html"});
   EXPECT_EQ(R.ExitCode, 1) << R;
   EXPECT_NE(R.Err.find("snowreport: error: no results.json in 'nowhere'"), std::string::npos) << R;
   EXPECT_EQ(R.Err.find('\n'), R.Err.size() - 1) << R;
-  RunResult U = tool("snowreport", {});
+  ToolResult U = tool("snowreport", {});
   EXPECT_EQ(U.ExitCode, 1) << U;
   EXPECT_EQ(U.Err.find('\n'), U.Err.size() - 1) << U;
   EXPECT_FALSE(fs::exists(Dir / "r.html"));

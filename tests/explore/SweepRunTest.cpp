@@ -53,7 +53,7 @@ protected:
   }
 
   std::vector<ResultRow> rows(const std::string &Out) const {
-    auto R = parseCsv(slurp(Dir / Out / "results.csv"), "results.csv");
+    auto R = parseCsv(readBytes(Dir / Out / "results.csv"), "results.csv");
     EXPECT_TRUE(bool(R)) << (R ? "" : llvm::toString(R.takeError()));
     return R ? *R : std::vector<ResultRow>();
   }
@@ -83,7 +83,7 @@ TEST_F(SweepRun, OneRowPerModelAndPoint) {
   EXPECT_EQ(Seen.size(), 8u);
   EXPECT_TRUE(Seen.count("mobilenet_v1 vmacs_per_cu=4;dram_gbps=12.8"));
   EXPECT_TRUE(Seen.count("squeezenet1_1 vmacs_per_cu=2;dram_gbps=4.2"));
-  auto J = llvm::json::parse(slurp(Dir / "out" / "results.json"));
+  auto J = llvm::json::parse(readBytes(Dir / "out" / "results.json"));
   ASSERT_TRUE(bool(J)) << llvm::toString(J.takeError());
   EXPECT_EQ(J->getAsObject()->getArray("rows")->size(), 8u);
 }
@@ -103,13 +103,13 @@ TEST_F(SweepRun, MoreBandwidthNeverCostsCycles) {
 
 TEST_F(SweepRun, SecondRunDoesNothing) {
   run(options("out"));
-  std::string Part = slurp(partFile((Dir / "out").string(), 1, 1));
-  std::string Csv = slurp(Dir / "out" / "results.csv");
+  std::string Part = readBytes(partFile((Dir / "out").string(), 1, 1));
+  std::string Csv = readBytes(Dir / "out" / "results.csv");
   SweepSummary S = run(options("out"));
   EXPECT_EQ(S.Ran, 0u);
   EXPECT_EQ(S.Skipped, 8u);
-  EXPECT_EQ(slurp(partFile((Dir / "out").string(), 1, 1)), Part) << "nothing appended";
-  EXPECT_EQ(slurp(Dir / "out" / "results.csv"), Csv);
+  EXPECT_EQ(readBytes(partFile((Dir / "out").string(), 1, 1)), Part) << "nothing appended";
+  EXPECT_EQ(readBytes(Dir / "out" / "results.csv"), Csv);
 }
 
 TEST_F(SweepRun, ALongerListRunsOnlyTheNewPoints) {
@@ -131,8 +131,9 @@ TEST_F(SweepRun, ShardsMergeIntoTheSingleRun) {
     Ran += S.Ran;
   }
   EXPECT_EQ(Ran, 8u);
-  EXPECT_EQ(slurp(Dir / "sharded" / "results.csv"), slurp(Dir / "single" / "results.csv"));
-  EXPECT_EQ(slurp(Dir / "sharded" / "results.json"), slurp(Dir / "single" / "results.json"));
+  EXPECT_EQ(readBytes(Dir / "sharded" / "results.csv"), readBytes(Dir / "single" / "results.csv"));
+  EXPECT_EQ(readBytes(Dir / "sharded" / "results.json"),
+            readBytes(Dir / "single" / "results.json"));
   EXPECT_TRUE(fs::exists(partFile((Dir / "sharded").string(), 2, 3)));
 }
 
@@ -164,15 +165,15 @@ TEST_F(SweepRun, InvalidPointsAreRowsNotCrashes) {
 
 TEST_F(SweepRun, AnInterruptedAppendCostsOnlyThePointInFlight) {
   run(options("out"));
-  std::string Csv = slurp(Dir / "out" / "results.csv");
+  std::string Csv = readBytes(Dir / "out" / "results.csv");
   std::string Part = partFile((Dir / "out").string(), 1, 1);
-  std::string Text = slurp(Part);
+  std::string Text = readBytes(Part);
   // Cut the last row in half, as a kill during the write would.
   size_t LastStart = Text.rfind('\n', Text.size() - 2) + 1;
-  spit(Part, Text.substr(0, LastStart + (Text.size() - LastStart) / 2));
+  writeBytes(Part, Text.substr(0, LastStart + (Text.size() - LastStart) / 2));
   SweepSummary S = run(options("out"));
   EXPECT_EQ(S.Ran, 1u);
-  EXPECT_EQ(slurp(Dir / "out" / "results.csv"), Csv);
+  EXPECT_EQ(readBytes(Dir / "out" / "results.csv"), Csv);
 }
 
 TEST_F(SweepRun, CyclesDoNotDependOnActivationFormats) {

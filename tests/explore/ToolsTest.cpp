@@ -14,7 +14,7 @@ using namespace snow::test;
 
 namespace {
 
-bool oneErrorLine(const RunResult &R, const std::string &Part) {
+bool oneErrorLine(const ToolResult &R, const std::string &Part) {
   return R.ExitCode == 1 && !R.Err.empty() && R.Err.find('\n') == R.Err.size() - 1 &&
          R.Err.find("error") != std::string::npos && R.Err.find(Part) != std::string::npos;
 }
@@ -29,7 +29,7 @@ protected:
 } // namespace
 
 TEST_F(Tools, ASweepPrintsASummaryAndNoProgressBarIntoALog) {
-  RunResult R = tool("snowsweep", sweepArgs("out"));
+  ToolResult R = tool("snowsweep", sweepArgs("out"));
   EXPECT_EQ(R.ExitCode, 0) << R;
   EXPECT_EQ(R.Err, "") << "stderr is not a terminal: no bar";
   EXPECT_NE(R.Out.find("1 models x 2 points = 2 tasks"), std::string::npos) << R;
@@ -52,7 +52,7 @@ TEST_F(Tools, UserErrorsAreOneLine) {
       {{M, "--hw", "zc707", "--out", "o"}, "unknown hardware preset or file 'zc707'"},
   };
   for (const Case &C : Cases) {
-    RunResult R = tool("snowsweep", C.Args);
+    ToolResult R = tool("snowsweep", C.Args);
     EXPECT_TRUE(oneErrorLine(R, C.Says)) << R;
   }
 }
@@ -63,13 +63,13 @@ TEST_F(Tools, MergeRebuildsTheResultsFromTheParts) {
     A.insert(A.end(), {"--shard", Shard});
     ASSERT_EQ(tool("snowsweep", A).ExitCode, 0);
   }
-  std::string Csv = slurp(Dir / "out" / "results.csv");
+  std::string Csv = readBytes(Dir / "out" / "results.csv");
   fs::remove(Dir / "out" / "results.csv");
   fs::remove(Dir / "out" / "results.json");
-  RunResult R = tool("snowsweep", {"--merge", "--out", "out"});
+  ToolResult R = tool("snowsweep", {"--merge", "--out", "out"});
   EXPECT_EQ(R.ExitCode, 0) << R;
   EXPECT_NE(R.Out.find("merged 2 rows"), std::string::npos) << R;
-  EXPECT_EQ(slurp(Dir / "out" / "results.csv"), Csv);
+  EXPECT_EQ(readBytes(Dir / "out" / "results.csv"), Csv);
 }
 
 TEST_F(Tools, TheSameShardTwiceAtOnceIsRefused) {
@@ -79,17 +79,17 @@ TEST_F(Tools, TheSameShardTwiceAtOnceIsRefused) {
   int Fd = open(Part.c_str(), O_WRONLY | O_CREAT, 0644);
   ASSERT_GE(Fd, 0);
   ASSERT_EQ(flock(Fd, LOCK_EX), 0);
-  RunResult R = tool("snowsweep", sweepArgs("out"));
+  ToolResult R = tool("snowsweep", sweepArgs("out"));
   close(Fd);
   EXPECT_TRUE(oneErrorLine(R, "already running")) << R;
 }
 
 TEST_F(Tools, SnowdevicesPrintsEveryMeasurement) {
-  RunResult R = tool("snowdevices", {});
+  ToolResult R = tool("snowdevices", {});
   EXPECT_EQ(R.ExitCode, 0) << R;
   for (const char *Line : {"Titan X (Pascal)         resnet50        16      456.8      3735.5",
                            "Edge TPU (USB Accelerato mobilenet_v1"})
     EXPECT_NE(R.Out.find(Line), std::string::npos) << Line << "\n" << R;
-  RunResult Bad = tool("snowdevices", {"nope.yaml"});
+  ToolResult Bad = tool("snowdevices", {"nope.yaml"});
   EXPECT_TRUE(oneErrorLine(Bad, "cannot read 'nope.yaml'")) << Bad;
 }

@@ -6,22 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/ModelPrefix.h"
 #include "IrTestUtil.h"
 
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
 using namespace snow::test;
-
-namespace {
-
-/// A valid prefix: lines 1-3, so the first layer is on line 4.
-const std::string Top = "name: m\n"
-                        "input: {shape: [3, 8, 8]}\n"
-                        "layers:\n";
-const std::string C1 = "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n";
-
-} // namespace
+using namespace snow::test::modelprefix;
 
 TEST(ModelErrors, YamlSyntaxError) {
   expectError(Top + C1 + "  - {name: c2, type: conv\n", {"m.yaml:6: YAML syntax error"});

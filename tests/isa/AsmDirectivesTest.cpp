@@ -172,6 +172,17 @@ std::string errorText(const std::string &Text, bool HwFixed = false) {
   return errorOf(assembleText(Text, HwFixed).takeError());
 }
 
+/// One rejected text and the exact message it must give.
+struct ErrorCase {
+  const char *Text, *Want;
+};
+
+/// Checks that every case's text fails to assemble with its message.
+void expectErrors(std::initializer_list<ErrorCase> Cases) {
+  for (const ErrorCase &C : Cases)
+    EXPECT_EQ(errorText(C.Text), C.Want) << "for: " << C.Text;
+}
+
 TEST(DirectiveErrors, Hw) {
   // Bad value, unknown key: parseHwConfig's messages, at the file's line.
   EXPECT_EQ(errorText("\n.hw\n  clusters: x\n.endhw\n"),
@@ -196,63 +207,65 @@ TEST(DirectiveErrors, Hw) {
 }
 
 TEST(DirectiveErrors, Tensors) {
-  EXPECT_EQ(errorText(".input x addr=0 c=3 h=0 w=1\n"),
-            "p.s:1: invalid h '0' in .input (expected 1 to 4294967295)");
-  EXPECT_EQ(errorText(".output x addr=0 c=3 h=2 w=1 frac=16\n"),
-            "p.s:1: invalid frac '16' in .output (expected 0 to 15)");
-  EXPECT_EQ(errorText(".input x addr=0 c=3 w=1\n"), "p.s:1: missing field 'h=' in .input");
-  EXPECT_EQ(errorText(".input x addr=0 c=3 h=1 w=1 d=1\n"),
-            "p.s:1: unknown field 'd' in .input (fields: addr= c= h= w= frac=)");
-  EXPECT_EQ(errorText(".input x addr=0 c=3 c=4 h=1 w=1\n"),
-            "p.s:1: field 'c' given twice in .input");
-  EXPECT_EQ(errorText(".input addr=0 c=3 h=1 w=1\n"),
-            "p.s:1: .input takes NAME then fields, e.g. .input data addr=0x0 c=3 h=224 w=224");
-  EXPECT_EQ(errorText(".input x addr=0 c=3 h=1 w=1 9\n"),
-            "p.s:1: expected field=value in .input, found '9' (fields: addr= c= h= w= frac=)");
-  EXPECT_EQ(errorText(".output x addr=0 c=1 h=1 w=1\n.output y addr=0 c=1 h=1 w=1\n"),
-            "p.s:2: .output given twice (first on line 1)");
-  EXPECT_EQ(errorText(".input x addr=0x3fffffff c=1 h=1 w=1\n"),
-            "p.s:1: .input tensor ends beyond DRAM (1024 MiB)");
+  expectErrors({
+      {".input x addr=0 c=3 h=0 w=1\n",
+       "p.s:1: invalid h '0' in .input (expected 1 to 4294967295)"},
+      {".output x addr=0 c=3 h=2 w=1 frac=16\n",
+       "p.s:1: invalid frac '16' in .output (expected 0 to 15)"},
+      {".input x addr=0 c=3 w=1\n", "p.s:1: missing field 'h=' in .input"},
+      {".input x addr=0 c=3 h=1 w=1 d=1\n",
+       "p.s:1: unknown field 'd' in .input (fields: addr= c= h= w= frac=)"},
+      {".input x addr=0 c=3 c=4 h=1 w=1\n", "p.s:1: field 'c' given twice in .input"},
+      {".input addr=0 c=3 h=1 w=1\n",
+       "p.s:1: .input takes NAME then fields, e.g. .input data addr=0x0 c=3 h=224 w=224"},
+      {".input x addr=0 c=3 h=1 w=1 9\n",
+       "p.s:1: expected field=value in .input, found '9' (fields: addr= c= h= w= frac=)"},
+      {".output x addr=0 c=1 h=1 w=1\n.output y addr=0 c=1 h=1 w=1\n",
+       "p.s:2: .output given twice (first on line 1)"},
+      {".input x addr=0x3fffffff c=1 h=1 w=1\n",
+       "p.s:1: .input tensor ends beyond DRAM (1024 MiB)"},
+  });
 }
 
 TEST(DirectiveErrors, Strings) {
-  EXPECT_EQ(errorText(".model \"abc\n"), "p.s:1: unterminated string \"abc");
-  EXPECT_EQ(errorText(".model \"a\\qb\"\n"),
-            "p.s:1: invalid escape '\\qb\"' in a string (use \\\" \\\\ or \\xHH)");
-  EXPECT_EQ(errorText(".model \"a\"b\n"),
-            "p.s:1: expected a space or ',' after the string \"a\", found 'b'");
-  EXPECT_EQ(errorText(".model a b\n"), "p.s:1: .model takes one NAME");
+  expectErrors({
+      {".model \"abc\n", "p.s:1: unterminated string \"abc"},
+      {".model \"a\\qb\"\n", "p.s:1: invalid escape '\\qb\"' in a string (use \\\" \\\\ or \\xHH)"},
+      {".model \"a\"b\n", "p.s:1: expected a space or ',' after the string \"a\", found 'b'"},
+      {".model a b\n", "p.s:1: .model takes one NAME"},
+  });
 }
 
 TEST(DirectiveErrors, Data) {
-  EXPECT_EQ(errorText(".data addr=0x10 size=-1\n"),
-            "p.s:1: invalid size '-1' in .data (expected 0 to 9223372036854775807)");
-  EXPECT_EQ(errorText(".data addr=0x10\n"), "p.s:1: missing field 'size=' in .data");
-  EXPECT_EQ(errorText(".data size=3\n"), "p.s:1: missing field 'addr=' in .data");
-  EXPECT_EQ(errorText(".data addr=0 size=0\n.data addr=0 size=0\n"),
-            "p.s:2: .data given twice (first on line 1)");
-  EXPECT_EQ(errorText(".data addr=0x3fffffff size=2\n"),
-            "p.s:1: .data ends beyond DRAM (1024 MiB)");
+  expectErrors({
+      {".data addr=0x10 size=-1\n",
+       "p.s:1: invalid size '-1' in .data (expected 0 to 9223372036854775807)"},
+      {".data addr=0x10\n", "p.s:1: missing field 'size=' in .data"},
+      {".data size=3\n", "p.s:1: missing field 'addr=' in .data"},
+      {".data addr=0 size=0\n.data addr=0 size=0\n", "p.s:2: .data given twice (first on line 1)"},
+      {".data addr=0x3fffffff size=2\n", "p.s:1: .data ends beyond DRAM (1024 MiB)"},
+  });
 }
 
 TEST(DirectiveErrors, Base64) {
-  EXPECT_EQ(errorText(".base64 AAAA\n"),
-            "p.s:1: .base64 before .data: the lines fill the .data section from its addr");
-  EXPECT_EQ(errorText(".data addr=0 size=6\n.base64 AAAA\n.base64 AA!A\n"),
-            "p.s:3: invalid base64 character '!' at column 3 in .base64");
-  EXPECT_EQ(errorText(".data addr=0 size=6\n.base64 AAA\n"),
-            "p.s:2: base64 text of 3 characters is not a multiple of 4 (each line must be "
-            "complete) in .base64");
-  EXPECT_EQ(errorText(".data addr=0 size=2\n.base64 AAAA\n"),
-            "p.s:2: .base64 lines hold more than the 2 bytes declared by .data on line 1");
-  EXPECT_EQ(errorText("\n.data addr=0 size=6\n.base64 AAAA\nhalt\n"),
-            "p.s:2: .data declares 6 bytes but the .base64 lines hold 3 (truncated listing?)");
-  EXPECT_EQ(errorText(".data addr=0 size=3\n.base64 AAAA\n.data16 0 1\n"),
-            "p.s:3: .data16 overlaps the data from line 2");
-  EXPECT_EQ(errorText(".data addr=0x10 size=3\n.data16 0 1\n"),
-            "p.s:2: .data16 lies outside the .data section (3 bytes at 0x10, line 1)");
-  EXPECT_EQ(errorText(".data addr=0 size=8\n.base64 AAAA AAAA\n"),
-            "p.s:2: .base64 takes one run of base64 text");
+  expectErrors({
+      {".base64 AAAA\n",
+       "p.s:1: .base64 before .data: the lines fill the .data section from its addr"},
+      {".data addr=0 size=6\n.base64 AAAA\n.base64 AA!A\n",
+       "p.s:3: invalid base64 character '!' at column 3 in .base64"},
+      {".data addr=0 size=6\n.base64 AAA\n",
+       "p.s:2: base64 text of 3 characters is not a multiple of 4 (each line must be "
+       "complete) in .base64"},
+      {".data addr=0 size=2\n.base64 AAAA\n",
+       "p.s:2: .base64 lines hold more than the 2 bytes declared by .data on line 1"},
+      {"\n.data addr=0 size=6\n.base64 AAAA\nhalt\n",
+       "p.s:2: .data declares 6 bytes but the .base64 lines hold 3 (truncated listing?)"},
+      {".data addr=0 size=3\n.base64 AAAA\n.data16 0 1\n",
+       "p.s:3: .data16 overlaps the data from line 2"},
+      {".data addr=0x10 size=3\n.data16 0 1\n",
+       "p.s:2: .data16 lies outside the .data section (3 bytes at 0x10, line 1)"},
+      {".data addr=0 size=8\n.base64 AAAA AAAA\n", "p.s:2: .base64 takes one run of base64 text"},
+  });
 }
 
 TEST(DirectiveErrors, Data16InsideData) {

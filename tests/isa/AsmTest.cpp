@@ -85,6 +85,17 @@ std::vector<Word128> encodeAll(const std::vector<Inst> &Code) {
 
 std::string asmError(const char *Text) { return errorOf(assemble(Text, "t.s")); }
 
+/// One rejected text and the exact message it must give.
+struct ErrorCase {
+  const char *Text, *Want;
+};
+
+/// Checks every case with ErrorOf (the text in, the error message out).
+template <class Fn> void expectErrors(Fn ErrorOf, std::initializer_list<ErrorCase> Cases) {
+  for (const ErrorCase &C : Cases)
+    EXPECT_EQ(ErrorOf(C.Text), C.Want) << "for: " << C.Text;
+}
+
 TEST(Asm, RoundTripThroughEncodeDecodeDisassembleIsExact) {
   llvm::Expected<std::vector<Inst>> Code = assemble(EveryInstruction, "every.s");
   ASSERT_TRUE(bool(Code)) << errorOf(Code.takeError());
@@ -138,34 +149,34 @@ TEST(Asm, NumbersAreDecimalHexOrNegativeAndNeverOctal) {
 }
 
 TEST(AsmErrors, EveryErrorCarriesFileAndLine) {
-  EXPECT_EQ(asmError("nop\n\nfoo r1\n"), "t.s:3: unknown mnemonic 'foo'");
-  EXPECT_EQ(asmError("add r1, r2\n"), "t.s:1: missing operand 'rs2' of 'add'");
-  EXPECT_EQ(asmError("vbias r1\n"), "t.s:1: missing operand 'shift' of 'vbias'");
-  EXPECT_EQ(asmError("vbias r1, shift=1, shift=2\n"),
-            "t.s:1: duplicate operand 'shift' in 'vbias'");
-  EXPECT_EQ(asmError("vbias r1, shift=1, relu=1\n"), "t.s:1: unknown operand 'relu' for 'vbias'");
-  EXPECT_EQ(asmError("add r1, r2, r3, r4\n"),
-            "t.s:1: too many register operands for 'add' (it takes 3)");
-  EXPECT_EQ(asmError("nop\nnop\nvmac r5, r6, r7, rows=5000, len=1, bstride=1, init=0\n"),
-            "t.s:3: field 'rows' of 'vmac': value 5000 does not fit in 12 unsigned bits");
-  EXPECT_EQ(asmError("add r1, r2, r32\n"),
-            "t.s:1: field 'rs2' of 'add': register 32 does not exist (r0..r31)");
-  EXPECT_EQ(asmError("li r1, imm=-2147483649\n"),
-            "t.s:1: field 'imm' of 'li': value -2147483649 does not fit in 32 signed bits");
-  EXPECT_EQ(asmError("nop\n  beq r0, r0, imm=nowhere\n"), "t.s:2: undefined label 'nowhere'");
-  EXPECT_EQ(asmError("x: nop\n\nx: halt\n"),
-            "t.s:3: duplicate label 'x' (first defined on line 1)");
-  EXPECT_EQ(asmError("ld.map r1, r2, rows=1, len=1, dstride=x, bstride=1, mask=1\n"),
-            "t.s:1: invalid value 'x' for operand 'dstride' of 'ld.map'");
-  EXPECT_EQ(asmError("add r1, rows=3, r2\n"), "t.s:1: unknown operand 'rows' for 'add'");
-  EXPECT_EQ(asmError("add rd=r1, r2, r3\n"),
-            "t.s:1: operand 'rd' of 'add' is a register: write it positionally as rN");
-  EXPECT_EQ(asmError("add r1, , r2\n"), "t.s:1: empty operand in 'add'");
-  EXPECT_EQ(asmError("add r1, x2, r3\n"),
-            "t.s:1: expected a register 'rN' or 'name=value' in 'add', found 'x2'");
-  EXPECT_EQ(asmError("1x: nop\n"), "t.s:1: invalid label name '1x'");
-  EXPECT_EQ(asmError(".model m\n"),
-            "t.s:1: directive '.model' is only allowed in a whole program (snowasm)");
+  expectErrors(
+      asmError,
+      {
+          {"nop\n\nfoo r1\n", "t.s:3: unknown mnemonic 'foo'"},
+          {"add r1, r2\n", "t.s:1: missing operand 'rs2' of 'add'"},
+          {"vbias r1\n", "t.s:1: missing operand 'shift' of 'vbias'"},
+          {"vbias r1, shift=1, shift=2\n", "t.s:1: duplicate operand 'shift' in 'vbias'"},
+          {"vbias r1, shift=1, relu=1\n", "t.s:1: unknown operand 'relu' for 'vbias'"},
+          {"add r1, r2, r3, r4\n", "t.s:1: too many register operands for 'add' (it takes 3)"},
+          {"nop\nnop\nvmac r5, r6, r7, rows=5000, len=1, bstride=1, init=0\n",
+           "t.s:3: field 'rows' of 'vmac': value 5000 does not fit in 12 unsigned bits"},
+          {"add r1, r2, r32\n",
+           "t.s:1: field 'rs2' of 'add': register 32 does not exist (r0..r31)"},
+          {"li r1, imm=-2147483649\n",
+           "t.s:1: field 'imm' of 'li': value -2147483649 does not fit in 32 signed bits"},
+          {"nop\n  beq r0, r0, imm=nowhere\n", "t.s:2: undefined label 'nowhere'"},
+          {"x: nop\n\nx: halt\n", "t.s:3: duplicate label 'x' (first defined on line 1)"},
+          {"ld.map r1, r2, rows=1, len=1, dstride=x, bstride=1, mask=1\n",
+           "t.s:1: invalid value 'x' for operand 'dstride' of 'ld.map'"},
+          {"add r1, rows=3, r2\n", "t.s:1: unknown operand 'rows' for 'add'"},
+          {"add rd=r1, r2, r3\n",
+           "t.s:1: operand 'rd' of 'add' is a register: write it positionally as rN"},
+          {"add r1, , r2\n", "t.s:1: empty operand in 'add'"},
+          {"add r1, x2, r3\n",
+           "t.s:1: expected a register 'rN' or 'name=value' in 'add', found 'x2'"},
+          {"1x: nop\n", "t.s:1: invalid label name '1x'"},
+          {".model m\n", "t.s:1: directive '.model' is only allowed in a whole program (snowasm)"},
+      });
 }
 
 TEST(AsmErrors, OutOfRangeBranchOffsetPointsAtTheBranch) {
@@ -231,21 +242,22 @@ std::string programError(const char *Text) {
 }
 
 TEST(AsmProgram, DirectiveErrorsCarryFileAndLine) {
-  EXPECT_EQ(programError(".model a\n.model b\n"), "p.s:2: .model given twice (first on line 1)");
-  EXPECT_EQ(programError("\n.input 0 1 2\n"),
-            "p.s:2: .input takes ADDR C H W [FRAC], found 3 arguments");
-  EXPECT_EQ(programError(".output 0 1 2 x\n"), "p.s:1: invalid W 'x' in .output");
-  EXPECT_EQ(programError(".input 0 1 1 1 16\n"), "p.s:1: invalid FRAC '16' in .input");
-  EXPECT_EQ(programError(".layer a conv 1 2 3\n"),
-            "p.s:1: .layer takes NAME TYPE MACS OUTC OUTH OUTW, found 5 arguments");
-  EXPECT_EQ(programError(".data16 0 32768\n"), "p.s:1: value '32768' in .data16 is not an int16");
-  EXPECT_EQ(programError(".data16 0 1 2\n.data16 2 3\n"),
-            "p.s:2: .data16 overlaps the data from line 1");
-  EXPECT_EQ(programError(".data16 0x40000000 1\n"), "p.s:1: .data16 ends beyond DRAM (1024 MiB)");
-  EXPECT_EQ(programError(".bogus 1\n"), "p.s:1: unknown directive '.bogus'");
-  EXPECT_EQ(programError(".layer a conv 1 1 1 1\nmark imm=1\n"),
-            "p.s:2: mark imm=1 but 1 layers are declared with .layer");
-  EXPECT_EQ(programError("nop\nfoo\n"), "p.s:2: unknown mnemonic 'foo'");
+  expectErrors(programError,
+               {
+                   {".model a\n.model b\n", "p.s:2: .model given twice (first on line 1)"},
+                   {"\n.input 0 1 2\n", "p.s:2: .input takes ADDR C H W [FRAC], found 3 arguments"},
+                   {".output 0 1 2 x\n", "p.s:1: invalid W 'x' in .output"},
+                   {".input 0 1 1 1 16\n", "p.s:1: invalid FRAC '16' in .input"},
+                   {".layer a conv 1 2 3\n",
+                    "p.s:1: .layer takes NAME TYPE MACS OUTC OUTH OUTW, found 5 arguments"},
+                   {".data16 0 32768\n", "p.s:1: value '32768' in .data16 is not an int16"},
+                   {".data16 0 1 2\n.data16 2 3\n", "p.s:2: .data16 overlaps the data from line 1"},
+                   {".data16 0x40000000 1\n", "p.s:1: .data16 ends beyond DRAM (1024 MiB)"},
+                   {".bogus 1\n", "p.s:1: unknown directive '.bogus'"},
+                   {".layer a conv 1 1 1 1\nmark imm=1\n",
+                    "p.s:2: mark imm=1 but 1 layers are declared with .layer"},
+                   {"nop\nfoo\n", "p.s:2: unknown mnemonic 'foo'"},
+               });
 }
 
 } // namespace

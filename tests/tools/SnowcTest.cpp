@@ -10,19 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/ModelPrefix.h"
 #include "ToolHarness.h"
 
 #include <cctype>
 
 using namespace snow::test;
+using namespace snow::test::modelprefix;
 
 namespace {
-
-/// Lines 1-3 of every model below, so the first layer is on line 4.
-const std::string Top = "name: m\n"
-                        "input: {shape: [3, 8, 8]}\n"
-                        "layers:\n";
-const std::string C1 = "  - {name: c1, type: conv, out_channels: 4, kernel: 3}\n";
 
 class Snowc : public ToolTest {
 protected:
@@ -31,19 +27,14 @@ protected:
   /// nothing else created in the directory.
   void expectModelError(const std::string &Model, std::initializer_list<std::string> Parts) {
     write("m.yaml", Model);
-    auto Before = listing();
-    ToolResult R = run("snowc", {"m.yaml", "-o", "out.bin"});
-    EXPECT_TRUE(isCleanError(R, Parts));
-    EXPECT_EQ(listing(), Before) << "a failed compile created files";
+    expectCleanError("snowc", {"m.yaml", "-o", "out.bin"}, Parts, "a failed compile created files");
   }
 
   /// Compiles tiny.yaml for the hardware file Hw (written to hw.yaml).
   void expectHwFileError(const std::string &Hw, std::initializer_list<std::string> Parts) {
     write("hw.yaml", Hw);
-    auto Before = listing();
-    ToolResult R = run("snowc", {tinyModel(), "-o", "out.bin", "--hw", "hw.yaml"});
-    EXPECT_TRUE(isCleanError(R, Parts));
-    EXPECT_EQ(listing(), Before) << "a failed compile created files";
+    expectCleanError("snowc", {tinyModel(), "-o", "out.bin", "--hw", "hw.yaml"}, Parts,
+                     "a failed compile created files");
   }
 };
 
@@ -75,10 +66,7 @@ TEST_F(Snowc, DanglingInputNameIsRejected) {
 }
 
 TEST_F(Snowc, MissingModelFileIsReported) {
-  auto Before = listing();
-  ToolResult R = run("snowc", {"no-such-model.yaml", "-o", "out.bin"});
-  EXPECT_TRUE(isCleanError(R, {"no-such-model.yaml"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowc", {"no-such-model.yaml", "-o", "out.bin"}, {"no-such-model.yaml"});
 }
 
 TEST_F(Snowc, MissingWeightsFileNamesFileLineAndPath) {
@@ -87,17 +75,13 @@ TEST_F(Snowc, MissingWeightsFileNamesFileLineAndPath) {
   fs::create_directory(path("sub"));
   write("sub/m.yaml", Top + "  - {name: c1, type: conv, out_channels: 4, kernel: 3,\n"
                             "     weights_file: w.npy}\n");
-  auto Before = listing();
-  ToolResult R = run("snowc", {"sub/m.yaml", "-o", "out.bin"});
-  EXPECT_TRUE(isCleanError(R, {"sub/m.yaml:5:", "'c1'", "'weights_file'", "sub/w.npy"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowc", {"sub/m.yaml", "-o", "out.bin"},
+                   {"sub/m.yaml:5:", "'c1'", "'weights_file'", "sub/w.npy"});
 }
 
 TEST_F(Snowc, UnknownHardwarePresetListsThePresets) {
-  auto Before = listing();
-  ToolResult R = run("snowc", {tinyModel(), "-o", "out.bin", "--hw", "zc707"});
-  EXPECT_TRUE(isCleanError(R, {"'zc707'", "big1024", "mini64", "narrow8", "zc706"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowc", {tinyModel(), "-o", "out.bin", "--hw", "zc707"},
+                   {"'zc707'", "big1024", "mini64", "narrow8", "zc706"});
 }
 
 TEST_F(Snowc, HardwareFileWithUnknownKeyNamesFileAndLine) {
@@ -121,10 +105,8 @@ TEST_F(Snowc, HardwareFileWithTwoImpossibleValuesIsStillOneLine) {
 }
 
 TEST_F(Snowc, OutputIntoMissingDirectoryCreatesNothing) {
-  auto Before = listing();
-  ToolResult R = run("snowc", {tinyModel(), "-o", "no-such-dir/out.bin"});
-  EXPECT_TRUE(isCleanError(R, {"no-such-dir/out.bin"}));
-  EXPECT_EQ(listing(), Before) << "the directory or a temporary was created";
+  expectCleanError("snowc", {tinyModel(), "-o", "no-such-dir/out.bin"}, {"no-such-dir/out.bin"},
+                   "the directory or a temporary was created");
 }
 
 TEST_F(Snowc, FailedCompileKeepsExistingOutputByteIdentical) {

@@ -22,64 +22,49 @@ protected:
   void expectAsmError(const std::string &Name, const std::string &Source, unsigned Line,
                       std::initializer_list<std::string> Parts) {
     write(Name, Source);
-    auto Before = listing();
-    ToolResult R = run("snowasm", {Name, "-o", "out.bin"});
+    ToolResult R = expectCleanError("snowasm", {Name, "-o", "out.bin"}, Parts,
+                                    "a failed assembly created files");
     EXPECT_TRUE(isCleanError(R, {Name + ":" + std::to_string(Line) + ":"}));
-    EXPECT_TRUE(isCleanError(R, Parts));
-    EXPECT_EQ(listing(), Before) << "a failed assembly created files";
   }
 };
 
 } // namespace
 
 TEST_F(Snowref, MissingModelIsReported) {
-  auto Before = listing();
-  ToolResult R = run("snowref", {"no-such-model.yaml", "--output", "y.npy"});
-  EXPECT_TRUE(isCleanError(R, {"no-such-model.yaml"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowref", {"no-such-model.yaml", "--output", "y.npy"}, {"no-such-model.yaml"});
 }
 
 TEST_F(Snowref, InputOfWrongShapeIsRejected) {
   write("x.npy", makeNpy("<f4", {3, 16, 16}, std::string(4 * 3 * 16 * 16, '\0')));
-  auto Before = listing();
-  ToolResult R = run("snowref", {tinyModel(), "--input", "x.npy", "--output", "y.npy"});
-  EXPECT_TRUE(isCleanError(R, {"x.npy", "(3, 16, 16)", "(3, 32, 32)"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowref", {tinyModel(), "--input", "x.npy", "--output", "y.npy"},
+                   {"x.npy", "(3, 16, 16)", "(3, 32, 32)"});
 }
 
 TEST_F(Snowref, InputOfUnsupportedDtypeIsRejected) {
   write("x.npy", makeNpy("<f8", {3, 32, 32}, std::string(8 * 3 * 32 * 32, '\0')));
-  auto Before = listing();
-  ToolResult R = run("snowref", {tinyModel(), "--input", "x.npy", "--output", "y.npy"});
-  EXPECT_TRUE(isCleanError(R, {"x.npy", "<f8"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowref", {tinyModel(), "--input", "x.npy", "--output", "y.npy"},
+                   {"x.npy", "<f8"});
 }
 
 TEST_F(Snowref, ModelErrorNamesFileAndLine) {
   write("m.yaml", "name: m\ninput: {shape: [3, 8, 8]}\nlayers:\n"
                   "  - {name: c1, type: conv, out_channels: 4, kernel: 3, strides: 2}\n");
-  auto Before = listing();
-  ToolResult R = run("snowref", {"m.yaml", "--output", "y.npy"});
-  EXPECT_TRUE(isCleanError(R, {"m.yaml:4:", "'strides'"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowref", {"m.yaml", "--output", "y.npy"}, {"m.yaml:4:", "'strides'"});
 }
 
 TEST_F(Snowref, OutputIntoMissingDirectoryLeavesNothing) {
-  auto Before = listing();
-  ToolResult R = run("snowref", {tinyModel(), "--output", "no-such-dir/y.npy", "--quiet"});
-  EXPECT_TRUE(isCleanError(R, {"no-such-dir/y.npy"}));
-  EXPECT_EQ(listing(), Before);
+  expectCleanError("snowref", {tinyModel(), "--output", "no-such-dir/y.npy", "--quiet"},
+                   {"no-such-dir/y.npy"});
 }
 
 // KNOWN TOOL BUG: snowref writes --output, then --output-float; when the
 // second fails it exits 1 with y.npy already written. A failed run should
 // leave no output behind.
 TEST_F(Snowref, FailingSecondOutputLeavesNoFirstOutput) {
-  auto Before = listing();
-  ToolResult R = run("snowref", {tinyModel(), "--output", "y.npy", "--output-float",
-                                 "no-such-dir/f.npy", "--quiet"});
-  EXPECT_TRUE(isCleanError(R, {"no-such-dir/f.npy"}));
-  EXPECT_EQ(listing(), Before) << "y.npy was written by a run that failed";
+  expectCleanError(
+      "snowref",
+      {tinyModel(), "--output", "y.npy", "--output-float", "no-such-dir/f.npy", "--quiet"},
+      {"no-such-dir/f.npy"}, "y.npy was written by a run that failed");
 }
 
 TEST_F(Snowasm, SyntaxErrorNamesFileAndLine) {

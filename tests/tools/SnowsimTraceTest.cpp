@@ -141,16 +141,6 @@ protected:
   }
 };
 
-/// vmax reads maps bank 0 while the ld.map before it is still writing it: a
-/// program fault (as in SnowsimTest.cpp).
-const char *const Race = R"(.model race
-.input 0 1 1 16
-.output 0x100 1 1 16
-  ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1
-  vmax r1, r0, rows=1, len=1, bstride=0, cstride=0
-  halt
-)";
-
 } // namespace
 
 TEST_F(Trace, DemoModelTraceHasTheTracksAndAddsUpToTheStats) {

@@ -71,6 +71,62 @@ inline void writeBytes(const fs::path &P, const std::string &Bytes) {
   ASSERT_TRUE(Out.good()) << "cannot write test file " << P;
 }
 
+/// Runs Exe with Args in Dir with fork/exec (no shell, stdin from /dev/null);
+/// a run longer than TimeoutSeconds is killed. Stdout and stderr go to files
+/// next to (not inside) Dir, so that a listing of Dir sees only what the tool
+/// itself created.
+inline ToolResult runTool(const fs::path &Dir, const std::string &Exe,
+                          const std::vector<std::string> &Args, unsigned TimeoutSeconds = 120) {
+  ToolResult R;
+  R.Command = "cd " + Dir.string() + " && " + Exe;
+  for (const std::string &A : Args)
+    R.Command += " '" + A + "'";
+  fs::path OutFile = Dir.string() + ".stdout", ErrFile = Dir.string() + ".stderr";
+
+  std::vector<std::string> Copy = Args;
+  std::vector<char *> Argv{const_cast<char *>(Exe.c_str())};
+  for (std::string &A : Copy)
+    Argv.push_back(A.data());
+  Argv.push_back(nullptr);
+
+  pid_t Pid = fork();
+  if (Pid < 0) {
+    ADD_FAILURE() << "fork: " << std::strerror(errno);
+    return R;
+  }
+  if (Pid == 0) {
+    // In the child only async-signal-safe calls until exec.
+    int Out = open(OutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int Err = open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int Null = open("/dev/null", O_RDONLY);
+    if (Out < 0 || Err < 0 || Null < 0 || chdir(Dir.c_str()) != 0)
+      _exit(127);
+    // The alarm survives exec: a tool that hangs is killed by SIGALRM and
+    // reported as not exiting normally, instead of stalling the test run.
+    alarm(TimeoutSeconds);
+    dup2(Null, 0);
+    dup2(Out, 1);
+    dup2(Err, 2);
+    execv(Argv[0], Argv.data());
+    _exit(127);
+  }
+  int Status = 0;
+  while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(Status)) {
+    R.Exited = true;
+    R.ExitCode = WEXITSTATUS(Status);
+  } else if (WIFSIGNALED(Status)) {
+    R.Signaled = true;
+    R.Signal = WTERMSIG(Status);
+  }
+  R.Out = readBytes(OutFile);
+  R.Err = readBytes(ErrFile);
+  fs::remove(OutFile);
+  fs::remove(ErrFile);
+  return R;
+}
+
 /// The standard CRC-32 (zlib, PNG, Ethernet; what llvm::crc32 computes):
 /// reflected polynomial 0xEDB88320, initial value and final XOR 0xFFFFFFFF.
 /// Written out here rather than taken from LLVM so the test checks the
@@ -126,6 +182,17 @@ inline std::string makeNpy(const std::string &Descr, const std::vector<uint64_t>
   Out += char(Header.size() >> 8);
   return Out + Header + Data;
 }
+
+/// Assembly for snowasm: vmax reads maps bank 0 while the ld.map before it is
+/// still writing it, with no semaphore in between, so snowsim faults (the
+/// hazard rule of architecture.md §3.6).
+inline const char *const Race = R"(.model race
+.input 0 1 1 16
+.output 0x100 1 1 16
+  ld.map r0, r0, rows=1, len=16, dstride=0, bstride=0, mask=1
+  vmax r1, r0, rows=1, len=1, bstride=0, cstride=0
+  halt
+)";
 
 inline std::string tinyModel() { return SourceDir + "/models/tiny.yaml"; }
 
@@ -213,59 +280,21 @@ protected:
     return Names;
   }
 
-  /// Runs BinDir/Tool with Args in the test directory. Stdout and stderr go
-  /// to files next to (not inside) the test directory, so that listing()
-  /// sees only what the tool itself created.
+  /// Runs BinDir/Tool with Args in the test directory (see runTool).
   ToolResult run(const std::string &Tool, const std::vector<std::string> &Args) const {
-    ToolResult R;
-    std::string Exe = BinDir + "/" + Tool;
-    R.Command = "cd " + Dir.string() + " && " + Exe;
-    for (const std::string &A : Args)
-      R.Command += " '" + A + "'";
-    fs::path OutFile = Dir.string() + ".stdout", ErrFile = Dir.string() + ".stderr";
+    return runTool(Dir, BinDir + "/" + Tool, Args, TimeoutSeconds);
+  }
 
-    std::vector<char *> Argv;
-    Argv.push_back(Exe.data());
-    std::vector<std::string> Copy = Args;
-    for (std::string &A : Copy)
-      Argv.push_back(A.data());
-    Argv.push_back(nullptr);
-
-    pid_t Pid = fork();
-    if (Pid < 0) {
-      ADD_FAILURE() << "fork: " << std::strerror(errno);
-      return R;
-    }
-    if (Pid == 0) {
-      // In the child only async-signal-safe calls until exec.
-      int Out = open(OutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int Err = open(ErrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int Null = open("/dev/null", O_RDONLY);
-      if (Out < 0 || Err < 0 || Null < 0 || chdir(Dir.c_str()) != 0)
-        _exit(127);
-      // The alarm survives exec: a tool that hangs is killed by SIGALRM and
-      // reported as not exiting normally, instead of stalling the test run.
-      alarm(TimeoutSeconds);
-      dup2(Null, 0);
-      dup2(Out, 1);
-      dup2(Err, 2);
-      execv(Argv[0], Argv.data());
-      _exit(127);
-    }
-    int Status = 0;
-    while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(Status)) {
-      R.Exited = true;
-      R.ExitCode = WEXITSTATUS(Status);
-    } else if (WIFSIGNALED(Status)) {
-      R.Signaled = true;
-      R.Signal = WTERMSIG(Status);
-    }
-    R.Out = readBytes(OutFile);
-    R.Err = readBytes(ErrFile);
-    fs::remove(OutFile);
-    fs::remove(ErrFile);
+  /// Runs Tool with Args and checks the contract for bad input: a clean error
+  /// naming each of Parts, and nothing created in the test directory (Why
+  /// says what a new file would mean). Returns the run for further checks.
+  ToolResult expectCleanError(const std::string &Tool, const std::vector<std::string> &Args,
+                              std::initializer_list<std::string> Parts,
+                              const std::string &Why = "a failed run created files") const {
+    auto Before = listing();
+    ToolResult R = run(Tool, Args);
+    EXPECT_TRUE(isCleanError(R, Parts));
+    EXPECT_EQ(listing(), Before) << Why;
     return R;
   }
 
