@@ -11,6 +11,11 @@
 using namespace snow;
 using namespace snow::compiler;
 
+/// Cycles a step (one round, one chunk) spends on the compute unit outside
+/// its traces: semaphore waits and signals, vbias, marks. An estimate shared
+/// by every layer kind's cost below.
+static constexpr uint64_t StepOverhead = 20;
+
 /// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
 /// over the whole layer; if it cannot beat Bound, that is the answer.
 /// Otherwise the steps are played through a model of the double-buffered
@@ -23,14 +28,14 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
                               uint64_t Bound) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
-  const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac), Overhead = 20;
+  const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
   // Per output pixel: a trace over the kernel window and the input channels,
   // then the writeback of its accumulator entry.
   const uint64_t Trace = timing::traceCycles(L.KH, uint64_t(L.KW) * Cin);
   const uint64_t Wb = timing::writebackCycles(Hw, 1);
   const uint64_t Rounds = S.Rounds.size();
-  uint64_t Compute =
-      S.Pixels * (Trace + Wb) + Rounds * (Overhead * P.NChunks + timing::accumulatorReady(Hw, 0));
+  uint64_t Compute = S.Pixels * (Trace + Wb) +
+                     Rounds * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -86,7 +91,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
     for (unsigned C = 0; C < P.NChunks; ++C) {
       const bool Last = C + 1 == P.NChunks;
       uint64_t Comp =
-          I.Pixels * timing::traceCycles(L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin)) + Overhead;
+          I.Pixels * timing::traceCycles(L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin)) + StepOverhead;
       if (Last)
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
@@ -133,7 +138,7 @@ Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   // Each window is a KH x KW trace, but the control core needs ~3 instructions
   // to issue it, so short windows are issue-bound.
   uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
-                     P.Rounds.size() * 20 * P.NChunks;
+                     P.Rounds.size() * StepOverhead * P.NChunks;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
@@ -143,7 +148,7 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
   const ir::Layer &L = *P.L;
   // Each operand is a vpre into the accumulators, then one vwb.
   uint64_t Compute =
-      timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * 20;
+      timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * StepOverhead;
   uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
@@ -152,7 +157,7 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   const ir::Layer &L = *P.L;
   uint64_t Compute =
       roundPixels(P) * (timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
-      P.Rounds.size() * 20;
+      P.Rounds.size() * StepOverhead;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }

@@ -8,8 +8,6 @@
 #include "Plan.h"
 #include "snow/sim/Report.h"
 #include "snow/sim/Simulator.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 #include <fmt/format.h>
 #include <map>
 
@@ -86,8 +84,5 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
   Root.try_emplace("source", "cycles: the compiled program played through snowsim's timing engine "
                              "(exact, as snowsim --timing-only); estimate_cycles: the planner's "
                              "cost model, per part, before scheduling and overlap between layers");
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", json::Value(std::move(Root))) << "\n";
-  return OS.str();
+  return sim::jsonText(std::move(Root));
 }

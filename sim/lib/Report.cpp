@@ -135,9 +135,13 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
   return Root;
 }
 
-std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
+std::string snow::sim::jsonText(llvm::json::Object Root) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", llvm::json::Value(toJsonObject(S, P))) << "\n";
+  OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
   return OS.str();
+}
+
+std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
+  return jsonText(toJsonObject(S, P));
 }

@@ -20,6 +20,8 @@ std::string formatReport(const SimStats &S, const isa::Program &P);
 std::string toJson(const SimStats &S, const isa::Program &P);
 /// The same document as an object, for tools that add to it (snowc --emit=plan-json).
 llvm::json::Object toJsonObject(const SimStats &S, const isa::Program &P);
+/// A JSON document as the tools write it: indented by two, newline-terminated.
+std::string jsonText(llvm::json::Object Root);
 
 } // namespace snow::sim
 
