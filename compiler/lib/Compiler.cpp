@@ -182,22 +182,22 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
   return In;
 }
 
-/// What a layer's plan depends on: everything of the layer but its name,
-/// position, neighbours and weight values. Layers with equal keys (ResNet-50
-/// repeats each bottleneck block's shapes up to six times) get equal plans,
-/// so each key is planned once: planning is a search that took a fifth of
-/// ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp checks that reuse
-/// changes no program.
+/// What a layer's plan depends on: its geometry and kind, not its name,
+/// position, neighbours, number formats or weight values. Layers with equal
+/// keys (ResNet-50 repeats each bottleneck block's shapes up to six times)
+/// get equal plans, so each key is planned once: planning is a search that
+/// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
+/// checks that reuse changes no program.
 std::string planKey(const ir::Layer &L, bool OutIsSlice) {
   // A field added to ir::Layer must be added here if planning can read it;
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 440, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{},{} avg{},{} f{},{},{},{} in{} sl{}",
+                     "res{} avg{},{} in{} sl{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
-                     L.Groups, L.HasBias, L.HasResidual, L.ResFrac, L.AvgMult, L.AvgShift, L.InFrac,
-                     L.OutFrac, L.WFrac, L.BFrac, L.Inputs.size(), OutIsSlice);
+                     L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
+                     OutIsSlice);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
