@@ -9,6 +9,21 @@ using namespace snow::compiler;
 using isa::Inst;
 using isa::Opcode;
 
+void Emitter::emit(const Inst &I) {
+  auto W = isa::encode(I);
+  if (!W) {
+    if (FirstError.empty())
+      FirstError = fmt::format("{}: cannot encode instruction {} ({}): {}",
+                               Regions.empty() ? "program" : Regions.back().second, pc(),
+                               isa::opInfo(I.Op).Mnemonic, llvm::toString(W.takeError()));
+    else
+      llvm::consumeError(W.takeError());
+    Code.push_back({});
+    return;
+  }
+  Code.push_back(*W);
+}
+
 Emitter::Label Emitter::newLabel() {
   LabelPc.push_back(-1);
   return {unsigned(LabelPc.size() - 1)};
@@ -133,27 +148,22 @@ void Emitter::append(const Block &B) {
 }
 
 llvm::Expected<std::vector<isa::Word128>> Emitter::finish() {
+  auto Fail = [](const std::string &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+  };
+  if (!FirstError.empty())
+    return Fail(FirstError);
   for (auto [Pc, Id] : Fixups) {
     if (LabelPc[Id] < 0)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "internal error: unbound label at pc %u", Pc);
-    Code[Pc].imm = LabelPc[Id] - int64_t(Pc);
+      return Fail(fmt::format("internal error: unbound label at pc {}", Pc));
+    auto I = isa::decode(Code[Pc]);
+    if (!I)
+      return Fail("internal error: " + llvm::toString(I.takeError()));
+    I->imm = LabelPc[Id] - int64_t(Pc);
+    auto W = isa::encode(*I);
+    if (!W)
+      return Fail(fmt::format("branch at pc {}: {}", Pc, llvm::toString(W.takeError())));
+    Code[Pc] = *W;
   }
-  std::vector<isa::Word128> Words;
-  Words.reserve(Code.size());
-  for (size_t Pc = 0; Pc < Code.size(); ++Pc) {
-    auto W = isa::encode(Code[Pc]);
-    if (!W) {
-      std::string Owner = "program";
-      for (const auto &[First, What] : Regions)
-        if (First <= Pc)
-          Owner = What;
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "%s: cannot encode instruction %zu (%s): %s", Owner.c_str(),
-                                     Pc, isa::opInfo(Code[Pc].Op).Mnemonic,
-                                     llvm::toString(W.takeError()).c_str());
-    }
-    Words.push_back(*W);
-  }
-  return Words;
+  return std::move(Code);
 }
