@@ -57,12 +57,18 @@ struct CommonOptions {
                 cl::desc("Fail unless the program was compiled for this hardware (preset or "
                          "YAML file)"),
                 cl::value_desc("preset|file"), cl::cat(Cat)),
-        Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat)) {}
+        Quiet("quiet", cl::desc("Print only errors"), cl::cat(Cat)),
+        EnergyTable("energy",
+                    cl::desc("Energy table for the energy and power figures (YAML file or "
+                             "built-in name; default: the built-in table named like the "
+                             "program's hardware, if there is one; docs/energy.md)"),
+                    cl::value_desc("file|name"), cl::cat(Cat)) {}
 
   cl::opt<std::string> ProgPath, InputPath, OutputPath, OutputFloat, StatsJson;
   cl::opt<uint64_t> MaxCycles;
   cl::opt<std::string> HwCheck;
   cl::opt<bool> Quiet;
+  cl::opt<std::string> EnergyTable;
 };
 
 /// What the frames of a run produced.
@@ -128,6 +134,16 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
   }
   if (auto Err = Factory.checkOptions(!O.OutputPath.empty() || !O.OutputFloat.empty()))
     return Fail(llvm::toString(std::move(Err)));
+  std::optional<EnergyModel> Energy;
+  if (!O.EnergyTable.empty()) {
+    auto E = loadEnergyModel(O.EnergyTable);
+    if (!E)
+      return Fail(llvm::toString(E.takeError()));
+    Energy = *E;
+  } else {
+    Energy = builtinEnergyModel(Prog->Hw.Name);
+  }
+  const EnergyModel *En = Energy ? &*Energy : nullptr;
 
   std::vector<std::vector<int16_t>> Frames;
   if (!O.InputPath.empty()) {
@@ -165,7 +181,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
     Files.push_back({Path, std::move(*Bytes)});
   }
   if (!O.StatsJson.empty())
-    Files.push_back({O.StatsJson, toJson(*R.Stats, *Prog)});
+    Files.push_back({O.StatsJson, toJson(*R.Stats, *Prog, En)});
   for (OutputFile &F : R.EngineFiles)
     Files.push_back(std::move(F));
   if (auto Err = writeFilesAtomic(Files))
@@ -173,7 +189,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
 
   if (!O.Quiet) {
     const SimStats &S = *R.Stats;
-    llvm::outs() << formatReport(S, *Prog);
+    llvm::outs() << formatReport(S, *Prog, En);
     llvm::outs() << llvm::format("simulated %llu cycles in %.3f s (%.3g M cycles/s, %s)\n",
                                  (unsigned long long)S.Cycles, R.Secs,
                                  R.Secs > 0 ? S.Cycles / R.Secs / 1e6 : 0.0, R.EngineName.c_str());

@@ -31,7 +31,8 @@ Derived derive(uint64_t Macs, uint64_t Cycles, const isa::HwConfig &Hw) {
 }
 } // namespace
 
-std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
+std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P,
+                                    const EnergyModel *E) {
   const isa::HwConfig &Hw = P.Hw;
   std::string Out;
   Out += fmt::format("model {} on {}: {} MACs ({} CU x {} vMAC x {} lanes), {} MHz, peak {:.1f} "
@@ -69,10 +70,32 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P) {
                      "{:.1f} %, MAC pipeline drain {:.1f} %, idle {:.1f} %\n",
                      Pct(S.MacCycles), Pct(S.Compute.Busy - S.MacCycles), Pct(S.Compute.WaitSem),
                      Pct(S.Compute.WaitAcc), Pct(S.Compute.Idle));
+  if (E && S.Cycles) {
+    const Energy En = energyOf(*E, Hw, S);
+    const double Seconds = T.ActualMs / 1e3;
+    Out += fmt::format("energy (model '{}', whole network, batch 1, 1 MAC = 2 ops): {:.2f} mJ per "
+                       "frame, {:.2f} W ({:.2f} W static), {:.1f} G-ops/J, {:.2f} frames/J\n",
+                       E->Name, 1e3 * En.totalJ(), En.totalJ() / Seconds, E->StaticW,
+                       2.0 * double(S.Macs) / 1e9 / En.totalJ(), 1 / En.totalJ());
+  }
   return Out;
 }
 
-llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program &P) {
+/// Energy fields: per-layer "energy_j" and the total's breakdown.
+static llvm::json::Object energyJson(const Energy &En, double Seconds, uint64_t Macs) {
+  return llvm::json::Object{
+      {"energy_j", En.totalJ()},
+      {"watts", Seconds > 0 ? En.totalJ() / Seconds : 0.0},
+      {"gops_per_j", En.totalJ() > 0 ? 2e-9 * double(Macs) / En.totalJ() : 0.0},
+      {"mac_j", En.MacJ},
+      {"buffer_j", En.BufferJ},
+      {"dram_j", En.DramJ},
+      {"control_j", En.ControlJ},
+      {"static_j", En.StaticJ}};
+}
+
+llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program &P,
+                                           const EnergyModel *E) {
   namespace json = llvm::json;
   const isa::HwConfig &Hw = P.Hw;
   Derived T = derive(S.Macs, S.Cycles, Hw);
@@ -91,24 +114,26 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
     // counts not filling the lanes, CUs without a tile, padding taps do count
     // as work by the MAC convention).
     double LanesIdle = double(L.MacCycles) - double(L.Macs) / Hw.macs();
-    Layers.push_back(
-        json::Object{{"name", L.Name},
-                     {"type", L.Type},
-                     {"macs", int64_t(L.Macs)},
-                     {"cycles", int64_t(L.Cycles)},
-                     {"utilization", D.Util},
-                     {"gops", D.Gops},
-                     {"mac_cycles", int64_t(L.MacCycles)},
-                     {"dram_read_bytes", int64_t(L.DramReadBytes)},
-                     {"dram_write_bytes", int64_t(L.DramWriteBytes)},
-                     {"dram_gbps", D.ActualMs > 0 ? double(Bytes) / D.ActualMs / 1e6 : 0.0},
-                     {"ops_per_byte", Bytes ? 2.0 * double(L.Macs) / double(Bytes) : 0.0},
-                     {"stalls", json::Object{{"mac", int64_t(L.MacCycles)},
-                                             {"lanes_idle_equiv", std::max(0.0, LanesIdle)},
-                                             {"other_ops", int64_t(L.Compute.Busy - L.MacCycles)},
-                                             {"wait_dram", int64_t(L.Compute.WaitSem)},
-                                             {"pipeline_drain", int64_t(L.Compute.WaitAcc)},
-                                             {"ctrl_issue", int64_t(L.Compute.Idle)}}}});
+    json::Object O{{"name", L.Name},
+                   {"type", L.Type},
+                   {"macs", int64_t(L.Macs)},
+                   {"cycles", int64_t(L.Cycles)},
+                   {"utilization", D.Util},
+                   {"gops", D.Gops},
+                   {"mac_cycles", int64_t(L.MacCycles)},
+                   {"dram_read_bytes", int64_t(L.DramReadBytes)},
+                   {"dram_write_bytes", int64_t(L.DramWriteBytes)},
+                   {"dram_gbps", D.ActualMs > 0 ? double(Bytes) / D.ActualMs / 1e6 : 0.0},
+                   {"ops_per_byte", Bytes ? 2.0 * double(L.Macs) / double(Bytes) : 0.0},
+                   {"stalls", json::Object{{"mac", int64_t(L.MacCycles)},
+                                           {"lanes_idle_equiv", std::max(0.0, LanesIdle)},
+                                           {"other_ops", int64_t(L.Compute.Busy - L.MacCycles)},
+                                           {"wait_dram", int64_t(L.Compute.WaitSem)},
+                                           {"pipeline_drain", int64_t(L.Compute.WaitAcc)},
+                                           {"ctrl_issue", int64_t(L.Compute.Idle)}}}};
+    if (E)
+      O["energy_j"] = energyOf(*E, Hw, L).totalJ();
+    Layers.push_back(std::move(O));
   }
   json::Object Root{{"hw", json::Object{{"name", Hw.Name},
                                         {"macs", int64_t(Hw.macs())},
@@ -132,6 +157,19 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                                            {"compute", Units(S.Compute)},
                                            {"store", Units(S.Store)}}},
                     {"layers", std::move(Layers)}};
+  if (E) {
+    json::Object &Total = *Root.getObject("total");
+    json::Object En = energyJson(energyOf(*E, Hw, S), T.ActualMs / 1e3, S.Macs);
+    for (auto &KV : En)
+      Total[KV.first] = std::move(KV.second);
+    Root["energy_model"] = json::Object{{"name", E->Name},
+                                        {"technology", E->Technology},
+                                        {"mac_pj", E->MacPj},
+                                        {"buffer_pj_per_bit", E->BufferPjPerBit},
+                                        {"dram_pj_per_byte", E->DramPjPerByte},
+                                        {"instruction_pj", E->InstructionPj},
+                                        {"static_w", E->StaticW}};
+  }
   return Root;
 }
 
@@ -142,6 +180,6 @@ std::string snow::sim::jsonText(llvm::json::Object Root) {
   return OS.str();
 }
 
-std::string snow::sim::toJson(const SimStats &S, const isa::Program &P) {
-  return jsonText(toJsonObject(S, P));
+std::string snow::sim::toJson(const SimStats &S, const isa::Program &P, const EnergyModel *E) {
+  return jsonText(toJsonObject(S, P, E));
 }

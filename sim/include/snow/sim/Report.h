@@ -10,16 +10,20 @@
 #define SNOW_SIM_REPORT_H
 
 #include "snow/isa/Program.h"
+#include "snow/sim/Energy.h"
 #include "snow/sim/Simulator.h"
 #include "llvm/Support/JSON.h"
 #include <string>
 
 namespace snow::sim {
 
-std::string formatReport(const SimStats &S, const isa::Program &P);
-std::string toJson(const SimStats &S, const isa::Program &P);
+/// With an energy model E, the report and the JSON also give energy and
+/// power (docs/energy.md); without one they say nothing about either.
+std::string formatReport(const SimStats &S, const isa::Program &P, const EnergyModel *E = nullptr);
+std::string toJson(const SimStats &S, const isa::Program &P, const EnergyModel *E = nullptr);
 /// The same document as an object, for tools that add to it (snowc --emit=plan-json).
-llvm::json::Object toJsonObject(const SimStats &S, const isa::Program &P);
+llvm::json::Object toJsonObject(const SimStats &S, const isa::Program &P,
+                                const EnergyModel *E = nullptr);
 /// A JSON document as the tools write it: indented by two, newline-terminated.
 std::string jsonText(llvm::json::Object Root);
 
