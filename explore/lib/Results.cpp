@@ -87,13 +87,17 @@ std::string derivedValue(const ResultRow &R, const std::string &Col) {
     return num(R.opsPerByte());
   if (Col == "dram_gbps_used")
     return num(R.dramGbpsUsed());
+  if (Col == "watts")
+    return num(R.watts());
+  if (Col == "gops_per_w")
+    return num(R.gopsPerW());
   return "";
 }
 
 const std::vector<std::string> FixedCols = {
-    "model",      "point",        "config",         "status",      "message", "macs",
-    "array_macs", "peak_gops",    "cycles",         "utilization", "gops",    "fps",
-    "dram_mb",    "ops_per_byte", "dram_gbps_used", "onchip_kib"};
+    "model",          "point",      "config",      "status", "message",   "macs",    "array_macs",
+    "peak_gops",      "cycles",     "utilization", "gops",   "fps",       "dram_mb", "ops_per_byte",
+    "dram_gbps_used", "onchip_kib", "energy_j",    "watts",  "gops_per_w"};
 
 /// Which columns hold numbers (for JSON); everything else is a string.
 bool isStringColumn(const std::string &C) {
@@ -122,6 +126,8 @@ std::string columnValue(const ResultRow &R, const std::string &C) {
     return std::to_string(R.Cycles);
   if (C == "onchip_kib")
     return num(R.OnchipKib);
+  if (C == "energy_j")
+    return num(R.EnergyJ);
   if (C == "hw_hash")
     return R.HwHash;
   if (C == "model_hash")
@@ -232,6 +238,10 @@ double ResultRow::dramMbPerFrame() const {
   return Status == PointStatus::Ok ? double(DramBytes) / 1e6 : 0;
 }
 double ResultRow::dramGbpsUsed() const { return double(DramBytes) * fps() / 1e9; }
+double ResultRow::watts() const { return EnergyJ * fps(); }
+double ResultRow::gopsPerW() const {
+  return Status == PointStatus::Ok && EnergyJ > 0 ? 2.0 * double(Macs) / 1e9 / EnergyJ : 0;
+}
 double ResultRow::opsPerByte() const {
   return Status == PointStatus::Ok && DramBytes ? 2.0 * double(Macs) / double(DramBytes) : 0;
 }
@@ -315,6 +325,9 @@ llvm::Expected<std::vector<ResultRow>> snow::explore::parseCsv(const std::string
               parseNumber(Get("peak_gops"), R.PeakGops) &&
               parseNumber(Get("onchip_kib"), R.OnchipKib) &&
               parseNumber(Get("dram_bytes"), R.DramBytes);
+    // Files written before the energy model have no energy column.
+    if (Ok && !Get("energy_j").empty())
+      Ok = !llvm::StringRef(Get("energy_j")).getAsDouble(R.EnergyJ);
     if (!Ok)
       return error(fmt::format("{}:{}: a numeric column does not hold a number", File, Rec.Line));
     for (const auto &[Name, Index] : Col)

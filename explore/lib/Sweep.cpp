@@ -12,6 +12,7 @@
 #include "snow/compiler/Compiler.h"
 #include "snow/explore/Results.h"
 #include "snow/ir/Graph.h"
+#include "snow/sim/Energy.h"
 #include "snow/sim/Simulator.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -193,6 +194,8 @@ ResultRow runPoint(const ir::Graph &Canonical, ModelCache &Cache, const std::str
   R.Cycles = Stats->Cycles;
   R.Macs = Stats->Macs;
   R.DramBytes = Stats->DramReadBytes + Stats->DramWriteBytes;
+  if (auto E = sim::builtinEnergyModel(Hw->Name))
+    R.EnergyJ = sim::energyOf(*E, *Hw, *Stats).totalJ();
   return R;
 }
 

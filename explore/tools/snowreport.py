@@ -47,7 +47,7 @@ ARRAY_KEYS = ("clusters", "cus_per_cluster", "vmacs_per_cu", "lanes_per_vmac")
 RESULT_COLS = {
     "model", "point", "config", "status", "message", "macs", "array_macs", "peak_gops",
     "cycles", "utilization", "gops", "fps", "dram_mb", "ops_per_byte", "dram_gbps_used",
-    "onchip_kib", "dram_bytes", "hw_hash", "model_hash"}
+    "onchip_kib", "dram_bytes", "hw_hash", "model_hash", "energy_j", "watts", "gops_per_w"}
 
 
 class UserError(Exception):
@@ -290,8 +290,11 @@ def comparison_html(ok, models, keys, devices):
             rows.append(["<b>simulated</b>, %s<br><small>%s</small>" % (what, short_config(r, keys)),
                          "int16",
                          "1", "whole network", "project model", fmt(r["fps"]), fmt(r["gops"]),
-                         fmt(r["peak_gops"], 0), util_cell(r["utilization"]), "&ndash;",
-                         "no power model", "snowsim, timing only"])
+                         fmt(r["peak_gops"], 0), util_cell(r["utilization"]),
+                         fmt(r.get("gops_per_w", 0)),
+                         ("energy model of the hardware's table, %.2f W (docs/energy.md)"
+                          % r["watts"]) if r.get("watts") else "no energy table for this hardware",
+                         "snowsim, timing only"])
         for d in results:
             if d["model"] != m:
                 continue

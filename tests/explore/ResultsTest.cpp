@@ -82,9 +82,10 @@ TEST(Csv, RowsReadBackExactly) {
 
 TEST(Csv, TheRequiredColumnsArePresent) {
   std::string Head = csvHeader();
-  for (const char *C : {"model,", "config,", "status,", "message,", "macs,", "peak_gops,",
-                        "cycles,", "utilization,", "gops,", "fps,", "dram_gbps,", "onchip_kib,",
-                        "clusters,", "lanes_per_vmac,", "maps_buffer_kib,", "clock_mhz,"})
+  for (const char *C :
+       {"model,", "config,", "status,", "message,", "macs,", "peak_gops,", "cycles,",
+        "utilization,", "gops,", "fps,", "dram_gbps,", "onchip_kib,", "clusters,",
+        "lanes_per_vmac,", "maps_buffer_kib,", "clock_mhz,", "energy_j,", "watts,", "gops_per_w,"})
     EXPECT_NE(Head.find(C), std::string::npos) << C;
 }
 

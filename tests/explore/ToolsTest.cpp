@@ -87,8 +87,12 @@ TEST_F(Tools, TheSameShardTwiceAtOnceIsRefused) {
 TEST_F(Tools, SnowdevicesPrintsEveryMeasurement) {
   ToolResult R = tool("snowdevices", {});
   EXPECT_EQ(R.ExitCode, 0) << R;
-  for (const char *Line : {"Titan X (Pascal)         resnet50        16      456.8      3735.5",
-                           "Edge TPU (USB Accelerato mobilenet_v1"})
+  for (const char *Line :
+       {"Titan X (Pascal)         resnet50        16 net   ours       456.8      3735.5",
+        "Edge TPU (USB Accelerato mobilenet_v1",
+        // Winograd's 117 % is no utilization at all.
+        "Titan X (Pascal)         vgg16           16 net   ours       384.7     "
+        "11903.1       10160    n/c*"})
     EXPECT_NE(R.Out.find(Line), std::string::npos) << Line << "\n" << R;
   ToolResult Bad = tool("snowdevices", {"nope.yaml"});
   EXPECT_TRUE(oneErrorLine(Bad, "cannot read 'nope.yaml'")) << Bad;

@@ -45,6 +45,9 @@ struct ResultRow {
   uint64_t Macs = 0;   ///< MACs per frame (the model's).
   uint64_t Cycles = 0;
   uint64_t DramBytes = 0; ///< Payload bytes read + written per frame.
+  /// Joules per frame with the hardware's energy table (docs/energy.md); 0
+  /// when the hardware has none.
+  double EnergyJ = 0;
   /// The hardware of the point: every key of the hardware YAML (canonical
   /// values), so a row is self-describing whatever was swept.
   std::map<std::string, std::string> Hw;
@@ -60,6 +63,8 @@ struct ResultRow {
   double dramMbPerFrame() const;
   double dramGbpsUsed() const;
   double opsPerByte() const;
+  double watts() const;    ///< Energy per frame × frames per second; 0 without energy.
+  double gopsPerW() const; ///< G-ops/s ÷ watts = 2 × MACs ÷ 1e9 ÷ joules per frame.
 
   /// The key a re-run looks up: model name, model hash and hardware hash.
   std::string key() const { return Model + "|" + ModelHash + "|" + HwHash; }
