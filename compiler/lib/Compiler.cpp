@@ -101,6 +101,23 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     Out += 2 * Lanes;
   };
   const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
+  if (P.Depthwise && P.GroupK > 1) {
+    // Grouped conv on vdw: pass p's lane for output channel O meets input
+    // channel O + p - (K - 1), its i-th of the group's K, or another group's
+    // (weight 0).
+    const unsigned K = P.GroupK;
+    for (unsigned Pass = 0; Pass < P.passes(); ++Pass)
+      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+        for (unsigned Kx = 0; Kx < L.KW; ++Kx)
+          Word([&](unsigned O) -> int16_t {
+            int I = int(O % K) + int(Pass) - int(K - 1);
+            if (I < 0 || I >= int(K))
+              return 0;
+            return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
+          });
+    Word([&](unsigned O) { return L.QBias[O]; });
+    return;
+  }
   for (unsigned Ky = 0; Ky < L.KH; ++Ky)
     for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
       if (P.Depthwise) {

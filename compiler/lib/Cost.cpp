@@ -155,9 +155,14 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
 
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
+  const uint64_t Pixels = roundPixels(P), Passes = P.passes();
   uint64_t Compute =
-      roundPixels(P) * (timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+      Pixels * (Passes * timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
       P.Rounds.size() * StepOverhead;
+  // Shifted passes: the control core issues 4 instructions a pixel for the
+  // loop and 3 per pass (two address steps and the trace), which bounds
+  // grouped 1x1 convs.
+  const uint64_t Issue = Passes > 1 ? Pixels * (4 + 3 * Passes) : 0;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+  return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }

@@ -71,6 +71,16 @@ struct LayerPlan {
   bool IsConv = true;
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
+  /// Grouped conv on vdw (Depthwise is set too): every group has GroupK input
+  /// and GroupK output channels, and G % GroupK == 0, so output group c still
+  /// reads exactly input chunk c. Each pixel takes passes() vdw traces; pass
+  /// p reads the maps shifted by p - (GroupK - 1) channels, so lane o meets
+  /// input channel o + shift, and the weight is zero where that channel is
+  /// in another group. 1 for a depthwise conv (one pass, no shift).
+  unsigned GroupK = 1;
+  /// Elements of slack before (and after) the maps in the input region, so
+  /// that shifted passes stay inside it: GroupK - 1.
+  unsigned InSkew = 0;
   /// Add or ReLU through the accumulators (vpre, vwb); chunks as Depthwise.
   bool Elementwise = false;
   /// Conv whose kernel is one pixel wide and whose weights need several
@@ -130,6 +140,8 @@ struct LayerPlan {
   uint64_t EstCycles = 0, EstDramBytes = 0;
 
   unsigned pix() const { return 1u << PixLog; }
+  /// vdw traces per pixel of a depthwise / grouped-vdw plan.
+  unsigned passes() const { return 2 * GroupK - 1; }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }
   /// Weight blocks per (output group, chunk): one per vMAC of a pixel group.
