@@ -56,11 +56,14 @@ void layoutWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uin
     for (unsigned C = 0; C < P.NChunks; ++C) {
       if (P.Depthwise && C != Og)
         continue; // Group Og only ever meets chunk Og.
+      auto [C0, C1] = P.ogChunks(Og);
+      if (C < C0 || C >= C1)
+        continue; // GroupChunks: not one of Og's chunks.
       for (unsigned S = 0; S < Sub; ++S) {
         Size = alignTo(Size, Hw.DramBurstBytes);
         unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == 0 || P.Depthwise ? 1 : 0);
+        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? 1 : 0);
         Blocks.push_back({&P, Og, C, S, Size});
         Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
       }
@@ -127,7 +130,7 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
       for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
         Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
     }
-  if (B.C == 0 || P.Depthwise)
+  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
     Word([&](unsigned O) { return L.QBias[O]; });
 }
 

@@ -153,6 +153,33 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
+Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  const uint64_t KK = uint64_t(L.KH) * L.KW, V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac;
+  const uint64_t Wb = timing::writebackCycles(Hw, 1);
+  uint64_t Cycles = 0, Bytes = 0, PrevStores = 0;
+  for (const Round &Rd : P.Rounds) {
+    unsigned Tiles = 0;
+    for (const Work &W : Rd.Cus)
+      Tiles += W.active();
+    auto [C0, C1] = P.ogChunks(Rd.firstOg());
+    for (unsigned C = C0; C < C1; ++C) {
+      const uint64_t Cn = P.chunkSize(C, L.In.C);
+      uint64_t Comp = Rd.pixels() * timing::traceCycles(L.KH, L.KW * Cn) + StepOverhead;
+      uint64_t In =
+          uint64_t(Tiles) * P.RowsIn * P.ColsIn * roundUp(unsigned(Cn * 2), Hw.DramBurstBytes) +
+          G * 2 * (KK * Cn + (C == C0));
+      if (C + 1 == C1)
+        Comp += Rd.pixels() * Wb + timing::accumulatorReady(Hw, 0);
+      Cycles += std::max(Comp, timing::dmaChannelCycles(Hw, In + PrevStores));
+      Bytes += In;
+      PrevStores = C + 1 == C1 ? uint64_t(Tiles) * Rd.pixels() * G * 2 : 0;
+    }
+  }
+  Bytes += PrevStores;
+  return {Cycles + timing::dmaChannelCycles(Hw, PrevStores), Bytes, Hw};
+}
+
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   const uint64_t Pixels = roundPixels(P), Passes = P.passes();

@@ -285,7 +285,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
-  const bool First = S.Chunk == 0 || P.Depthwise;
+  const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
   if (First) {
     E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk));
     Inst Bias;

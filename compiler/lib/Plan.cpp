@@ -124,12 +124,19 @@ static bool groupedVdwFits(const ir::Layer &L, unsigned G) {
   return K > 1 && G % K == 0;
 }
 
+/// How a grouped conv is lowered (groupedVdwFits for the last two).
+enum class GroupMode {
+  Dense,  ///< Zero cross-group weights (or a depthwise conv on vdw).
+  Vdw,    ///< LayerPlan::GroupK shifted vdw passes.
+  Chunks, ///< LayerPlan::GroupChunks.
+};
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
-/// traces (PixLog > 0 only for dense convs); GroupedVdw: L per group on vdw.
+/// traces (PixLog > 0 only for dense convs), grouped convs as Mode says.
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog, bool GroupedVdw = false) {
+         unsigned PixLog, GroupMode Mode = GroupMode::Dense) {
   LayerPlan P;
   P.L = &L;
   P.Index = Index;
@@ -157,7 +164,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
-  if (GroupedVdw) {
+  if (Mode == GroupMode::Vdw) {
     assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
     P.Depthwise = true;
     P.GroupK = C / L.Groups;
@@ -198,6 +205,28 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
         continue;
       makeRounds(P, NCu, Packing::Tiles);
       Consider(depthwiseCost(P, Hw), {R, Wt, G});
+    }
+  } else if (Mode == GroupMode::Chunks) {
+    // Output group c reads only input channels [c * G, (c + 1) * G) (L has
+    // as many input as output channels, and no group straddles G), in the
+    // widest chunks that divide G and fit a weights bank.
+    assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
+    P.GroupChunks = true;
+    P.NOg = ceilDiv(L.Out.C, G);
+    P.Chunk = G;
+    while (P.Chunk > 1 && (KK * P.Chunk + 1 > B.WCap || G % P.Chunk != 0))
+      --P.Chunk;
+    if (KK * P.Chunk + 1 > B.WCap)
+      return planError(L, "a kernel of one channel does not fit a weights bank");
+    P.NChunks = ceilDiv(C, P.Chunk);
+    P.OgSpan = G / P.Chunk;
+    Stride = P.Chunk;
+    unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
+    for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
+      if (!setTile(P, R, Wt, Stride, 0, B))
+        continue;
+      makeRounds(P, NCu, Packing::Tiles);
+      Consider(groupChunksCost(P, Hw), {R, Wt, P.Chunk});
     }
   } else if (P.IsConv) {
     if (KK + 1 > B.WCap)
@@ -323,15 +352,17 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   auto TryGroupedVdw = [&] {
     if (!Opts.GroupedVdw || !groupedVdwFits(L, G))
       return;
-    auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, true);
-    if (!Gv) {
-      llvm::consumeError(Gv.takeError()); // Too many passes for a weights bank.
-      return;
-    }
-    if (Gv->second < BestCost) {
-      BestCost = Gv->second;
-      Best.clear();
-      Best.push_back(std::move(Gv->first));
+    for (GroupMode Mode : {GroupMode::Vdw, GroupMode::Chunks}) {
+      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Mode);
+      if (!Gv) {
+        llvm::consumeError(Gv.takeError()); // Too many passes for a weights bank.
+        continue;
+      }
+      if (Gv->second < BestCost) {
+        BestCost = Gv->second;
+        Best.clear();
+        Best.push_back(std::move(Gv->first));
+      }
     }
   };
   const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;

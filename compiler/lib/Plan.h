@@ -62,6 +62,13 @@ struct Round {
   std::array<Work, MaxCus> Cus{}; ///< CUs the machine does not have stay idle.
   unsigned ExtR = 0, ExtC = 0;
   unsigned pixels() const { return ExtR * ExtC; }
+  /// The output group of the round's first active CU (0 if none is).
+  unsigned firstOg() const {
+    for (const Work &W : Cus)
+      if (W.active())
+        return unsigned(W.Og);
+    return 0;
+  }
 };
 
 /// How one conv or pooling layer is broken down.
@@ -78,6 +85,11 @@ struct LayerPlan {
   /// input channel o + shift, and the weight is zero where that channel is
   /// in another group. 1 for a depthwise conv (one pass, no shift).
   unsigned GroupK = 1;
+  /// Grouped conv as a dense one in which output group c reads only the
+  /// input chunks of its own groups' channels (chunks ogChunks(c)), so the
+  /// multiplies by zero cross-group weights are those inside the output
+  /// group only. For groups too wide for GroupK passes in a weights bank.
+  bool GroupChunks = false;
   /// Elements of slack before (and after) the maps in the input region, so
   /// that shifted passes stay inside it: GroupK - 1.
   unsigned InSkew = 0;
@@ -147,6 +159,15 @@ struct LayerPlan {
   /// Weight blocks per (output group, chunk): one per vMAC of a pixel group.
   unsigned subBlocks(unsigned Vmacs) const { return Vmacs >> PixLog; }
   unsigned chunkBegin(unsigned C) const { return C * Chunk; }
+  /// The input chunks output group Og reads: all of them, or with
+  /// GroupChunks those of its own channels, [first, second).
+  std::pair<unsigned, unsigned> ogChunks(unsigned Og) const {
+    if (!GroupChunks)
+      return {0, NChunks};
+    return {Og * OgSpan, std::min(NChunks, (Og + 1) * OgSpan)};
+  }
+  /// GroupChunks: chunks per output group (its G channels / Chunk).
+  unsigned OgSpan = 1;
   unsigned chunkSize(unsigned C, unsigned Total) const {
     return std::min(Total, (C + 1) * Chunk) - C * Chunk;
   }

@@ -117,6 +117,20 @@ TEST(Passes, GroupedConvsRunPerGroupOnVdw) {
   }
 }
 
+TEST(Passes, WideGroupsReadOnlyTheirOwnChunks) {
+  // 32 channels a group: 63 passes of a 3x3 kernel do not fit a zc706
+  // weights bank, so each output group reads only its own groups' input
+  // chunks (GroupChunks): 64 of 256 input channels instead of all.
+  const std::string Wide =
+      header("wide", 256, 7, 9) +
+      R"(  - {name: g32, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 8, relu: true}
+  - {name: g32b, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 8}
+)";
+  auto [On, Off] = withAndWithout(Wide, "zc706", &compiler::CompileOptions::GroupedVdw);
+  EXPECT_EQ(countOps(On.Prog, isa::Opcode::VDW), 0u);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles / 2);
+}
+
 TEST(Passes, RoundsPackedBySizeSaveTheEdgeTiles) {
   // 13 x 13 outputs do not split into equal tiles of at most 128 pixels;
   // with 4 output groups over 4 CUs, rounds of like-sized tiles waste less
