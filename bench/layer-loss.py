@@ -7,7 +7,11 @@ layers into classes: depthwise, grouped, the first layer (few input
 channels), 1x1 with few output channels (< one group of vmacs x lanes, or a
 remainder), 1x1, and other dense convs. For each class it prints the MACs,
 the cycles, the ideal cycles (MACs / array MACs), the efficiency and the lost
-cycles (cycles - ideal) with their share of all lost conv cycles.
+cycles (cycles - ideal) with their share of all lost conv cycles, and the
+layer-serial DRAM bound: each layer takes at least max(MACs / array MACs,
+its DRAM bytes / bytes per cycle), with the bytes its plan moves (measured),
+so "bound eff." is the best conv efficiency any plan moving those bytes can
+reach while layers run one after another.
 With --layers it lists every conv layer too.
 Usage:  bench/layer-loss.py MODEL [MODEL...] [--bin build/bin] [--hw zc706] [--layers]
 """
@@ -32,7 +36,7 @@ def classify(attrs, plan_layer, in_ch, group):
     k = k if isinstance(k, int) else max(k)
     groups = attrs.get("groups", 1)
     out = attrs["out_channels"]
-    if groups > 1 and groups == out and groups == in_ch:
+    if groups > 1 and groups == out:
         return "depthwise"
     if groups > 1:
         return "grouped"
@@ -63,6 +67,7 @@ def main():
                 d = json.load(f)
         attrs = model_layers(path)
         n = d["hw"]["macs"]
+        bw = d["hw"]["dram_gbps"] * 1e3 / d["hw"]["clock_mhz"]  # bytes per cycle
         group = args.group
         # Input channels: the producer's out_channels (the model YAML has no
         # shapes); the layer's plan carries the chunking, so use that.
@@ -75,31 +80,36 @@ def main():
             in_ch = sum(p["chunks"] * p["chunk_channels"] for p in l["plan"][:1]) or 0
             c = classify(a, l, in_ch, group)
             ideal = l["macs"] / n
-            s = classes.setdefault(c, [0, 0, 0.0, 0])
+            dram = (l["dram_read_bytes"] + l["dram_write_bytes"]) / bw
+            s = classes.setdefault(c, [0, 0, 0.0, 0, 0.0])
             s[0] += l["macs"]
             s[1] += l["cycles"]
             s[2] += ideal
             s[3] += 1
-            rows.append((l["name"], c, l["macs"], l["cycles"], ideal,
+            s[4] += max(ideal, dram)
+            rows.append((l["name"], c, l["macs"], l["cycles"], ideal, max(ideal, dram),
                          " + ".join(p["order"] for p in l["plan"])))
         total_lost = sum(s[1] - s[2] for s in classes.values())
         macs = sum(s[0] for s in classes.values())
         cyc = sum(s[1] for s in classes.values())
+        bound = sum(s[4] for s in classes.values())
         print(f"\n{d['model']} on "
               f"{args.hw}: conv efficiency {100 * macs / (cyc * n):.2f} %, conv cycles {cyc:,}, "
-              f"lost {total_lost:,.0f}")
-        print("| class | layers | MACs (M) | cycles | efficiency | lost cycles | share of loss |")
-        print("|---|---|---|---|---|---|---|")
-        for c, (m, cy, ideal, cnt) in sorted(classes.items(), key=lambda kv: -(kv[1][1] -
-                                                                              kv[1][2])):
+              f"lost {total_lost:,.0f}; layer-serial DRAM bound {100 * macs / (bound * n):.2f} %")
+        print("| class | layers | MACs (M) | cycles | efficiency | lost cycles | share of loss |"
+              " bound eff. |")
+        print("|---|---|---|---|---|---|---|---|")
+        for c, (m, cy, ideal, cnt, bd) in sorted(classes.items(), key=lambda kv: -(kv[1][1] -
+                                                                                  kv[1][2])):
             print(f"| {c} | {cnt} | {m / 1e6:.1f} | {cy:,} | {100 * m / (cy * n):.1f} % | "
-                  f"{cy - ideal:,.0f} | {100 * (cy - ideal) / total_lost:.1f} % |")
+                  f"{cy - ideal:,.0f} | {100 * (cy - ideal) / total_lost:.1f} % | "
+                  f"{100 * m / (bd * n):.1f} % |")
         if args.layers:
-            print("\n| layer | class | MACs (M) | cycles | efficiency | lost | plan |")
-            print("|---|---|---|---|---|---|---|")
-            for name, c, m, cy, ideal, order in rows:
+            print("\n| layer | class | MACs (M) | cycles | efficiency | lost | bound eff. | plan |")
+            print("|---|---|---|---|---|---|---|---|")
+            for name, c, m, cy, ideal, bd, order in rows:
                 print(f"| {name} | {c} | {m / 1e6:.2f} | {cy:,} | {100 * m / (cy * n):.1f} % | "
-                      f"{cy - ideal:,.0f} | {order} |")
+                      f"{cy - ideal:,.0f} | {100 * m / (bd * n):.1f} % | {order} |")
 
 
 if __name__ == "__main__":
