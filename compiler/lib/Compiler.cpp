@@ -16,6 +16,8 @@
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
+#include <unordered_map>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -200,20 +202,63 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
   return In;
 }
 
+/// What a layer's plan depends on: everything of the layer but its name,
+/// position, neighbours and weight values. Layers with equal keys (ResNet-50
+/// repeats each bottleneck block's shapes up to six times) get equal plans,
+/// so each key is planned once: planning is a search that took a fifth of
+/// ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp checks that reuse
+/// changes no program.
+std::string planKey(const ir::Layer &L, bool OutIsSlice) {
+  // A field added to ir::Layer must be added here if planning can read it;
+  // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
+  static_assert(sizeof(ir::Layer) == 440, "ir::Layer changed: update planKey");
+  return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
+                     "res{},{} avg{},{} f{},{},{},{} in{} sl{}",
+                     int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
+                     L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
+                     L.Groups, L.HasBias, L.HasResidual, L.ResFrac, L.AvgMult, L.AvgShift, L.InFrac,
+                     L.OutFrac, L.WFrac, L.BFrac, L.Inputs.size(), OutIsSlice);
+}
+
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
                                                const BufferMap &B, const CompileOptions &Opts) {
-  std::vector<LayerPlan> Plans;
+  const size_t N = G.Layers.size();
   const std::vector<bool> InConcat = concatInputs(G);
-  for (unsigned I = 0; I < G.Layers.size(); ++I) {
+  // Each layer plans as its first layer with the same key (Reuse[I] = that
+  // layer); the distinct ones in parallel, a plan depending only on its
+  // layer, the hardware and the options. The first error in layer order is
+  // reported, as a sequential loop would.
+  std::vector<size_t> Reuse(N), Distinct;
+  {
+    std::unordered_map<std::string, size_t> First;
+    for (size_t I = 0; I < N; ++I) {
+      Reuse[I] = Opts.ReusePlans
+                     ? First.try_emplace(planKey(G.Layers[I], InConcat[I]), I).first->second
+                     : I;
+      if (Reuse[I] == I)
+        Distinct.push_back(I);
+    }
+  }
+  std::vector<std::optional<llvm::Expected<std::vector<LayerPlan>>>> Parts(N);
+  parallelForEach(Distinct.size(), [&](size_t K) {
+    const size_t I = Distinct[K];
     if (auto Err = checkLayer(G.Layers[I], Hw))
-      return Err;
-    if (G.Layers[I].Kind == ir::LayerKind::Concat)
-      continue; // A view: its inputs write straight into its tensor.
-    auto Parts = planLayer(G.Layers[I], I, InConcat[I], Hw, B, Opts);
-    if (!Parts)
-      return Parts.takeError();
-    for (LayerPlan &P : *Parts)
-      Plans.push_back(std::move(P));
+      Parts[I].emplace(std::move(Err));
+    else if (G.Layers[I].Kind != ir::LayerKind::Concat) // A view: its inputs write into it.
+      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts));
+  });
+  std::vector<LayerPlan> Plans;
+  for (size_t I = 0; I < N; ++I) {
+    auto &Part = Parts[Reuse[I]];
+    if (!Part)
+      continue;
+    if (!*Part) // Its first layer has the error, so no layer before it has one.
+      return Part->takeError();
+    for (const LayerPlan &P : **Part) {
+      Plans.push_back(P);
+      Plans.back().L = &G.Layers[I];
+      Plans.back().Index = unsigned(I);
+    }
   }
   return Plans;
 }

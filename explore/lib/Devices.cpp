@@ -37,7 +37,7 @@ const char *const MeasurementKeys[] = {
     "workload",     "variant", "batch",   "fps",
     "ms_per_batch", "gops",    "power_w", "source_gops_per_image",
     "input",        "layers",  "note"};
-const char *const FigureKeys[] = {"value", "source", "derived", "note"};
+const char *const FigureKeys[] = {"value", "source", "derived", "note", "also"};
 const char *const Kinds[] = {"asic", "gpu", "fpga", "soc", "estimate"};
 
 class TableParser {
@@ -144,6 +144,15 @@ private:
       F.Derived = text(N["derived"]);
     if (N["note"])
       F.Note = text(N["note"]);
+    if (YAML::Node Also = N["also"]) {
+      if (!Also.IsSequence())
+        fail(Also, "'also' is a list of figures: [{value: V, source: ID[, note: TEXT]}, ...]");
+      for (const YAML::Node &A : Also) {
+        if (A.IsMap() && A["also"])
+          fail(A["also"], "an 'also' figure cannot have its own 'also'");
+        F.Also.push_back(figure(A));
+      }
+    }
     return F;
   }
 

@@ -50,20 +50,27 @@ int main(int Argc, char **Argv) {
       return 0;
   }
   // "*" marks a figure computed rather than printed by the source (its
-  // flags, in the JSON and the report, say how).
-  llvm::outs() << fmt::format("{:<24} {:<12} {:>5} {:>10} {:>11} {:>11} {:>7} {:>8}\n", "device",
-                              "workload", "batch", "fps", "G-ops/s", "peak", "util %", "G-ops/W");
+  // flags, in the JSON and the report, say how). "ops" says whose op count
+  // the G-ops/s and utilization use, "scope" what it counts.
+  llvm::outs() << fmt::format("{:<24} {:<12} {:>5} {:<5} {:<5} {:>10} {:>11} {:>11} {:>7} {:>8}\n",
+                              "device", "workload", "batch", "scope", "ops", "fps", "G-ops/s",
+                              "peak", "util %", "G-ops/W");
   for (const DeviceResult &R : *Results) {
     bool Derived = llvm::any_of(
         R.Flags, [](const std::string &F) { return !llvm::StringRef(F).startswith("power:"); });
-    llvm::outs() << fmt::format("{:<24} {:<12} {:>5} {:>10} {:>11.1f} {:>11.0f} {:>6.1f}{} {:>8}\n",
-                                R.DeviceName.substr(0, 24), R.Workload.substr(0, 12),
-                                R.Batch ? std::to_string(R.Batch) : "-",
-                                R.Fps > 0 ? fmt::format("{:.1f}", R.Fps) : "-", R.Gops, R.PeakGops,
-                                100 * R.Utilization, Derived ? "*" : " ",
-                                R.GopsPerW > 0 ? fmt::format("{:.1f}", R.GopsPerW) : "-");
+    std::string Util = R.Comparable ? fmt::format("{:.1f}", 100 * R.Utilization) : "n/c";
+    llvm::outs() << fmt::format(
+        "{:<24} {:<12} {:>5} {:<5} {:<5} {:>10} {:>11.1f} {:>11.0f} {:>6}{} {:>8}\n",
+        R.DeviceName.substr(0, 24), R.Workload.substr(0, 12),
+        R.Batch ? std::to_string(R.Batch) : "-", R.Scope == "conv layers" ? "conv" : "net",
+        R.OpsCountedBy == "source" ? "src" : "ours", R.Fps > 0 ? fmt::format("{:.1f}", R.Fps) : "-",
+        R.Gops, R.PeakGops, Util, Derived ? "*" : " ",
+        R.GopsPerW > 0 ? fmt::format("{:.1f}", R.GopsPerW) : "-");
   }
-  llvm::outs() << "utilization = fps x 2 x MACs(project model) / peak; * = see flags "
-                  "(snowdevices --json)\n";
+  llvm::outs() << "1 MAC = 2 ops; utilization = fps x ops/image / peak, ops/image counted by the "
+                  "source where it states its count (src), else on the project's model (ours); "
+                  "scope: whole network (net) or conv layers (conv); n/c = not comparable (it "
+                  "would exceed 100 %: the source does fewer multiplies than counted); * = see "
+                  "flags (snowdevices --json)\n";
   return 0;
 }

@@ -267,6 +267,15 @@ def short_config(row, keys):
     return ", ".join("%s=%s" % (k, row[k]) for k in keys) or html.escape(row["config"])
 
 
+def util_cell(u):
+    """A utilization, or why there is none: a rate that would exceed the peak
+    was counted with more ops than the device ran (never shown above 100 %)."""
+    if u is None:
+        return '<span class="nc" title="not comparable: see the flags">n/c</span>'
+    assert u <= 1, "no comparison row above 100 %"
+    return fmt(100 * u)
+
+
 def comparison_html(ok, models, keys, devices):
     """Per network: the best simulated points beside each reference device."""
     out = []
@@ -280,8 +289,8 @@ def comparison_html(ok, models, keys, devices):
                         ("best utilization", max(rs, key=lambda r: r["utilization"]))):
             rows.append(["<b>simulated</b>, %s<br><small>%s</small>" % (what, short_config(r, keys)),
                          "int16",
-                         "1", fmt(r["fps"]), fmt(r["gops"]), fmt(r["peak_gops"], 0),
-                         fmt(100 * r["utilization"]), "&ndash;", "&ndash;",
+                         "1", "whole network", "project model", fmt(r["fps"]), fmt(r["gops"]),
+                         fmt(r["peak_gops"], 0), util_cell(r["utilization"]), "&ndash;",
                          "no power model", "snowsim, timing only"])
         for d in results:
             if d["model"] != m:
@@ -290,9 +299,10 @@ def comparison_html(ok, models, keys, devices):
             if d["variant"]:
                 flags = html.escape("ran: " + d["variant"]) + ("; " + flags if flags else "")
             rows.append([html.escape(d["device_name"]), d["precision"],
-                         str(d["batch"]) if d["batch"] else "n/s", fmt(d["fps"]), fmt(d["gops"]),
-                         fmt(d["peak_gops"], 0), fmt(100 * d["utilization"]),
-                         fmt(100 * d["utilization_source_ops"]), fmt(d["gops_per_w"]),
+                         str(d["batch"]) if d["batch"] else "n/s", d["scope"],
+                         "source" if d["ops_counted_by"] == "source" else "project model",
+                         fmt(d["fps"]), fmt(d["gops"]), fmt(d["peak_gops"], 0),
+                         util_cell(d["utilization"]), fmt(d["gops_per_w"]),
                          flags, ", ".join(d["sources"])])
         note = ""
         dev_macs = {d["model_macs"] for d in results if d["model"] == m}
@@ -302,9 +312,9 @@ def comparison_html(ok, models, keys, devices):
                     "table's model; another input size?).</p>" % (
                         html.escape(m), rs[0]["macs"] / 1e9, max(dev_macs) / 1e9))
         out.append("<h3>%s</h3>" % html.escape(m) + note + table(
-            ["who", "precision", "batch", "fps", "G-ops/s", "peak G-ops/s",
-             "utilization % (computed)", "utilization % (source's ops)", "G-ops/s per W",
-             "how the figures were obtained", "sources"], rows, "cmp"))
+            ["who", "precision", "batch", "scope", "ops counted by", "fps", "G-ops/s",
+             "peak G-ops/s", "utilization %", "G-ops/s per W", "how the figures were obtained",
+             "sources"], rows, "cmp"))
     if not out:
         return "<p>No simulated model matches a workload of the device table.</p>"
     return "".join(out)
@@ -319,11 +329,16 @@ def devices_html(devices):
         if not f:
             return "&ndash;"
         v = f["value"]
-        s = "{:,.0f}".format(v) if v == int(v) else "%g" % v
-        if f.get("derived"):
-            s += " &dagger;"
-        return '<span title="%s">%s</span> <sup>%s</sup>' % (
-            html.escape(f.get("derived", "") or f.get("note", "")), s, f["source"])
+        def one(f):
+            v = f["value"]
+            s = "{:,.0f}".format(v) if v == int(v) else "%g" % v
+            if f.get("derived"):
+                s += " &dagger;"
+            return '<span title="%s">%s</span> <sup>%s</sup>' % (
+                html.escape(f.get("derived", "") or f.get("note", "")), s, f["source"])
+        # Where sources disagree, every published value, the one used first.
+        return "<br>".join([one(f)] + ["<small>also %s</small>" % one(a)
+                                       for a in f.get("also", [])])
 
     rows = [[html.escape(d["name"]), d["kind"], d["precision"], fig(d, "peak_gops"),
              fig(d, "mem_gbps"), fig(d, "power_w"), fig(d, "price_usd")]
@@ -399,10 +414,14 @@ def build(args):
             len(rows), html.escape(os.path.abspath(args.dir)), summary,
             ", ".join(map(html.escape, models)), ", ".join(keys) or "none"),
         "<p>Conventions: 1 MAC = 2 ops; utilization = achieved ops/s &divide; peak ops/s. "
-        "Simulated figures are cycle counts of the timing-only simulator at batch 1. Device "
-        "utilization is <b>computed by snowdevices</b> as images/s &times; 2 &times; MACs of the "
-        "project's model &divide; published peak; the source's own op count is shown beside it "
-        "where the source gives one.</p>",
+        "Simulated figures are cycle counts of the timing-only simulator at batch 1, whole "
+        "network, ops counted on the project's models. Device utilization is <b>computed by "
+        "snowdevices</b> as images/s &times; ops per image &divide; published peak, with the "
+        "source's own op count where the source states one (its network is what ran) and the "
+        "project model's otherwise, never one's rate with the other's count; each row says "
+        "which, and its scope (whole network or conv layers). No row claims more than 100 %: "
+        "where the count would give more, the source ran fewer multiplies than counted "
+        "(Winograd, a smaller variant) and the row says <i>n/c</i> (not comparable).</p>",
         "<h2>Plots</h2>", "".join(parts) or "<p>No successful points to plot.</p>",
         "<h2>Simulated efficiency beside the reference devices</h2>",
         comparison_html(ok, models, keys, devices),

@@ -197,10 +197,10 @@ llvm::Error checkProgram(const Program &P, const std::string &Name) {
     uint64_t End = llvm::SaturatingAdd(Addr, Bytes);
     return End <= Dram;
   };
-  if (!Fits(P.DataAddr, P.Data.size()))
+  if (!Fits(P.DataAddr, P.dataBytes()))
     return makeError(fmt::format(
         "{}: section 'DATA': {} bytes at address '{:#x}' do not fit in the {} MiB of DRAM", Name,
-        P.Data.size(), P.DataAddr, P.Hw.DramMib));
+        P.dataBytes(), P.DataAddr, P.Hw.DramMib));
   for (const TensorInfo *T : {&P.Input, &P.Output}) {
     uint64_t Bytes = llvm::SaturatingMultiply(
         llvm::SaturatingMultiply(llvm::SaturatingMultiply(uint64_t(T->C), uint64_t(T->H)),
@@ -214,7 +214,8 @@ llvm::Error checkProgram(const Program &P, const std::string &Name) {
   return llvm::Error::success();
 }
 
-llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name, Program &P) {
+llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name, ProgramData What,
+                         Program &P) {
   uint32_t Count = readU32(Bytes.data() + 12);
   llvm::ArrayRef<uint8_t> Body = Bytes.slice(HeaderBytes, Bytes.size() - HeaderBytes - FooterBytes);
   Reader R(Body, HeaderBytes, Name);
@@ -279,9 +280,13 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   Reader D = Sec(Data);
   P.DataAddr = D.u64("DataAddr");
   llvm::ArrayRef<uint8_t> Image = D.bytes(D.left(), "data");
-  P.Data.reserve(Image.size());
-  snow::adviseHugePages(P.Data.data(), Image.size());
-  P.Data.assign(Image.begin(), Image.end());
+  if (What == ProgramData::SizeOnly) {
+    P.SkippedDataBytes = Image.size();
+  } else {
+    P.Data.reserve(Image.size());
+    snow::adviseHugePages(P.Data.data(), Image.size());
+    P.Data.assign(Image.begin(), Image.end());
+  }
   if (llvm::Error E = D.finish())
     return E;
 
@@ -393,7 +398,7 @@ std::vector<uint8_t> snow::isa::serialize(const Program &P) {
 }
 
 llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
-                                               const std::string &Name) {
+                                               const std::string &Name, ProgramData What) {
   if (Bytes.size() < HeaderBytes)
     return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
   if (std::memcmp(Bytes.data(), ProgMagic, sizeof(ProgMagic)) != 0)
@@ -420,7 +425,7 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
   else
     Check();
   Program P;
-  llvm::Error E = readSections(Bytes, Name, P);
+  llvm::Error E = readSections(Bytes, Name, What, P);
   if (!E)
     E = checkProgram(P, Name);
   if (Checker)
@@ -435,6 +440,10 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
 }
 
 llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
+  if (P.SkippedDataBytes)
+    return makeError(fmt::format("{}: internal error: a program read without its constant data "
+                                 "cannot be written",
+                                 Path));
   if (llvm::Error E = checkProgram(P, Path))
     return E;
   Serialized S = serializeParts(P);
@@ -443,7 +452,7 @@ llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
   return writeFileAtomic(Path, Parts);
 }
 
-llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {
+llvm::Expected<Program> snow::isa::readProgram(const std::string &Path, ProgramData What) {
   if (llvm::sys::fs::is_directory(Path))
     return makeError(fmt::format("cannot read '{}': it is a directory", Path));
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -452,5 +461,5 @@ llvm::Expected<Program> snow::isa::readProgram(const std::string &Path) {
     return makeError(fmt::format("cannot read '{}': {}", Path, Buf.getError().message()));
   // Parsed in place: a copy of a large program costs as much as the parse.
   llvm::StringRef S = (*Buf)->getBuffer();
-  return deserialize(llvm::ArrayRef<uint8_t>(S.bytes_begin(), S.bytes_end()), Path);
+  return deserialize(llvm::ArrayRef<uint8_t>(S.bytes_begin(), S.bytes_end()), Path, What);
 }

@@ -12,7 +12,7 @@ using namespace snow;
 using namespace snow::sim;
 
 llvm::Error snow::sim::checkConstantData(const isa::Program &P) {
-  if (P.DataAddr + P.Data.size() > P.Hw.dramBytes())
+  if (P.DataAddr + P.dataBytes() > P.Hw.dramBytes())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "constant data does not fit in DRAM");
   return llvm::Error::success();

@@ -113,7 +113,9 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
     return ExitBadInput;
   };
 
-  auto Prog = isa::readProgram(O.ProgPath);
+  auto Prog =
+      isa::readProgram(O.ProgPath, Factory.readsConstantData() ? isa::ProgramData::Read
+                                                               : isa::ProgramData::SizeOnly);
   if (!Prog)
     return Fail(llvm::toString(Prog.takeError()));
   if (!O.HwCheck.empty()) {

@@ -71,6 +71,7 @@ public:
           "--timing-only computes no values: --output and --output-float need a full run");
     return llvm::Error::success();
   }
+  bool readsConstantData() const override { return !TimingOnly; }
   llvm::Expected<std::unique_ptr<sim::Engine>> create(const isa::Program &P, size_t Frame,
                                                       uint64_t MaxCycles) override {
     std::unique_ptr<sim::TraceRecorder> Trace;

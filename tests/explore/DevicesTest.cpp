@@ -104,16 +104,26 @@ TEST(DeviceUtilization, ConvOnlyAndSourceOpCount) {
   M.Fps = fig(17.7);
   M.SourceOpsPerImage = fig(6.879);
   DeviceResult R = computeDeviceResult(D, M, resnet50());
-  // 17.7 * 8.178368512 = 144.7571 G-ops/s: over the 128 peak.
-  EXPECT_NEAR(R.Gops, 144.7571226624, 1e-9);
-  EXPECT_NEAR(R.Utilization, 144.7571226624 / 128, 1e-12);
-  EXPECT_TRUE(hasFlag(R, "utilization over 100 %"));
-  // With the source's count: 17.7 * 6.879 / 128 = 95.12 %.
-  EXPECT_NEAR(R.UtilizationSourceOps, 17.7 * 6.879 / 128, 1e-12);
+  // The paper's rate goes with the paper's count, never with ours (17.7 fps
+  // x our 8.178 G-ops would be 113 % of the peak): 17.7 * 6.879 / 128.
+  EXPECT_EQ(R.OpsCountedBy, "source");
+  EXPECT_EQ(R.Scope, "whole network");
+  EXPECT_NEAR(R.Gops, 17.7 * 6.879, 1e-9);
+  EXPECT_NEAR(R.Utilization, 17.7 * 6.879 / 128, 1e-12);
+  EXPECT_TRUE(R.Comparable);
+  EXPECT_TRUE(hasFlag(R, "the source's own count"));
 
-  M.ConvOnly = true;
+  // Without the source's count, ours: over 100 %, so no utilization claimed.
   M.SourceOpsPerImage.reset();
   R = computeDeviceResult(D, M, resnet50());
+  EXPECT_EQ(R.OpsCountedBy, "project model");
+  EXPECT_NEAR(R.Gops, 144.7571226624, 1e-9);
+  EXPECT_FALSE(R.Comparable);
+  EXPECT_TRUE(hasFlag(R, "no utilization claimed"));
+
+  M.ConvOnly = true;
+  R = computeDeviceResult(D, M, resnet50());
+  EXPECT_EQ(R.Scope, "conv layers");
   // Conv layers only: 2 * (4,089,184,256 - 2,048,000) ops.
   EXPECT_EQ(R.OpsPerImage, 2.0 * (4089184256.0 - 2048000));
   EXPECT_TRUE(hasFlag(R, "convolution layers only"));
@@ -154,6 +164,12 @@ TEST(DeviceTable, EveryFigureNeedsAKnownSource) {
       {"  - {id: d, name: D, kind: asic, precision: int8, peak_gops: {value: 1, source: b}}\n",
        "unknown source 'b'"},
       {"  - {id: d, name: D, kind: asic, precision: int8, peak_gops: 1}\n", "a figure is a map"},
+      {"  - {id: d, name: D, kind: asic, precision: int8,\n"
+       "     peak_gops: {value: 1, source: a, also: [{value: 2, source: b}]}}\n",
+       "unknown source 'b'"},
+      {"  - {id: d, name: D, kind: asic, precision: int8,\n"
+       "     peak_gops: {value: 1, source: a, also: {value: 2, source: a}}}\n",
+       "'also' is a list of figures"},
       {"  - {id: d, name: D, kind: asic, precision: int8, peak_gop: {value: 1, source: a}}\n",
        "unknown key 'peak_gop'"},
       {"  - {id: d, name: D, kind: tpu, precision: int8, peak_gops: {value: 1, source: a}}\n",
@@ -197,5 +213,41 @@ TEST(DeviceTable, TheShippedTableLoadsAndCoversTheIssueList) {
   for (const DeviceResult &R : *Results) {
     EXPECT_GT(R.Utilization, 0) << R.Device << " " << R.Workload;
     EXPECT_FALSE(R.Sources.empty()) << R.Device;
+    // No comparison row above 100 %: such a row is marked not comparable.
+    EXPECT_EQ(R.Comparable, R.Utilization <= 1) << R.Device << " " << R.Workload;
+    EXPECT_FALSE(R.OpsCountedBy.empty()) << R.Device << " " << R.Workload;
+    EXPECT_FALSE(R.Scope.empty()) << R.Device << " " << R.Workload;
+    // The paper's rates go with the paper's op counts (issue 17).
+    if (R.Device == "snowflake_zc706") {
+      EXPECT_EQ(R.OpsCountedBy, "source") << R.Workload;
+    }
+  }
+}
+
+TEST(DeviceTable, TheSeedArticlesFiguresAreCarriedBesideTheVendors) {
+  // Berra et al. (a seed of the project): GTX 1070 6,738 Gflops / 150 W /
+  // US$389, Jetson Nano 72 Gflops / 5 W / US$299, Intel NCS2 100 Gflops /
+  // 0.9 W / US$100 -- each either the figure used or listed beside it.
+  auto T = loadDeviceTable(std::string(SNOW_SOURCE_DIR) + "/docs/devices.yaml");
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  auto Carries = [](const Figure *F, double V) {
+    if (!F)
+      return false;
+    if (F->Source == "berra_gpu_tpu" && F->Value == V)
+      return true;
+    return llvm::any_of(
+        F->Also, [&](const Figure &A) { return A.Source == "berra_gpu_tpu" && A.Value == V; });
+  };
+  struct Want {
+    const char *Id;
+    double Peak, Watts, Usd;
+  } Wants[] = {{"gtx_1070", 6738, 150, 389}, {"jetson_nano", 72, 5, 299}, {"ncs2", 100, 0.9, 100}};
+  for (const Want &W : Wants) {
+    auto It = llvm::find_if(T->Devices, [&](const Device &D) { return D.Id == W.Id; });
+    ASSERT_NE(It, T->Devices.end()) << W.Id;
+    auto Ptr = [](const std::optional<Figure> &F) { return F ? &*F : nullptr; };
+    EXPECT_TRUE(Carries(&It->PeakGops, W.Peak)) << W.Id;
+    EXPECT_TRUE(Carries(Ptr(It->PowerW), W.Watts)) << W.Id;
+    EXPECT_TRUE(Carries(Ptr(It->PriceUsd), W.Usd)) << W.Id;
   }
 }

@@ -135,6 +135,23 @@ TEST(ProgramFormat, EmptyProgramRoundTrips) {
   EXPECT_EQ(*Back, Program());
 }
 
+TEST(ProgramFormat, SizeOnlyKeepsTheImageSizeButNotItsBytes) {
+  Program P = smallProgram();
+  ASSERT_FALSE(P.Data.empty());
+  Bytes B = serialize(P);
+  auto Back = deserialize(B, "p.bin", ProgramData::SizeOnly);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->Data.empty());
+  EXPECT_EQ(Back->dataBytes(), P.Data.size());
+  EXPECT_EQ(Back->Code, P.Code);
+  // The checksum still covers the image it did not keep.
+  B[B.size() - 20] ^= 1;
+  EXPECT_FALSE(bool(deserialize(B, "p.bin", ProgramData::SizeOnly)));
+  // And a program without its image cannot be written as if it were whole.
+  llvm::Error E = writeProgram(*Back, "/nonexistent-dir/p.bin");
+  EXPECT_NE(llvm::toString(std::move(E)).find("without its constant data"), std::string::npos);
+}
+
 TEST(ProgramFormat, HeaderBytesArePinned) {
   Bytes B = serialize(smallProgram());
   Bytes Header = {'S', 'N', 'O', 'W', 'P', 'R', 'O', 'G', 1, 0, 0, 0, 6, 0, 0, 0};

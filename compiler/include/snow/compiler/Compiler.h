@@ -65,6 +65,10 @@ struct CompileOptions {
   /// advance by constant steps (a region's rows, a tile's rows) becomes a
   /// control-core loop instead of one operation after another.
   bool DmaLoops = true;
+  /// Plan each distinct layer geometry once and give layers of the same
+  /// geometry copies of that plan (the same plan a search of their own would
+  /// find: tests/e2e/PlanReuseTest.cpp); off only to check exactly that.
+  bool ReusePlans = true;
 };
 
 /// What the planner chose for one part of a layer (a conv is planned whole,

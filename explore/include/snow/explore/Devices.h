@@ -35,6 +35,10 @@ struct Figure {
   std::string Source;  ///< Id into DeviceTable::Sources.
   std::string Derived; ///< How it was computed from published numbers; empty if printed as is.
   std::string Note;
+  /// Other published values of the same quantity (a seed article's figure
+  /// beside the vendor's), shown with their sources; Value is the one the
+  /// computations use, and its note says why.
+  std::vector<Figure> Also;
 };
 
 struct Source {
@@ -105,12 +109,22 @@ struct DeviceResult {
   uint64_t ModelMacs = 0; ///< MACs per image of that model (all layers, as written).
   unsigned Batch = 0;     ///< 0: not stated.
   double PeakGops = 0;
-  double Fps = 0;                  ///< 0 when the source gives only ops/s.
-  double OpsPerImage = 0;          ///< From the project's model (scaled if Input differs).
-  double Gops = 0;                 ///< Achieved: fps × ops/image, or the published ops/s.
-  double Utilization = 0;          ///< Gops ÷ peak.
-  double UtilizationSourceOps = 0; ///< fps × the source's own ops/image ÷ peak, if given.
-  double PowerW = 0;               ///< The run's power if published, else the device's.
+  double Fps = 0;         ///< 0 when the source gives only ops/s.
+  double OpsPerImage = 0; ///< As counted by OpsCountedBy (scaled if Input differs).
+  /// Whose operation count OpsPerImage, Gops and Utilization use: "source"
+  /// where the source states its own op count per image (the Snowflake paper,
+  /// the Vitis AI zoo), else "project model". A source's rate is never
+  /// multiplied by the other's count.
+  std::string OpsCountedBy;
+  /// "whole network" or "conv layers" (what the ops per image count).
+  std::string Scope;
+  double Gops = 0;        ///< Achieved: fps × ops/image, or the published ops/s.
+  double Utilization = 0; ///< Gops ÷ peak.
+  /// False when Utilization would exceed 100 %: the source ran a network or
+  /// algorithm with fewer multiplies than counted (Winograd, a smaller
+  /// variant), so no utilization is claimed (the flags say why).
+  bool Comparable = true;
+  double PowerW = 0; ///< The run's power if published, else the device's.
   double GopsPerW = 0;
   double OpsPerByte = 0; ///< At compulsory DRAM traffic (see computeDeviceResult).
   /// Labels for every figure not printed by the source as is: "fps derived

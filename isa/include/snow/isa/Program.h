@@ -52,20 +52,32 @@ struct Program {
   std::vector<Word128> Code;
   uint64_t DataAddr = 0;     ///< Where Data is placed in DRAM.
   std::vector<uint8_t> Data; ///< Constant DRAM image (weights, biases).
+  /// The image's size when it was read with ProgramData::SizeOnly (Data is
+  /// then empty); 0 otherwise.
+  uint64_t SkippedDataBytes = 0;
   TensorInfo Input;
   TensorInfo Output;
   std::vector<LayerInfo> Layers; ///< Indexed by the MARK immediate.
   bool operator==(const Program &) const = default;
+
+  /// Bytes of the constant image, whether or not they were read.
+  uint64_t dataBytes() const { return Data.empty() ? SkippedDataBytes : Data.size(); }
 };
+
+/// What a reader keeps of the constant image. A timing-only simulation never
+/// looks at a weight's value, and copying ResNet-50's 54 MB image would take
+/// a third of its run; the checksum still covers every byte.
+enum class ProgramData { Read, SizeOnly };
 
 std::vector<uint8_t> serialize(const Program &P);
 /// Parses and checks magic, version, section bounds, CRC and the embedded
 /// hardware config. Errors are prefixed with Name.
-llvm::Expected<Program> deserialize(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name);
+llvm::Expected<Program> deserialize(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
+                                    ProgramData What = ProgramData::Read);
 
 /// Writes atomically (temporary file + rename), so a failure leaves no partial file.
 llvm::Error writeProgram(const Program &P, const std::string &Path);
-llvm::Expected<Program> readProgram(const std::string &Path);
+llvm::Expected<Program> readProgram(const std::string &Path, ProgramData What = ProgramData::Read);
 
 } // namespace snow::isa
 

@@ -67,6 +67,9 @@ public:
     (void)WantsValues;
     return llvm::Error::success();
   }
+  /// Whether the engine reads the program's constant image (weights): an
+  /// engine that computes no values says no, and the image is not copied.
+  virtual bool readsConstantData() const { return true; }
   /// An engine for frame Frame (0 = the first) of a run of P.
   virtual llvm::Expected<std::unique_ptr<Engine>> create(const isa::Program &P, size_t Frame,
                                                          uint64_t MaxCycles) = 0;

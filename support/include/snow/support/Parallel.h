@@ -13,6 +13,7 @@
 #define SNOW_SUPPORT_PARALLEL_H
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <system_error>
 #include <thread>
@@ -67,6 +68,20 @@ template <class Fn> void parallelFor(size_t N, double Cost, double MinCost, Fn &
     Part(P);
   for (std::thread &T : Threads)
     T.join();
+}
+
+/// Calls Body(I) once for every I in [0, N), in parallel, handing items to
+/// threads one at a time as they finish the last: for items of very uneven
+/// cost (planning one layer takes from microseconds to milliseconds), where
+/// parallelFor's equal contiguous parts would leave a thread idle. Body must
+/// not throw and must write only to item I's own results, so the results do
+/// not depend on the thread count.
+template <class Fn> void parallelForEach(size_t N, Fn &&Body) {
+  std::atomic<size_t> Next{0};
+  parallelFor(std::min<size_t>(workerCount(), N), 0, 1, [&](size_t, size_t) {
+    for (size_t I; (I = Next.fetch_add(1, std::memory_order_relaxed)) < N;)
+      Body(I);
+  });
 }
 
 } // namespace snow
