@@ -2,11 +2,10 @@
 //
 // The generators of the bit-exact tests (tests/e2e/RandomModels.h): single
 // conv and pooling layers, conv/pool chains, depthwise and residual blocks,
-// plus fully connected and concat cases, compiled with snowc for the RTL's
-// presets in turn and co-simulated. The simulator's outputs are checked
-// against the reference by test_e2e; here the RTL must equal the simulator
-// in every counter and every output byte. Conv cases get a smaller MAC
-// budget than in test_e2e: the RTL simulates every cycle, about 10^5 per
+// grouped convs (per group on vdw), fully connected and concat cases, compiled with snowc for the
+// RTL's presets in turn and co-simulated. The simulator's outputs are checked against the reference
+// by test_e2e; here the RTL must equal the simulator in every counter and every output byte. Conv
+// cases get a smaller MAC budget than in test_e2e: the RTL simulates every cycle, about 10^5 per
 // second on zc706. Replay one case with --gtest_filter='*RtlRandomConv*/7'.
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +40,7 @@ class RtlRandomChain : public RandomLayers {};
 class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
+class RtlRandomGrouped : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -48,6 +48,7 @@ TEST_P(RtlRandomChain, SimAndRtlAgree) { check(chainCase(GetParam())); }
 TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
+TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -55,5 +56,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomChain, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
 
 } // namespace
