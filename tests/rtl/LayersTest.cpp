@@ -58,4 +58,27 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
 
+class RtlGrouped : public CoSimTest {};
+
+TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
+  // On mini64 (64-channel output groups) these plan as 7, 15 and 3 shifted
+  // vdw passes (+gdwN) and, for 32-channel groups, own-chunk reads (+gchunks).
+  const std::string Yaml =
+      modelHeader("grouped", 64, 19, 23, 3) +
+      R"(  - {name: g4, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 16, relu: true}
+  - {name: g8, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 8, relu: true}
+  - {name: up, type: conv, out_channels: 96, kernel: 1}
+  - {name: g32, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 3}
+  - {name: g2, type: conv, out_channels: 96, kernel: [3, 5], pad: [1, 2], groups: 48}
+)";
+  compileFor("g.plan", Yaml, "mini64", {"--emit=plan"});
+  compileFor("g.bin", Yaml, "mini64");
+  if (HasFatalFailure())
+    return;
+  const std::string Plan = read("g.plan");
+  for (const char *Mode : {"+gdw7", "+gdw15", "+gdw3", "+gchunks"})
+    EXPECT_NE(Plan.find(Mode), std::string::npos) << Mode << "\n" << Plan;
+  EXPECT_TRUE(coSimulate("g.bin"));
+}
+
 } // namespace
