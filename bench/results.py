@@ -18,9 +18,11 @@ import os
 import subprocess
 import tempfile
 
-MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1"]
+MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1",
+          "resnext50_32x4d"]
 # Each pass's switch (snowc --help); "" is everything on.
-ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-schedule",
+ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-grouped-vdw",
+            "--no-schedule",
             "--no-balance-loads", "--no-dma-loops", "--no-gather", "--no-precise-deps",
             "--no-loop-reorder", "--no-double-buffer"]
 

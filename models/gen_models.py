@@ -173,6 +173,22 @@ is on its 3x3 conv. 224x224. Published: 4.089 G MACs, 25.56 M parameters.
 Convs have no bias (the batchnorm after each provides it). In a block that
 changes shape, the downsample branch is written first, so that the add's
 later input is the block's last conv, which canonicalize() fuses the add into.""")
+    return bottleneck_net(m, lambda width: (width, 1))
+
+
+def resnext50_32x4d():
+    m = Model("resnext50_32x4d", """
+ResNeXt-50 32x4d (Xie et al. 2017; torchvision resnext50_32x4d): ResNet-50 v1.5
+whose bottleneck 3x3 conv is grouped, 32 groups of 4 channels in stage 1 (8,
+16, 32 in stages 2-4), twice ResNet-50's bottleneck width. 224x224. Published:
+4.23 G MACs, 25.03 M parameters. Written like resnet50 (downsample branch
+first, convs without bias).""")
+    return bottleneck_net(m, lambda width: (width * 2, 32))
+
+
+def bottleneck_net(m, inner):
+    """ResNet-50's stages on Model m; inner(width) gives the bottleneck's
+    3x3 channels and groups."""
     m.conv("conv1", 64, 7, s=2, p=3, bias=False)
     m.add("bn1", "batchnorm")
     m.add("relu1", "relu")
@@ -186,10 +202,11 @@ later input is the block's last conv, which canonicalize() fuses the add into.""
             if b == 0:
                 m.conv(p + "downsample_conv", width * 4, 1, s=stride, bias=False, input=x)
                 shortcut = m.add(p + "downsample_bn", "batchnorm")
-            m.conv(p + "conv1", width, 1, bias=False, input=x)
+            mid, groups = inner(width)
+            m.conv(p + "conv1", mid, 1, bias=False, input=x)
             m.add(p + "bn1", "batchnorm")
             m.add(p + "relu1", "relu")
-            m.conv(p + "conv2", width, 3, s=stride, p=1, bias=False)
+            m.conv(p + "conv2", mid, 3, s=stride, p=1, groups=groups, bias=False)
             m.add(p + "bn2", "batchnorm")
             m.add(p + "relu2", "relu")
             m.conv(p + "conv3", width * 4, 1, bias=False)
@@ -259,7 +276,8 @@ torchvision.""")
 
 
 def main():
-    for make in [alexnet, googlenet, resnet50, vgg16, mobilenet_v1, squeezenet1_1]:
+    for make in [alexnet, googlenet, resnet50, vgg16, mobilenet_v1, squeezenet1_1,
+                 resnext50_32x4d]:
         m = make()
         path = os.path.join(HERE, m.name + ".yaml")
         with open(path, "w") as f:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long tier: all six networks at full size (224x224), compiled, simulated
+# The long tier: every network of the zoo at full size (224x224), compiled, simulated
 # (functional + cycle-accurate) and compared with the reference executor bit
 # for bit, plus the timing-only cycle count. Takes a few minutes on 2 cores.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long tier of the ONNX front end: each of the six networks at full size
+# The long tier of the ONNX front end: each network of the zoo at full size
 # (224x224) exported as ONNX with snowc --export-onnx, compiled from the .onnx
 # and from the .yaml, and the two prog.bin compared byte for byte. The CI tier
 # (tests/onnx/RoundTripTest.cpp) does the same in process at 64x64. Takes a

@@ -58,11 +58,14 @@ void layoutWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uin
     for (unsigned C = 0; C < P.NChunks; ++C) {
       if (P.Depthwise && C != Og)
         continue; // Group Og only ever meets chunk Og.
+      auto [C0, C1] = P.ogChunks(Og);
+      if (C < C0 || C >= C1)
+        continue; // GroupChunks: not one of Og's chunks.
       for (unsigned S = 0; S < Sub; ++S) {
         Size = alignTo(Size, Hw.DramBurstBytes);
         unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == 0 || P.Depthwise ? 1 : 0);
+        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? 1 : 0);
         Blocks.push_back({&P, Og, C, S, Size});
         Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
       }
@@ -103,6 +106,23 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     Out += 2 * Lanes;
   };
   const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
+  if (P.Depthwise && P.GroupK > 1) {
+    // Grouped conv on vdw: pass p's lane for output channel O meets input
+    // channel O + p - (K - 1), its i-th of the group's K, or another group's
+    // (weight 0).
+    const unsigned K = P.GroupK;
+    for (unsigned Pass = 0; Pass < P.passes(); ++Pass)
+      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+        for (unsigned Kx = 0; Kx < L.KW; ++Kx)
+          Word([&](unsigned O) -> int16_t {
+            int I = int(O % K) + int(Pass) - int(K - 1);
+            if (I < 0 || I >= int(K))
+              return 0;
+            return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
+          });
+    Word([&](unsigned O) { return L.QBias[O]; });
+    return;
+  }
   for (unsigned Ky = 0; Ky < L.KH; ++Ky)
     for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
       if (P.Depthwise) {
@@ -112,7 +132,7 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
       for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
         Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
     }
-  if (B.C == 0 || P.Depthwise)
+  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
     Word([&](unsigned O) { return L.QBias[O]; });
 }
 

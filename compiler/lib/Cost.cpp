@@ -153,11 +153,43 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
+Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  const uint64_t KK = uint64_t(L.KH) * L.KW, V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac;
+  const uint64_t Wb = timing::writebackCycles(Hw, 1);
+  uint64_t Cycles = 0, Bytes = 0, PrevStores = 0;
+  for (const Round &Rd : P.Rounds) {
+    unsigned Tiles = 0;
+    for (const Work &W : Rd.Cus)
+      Tiles += W.active();
+    auto [C0, C1] = P.ogChunks(Rd.firstOg());
+    for (unsigned C = C0; C < C1; ++C) {
+      const uint64_t Cn = P.chunkSize(C, L.In.C);
+      uint64_t Comp = Rd.pixels() * timing::traceCycles(L.KH, L.KW * Cn) + StepOverhead;
+      uint64_t In =
+          uint64_t(Tiles) * P.RowsIn * P.ColsIn * roundUp(unsigned(Cn * 2), Hw.DramBurstBytes) +
+          G * 2 * (KK * Cn + (C == C0));
+      if (C + 1 == C1)
+        Comp += Rd.pixels() * Wb + timing::accumulatorReady(Hw, 0);
+      Cycles += std::max(Comp, timing::dmaChannelCycles(Hw, In + PrevStores));
+      Bytes += In;
+      PrevStores = C + 1 == C1 ? uint64_t(Tiles) * Rd.pixels() * G * 2 : 0;
+    }
+  }
+  Bytes += PrevStores;
+  return {Cycles + timing::dmaChannelCycles(Hw, PrevStores), Bytes, Hw};
+}
+
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
+  const uint64_t Pixels = roundPixels(P), Passes = P.passes();
   uint64_t Compute =
-      roundPixels(P) * (timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+      Pixels * (Passes * timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
       P.Rounds.size() * StepOverhead;
+  // Shifted passes: the control core issues 4 instructions a pixel for the
+  // loop and 3 per pass (two address steps and the trace), which bounds
+  // grouped 1x1 convs.
+  const uint64_t Issue = Passes > 1 ? Pixels * (4 + 3 * Passes) : 0;
   uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
-  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
+  return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }

@@ -35,6 +35,10 @@ Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// An elementwise plan's cost (Operands tensors preloaded into the
 /// accumulators, then written back): max(compute, DRAM).
 Cost elementwiseCost(const LayerPlan &P, unsigned Operands, const isa::HwConfig &Hw);
+/// A GroupChunks plan's cost: each step (round, one of its output group's
+/// chunks) costs the larger of its traces and its DRAM transfers (maps,
+/// weights, the previous step's stores), steps overlapping.
+Cost groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// A depthwise plan's cost (vdw traces over the window, one writeback per
 /// pixel): max(compute, DRAM).
 Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);

@@ -196,7 +196,7 @@ void Lowerer::loadMaps(const Step &S) {
     for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, InFree + S.InBuf);
-  loadRegion(S, P.In, B.InBase[S.InBuf]);
+  loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
   if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
     loadRegion(S, P.In2, B.InBase[S.InBuf] + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
@@ -285,7 +285,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
-  const bool First = S.Chunk == 0 || P.Depthwise;
+  const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
   if (First) {
     E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk));
     Inst Bias;
@@ -299,7 +299,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
   const unsigned Cn = P.Depthwise ? 1 : P.chunkSize(S.Chunk, L.In.C);
   E.li(3, B.WBase[S.WBuf]);
   E.li(4, 0);
-  E.li(5, B.InBase[S.InBuf] + Offset);
+  E.li(5, B.InBase[S.InBuf] + P.InSkew + Offset);
   E.addi(6, 5, 0);
   // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
@@ -323,10 +323,25 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
       Mac.cstride = P.bufStrideX() * Stride; // The next pixel of the row.
     }
   }
+  const unsigned KK = L.KH * L.KW;
   rowLoop(
       RowEntries, Rd.ExtR, int64_t(P.bufStrideY()) * P.ColsIn * Stride,
       [&] {
-        E.emit(Mac);
+        if (P.passes() == 1) {
+          E.emit(Mac);
+        } else {
+          // Grouped conv on vdw: pass Pass reads the pixel's channels shifted
+          // by Pass - (GroupK - 1), with its own KK weight words.
+          for (unsigned Pass = 0; Pass < P.passes(); ++Pass) {
+            Inst M = Mac;
+            M.init = First && Pass == 0;
+            M.rs2 = 10;
+            M.rs3 = 11;
+            E.addi(10, 6, int64_t(Pass) - int64_t(P.GroupK - 1));
+            E.addi(11, 3, int64_t(Pass) * KK);
+            E.emit(M);
+          }
+        }
         E.addi(6, 6, int64_t(P.pix()) * P.bufStrideX() * Stride);
       },
       Mid);

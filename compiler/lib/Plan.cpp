@@ -60,7 +60,7 @@ unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
 }
 
 unsigned LayerPlan::kernelWords(unsigned C) const {
-  return L->KH * L->KW * (Depthwise ? 1 : chunkSize(C, L->In.C));
+  return L->KH * L->KW * (Depthwise ? passes() : chunkSize(C, L->In.C));
 }
 
 unsigned LayerPlan::validRows(unsigned T) const {
@@ -114,12 +114,29 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
   return true;
 }
 
+/// Whether grouped conv L can run per group on vdw (LayerPlan::GroupK): as
+/// many input as output channels per group, groups that do not straddle an
+/// output group of G channels.
+static bool groupedVdwFits(const ir::Layer &L, unsigned G) {
+  if (L.Kind != ir::LayerKind::Conv || L.Groups <= 1 || L.In.C != L.Out.C)
+    return false;
+  const unsigned K = L.In.C / L.Groups;
+  return K > 1 && G % K == 0;
+}
+
+/// How a grouped conv is lowered (groupedVdwFits for the last two).
+enum class GroupMode {
+  Dense,  ///< Zero cross-group weights (or a depthwise conv on vdw).
+  Vdw,    ///< LayerPlan::GroupK shifted vdw passes.
+  Chunks, ///< LayerPlan::GroupChunks.
+};
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
-/// traces (PixLog > 0 only for dense convs).
+/// traces (PixLog > 0 only for dense convs), grouped convs as Mode says.
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog) {
+         unsigned PixLog, GroupMode Mode = GroupMode::Dense) {
   LayerPlan P;
   P.L = &L;
   P.Index = Index;
@@ -147,6 +164,12 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
+  if (Mode == GroupMode::Vdw) {
+    assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
+    P.Depthwise = true;
+    P.GroupK = C / L.Groups;
+    P.InSkew = P.GroupK - 1;
+  }
   P.Elementwise = L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Relu;
   // Per-channel-group layers (depthwise, elementwise, pooling): CUs take
   // different tiles of one group; output group g reads chunk g.
@@ -167,20 +190,43 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Consider(elementwiseCost(P, Operands, Hw), {R, Wt, G});
     }
   } else if (P.Depthwise) {
-    if (KK + 1 > B.WCap)
-      return planError(L, fmt::format("a {}x{} depthwise kernel needs {} weight words per vMAC, "
-                                      "but a weights bank holds {}",
-                                      L.KH, L.KW, KK + 1, B.WCap));
+    if (KK * P.passes() + 1 > B.WCap)
+      return planError(L, fmt::format("a {}x{} depthwise kernel ({} passes) needs {} weight "
+                                      "words per vMAC, but a weights bank holds {}",
+                                      L.KH, L.KW, P.passes(), KK * P.passes() + 1, B.WCap));
     P.NOg = ceilDiv(L.Out.C, G);
     P.Chunk = G;
     P.NChunks = P.NOg;
     Stride = G;
+    Extra = 2 * P.InSkew;
+    unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
+    for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
+      if (!setTile(P, R, Wt, Stride, Extra, B))
+        continue;
+      makeRounds(P, NCu, Packing::Tiles);
+      Consider(depthwiseCost(P, Hw), {R, Wt, G});
+    }
+  } else if (Mode == GroupMode::Chunks) {
+    // Output group c reads only input channels [c * G, (c + 1) * G) (L has
+    // as many input as output channels, and no group straddles G), in the
+    // widest chunks that divide G and fit a weights bank.
+    assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
+    P.GroupChunks = true;
+    P.NOg = ceilDiv(L.Out.C, G);
+    P.Chunk = G;
+    while (P.Chunk > 1 && (KK * P.Chunk + 1 > B.WCap || G % P.Chunk != 0))
+      --P.Chunk;
+    if (KK * P.Chunk + 1 > B.WCap)
+      return planError(L, "a kernel of one channel does not fit a weights bank");
+    P.NChunks = ceilDiv(C, P.Chunk);
+    P.OgSpan = G / P.Chunk;
+    Stride = P.Chunk;
     unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
       if (!setTile(P, R, Wt, Stride, 0, B))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
-      Consider(depthwiseCost(P, Hw), {R, Wt, G});
+      Consider(groupChunksCost(P, Hw), {R, Wt, P.Chunk});
     }
   } else if (P.IsConv) {
     if (KK + 1 > B.WCap)
@@ -300,11 +346,32 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   std::vector<LayerPlan> Best;
   Best.push_back(std::move(Whole->first));
   Cost BestCost = Whole->second;
+  // A grouped conv per group on vdw, if that is cheaper than the best dense
+  // plan (which then is the whole layer: a grouped conv has no remainder
+  // worth multi-pixel traces that would beat it).
+  auto TryGroupedVdw = [&] {
+    if (!Opts.GroupedVdw || !groupedVdwFits(L, G))
+      return;
+    for (GroupMode Mode : {GroupMode::Vdw, GroupMode::Chunks}) {
+      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Mode);
+      if (!Gv) {
+        llvm::consumeError(Gv.takeError()); // Too many passes for a weights bank.
+        continue;
+      }
+      if (Gv->second < BestCost) {
+        BestCost = Gv->second;
+        Best.clear();
+        Best.push_back(std::move(Gv->first));
+      }
+    }
+  };
   const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;
   // Multi-pixel traces are for lanes that would idle: output channels that
   // do not fill whole groups of vmacs x lanes.
-  if (!Dense || !Opts.MultiPixel || Cout % G == 0)
+  if (!Dense || !Opts.MultiPixel || Cout % G == 0) {
+    TryGroupedVdw();
     return Best;
+  }
   // The whole layer with 2^K pixels per trace, or whole output groups of one
   // pixel and the remaining channels with 2^K pixels.
   const unsigned Whole1 = Cout / G * G;
@@ -344,5 +411,6 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       Best[1].FirstPart = false;
     }
   }
+  TryGroupedVdw();
   return Best;
 }

@@ -62,6 +62,13 @@ struct Round {
   std::array<Work, MaxCus> Cus{}; ///< CUs the machine does not have stay idle.
   unsigned ExtR = 0, ExtC = 0;
   unsigned pixels() const { return ExtR * ExtC; }
+  /// The output group of the round's first active CU (0 if none is).
+  unsigned firstOg() const {
+    for (const Work &W : Cus)
+      if (W.active())
+        return unsigned(W.Og);
+    return 0;
+  }
 };
 
 /// How one conv or pooling layer is broken down.
@@ -71,6 +78,21 @@ struct LayerPlan {
   bool IsConv = true;
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
+  /// Grouped conv on vdw (Depthwise is set too): every group has GroupK input
+  /// and GroupK output channels, and G % GroupK == 0, so output group c still
+  /// reads exactly input chunk c. Each pixel takes passes() vdw traces; pass
+  /// p reads the maps shifted by p - (GroupK - 1) channels, so lane o meets
+  /// input channel o + shift, and the weight is zero where that channel is
+  /// in another group. 1 for a depthwise conv (one pass, no shift).
+  unsigned GroupK = 1;
+  /// Grouped conv as a dense one in which output group c reads only the
+  /// input chunks of its own groups' channels (chunks ogChunks(c)), so the
+  /// multiplies by zero cross-group weights are those inside the output
+  /// group only. For groups too wide for GroupK passes in a weights bank.
+  bool GroupChunks = false;
+  /// Elements of slack before (and after) the maps in the input region, so
+  /// that shifted passes stay inside it: GroupK - 1.
+  unsigned InSkew = 0;
   /// Add or ReLU through the accumulators (vpre, vwb); chunks as Depthwise.
   bool Elementwise = false;
   /// Conv whose kernel is one pixel wide and whose weights need several
@@ -130,11 +152,22 @@ struct LayerPlan {
   uint64_t EstCycles = 0, EstDramBytes = 0;
 
   unsigned pix() const { return 1u << PixLog; }
+  /// vdw traces per pixel of a depthwise / grouped-vdw plan.
+  unsigned passes() const { return 2 * GroupK - 1; }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }
   /// Weight blocks per (output group, chunk): one per vMAC of a pixel group.
   unsigned subBlocks(unsigned Vmacs) const { return Vmacs >> PixLog; }
   unsigned chunkBegin(unsigned C) const { return C * Chunk; }
+  /// The input chunks output group Og reads: all of them, or with
+  /// GroupChunks those of its own channels, [first, second).
+  std::pair<unsigned, unsigned> ogChunks(unsigned Og) const {
+    if (!GroupChunks)
+      return {0, NChunks};
+    return {Og * OgSpan, std::min(NChunks, (Og + 1) * OgSpan)};
+  }
+  /// GroupChunks: chunks per output group (its G channels / Chunk).
+  unsigned OgSpan = 1;
   unsigned chunkSize(unsigned C, unsigned Total) const {
     return std::min(Total, (C + 1) * Chunk) - C * Chunk;
   }

@@ -32,7 +32,10 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
         continue;
       }
-      for (unsigned C = 0; C < P.NChunks; ++C)
+      // Every CU of a GroupChunks round has the same output group (Tiles
+      // packing), whose chunks are the round's steps.
+      auto [C0, C1] = P.ogChunks(P.Rounds[Rd].firstOg());
+      for (unsigned C = C0; C < C1; ++C)
         Add(Rd, C);
     }
     for (size_t K = First; K < Steps.size(); ++K) {
@@ -51,7 +54,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       };
       S.NewMap = !Prev || !Same(&Work::Tile) || (Prev->Chunk != S.Chunk && !P.FullDepth);
       S.NewW = P.IsConv && (!Prev || !Same(&Work::Og) || Prev->Chunk != S.Chunk);
-      S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.NChunks;
+      S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.ogChunks(S.round().firstOg()).second;
       if (Prev) {
         Steps[K - 1].LastMapUse = S.NewMap;
         Steps[K - 1].LastWUse = S.NewW;

@@ -60,6 +60,10 @@ static cl::opt<bool> NoSplit("no-split-channels",
                              cl::cat(Cat));
 static cl::opt<bool> NoBalance("no-balance", cl::desc("Do not pack rounds of CU work by tile size"),
                                cl::cat(Cat));
+static cl::opt<bool> NoGroupedVdw("no-grouped-vdw",
+                                  cl::desc("Run grouped convolutions as dense ones with zero "
+                                           "cross-group weights, never per group on vdw"),
+                                  cl::cat(Cat));
 static cl::opt<bool> NoMultiPixel("no-multi-pixel",
                                   cl::desc("Never give the vMACs of a CU different pixels "
                                            "(vmacp), even where lanes would idle"),
@@ -148,6 +152,7 @@ int main(int Argc, char **Argv) {
   Opts.SplitChannels = !NoSplit;
   Opts.BalanceRounds = !NoBalance;
   Opts.MultiPixel = !NoMultiPixel;
+  Opts.GroupedVdw = !NoGroupedVdw;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
   Opts.DmaLoops = !NoDmaLoops;

@@ -9,6 +9,7 @@
 
 #include "Harness.h"
 #include "RandomModels.h"
+#include "snow/isa/Isa.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -122,6 +123,35 @@ TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));
+
+class RandomGrouped : public ::testing::TestWithParam<unsigned> {};
+
+/// A grouped conv of 2..32 channels a group, odd group counts, random kernels
+/// and strides, between pointwise convs (RandomModels.h).
+TEST_P(RandomGrouped, MatchesReferenceBitForBit) {
+  check(groupedCase(GetParam()), false,
+        {GetParam() % 3 == 0   ? "zc706"
+         : GetParam() % 3 == 1 ? "mini64"
+                               : "narrow8"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomGrouped, ::testing::Range(0u, 18u));
+
+TEST(Layers, RandomGroupedConvsMostlyRunOnVdw) {
+  // The cases above are only worth having if the per-group lowering is what
+  // most of them exercise on zc706 (64-channel output groups).
+  unsigned OnVdw = 0;
+  for (unsigned Seed = 0; Seed < 18; ++Seed) {
+    RunResult R;
+    ASSERT_TRUE(runAndCompare(groupedCase(Seed), "zc706", false, R));
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::VDW) {
+        ++OnVdw;
+        break;
+      }
+  }
+  EXPECT_GE(OnVdw, 9u);
+}
 
 } // namespace
 

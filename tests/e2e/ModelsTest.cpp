@@ -1,9 +1,9 @@
-//===- ModelsTest.cpp - The six real networks, compiled and run bit-exact --===//
+//===- ModelsTest.cpp - The real networks, compiled and run bit-exact -----===//
 //
 // The CI tier runs AlexNet and MobileNet v1 at full size (224x224) and the
 // others at a reduced input size (their layer structure is unchanged; only
 // the spatial sizes shrink), each compared with the reference executor bit
-// for bit. scripts/long-tests.sh runs all six at full size.
+// for bit. scripts/long-tests.sh runs them all at full size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,7 +66,8 @@ INSTANTIATE_TEST_SUITE_P(CI, Models,
                          ::testing::Values(ModelCase{"alexnet", 224},
                                            ModelCase{"mobilenet_v1", 224},
                                            ModelCase{"googlenet", 96}, ModelCase{"resnet50", 64},
-                                           ModelCase{"vgg16", 64}, ModelCase{"squeezenet1_1", 96}),
+                                           ModelCase{"vgg16", 64}, ModelCase{"squeezenet1_1", 96},
+                                           ModelCase{"resnext50_32x4d", 64}),
                          [](const ::testing::TestParamInfo<ModelCase> &I) {
                            return std::string(I.param.Name) + "_" + std::to_string(I.param.Size);
                          });

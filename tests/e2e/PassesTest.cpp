@@ -95,6 +95,42 @@ TEST(Passes, MultiPixelTracesFillIdleLanes) {
   }
 }
 
+// Grouped convs with as many input as output channels per group (ResNeXt's
+// 3x3s): 4, 8 and 2 channels a group, one with a partial last output group
+// (96 = 64 + 32 channels) and a 3x5 kernel.
+const std::string Grouped =
+    header("grouped", 64, 15, 17) +
+    R"(  - {name: g4, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 16, relu: true}
+  - {name: g8, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 8}
+  - {name: up, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: g2, type: conv, out_channels: 96, kernel: [3, 5], pad: [1, 2], groups: 48}
+)";
+
+TEST(Passes, GroupedConvsRunPerGroupOnVdw) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    auto [On, Off] = withAndWithout(Grouped, Hw, &compiler::CompileOptions::GroupedVdw);
+    EXPECT_GT(countOps(On.Prog, isa::Opcode::VDW), 0u);
+    EXPECT_EQ(countOps(Off.Prog, isa::Opcode::VDW), 0u);
+    EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles / 2)
+        << "per-group passes should at least halve a 2..8-channel grouped conv's cycles";
+  }
+}
+
+TEST(Passes, WideGroupsReadOnlyTheirOwnChunks) {
+  // 32 channels a group: 63 passes of a 3x3 kernel do not fit a zc706
+  // weights bank, so each output group reads only its own groups' input
+  // chunks (GroupChunks): 64 of 256 input channels instead of all.
+  const std::string Wide =
+      header("wide", 256, 7, 9) +
+      R"(  - {name: g32, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 8, relu: true}
+  - {name: g32b, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 8}
+)";
+  auto [On, Off] = withAndWithout(Wide, "zc706", &compiler::CompileOptions::GroupedVdw);
+  EXPECT_EQ(countOps(On.Prog, isa::Opcode::VDW), 0u);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles / 2);
+}
+
 TEST(Passes, RoundsPackedBySizeSaveTheEdgeTiles) {
   // 13 x 13 outputs do not split into equal tiles of at most 128 pixels;
   // with 4 output groups over 4 CUs, rounds of like-sized tiles waste less
@@ -162,11 +198,11 @@ TEST(Passes, DmaLoopsKeepCodeCompact) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // One model through every switch turned off alone.
   std::string Yaml = FewChannels;
-  for (int K = 0; K < 10; ++K) {
+  for (int K = 0; K < 11; ++K) {
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels, &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
-                     &O.BalanceLoads,  &O.DmaLoops};
+                     &O.BalanceLoads,  &O.DmaLoops,      &O.GroupedVdw};
     *Flags[K] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);

@@ -139,6 +139,25 @@ inline std::string blockCase(unsigned Seed) {
   return Y;
 }
 
+/// A grouped conv (Groups groups of K input and K output channels, K from 2
+/// to 32, odd group counts) between two pointwise convs, with random maps,
+/// kernels and strides: the per-group vdw lowering where it fits, the dense
+/// one where it does not.
+inline std::string groupedCase(unsigned Seed) {
+  Rng R(Seed * 7919 + 5);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned K = 1u << Pick(1, 5), Groups = Pick(1, 96 / K) | 1, C = K * Groups;
+  const unsigned H = Pick(3, 30), W = Pick(3, 30), S = Pick(1, 2);
+  const unsigned KH = Pick(0, 2) * 2 + 1, KW = Pick(0, 2) * 2 + 1;
+  std::string Y = modelHeader(fmt::format("grouped{}", Seed), Pick(1, 40), H, W, 3);
+  Y += fmt::format("  - {{name: in, type: conv, out_channels: {0}, kernel: 1, relu: true}}\n"
+                   "  - {{name: g, type: conv, out_channels: {0}, kernel: [{1}, {2}], "
+                   "stride: {3}, pad: [{4}, {5}], groups: {6}, relu: {7}}}\n"
+                   "  - {{name: out, type: conv, out_channels: {8}, kernel: 1}}\n",
+                   C, KH, KW, S, KH / 2, KW / 2, Groups, Seed % 2 ? "true" : "false", Pick(1, 70));
+  return Y;
+}
+
 /// conv -> flatten -> fc (-> fc): fully connected layers of random widths
 /// after a small random map.
 inline std::string fcCase(unsigned Seed) {

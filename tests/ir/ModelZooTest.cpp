@@ -32,6 +32,10 @@ const ZooModel Zoo[] = {
     {"vgg16", 15.47e9, 138.36e6, 15470264320, 138357544},
     {"mobilenet_v1", 0.569e9, 4.21e6, 568740352, 4231976},
     {"squeezenet1_1", 0.349e9, 1.235e6, 349151936, 1235496},
+    // torchvision's resnext50_32x4d counts 4,230,479,872 MACs and 25,028,904
+    // parameters the same way (conv and fc multiplies; weights, biases and
+    // batchnorm scales and shifts).
+    {"resnext50_32x4d", 4.23e9, 25.03e6, 4230479872, 25028904},
 };
 
 Graph load(const std::string &Name) {

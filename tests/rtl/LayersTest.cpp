@@ -2,11 +2,10 @@
 //
 // The generators of the bit-exact tests (tests/e2e/RandomModels.h): single
 // conv and pooling layers, conv/pool chains, depthwise and residual blocks,
-// plus fully connected and concat cases, compiled with snowc for the RTL's
-// presets in turn and co-simulated. The simulator's outputs are checked
-// against the reference by test_e2e; here the RTL must equal the simulator
-// in every counter and every output byte. Conv cases get a smaller MAC
-// budget than in test_e2e: the RTL simulates every cycle, about 10^5 per
+// grouped convs (per group on vdw), fully connected and concat cases, compiled with snowc for the
+// RTL's presets in turn and co-simulated. The simulator's outputs are checked against the reference
+// by test_e2e; here the RTL must equal the simulator in every counter and every output byte. Conv
+// cases get a smaller MAC budget than in test_e2e: the RTL simulates every cycle, about 10^5 per
 // second on zc706. Replay one case with --gtest_filter='*RtlRandomConv*/7'.
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +40,7 @@ class RtlRandomChain : public RandomLayers {};
 class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
+class RtlRandomGrouped : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -48,6 +48,7 @@ TEST_P(RtlRandomChain, SimAndRtlAgree) { check(chainCase(GetParam())); }
 TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
+TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -55,5 +56,29 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomChain, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
+
+class RtlGrouped : public CoSimTest {};
+
+TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
+  // On mini64 (64-channel output groups) these plan as 7, 15 and 3 shifted
+  // vdw passes (+gdwN) and, for 32-channel groups, own-chunk reads (+gchunks).
+  const std::string Yaml =
+      modelHeader("grouped", 64, 19, 23, 3) +
+      R"(  - {name: g4, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 16, relu: true}
+  - {name: g8, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 8, relu: true}
+  - {name: up, type: conv, out_channels: 96, kernel: 1}
+  - {name: g32, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 3}
+  - {name: g2, type: conv, out_channels: 96, kernel: [3, 5], pad: [1, 2], groups: 48}
+)";
+  compileFor("g.plan", Yaml, "mini64", {"--emit=plan"});
+  compileFor("g.bin", Yaml, "mini64");
+  if (HasFatalFailure())
+    return;
+  const std::string Plan = read("g.plan");
+  for (const char *Mode : {"+gdw7", "+gdw15", "+gdw3", "+gchunks"})
+    EXPECT_NE(Plan.find(Mode), std::string::npos) << Mode << "\n" << Plan;
+  EXPECT_TRUE(coSimulate("g.bin"));
+}
 
 } // namespace

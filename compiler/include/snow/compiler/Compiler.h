@@ -48,6 +48,11 @@ struct CompileOptions {
   /// beyond whole output groups) use multi-pixel traces (vmacp), where the
   /// vMACs of a CU compute different pixels instead of leaving lanes idle.
   bool MultiPixel = true;
+  /// Let grouped convolutions whose groups have as many input as output
+  /// channels run per group on depthwise traces (vdw, one pass per channel
+  /// shift within a group) where that is cheaper than a dense conv with
+  /// zero cross-group weights.
+  bool GroupedVdw = true;
   /// Reorder independent layers (inception branches, residual shortcuts) so
   /// that a layer runs as long after the layers it reads as the graph allows
   /// (Schedule.h); when off, layers run in the model's order.

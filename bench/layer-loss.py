@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Where a network's conv cycles go, by layer class.
+
+Compiles a model with `snowc --emit=plan-json` (the exact cycles of the
+timing engine, identical to `snowsim --timing-only`) and splits the conv
+layers into classes: depthwise, grouped, the first layer (few input
+channels), 1x1 with few output channels (< one group of vmacs x lanes, or a
+remainder), 1x1, and other dense convs. For each class it prints the MACs,
+the cycles, the ideal cycles (MACs / array MACs), the efficiency and the lost
+cycles (cycles - ideal) with their share of all lost conv cycles, and the
+layer-serial DRAM bound: each layer takes at least max(MACs / array MACs,
+its DRAM bytes / bytes per cycle), with the bytes its plan moves (measured),
+so "bound eff." is the best conv efficiency any plan moving those bytes can
+reach while layers run one after another.
+With --layers it lists every conv layer too.
+Usage:  bench/layer-loss.py MODEL [MODEL...] [--bin build/bin] [--hw zc706] [--layers]
+"""
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+
+
+def model_layers(path):
+    """Conv attributes by name, read from the model YAML (the generated
+    flow-style lines: one layer a line)."""
+    import yaml
+    with open(path) as f:
+        m = yaml.safe_load(f)
+    return {l["name"]: l for l in m["layers"]}
+
+
+def classify(attrs, plan_layer, in_ch, group):
+    k = attrs.get("kernel", 1)
+    k = k if isinstance(k, int) else max(k)
+    groups = attrs.get("groups", 1)
+    out = attrs["out_channels"]
+    if groups > 1 and groups == out:
+        return "depthwise"
+    if groups > 1:
+        return "grouped"
+    if in_ch < 16:
+        return "first (few input channels)"
+    if out % group:
+        return f"{k}x{k} out channels not a multiple of {group}"
+    return "1x1" if k == 1 else f"dense {k}x{k}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--hw", default="zc706")
+    ap.add_argument("--layers", action="store_true")
+    ap.add_argument("--group", type=int, default=64, help="vmacs x lanes of the hardware")
+    ap.add_argument("--flags", default="", help="extra snowc flags")
+    args = ap.parse_args()
+    for model in args.models:
+        path = model if model.endswith(".yaml") else f"models/{model}.yaml"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "plan.json")
+            subprocess.run([os.path.join(args.bin, "snowc"), path, "--hw", args.hw,
+                            "--uniform-format", "--emit=plan-json", "-o", out] +
+                           args.flags.split(), check=True)
+            with open(out) as f:
+                d = json.load(f)
+        attrs = model_layers(path)
+        n = d["hw"]["macs"]
+        bw = d["hw"]["dram_gbps"] * 1e3 / d["hw"]["clock_mhz"]  # bytes per cycle
+        group = args.group
+        # Input channels: the producer's out_channels (the model YAML has no
+        # shapes); the layer's plan carries the chunking, so use that.
+        classes = {}
+        rows = []
+        for l in d["layers"]:
+            if l["type"] != "conv":
+                continue
+            a = attrs.get(l["name"], {"out_channels": 0})
+            in_ch = sum(p["chunks"] * p["chunk_channels"] for p in l["plan"][:1]) or 0
+            c = classify(a, l, in_ch, group)
+            ideal = l["macs"] / n
+            dram = (l["dram_read_bytes"] + l["dram_write_bytes"]) / bw
+            s = classes.setdefault(c, [0, 0, 0.0, 0, 0.0])
+            s[0] += l["macs"]
+            s[1] += l["cycles"]
+            s[2] += ideal
+            s[3] += 1
+            s[4] += max(ideal, dram)
+            rows.append((l["name"], c, l["macs"], l["cycles"], ideal, max(ideal, dram),
+                         " + ".join(p["order"] for p in l["plan"])))
+        total_lost = sum(s[1] - s[2] for s in classes.values())
+        macs = sum(s[0] for s in classes.values())
+        cyc = sum(s[1] for s in classes.values())
+        bound = sum(s[4] for s in classes.values())
+        print(f"\n{d['model']} on "
+              f"{args.hw}: conv efficiency {100 * macs / (cyc * n):.2f} %, conv cycles {cyc:,}, "
+              f"lost {total_lost:,.0f}; layer-serial DRAM bound {100 * macs / (bound * n):.2f} %")
+        print("| class | layers | MACs (M) | cycles | efficiency | lost cycles | share of loss |"
+              " bound eff. |")
+        print("|---|---|---|---|---|---|---|---|")
+        for c, (m, cy, ideal, cnt, bd) in sorted(classes.items(), key=lambda kv: -(kv[1][1] -
+                                                                                  kv[1][2])):
+            print(f"| {c} | {cnt} | {m / 1e6:.1f} | {cy:,} | {100 * m / (cy * n):.1f} % | "
+                  f"{cy - ideal:,.0f} | {100 * (cy - ideal) / total_lost:.1f} % | "
+                  f"{100 * m / (bd * n):.1f} % |")
+        if args.layers:
+            print("\n| layer | class | MACs (M) | cycles | efficiency | lost | bound eff. | plan |")
+            print("|---|---|---|---|---|---|---|---|")
+            for name, c, m, cy, ideal, bd, order in rows:
+                print(f"| {name} | {c} | {m / 1e6:.2f} | {cy:,} | {100 * m / (cy * n):.1f} % | "
+                      f"{cy - ideal:,.0f} | {100 * m / (bd * n):.1f} % | {order} |")
+
+
+if __name__ == "__main__":
+    main()
