@@ -55,6 +55,6 @@ TEST_P(PlanReuse, GivesTheProgramOfAFullSearch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, PlanReuse,
                          ::testing::Values("alexnet", "googlenet", "mobilenet_v1", "resnet50",
-                                           "squeezenet1_1", "tiny"));
+                                           "resnext50_32x4d", "squeezenet1_1", "tiny"));
 
 } // namespace
