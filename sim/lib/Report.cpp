@@ -55,8 +55,21 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P,
                   double(S.DramReadBytes + S.DramWriteBytes) / 1e6);
   double Fps = T.ActualMs > 0 ? 1e3 / T.ActualMs : 0;
   double Gbps = T.ActualMs > 0 ? double(S.DramReadBytes + S.DramWriteBytes) / T.ActualMs / 1e6 : 0;
-  Out += fmt::format("cycles {}  utilization {:.2f} %  {:.1f} G-ops/s  {:.1f} fps\n", S.Cycles,
-                     100 * T.Util, T.Gops, Fps);
+  Out += fmt::format("cycles {}  utilization {:.2f} %  {:.1f} G-ops/s  {:.1f} fps  (whole "
+                     "network, batch 1, int16, 1 MAC = 2 ops)\n",
+                     S.Cycles, 100 * T.Util, T.Gops, Fps);
+  // The figure papers quote (Snowflake's tables among them): conv layers only.
+  uint64_t ConvMacs = 0, ConvCycles = 0;
+  for (const LayerStats &L : S.Layers)
+    if (L.Type == "conv") {
+      ConvMacs += L.Macs;
+      ConvCycles += L.Cycles;
+    }
+  if (ConvCycles)
+    Out += fmt::format("conv layers: utilization {:.2f} % (conv MACs / (conv cycles x {} MACs)), "
+                       "{:.1f} G-ops, {} cycles\n",
+                       100.0 * double(ConvMacs) / (double(ConvCycles) * Hw.macs()), Hw.macs(),
+                       2.0 * double(ConvMacs) / 1e9, ConvCycles);
   Out += fmt::format("DRAM read {:.2f} MB, written {:.2f} MB, average {:.2f} GB/s, channel busy "
                      "{:.1f} %\n",
                      S.DramReadBytes / 1e6, S.DramWriteBytes / 1e6, Gbps,
