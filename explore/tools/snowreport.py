@@ -280,6 +280,9 @@ def comparison_html(ok, models, keys, devices):
     """Per network: the best simulated points beside each reference device."""
     out = []
     results = (devices or {}).get("results", [])
+    # Price per device (the seed article's where it gives one: docs/devices.yaml).
+    prices = {d["id"]: d["price_usd"]["value"] for d in (devices or {}).get("devices", [])
+              if d.get("price_usd")}
     for m in models:
         rs = [r for r in ok if r["model"] == m]
         if not rs:
@@ -291,7 +294,7 @@ def comparison_html(ok, models, keys, devices):
                          "int16",
                          "1", "whole network", "project model", fmt(r["fps"]), fmt(r["gops"]),
                          fmt(r["peak_gops"], 0), util_cell(r["utilization"]),
-                         fmt(r.get("gops_per_w", 0)),
+                         fmt(r.get("watts", 0), 2), fmt(r.get("gops_per_w", 0)), "&ndash;",
                          ("energy model of the hardware's table, %.2f W (docs/energy.md)"
                           % r["watts"]) if r.get("watts") else "no energy table for this hardware",
                          "snowsim, timing only"])
@@ -305,7 +308,8 @@ def comparison_html(ok, models, keys, devices):
                          str(d["batch"]) if d["batch"] else "n/s", d["scope"],
                          "source" if d["ops_counted_by"] == "source" else "project model",
                          fmt(d["fps"]), fmt(d["gops"]), fmt(d["peak_gops"], 0),
-                         util_cell(d["utilization"]), fmt(d["gops_per_w"]),
+                         util_cell(d["utilization"]), fmt(d["power_w"], 2),
+                         fmt(d["gops_per_w"]), fmt(prices.get(d["device"], 0), 0),
                          flags, ", ".join(d["sources"])])
         note = ""
         dev_macs = {d["model_macs"] for d in results if d["model"] == m}
@@ -316,8 +320,8 @@ def comparison_html(ok, models, keys, devices):
                         html.escape(m), rs[0]["macs"] / 1e9, max(dev_macs) / 1e9))
         out.append("<h3>%s</h3>" % html.escape(m) + note + table(
             ["who", "precision", "batch", "scope", "ops counted by", "fps", "G-ops/s",
-             "peak G-ops/s", "utilization %", "G-ops/s per W", "how the figures were obtained",
-             "sources"], rows, "cmp"))
+             "peak G-ops/s", "utilization %", "W", "G-ops/s per W", "price US$",
+             "how the figures were obtained", "sources"], rows, "cmp"))
     if not out:
         return "<p>No simulated model matches a workload of the device table.</p>"
     return "".join(out)
@@ -366,8 +370,8 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}
 td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} .warn{color:#a40;font-weight:bold} ul.src{font-size:12px} td{white-space:nowrap}
 table.cmp{width:100%} table.cmp td:first-child{width:20%;white-space:normal}
-table.cmp td:nth-child(10){width:34%;font-size:11px;color:#444;white-space:normal}
-table.cmp td:nth-child(11),table.bad td:last-child{white-space:normal;overflow-wrap:anywhere}
+table.cmp td:nth-child(13){width:34%;font-size:11px;color:#444;white-space:normal}
+table.cmp td:nth-child(14),table.bad td:last-child{white-space:normal;overflow-wrap:anywhere}
 """
 
 
