@@ -28,12 +28,15 @@
 #include "snow/ir/Calibrate.h"
 
 #include "snow/ir/FloatEval.h"
+#include "snow/support/Npy.h"
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 using namespace snow::ir;
 
@@ -78,11 +81,16 @@ llvm::Error layerError(const Layer &L, const std::string &Msg) {
 
 } // namespace
 
-llvm::Expected<ActFormats>
-snow::ir::chooseFormats(const Graph &G, int ActFrac,
-                        const std::vector<std::vector<float>> &LayerOutputs) {
+namespace {
+
+/// The rule on ranges: LayerMax[I] is the largest magnitude of layer I's
+/// output; InputMax, if given, the graph input's, which then gets a format of
+/// its own choosing instead of ActFrac.
+llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
+                                            const std::vector<float> &LayerMax,
+                                            std::optional<float> InputMax) {
   assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
-  assert(LayerOutputs.size() == G.Layers.size() && "one float output per layer");
+  assert(LayerMax.size() == G.Layers.size() && "one range per layer");
   const size_t N = G.Layers.size();
 
   // 1. Groups of tensors that must share a format.
@@ -101,12 +109,16 @@ snow::ir::chooseFormats(const Graph &G, int ActFrac,
   // 2. Each group's format: the least its members want; the input's is pinned.
   std::vector<int> GroupFrac(N + 1, MaxActFrac);
   for (size_t I = 0; I < N; ++I) {
-    const int Want = std::min(MaxActFrac, largestFrac(Headroom * maxAbs(LayerOutputs[I])));
+    const int Want = std::min(MaxActFrac, largestFrac(Headroom * LayerMax[I]));
     int &F = GroupFrac[Groups.find(tensorOf(int(I)))];
     F = std::min(F, Want);
   }
   const size_t InputGroup = Groups.find(tensorOf(-1));
-  GroupFrac[InputGroup] = ActFrac;
+  if (InputMax)
+    GroupFrac[InputGroup] =
+        std::min(GroupFrac[InputGroup], std::min(MaxActFrac, largestFrac(Headroom * *InputMax)));
+  else
+    GroupFrac[InputGroup] = ActFrac;
   auto FracOf = [&](int P) -> int & { return GroupFrac[Groups.find(tensorOf(P))]; };
 
   // 3. No conv may shift left: OutFrac <= InFrac + WFrac, to a fixed point.
@@ -124,7 +136,7 @@ snow::ir::chooseFormats(const Graph &G, int ActFrac,
       int &Out = FracOf(int(I));
       if (Out <= Bound)
         continue;
-      if (Groups.find(tensorOf(int(I))) == InputGroup)
+      if (!InputMax && Groups.find(tensorOf(int(I))) == InputGroup)
         return layerError(L, fmt::format("its output shares the format of the graph input "
                                          "({} fraction bits), which exceeds what the conv can "
                                          "produce (input {} + weights {} fraction bits)",
@@ -145,11 +157,23 @@ snow::ir::chooseFormats(const Graph &G, int ActFrac,
   }
 
   ActFormats F;
-  F.InputFrac = ActFrac;
+  F.InputFrac = FracOf(-1);
   F.OutFrac.reserve(N);
   for (size_t I = 0; I < N; ++I)
     F.OutFrac.push_back(FracOf(int(I)));
   return F;
+}
+
+} // namespace
+
+llvm::Expected<ActFormats>
+snow::ir::chooseFormats(const Graph &G, int ActFrac,
+                        const std::vector<std::vector<float>> &LayerOutputs) {
+  assert(LayerOutputs.size() == G.Layers.size() && "one float output per layer");
+  std::vector<float> LayerMax;
+  for (const std::vector<float> &Out : LayerOutputs)
+    LayerMax.push_back(maxAbs(Out));
+  return chooseFromRanges(G, ActFrac, LayerMax, std::nullopt);
 }
 
 llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
@@ -163,4 +187,58 @@ llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
   if (F && LayerOutputs)
     *LayerOutputs = std::move(Outs);
   return F;
+}
+
+llvm::Expected<std::vector<std::vector<float>>>
+snow::ir::readCalibrationFrames(const Graph &G, const std::string &Path) {
+  auto Fail = [&](const std::string &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "calibration frames '%s': %s",
+                                   Path.c_str(), Msg.c_str());
+  };
+  llvm::Expected<NpyArray> A = readNpy(Path);
+  if (!A)
+    return A.takeError();
+  if (A->Type != NpyArray::DType::F32)
+    return Fail("int16 values, but calibration needs the float32 frames the model sees");
+  const std::vector<uint64_t> Chw = {G.Input.C, G.Input.H, G.Input.W};
+  std::vector<uint64_t> Shape = A->Shape;
+  if (Shape == Chw)
+    Shape.insert(Shape.begin(), 1);
+  if (Shape.size() != 4 || std::vector<uint64_t>(Shape.begin() + 1, Shape.end()) != Chw)
+    return Fail(fmt::format("shape ({}), but model '{}' takes frames of ({}): expected (N, {})",
+                            fmt::join(A->Shape, ", "), G.Name, fmt::join(Chw, ", "),
+                            fmt::join(Chw, ", ")));
+  if (Shape[0] == 0)
+    return Fail("no frames (N = 0)");
+  const size_t Elems = G.Input.elems();
+  std::vector<std::vector<float>> Frames;
+  for (size_t F = 0; F < Shape[0]; ++F) {
+    const float *Begin = A->F32.data() + F * Elems;
+    for (size_t I = 0; I < Elems; ++I)
+      if (!std::isfinite(Begin[I]))
+        return Fail(
+            fmt::format("frame {}, element {} is '{}', not a finite number", F, I, Begin[I]));
+    Frames.emplace_back(Begin, Begin + Elems);
+  }
+  return Frames;
+}
+
+llvm::Expected<ActFormats>
+snow::ir::calibrateOnFrames(const Graph &G, int ActFrac,
+                            const std::vector<std::vector<float>> &Frames) {
+  assert(!Frames.empty() && "readCalibrationFrames refuses an empty batch");
+  std::vector<float> LayerMax(G.Layers.size(), 0.0f);
+  float InputMax = 0;
+  for (const std::vector<float> &Frame : Frames) {
+    if (llvm::Error E = checkFloatGraph(G, Frame.size()))
+      return E;
+    InputMax = std::max(InputMax, maxAbs(Frame));
+    // One frame's outputs at a time: N frames of a large network would not
+    // fit in memory together.
+    std::vector<std::vector<float>> Outs;
+    runFloat(G, Frame, &Outs);
+    for (size_t I = 0; I < Outs.size(); ++I)
+      LayerMax[I] = std::max(LayerMax[I], maxAbs(Outs[I]));
+  }
+  return chooseFromRanges(G, ActFrac, LayerMax, InputMax);
 }

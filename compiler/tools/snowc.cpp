@@ -90,6 +90,13 @@ static cl::opt<bool> UniformFormat("uniform-format",
                                             "calibrated on the default input"),
                                    cl::cat(Cat));
 
+static cl::opt<std::string>
+    CalibrateFrames("calibrate",
+                    cl::desc("Choose every tensor's format, the input's too, from these float32 "
+                             "frames, shape (N, C, H, W), instead of the default input "
+                             "(docs/fixed-point.md); give snowref the same file"),
+                    cl::value_desc("frames.npy"), cl::cat(Cat));
+
 static cl::list<std::string>
     Consts("const",
            cl::desc("ONNX: bind graph input NAME to the constant in FILE (.npy or .pb), e.g. "
@@ -133,10 +140,21 @@ int main(int Argc, char **Argv) {
   // so the two agree on every format (docs/fixed-point.md, "Choosing formats").
   // The compiler needs only the integers: each layer's floats go as soon as
   // it is quantized (VGG-16 would hold 552 MB of them for nothing).
+  if (UniformFormat && !CalibrateFrames.empty())
+    return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
+                "or formats chosen from the frames");
   if (UniformFormat) {
     ir::quantize(*G, int(Hw->ActFracBits), ir::FloatWeights::Release);
   } else {
-    auto Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    llvm::Expected<ir::ActFormats> Formats = ir::ActFormats();
+    if (CalibrateFrames.empty()) {
+      Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    } else {
+      auto Frames = ir::readCalibrationFrames(*G, CalibrateFrames);
+      if (!Frames)
+        return fail(llvm::toString(Frames.takeError()));
+      Formats = ir::calibrateOnFrames(*G, int(Hw->ActFracBits), *Frames);
+    }
     if (!Formats)
       return fail(llvm::toString(Formats.takeError()));
     if (auto Err = ir::quantize(*G, *Formats, ir::FloatWeights::Release))

@@ -66,6 +66,11 @@ static cl::opt<bool> UniformFormat("uniform-format",
                                             "for every layer instead of calibrated per-layer "
                                             "formats, to see what it costs"),
                                    cl::cat(RefCat));
+static cl::opt<std::string>
+    CalibrateFrames("calibrate",
+                    cl::desc("Choose every tensor's format, the input's too, from these float32 "
+                             "frames, shape (N, C, H, W), as snowc --calibrate does"),
+                    cl::value_desc("frames.npy"), cl::cat(RefCat));
 static cl::opt<bool> Quiet("quiet", cl::desc("Print nothing but errors"), cl::cat(RefCat));
 static cl::list<std::string>
     Consts("const",
@@ -169,6 +174,27 @@ static void printClasses(const ir::Graph &G, const RunResult &R) {
                                                                  : " (DIFFERENT class)");
 }
 
+/// One line on stderr, --quiet or not, when some output sat at a rail: the
+/// formats were chosen for other data, and the answer is likely wrong.
+static void warnSaturation(const ir::Graph &G, const RunResult &R) {
+  size_t Worst = 0;
+  double WorstFraction = 0;
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const uint64_t N = G.Layers[I].Out.elems();
+    const double F = N ? double(R.SaturatedPerLayer[I]) / double(N) : 0.0;
+    if (F > WorstFraction) {
+      Worst = I;
+      WorstFraction = F;
+    }
+  }
+  if (WorstFraction > 0)
+    llvm::errs() << fmt::format(
+        "snowref: warning: values saturated; worst layer '{}' with {:.3f}% "
+        "of its outputs at 32767 or -32768{}\n",
+        G.Layers[Worst].Name, 100 * WorstFraction,
+        CalibrateFrames.empty() ? " (calibrate on your data: --calibrate frames.npy)" : "");
+}
+
 static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunResult &R) {
   const ir::Layer &Out = G.output();
   const ref::ErrorStats S = ref::compareToFloat(R.Fixed, Out.OutFrac, R.Float);
@@ -186,9 +212,12 @@ static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunRe
       Lo = std::min(Lo, L.OutFrac);
       Hi = std::max(Hi, L.OutFrac);
     }
-    fmt::print("formats: per layer, {} to {}, calibrated on the default input (--layers lists "
+    fmt::print("formats: per layer, {} to {}, calibrated on {} (--layers lists "
                "them; --uniform-format: {} everywhere)\n",
-               formatStr(Hi), formatStr(Lo), formatStr(G.InputFrac));
+               formatStr(Hi), formatStr(Lo),
+               CalibrateFrames.empty() ? std::string("the default input")
+                                       : "the frames of '" + CalibrateFrames + "'",
+               formatStr(int(Hw.ActFracBits)));
   }
   fmt::print("MACs:    {} ({:.3f} G)\n", G.macs(), double(G.macs()) * 1e-9);
   fmt::print("quantization error of the output vs float ({} values):\n", S.Count);
@@ -229,8 +258,20 @@ static llvm::Error run() {
   // without --input they are exactly the float path of the report.
   const int ActFrac = int(Hw->ActFracBits);
   std::vector<std::vector<float>> DefaultFloatLayers;
+  if (UniformFormat && !CalibrateFrames.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--uniform-format and --calibrate contradict each other");
   if (UniformFormat) {
     ir::quantize(*G, ActFrac);
+  } else if (!CalibrateFrames.empty()) {
+    auto Frames = ir::readCalibrationFrames(*G, CalibrateFrames);
+    if (!Frames)
+      return Frames.takeError();
+    llvm::Expected<ir::ActFormats> F = ir::calibrateOnFrames(*G, ActFrac, *Frames);
+    if (!F)
+      return F.takeError();
+    if (llvm::Error E = ir::quantize(*G, *F))
+      return E;
   } else {
     llvm::Expected<ir::ActFormats> F =
         ir::calibrate(*G, ActFrac, ir::defaultInput(*G), &DefaultFloatLayers);
@@ -299,6 +340,7 @@ static llvm::Error run() {
     return E;
   if (!Quiet)
     printReport(*G, *Hw, R);
+  warnSaturation(*G, R);
   return llvm::Error::success();
 }
 

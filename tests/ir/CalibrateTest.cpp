@@ -233,3 +233,26 @@ TEST(Calibrate, UniformQuantizeIsTheUniformFormats) {
     EXPECT_EQ(G.Layers[I].AvgMult, H.Layers[I].AvgMult);
   }
 }
+
+TEST(CalibrateOnFrames, LargerFramesGetFewerFractionBitsTheInputsToo) {
+  // data -> conv (one weight 0.5): the output is half the input.
+  Graph G = graph({layer("c", LayerKind::Conv, {-1}, 0.5f)});
+  G.Layers[0].Weights = {0.5f};
+  G.Layers[0].Bias = {0.0f};
+  G.Layers[0].In = G.Layers[0].Out = {1, 1, 1};
+  auto Small = calibrateOnFrames(G, 8, {{1.0f}, {-2.0f}});
+  auto Large = calibrateOnFrames(G, 8, {{10.0f}, {-20.0f}});
+  ASSERT_TRUE(bool(Small)) << llvm::toString(Small.takeError());
+  ASSERT_TRUE(bool(Large)) << llvm::toString(Large.takeError());
+  // The input is no longer pinned to the hardware's 8 bits: max |x| 2 x 1.25
+  // fits Q2.13; 20 x 1.25 = 25 fits Q5.10. Ten times the range, 3 bits fewer.
+  EXPECT_EQ(Small->InputFrac, 13);
+  EXPECT_EQ(Large->InputFrac, 10);
+  // The conv's output (max 1 and 10, x 1.25) gets Q1.14 and Q4.11.
+  EXPECT_EQ(Small->OutFrac[0], 14);
+  EXPECT_EQ(Large->OutFrac[0], 11);
+  // Every frame counts: the range is the largest over all of them.
+  auto Mixed = calibrateOnFrames(G, 8, {{1.0f}, {-20.0f}});
+  ASSERT_TRUE(bool(Mixed));
+  EXPECT_EQ(Mixed->InputFrac, 10);
+}

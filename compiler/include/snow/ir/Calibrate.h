@@ -51,6 +51,21 @@ llvm::Expected<ActFormats> calibrate(const Graph &G, int ActFrac,
                                      const std::vector<float> &InputChw,
                                      std::vector<std::vector<float>> *LayerOutputs = nullptr);
 
+/// Calibration frames from a float32 .npy of shape (N, C, H, W), or (C, H, W)
+/// for one frame, matching G's input; one vector per frame. Refuses another
+/// shape or dtype, an empty batch, and a value that is not finite (naming its
+/// frame and index): a NaN would silently decide every format after it.
+llvm::Expected<std::vector<std::vector<float>>> readCalibrationFrames(const Graph &G,
+                                                                      const std::string &Path);
+
+/// Calibration on the user's data (snowc / snowref --calibrate): runs G in
+/// float on every frame, gives each layer the largest magnitude it reached on
+/// any frame, and chooses the graph input's format from the frames' range like
+/// any other tensor's (where calibrate() pins it to ActFrac). The same rule
+/// otherwise (docs/fixed-point.md, "Calibrating on your data").
+llvm::Expected<ActFormats> calibrateOnFrames(const Graph &G, int ActFrac,
+                                             const std::vector<std::vector<float>> &Frames);
+
 /// quantize() with the given activation formats: sets InputFrac, every
 /// layer's InFrac / OutFrac / ResFrac from F, chooses WFrac / BFrac and fills
 /// QWeights / QBias as the uniform quantize() does. Fails, naming the layer,

@@ -1,0 +1,88 @@
+//===- CalibrateToolTest.cpp - snowc / snowref --calibrate and the warning -===//
+//
+// Inputs far outside the default input's range (pixel units, not
+// normalised) saturate a network calibrated on the default input; snowref
+// says so on one line. Calibrated on such frames with --calibrate, snowc and
+// snowref choose the same formats (snowsim's output equals snowref's bit for
+// bit) and nothing saturates. Bad frames files are refused cleanly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ToolHarness.h"
+#include <cmath>
+#include <cstring>
+
+using namespace snow::test;
+
+namespace {
+
+/// N frames of tiny's input (3x32x32), values up to Scale in magnitude.
+std::string frames(unsigned N, float Scale, bool WithNan = false) {
+  std::string Data;
+  for (unsigned I = 0; I < N * 3 * 32 * 32; ++I) {
+    float V = Scale * std::sin(0.37f * float(I)) * std::cos(0.011f * float(I));
+    if (WithNan && I == 1234)
+      V = std::nanf("");
+    char B[4];
+    std::memcpy(B, &V, 4);
+    Data.append(B, 4);
+  }
+  std::vector<uint64_t> Shape = {N, 3, 32, 32};
+  if (N == 1)
+    Shape = {3, 32, 32};
+  return makeNpy("<f4", Shape, Data);
+}
+
+class Calibrate : public ToolTest {};
+
+} // namespace
+
+TEST_F(Calibrate, FramesFixSaturationAndSnowcAgreesWithSnowref) {
+  write("cal.npy", frames(4, 150));
+  write("x.npy", frames(1, 150));
+  // Calibrated on the default input: snowref warns on one stderr line.
+  ToolResult Default = run("snowref", {tinyModel(), "--input", "x.npy", "--quiet"});
+  ASSERT_TRUE(Default.Exited && Default.ExitCode == 0) << Default; // a warning is no failure
+  EXPECT_NE(Default.Err.find("snowref: warning: values saturated; worst layer"), std::string::npos)
+      << Default;
+  EXPECT_NE(Default.Err.find("--calibrate"), std::string::npos) << Default;
+  // Calibrated on frames like the input: no warning, and snowsim = snowref.
+  ToolResult C = run("snowc", {tinyModel(), "--calibrate", "cal.npy", "-o", "p.bin"});
+  ASSERT_TRUE(succeeded(C)) << C;
+  ToolResult S = run("snowsim", {"p.bin", "--input", "x.npy", "--output", "sim.npy", "--quiet"});
+  ASSERT_TRUE(succeeded(S)) << S;
+  ToolResult R = run("snowref", {tinyModel(), "--calibrate", "cal.npy", "--input", "x.npy",
+                                 "--output", "ref.npy"});
+  ASSERT_TRUE(succeeded(R)) << R;
+  EXPECT_EQ(R.Err.find("warning"), std::string::npos) << R;
+  EXPECT_NE(R.Out.find("calibrated on the frames of 'cal.npy'"), std::string::npos) << R;
+  EXPECT_EQ(read("sim.npy"), read("ref.npy")) << "snowc and snowref chose different formats";
+  // The program's input format was chosen from the frames, not the
+  // hardware's Q7.8: values up to 150 x 1.25 need 8 integer bits.
+  EXPECT_NE(R.Out.find("Q8.7 (x.npy)"), std::string::npos) << R;
+}
+
+TEST_F(Calibrate, BadFramesAreRefusedCleanly) {
+  write("nan.npy", frames(2, 1, true));
+  write("int.npy", makeNpy("<i2", {1, 3, 32, 32}, std::string(2 * 3 * 32 * 32, '\0')));
+  write("shape.npy", makeNpy("<f4", {2, 3, 16, 16}, std::string(4 * 2 * 3 * 16 * 16, '\0')));
+  write("empty.npy", makeNpy("<f4", {0, 3, 32, 32}, ""));
+  struct Case {
+    const char *File, *Error;
+  } Cases[] = {{"nan.npy", "frame 0, element 1234 is 'nan'"},
+               {"int.npy", "int16 values"},
+               {"shape.npy", "shape (2, 3, 16, 16), but model 'tiny' takes frames of (3, 32, 32)"},
+               {"empty.npy", "no frames"},
+               {"missing.npy", "missing.npy"}};
+  for (const Case &K : Cases) {
+    SCOPED_TRACE(K.File);
+    expectCleanError("snowc", {tinyModel(), "--calibrate", K.File, "-o", "p.bin"},
+                     {K.File, K.Error});
+    expectCleanError("snowref", {tinyModel(), "--calibrate", K.File, "--output", "y.npy"},
+                     {K.Error});
+  }
+  write("cal.npy", frames(2, 1));
+  expectCleanError("snowc",
+                   {tinyModel(), "--calibrate", "cal.npy", "--uniform-format", "-o", "p.bin"},
+                   {"--uniform-format and --calibrate"});
+}

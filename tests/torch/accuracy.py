@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Accuracy against PyTorch (issue 15): torchvision CNN classifiers with random
+weights and randomised batch-norm statistics, exported to ONNX, compiled with
+`snowc --calibrate` on 8 ImageNet-normalised frames, simulated by `snowsim` on
+other frames, compared with PyTorch's own output.
+
+    tests/torch/accuracy.py [--build build] [--no-calibrate] [MODEL...]
+
+Prints per model: cosine, max |error| / max |y|, top-1 agreement, cycles and
+utilization (whole network, zc706, batch 1). Exit 1 if a model misses the
+bounds (cosine >= 0.999, max error <= 2 % of max |y|, same top-1), 77 (skip)
+when torch is absent. The frames are smooth random images (a blurred noise
+field per channel), not photographs: what matters is ImageNet's value range
+and spatial correlation, which white noise lacks.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import torch
+    import torchvision
+except ImportError as e:  # pragma: no cover
+    print("skipped: %s (Debian: apt-get install python3-torch python3-torchvision)" % e)
+    sys.exit(77)
+
+DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18"]
+MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1)
+STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1)
+
+
+def frames(n, seed, size=224):
+    """n ImageNet-normalised (3, size, size) frames of smooth random images."""
+    g = torch.Generator().manual_seed(seed)
+    low = torch.rand((n, 3, size // 16, size // 16), generator=g)
+    img = torch.nn.functional.interpolate(low, size=(size, size), mode="bilinear",
+                                          align_corners=False)
+    img = (img + 0.1 * torch.rand((n, 3, size, size), generator=g)).clamp(0, 1).numpy()
+    return ((img - MEAN) / STD).astype(np.float32)
+
+
+def build_model(name, seed):
+    torch.manual_seed(seed)
+    kwargs = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+    m = getattr(torchvision.models, name)(weights=None, **kwargs)
+    # Randomised batch-norm statistics, so that folding them is not the identity.
+    g = torch.Generator().manual_seed(seed + 1)
+    for mod in m.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            c = mod.num_features
+            mod.running_mean.copy_(0.1 * torch.randn(c, generator=g))
+            mod.running_var.copy_(0.5 + torch.rand(c, generator=g))
+            mod.weight.data.copy_(0.5 + torch.rand(c, generator=g))
+            mod.bias.data.copy_(0.1 * torch.randn(c, generator=g))
+    return m.eval()
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), (r.stderr or r.stdout).strip()))
+    return r.stdout
+
+
+def check(name, bin_dir, work, calibrate, scale):
+    m = build_model(name, seed=11)
+    onnx_path = os.path.join(work, name + ".onnx")
+    cal = scale * frames(8, seed=1)
+    test = scale * frames(1, seed=2)
+    with torch.no_grad():
+        torch.onnx.export(m, torch.from_numpy(test), onnx_path, opset_version=13)
+        y = m(torch.from_numpy(test)).numpy().reshape(-1)
+    np.save(os.path.join(work, "cal.npy"), cal)
+    np.save(os.path.join(work, "x.npy"), test[0])
+    prog = os.path.join(work, name + ".bin")
+    cmd = [os.path.join(bin_dir, "snowc"), onnx_path, "-o", prog]
+    if calibrate:
+        cmd += ["--calibrate", os.path.join(work, "cal.npy")]
+    run(cmd)
+    stats = os.path.join(work, "s.json")
+    run([os.path.join(bin_dir, "snowsim"), prog, "--input", os.path.join(work, "x.npy"),
+         "--output-float", os.path.join(work, "y.npy"), "--stats-json", stats, "--quiet"])
+    got = np.load(os.path.join(work, "y.npy")).reshape(-1)
+    total = json.load(open(stats))["total"]
+    cos = float(np.dot(got, y) / (np.linalg.norm(got) * np.linalg.norm(y)))
+    err = float(np.max(np.abs(got - y)) / np.max(np.abs(y)))
+    top1 = int(np.argmax(got)) == int(np.argmax(y))
+    ok = cos >= 0.999 and err <= 0.02 and top1
+    print("%-16s cosine %.6f  max err %6.2f %% of max|y|  top-1 %s  cycles %d  util %.2f %%  %s"
+          % (name, cos, 100 * err, "same" if top1 else "DIFFERS", total["cycles"],
+             100 * total["utilization"], "ok" if ok else "MISSES the bounds"))
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+    ap.add_argument("--no-calibrate", action="store_true")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="multiply the frames (e.g. 58 for inputs in pixel units, not normalised)")
+    ap.add_argument("models", nargs="*", default=DEFAULT)
+    a = ap.parse_args()
+    bin_dir = os.path.join(a.build, "bin")
+    print("torch %s, torchvision %s; %s; frames x %g; zc706, whole network, batch 1, int16"
+          % (torch.__version__, torchvision.__version__,
+             "default-input calibration" if a.no_calibrate else "snowc --calibrate (8 frames)",
+             a.scale))
+    bad = 0
+    with tempfile.TemporaryDirectory() as work:
+        for name in a.models:
+            try:
+                bad += not check(name, bin_dir, work, not a.no_calibrate, a.scale)
+            except RuntimeError as e:
+                print("%-16s REFUSED: %s" % (name, str(e).splitlines()[-1][:300]))
+                bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
