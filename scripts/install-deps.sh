@@ -4,7 +4,8 @@
 set -euo pipefail
 PACKAGES=(cmake ninja-build g++ clang-format llvm-14-dev libfmt-dev libyaml-cpp-dev libgtest-dev
           zlib1g-dev verilator python3 python3-matplotlib chromium
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+          python3-numpy python3-torch python3-torchvision python3-onnx)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
