@@ -382,9 +382,14 @@ llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
-  for (int64_t R = 0; R < I.rows; ++R)
-    std::memcpy(Dram.get() + E.A1 + R * I.dstride, &Maps[I.idx][E.A2 + R * I.bstride],
-                size_t(I.len) * 2);
+  uint64_t Rails = 0;
+  for (int64_t R = 0; R < I.rows; ++R) {
+    const int16_t *Row = &Maps[I.idx][E.A2 + R * I.bstride];
+    std::memcpy(Dram.get() + E.A1 + R * I.dstride, Row, size_t(I.len) * 2);
+    for (int64_t X = 0; X < I.len; ++X)
+      Rails += Row[X] == INT16_MAX || Row[X] == INT16_MIN;
+  }
+  layerStats(E.Layer).RailValues += Rails;
   return llvm::Error::success();
 }
 

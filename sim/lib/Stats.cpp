@@ -46,6 +46,7 @@ void snow::sim::finishStats(SimStats &S, const LayerMarks &Marks, const LayerSta
   First.MacCycles += Prologue.MacCycles;
   First.DramReadBytes += Prologue.DramReadBytes;
   First.DramWriteBytes += Prologue.DramWriteBytes;
+  First.RailValues += Prologue.RailValues;
   First.Compute.Busy += Prologue.Compute.Busy;
   First.Compute.WaitSem += Prologue.Compute.WaitSem;
   First.Compute.WaitAcc += Prologue.Compute.WaitAcc;

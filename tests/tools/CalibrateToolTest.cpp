@@ -46,11 +46,22 @@ TEST_F(Calibrate, FramesFixSaturationAndSnowcAgreesWithSnowref) {
   EXPECT_NE(Default.Err.find("snowref: warning: values saturated; worst layer"), std::string::npos)
       << Default;
   EXPECT_NE(Default.Err.find("--calibrate"), std::string::npos) << Default;
+  // snowsim (functional) counts the same values at the rails and says the same.
+  ToolResult C0 = run("snowc", {tinyModel(), "-o", "p0.bin"});
+  ASSERT_TRUE(succeeded(C0)) << C0;
+  ToolResult S0 = run("snowsim", {"p0.bin", "--input", "x.npy", "--quiet"});
+  ASSERT_TRUE(S0.Exited && S0.ExitCode == 0) << S0;
+  const size_t At = Default.Err.find("worst layer");
+  ASSERT_NE(At, std::string::npos);
+  EXPECT_NE(S0.Err.find("snowsim: warning: values saturated; " +
+                        Default.Err.substr(At, Default.Err.find(" of its outputs") - At)),
+            std::string::npos)
+      << S0 << "\nvs snowref: " << Default.Err;
   // Calibrated on frames like the input: no warning, and snowsim = snowref.
   ToolResult C = run("snowc", {tinyModel(), "--calibrate", "cal.npy", "-o", "p.bin"});
   ASSERT_TRUE(succeeded(C)) << C;
   ToolResult S = run("snowsim", {"p.bin", "--input", "x.npy", "--output", "sim.npy", "--quiet"});
-  ASSERT_TRUE(succeeded(S)) << S;
+  ASSERT_TRUE(succeeded(S)) << S; // no warning either
   ToolResult R = run("snowref", {tinyModel(), "--calibrate", "cal.npy", "--input", "x.npy",
                                  "--output", "ref.npy"});
   ASSERT_TRUE(succeeded(R)) << R;

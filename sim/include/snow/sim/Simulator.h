@@ -60,6 +60,9 @@ struct LayerStats {
   /// pipeline drain), Idle (nothing issued: the control core was behind).
   /// They add up to Cycles.
   UnitCycles Compute;
+  /// Functional runs only: values the layer stored to DRAM at 32767 or
+  /// -32768, i.e. (with rare exceptions) saturated; snowref counts the same.
+  uint64_t RailValues = 0;
 };
 
 struct SimStats {
