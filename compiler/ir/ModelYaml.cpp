@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelParser.h"
+#include "snow/support/FileIO.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -346,7 +347,7 @@ llvm::Expected<Graph> snow::ir::parseModel(const std::string &Text, const std::s
 }
 
 llvm::Expected<Graph> snow::ir::loadModel(const std::string &Path) {
-  auto BufOrErr = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto BufOrErr = snow::readInputFile(Path, /*IsText=*/true);
   if (!BufOrErr)
     return llvm::createStringError(BufOrErr.getError(), "%s: cannot read model: %s", Path.c_str(),
                                    BufOrErr.getError().message().c_str());

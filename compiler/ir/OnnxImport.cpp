@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
+#include "snow/support/FileIO.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -323,7 +324,7 @@ llvm::Expected<std::vector<std::string>> snow::ir::onnxRuntimeInputs(const std::
 
 llvm::Expected<OnnxModel> snow::ir::importOnnx(const std::string &Path,
                                                const OnnxImportOptions &Opts) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false);
+  auto Buf = snow::readInputFile(Path, /*IsText=*/false);
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "%s: cannot read model: %s", Path.c_str(),
                                    Buf.getError().message().c_str());

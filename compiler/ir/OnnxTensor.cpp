@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
+#include "snow/support/FileIO.h"
 
 #include "snow/support/Npy.h"
 #include "llvm/Support/Endian.h"
@@ -197,7 +198,7 @@ llvm::Expected<OnnxTensor> snow::ir::readOnnxTensor(const std::string &Path) {
     T.Floats = std::move(A->F32);
     return T;
   }
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false);
+  auto Buf = snow::readInputFile(Path, /*IsText=*/false);
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "%s: cannot read tensor: %s", Path.c_str(),
                                    Buf.getError().message().c_str());

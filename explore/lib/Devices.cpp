@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/explore/Devices.h"
+#include "snow/support/FileIO.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -259,7 +260,7 @@ llvm::Expected<DeviceTable> snow::explore::parseDeviceTable(const std::string &T
 }
 
 llvm::Expected<DeviceTable> snow::explore::loadDeviceTable(const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = snow::readInputFile(Path, /*IsText=*/true);
   if (!Buf)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "cannot read '%s': %s",
                                    Path.c_str(), Buf.getError().message().c_str());

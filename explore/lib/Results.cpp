@@ -401,7 +401,7 @@ llvm::Expected<std::vector<ResultRow>> snow::explore::readParts(const std::strin
     return error(fmt::format("cannot list '{}': {}", partsDir(OutDir), EC.message()));
   std::sort(Files.begin(), Files.end()); // Directory order is not stable.
   for (const std::string &F : Files) {
-    auto Buf = llvm::MemoryBuffer::getFile(F, /*IsText=*/true);
+    auto Buf = snow::readInputFile(F, /*IsText=*/true);
     if (!Buf)
       return error(fmt::format("cannot read '{}': {}", F, Buf.getError().message()));
     auto Rows = parseCsv((*Buf)->getBuffer().str(), F);

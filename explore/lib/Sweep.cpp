@@ -14,6 +14,7 @@
 #include "snow/ir/Graph.h"
 #include "snow/sim/Energy.h"
 #include "snow/sim/Simulator.h"
+#include "snow/support/FileIO.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <atomic>
@@ -240,7 +241,7 @@ llvm::Expected<SweepSummary> snow::explore::runSweep(const SweepOptions &O,
   // missing file fails before any work.
   std::vector<std::string> Hashes;
   for (const std::string &M : O.Models) {
-    auto Buf = llvm::MemoryBuffer::getFile(M, /*IsText=*/true);
+    auto Buf = snow::readInputFile(M, /*IsText=*/true);
     if (!Buf)
       return error(fmt::format("cannot read model '{}': {}", M, Buf.getError().message()));
     Hashes.push_back(contentHash((*Buf)->getBuffer().str()));

@@ -15,6 +15,7 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/IsaConstants.h"
 #include "snow/isa/Word.h"
+#include "snow/support/FileIO.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -508,7 +509,7 @@ llvm::Expected<HwConfig> snow::isa::loadHwConfig(const std::string &PresetOrFile
   if (llvm::sys::fs::is_directory(PresetOrFile))
     return makeError(
         fmt::format("cannot read hardware config '{}': it is a directory", PresetOrFile));
-  auto Buf = llvm::MemoryBuffer::getFile(PresetOrFile, /*IsText=*/true);
+  auto Buf = snow::readInputFile(PresetOrFile, /*IsText=*/true);
   if (!Buf)
     return makeError(fmt::format("cannot read hardware config '{}': {}", PresetOrFile,
                                  Buf.getError().message()));

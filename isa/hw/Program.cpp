@@ -455,8 +455,7 @@ llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
 llvm::Expected<Program> snow::isa::readProgram(const std::string &Path, ProgramData What) {
   if (llvm::sys::fs::is_directory(Path))
     return makeError(fmt::format("cannot read '{}': it is a directory", Path));
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto Buf = snow::readInputFile(Path, /*IsText=*/false);
   if (!Buf)
     return makeError(fmt::format("cannot read '{}': {}", Path, Buf.getError().message()));
   // Parsed in place: a copy of a large program costs as much as the parse.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/Energy.h"
+#include "snow/support/FileIO.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
@@ -111,7 +112,7 @@ std::optional<EnergyModel> snow::sim::builtinEnergyModel(const std::string &HwNa
 llvm::Expected<EnergyModel> snow::sim::loadEnergyModel(const std::string &NameOrPath) {
   if (auto M = builtinEnergyModel(NameOrPath))
     return *M;
-  auto Buf = llvm::MemoryBuffer::getFile(NameOrPath, /*IsText=*/true);
+  auto Buf = snow::readInputFile(NameOrPath, /*IsText=*/true);
   if (!Buf)
     return energyError(fmt::format("cannot read energy table '{}': {} (built-in tables: {})",
                                    NameOrPath, Buf.getError().message(), builtinNames()));

@@ -1,9 +1,13 @@
 //===- FileIO.cpp - Writing output files without leaving debris -----------===//
 
 #include "snow/support/FileIO.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+#include <string>
+#include <system_error>
 
 using namespace snow;
 
@@ -86,4 +90,53 @@ llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::ArrayRef<llvm::
     return cannotWrite(Path, EC);
   }
   return llvm::Error::success();
+}
+
+namespace {
+
+enum class InputError { NotRegular = 1, TooLarge };
+
+/// Messages for readInputFile's own refusals, in the error_code world of
+/// llvm::MemoryBuffer so that callers print them like any read error.
+class InputErrorCategory : public std::error_category {
+public:
+  const char *name() const noexcept override { return "snow input"; }
+  std::string message(int C) const override {
+    if (InputError(C) == InputError::NotRegular)
+      return "not a regular file (a device, FIFO or socket could be endless)";
+    return "larger than the " + std::to_string(snow::maxInputBytes() >> 20) +
+           " MiB an input may be (the environment variable SNOW_MAX_INPUT_MB raises it)";
+  }
+};
+
+std::error_code inputError(InputError E) {
+  static const InputErrorCategory Category;
+  return {int(E), Category};
+}
+
+} // namespace
+
+uint64_t snow::maxInputBytes() {
+  static const uint64_t Max = [] {
+    uint64_t Mb = 0;
+    if (const char *V = std::getenv("SNOW_MAX_INPUT_MB"))
+      if (!llvm::StringRef(V).getAsInteger(10, Mb) && Mb > 0)
+        return Mb << 20;
+    return uint64_t(4) << 30;
+  }();
+  return Max;
+}
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> snow::readInputFile(const std::string &Path,
+                                                                       bool IsText) {
+  llvm::sys::fs::file_status St;
+  if (std::error_code EC = llvm::sys::fs::status(Path, St))
+    return EC;
+  if (llvm::sys::fs::is_directory(St))
+    return std::make_error_code(std::errc::is_a_directory);
+  if (!llvm::sys::fs::is_regular_file(St))
+    return inputError(InputError::NotRegular);
+  if (St.getSize() > maxInputBytes())
+    return inputError(InputError::TooLarge);
+  return llvm::MemoryBuffer::getFile(Path, IsText, /*RequiresNullTerminator=*/false);
 }

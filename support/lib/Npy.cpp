@@ -165,8 +165,7 @@ uint64_t NpyArray::elems() const {
 }
 
 llvm::Expected<NpyArray> snow::readNpy(const std::string &Path) {
-  auto BufOrErr = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
+  auto BufOrErr = snow::readInputFile(Path, /*IsText=*/false);
   if (!BufOrErr)
     return fail(Path, "cannot read: " + BufOrErr.getError().message());
   llvm::StringRef Bytes = (*BufOrErr)->getBuffer();

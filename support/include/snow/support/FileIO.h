@@ -1,8 +1,11 @@
-//===- FileIO.h - Writing output files without leaving debris -------*- C++ -*-===//
+//===- FileIO.h - Reading inputs safely, writing outputs without debris -*- C++ -*-===//
 //
 // Every tool writes its outputs through writeFileAtomic: the bytes go to a
 // temporary file in the destination directory, which is renamed over the
 // destination only when complete, so a failure never leaves a partial file.
+// Every tool reads its inputs through readInputFile, which refuses what could
+// never end or would not fit (a device such as /dev/zero, a FIFO, a file
+// beyond the size limit) before reading a byte.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_SUPPORT_FILEIO_H
@@ -11,11 +14,24 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/ErrorOr.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace snow {
+
+/// The largest input file a tool reads: 4 GiB (VGG-16's prog.bin is 0.28 GB),
+/// or SNOW_MAX_INPUT_MB megabytes where that environment variable is set.
+uint64_t maxInputBytes();
+
+/// Reads an input file: a regular file no larger than maxInputBytes(). The
+/// error's message() completes "cannot read 'PATH': ..." and says which rule
+/// the file broke. IsText as for llvm::MemoryBuffer::getFile.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(const std::string &Path,
+                                                                 bool IsText = false);
 
 /// Writes Bytes to Path atomically; "-" writes to stdout.
 llvm::Error writeFileAtomic(const std::string &Path, llvm::StringRef Bytes);
