@@ -14,6 +14,7 @@
 
 #include "ModelParser.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -141,6 +142,13 @@ Pads ModelParser::pads(const YAML::Node &N) {
   error(N, fmt::format("'pad' must be {}, got a list of {}", Expect, N.size()));
 }
 
+/// The message for a tensor over maxActivationValues(); What names it.
+static std::string tooManyValues(const char *What, const Shape &S) {
+  return fmt::format("{} {} has {} values, more than the {} a tensor may have (the environment "
+                     "variable SNOW_MAX_TENSOR_MVALUES raises the limit, in millions)",
+                     What, shapeStr(S), S.elems(), snow::maxActivationValues());
+}
+
 void ModelParser::parseInput(const YAML::Node &N, Graph &G) {
   Ctx = "input: ";
   if (!N.IsMap())
@@ -155,6 +163,8 @@ void ModelParser::parseInput(const YAML::Node &N, Graph &G) {
   G.Input = {uint32_t(integer(S[0], "shape", 1, Expect)),
              uint32_t(integer(S[1], "shape", 1, Expect)),
              uint32_t(integer(S[2], "shape", 1, Expect))};
+  if (G.Input.elems() > snow::maxActivationValues())
+    error(S, tooManyValues("the input", G.Input));
   Ctx.clear();
 }
 
@@ -298,6 +308,10 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     break;
   }
 
+  // Checked before any tensor is allocated (the float run, the default
+  // input): one error instead of "out of memory" for a 65536-wide pad.
+  if (L.Out.elems() > snow::maxActivationValues())
+    error(N, tooManyValues("the output", L.Out));
   Defined[L.Name] = G.Layers.size();
   G.Layers.push_back(std::move(L));
 }

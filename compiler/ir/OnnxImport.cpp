@@ -22,6 +22,7 @@
 
 #include "OnnxImporter.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -275,7 +276,20 @@ namespace {
 llvm::Expected<OnnxModel> importModel(const onnx::ModelProto &M, const std::string &File,
                                       const OnnxImportOptions &Opts) {
   try {
-    return OnnxImporter(M, llvm::sys::path::filename(File).str(), Opts).run();
+    OnnxModel R = OnnxImporter(M, llvm::sys::path::filename(File).str(), Opts).run();
+    // Before any tensor is allocated (the float run, the default input).
+    const uint64_t Max = snow::maxActivationValues();
+    auto Check = [&](const std::string &What, const Shape &S) {
+      if (S.elems() > Max)
+        throw OnnxError{fmt::format("{}: {} ({}x{}x{}) has {} values, more than the {} a tensor "
+                                    "may have (the environment variable "
+                                    "SNOW_MAX_TENSOR_MVALUES raises the limit, in millions)",
+                                    File, What, S.C, S.H, S.W, S.elems(), Max)};
+    };
+    Check("the input '" + R.G.InputName + "'", R.G.Input);
+    for (const Layer &L : R.G.Layers)
+      Check("the output of '" + L.Name + "'", L.Out);
+    return R;
   } catch (const OnnxError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

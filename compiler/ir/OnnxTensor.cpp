@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
+#include "snow/support/Limits.h"
 #include "snow/support/FileIO.h"
 
 #include "snow/support/Npy.h"
@@ -24,10 +25,9 @@ using namespace snow::ir;
 using namespace snow::ir::detail;
 
 uint64_t OnnxTensor::elems() const {
-  uint64_t N = 1;
-  for (int64_t D : Dims)
-    N *= uint64_t(D);
-  return N;
+  // Saturated: a wrapped count could pass the size cap it is checked against.
+  std::vector<uint64_t> U(Dims.begin(), Dims.end());
+  return snow::saturatingProduct(U);
 }
 
 std::string snow::ir::detail::dimsStr(const std::vector<int64_t> &Dims) {

@@ -54,6 +54,26 @@ inline std::optional<uint64_t> checkedProduct(llvm::ArrayRef<uint64_t> Dims) {
   return P;
 }
 
+/// The product of Dims, saturated at UINT64_MAX: for a size that is then
+/// compared with a cap, where "too large" is the only answer an overflow needs.
+inline uint64_t saturatingProduct(llvm::ArrayRef<uint64_t> Dims) {
+  auto P = checkedProduct(Dims);
+  return P ? *P : UINT64_MAX;
+}
+
+/// The product of signed dimensions (ONNX's int64), saturated at INT64_MAX
+/// on overflow (any sign); negative factors (-1, "infer") multiply as usual.
+inline int64_t saturatingProductSigned(llvm::ArrayRef<int64_t> Dims) {
+  int64_t P = 1;
+  for (int64_t D : Dims) {
+    auto Next = checkedMulSigned(P, D);
+    if (!Next)
+      return INT64_MAX;
+    P = *Next;
+  }
+  return P;
+}
+
 /// The most values one activation tensor (a model's input or a layer's
 /// output) may hold: 2^26 = 67,108,864 (256 MiB as float32 in snowref; the
 /// largest in models/ is VGG-16's 3.2 M), or SNOW_MAX_TENSOR_MVALUES million
