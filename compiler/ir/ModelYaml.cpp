@@ -320,7 +320,15 @@ Graph ModelParser::parse(const std::string &Text) {
   // Const throughout: yaml-cpp's non-const operator[] inserts missing keys.
   YAML::Node Loaded;
   try {
-    Loaded = YAML::Load(Text);
+    // A second document would be ignored by YAML::Load: refused instead
+    // (a concatenation of two models is a mistake, not a model).
+    std::vector<YAML::Node> Docs = YAML::LoadAll(Text);
+    if (Docs.size() > 1)
+      throw ModelError{fmt::format("{}:{}: expected one YAML document, got {} (a '---' line "
+                                   "starts another)",
+                                   File, Docs[1].Mark().line + 1, Docs.size())};
+    if (!Docs.empty())
+      Loaded = Docs[0];
   } catch (const YAML::ParserException &E) {
     throw ModelError{fmt::format("{}:{}: YAML syntax error: {}", File, E.mark.line + 1, E.msg)};
   }

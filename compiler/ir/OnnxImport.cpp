@@ -23,6 +23,7 @@
 #include "OnnxImporter.h"
 #include "snow/support/FileIO.h"
 #include "snow/support/Limits.h"
+#include "snow/support/Text.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -47,6 +48,30 @@ void OnnxImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &O : Model.opset_import())
     if (O.domain().empty() || O.domain() == "ai.onnx")
       Opset = O.version();
+  // An opset from the future may change what an operator means; one that
+  // does not exist is a damaged file. Either way the rules here are not its.
+  if (Opset < 0 || Opset > OnnxMaxOpset)
+    throw OnnxError{fmt::format("{}: opset_import: default-domain opset version {} is not known "
+                                "(supported: 1..{}, ONNX 1.17's newest)",
+                                File, Opset, OnnxMaxOpset)};
+}
+
+void OnnxImporter::checkSingleAssignment() const {
+  // ONNX graphs are in SSA form: a name defined twice would make whichever
+  // definition was read last win, silently.
+  std::set<std::string> Defined;
+  for (const onnx::ValueInfoProto &I : GP.input())
+    Defined.insert(I.name());
+  for (const onnx::TensorProto &T : GP.initializer())
+    Defined.insert(T.name());
+  for (const onnx::NodeProto &N : GP.node())
+    for (const std::string &O : N.output())
+      if (!O.empty() && !Defined.insert(O).second)
+        throw OnnxError{fmt::format("{}: node '{}' ({}): output '{}' is already defined (by a "
+                                    "graph input, an initializer or another node); ONNX names "
+                                    "each value once",
+                                    File, snow::escapeUntrusted(N.name(), 80), N.op_type(),
+                                    snow::escapeUntrusted(O, 80))};
 }
 
 void OnnxImporter::readConstants() {
@@ -234,6 +259,7 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
 
 OnnxModel OnnxImporter::run() {
   readOpset();
+  checkSingleAssignment();
   G.Name = GP.name().empty() ? llvm::sys::path::stem(File).str() : GP.name();
   G.Loc = {File, 0};
   if (GP.output_size() != 1)

@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
-#include "snow/support/Limits.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 
 #include "snow/support/Npy.h"
 #include "llvm/Support/Endian.h"
