@@ -15,6 +15,7 @@
 #include "ModelParser.h"
 #include "snow/support/FileIO.h"
 #include "snow/support/Limits.h"
+#include "snow/support/Text.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,12 +35,13 @@ const char *const WeightsKeys[] = {"seed"};
 } // namespace
 
 std::string snow::ir::detail::describe(const YAML::Node &N) {
+  // Scalars are quoted, escaped and shortened: the message is printed.
   if (N.IsScalar())
-    return "'" + N.Scalar() + "'";
+    return "'" + snow::escapeUntrusted(N.Scalar(), 200) + "'";
   if (N.IsSequence())
-    return "a list";
+    return N.size() ? fmt::format("a list of {}", N.size()) : "an empty list";
   if (N.IsMap())
-    return "a mapping";
+    return N.size() ? fmt::format("a mapping of {} keys", N.size()) : "an empty mapping";
   return "nothing";
 }
 

@@ -23,7 +23,14 @@ using isa::Unit;
 char SimFault::ID = 0;
 
 void SimFault::log(llvm::raw_ostream &OS) const {
-  OS << "program fault at pc " << Pc << " (" << Inst << ") in cycle " << Cycle << ": " << Reason;
+  // A branch before the start wraps the 32-bit pc: pc -100, not 4294967196
+  // (both engines print their faults here).
+  OS << "program fault at pc ";
+  if (Pc > uint32_t(INT32_MAX))
+    OS << int64_t(int32_t(Pc));
+  else
+    OS << Pc;
+  OS << " (" << Inst << ") in cycle " << Cycle << ": " << Reason;
 }
 
 std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
