@@ -69,7 +69,9 @@ int main(int Argc, char **Argv) {
   if (Prog->Code.empty())
     return fail(InputPath + ": no instructions; a program needs at least one (halt)");
 
+  // The writer checks the program once more (TENS fields, DRAM fit): name the
+  // source the values came from, not only the output file.
   if (Error E = snow::isa::writeProgram(*Prog, OutputPath))
-    return fail(std::move(E));
+    return fail(InputPath + ": " + toString(std::move(E)));
   return 0;
 }
