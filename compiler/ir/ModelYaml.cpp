@@ -167,6 +167,7 @@ void ModelParser::parseInput(const YAML::Node &N, Graph &G) {
              uint32_t(integer(S[2], "shape", 1, Expect))};
   if (G.Input.elems() > snow::maxActivationValues())
     error(S, tooManyValues("the input", G.Input));
+  TotalValues = G.Input.elems();
   Ctx.clear();
 }
 
@@ -314,6 +315,19 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
   // input): one error instead of "out of memory" for a 65536-wide pad.
   if (L.Out.elems() > snow::maxActivationValues())
     error(N, tooManyValues("the output", L.Out));
+  TotalValues += L.Out.elems();
+  if (TotalValues > snow::maxModelActivationValues())
+    error(N,
+          fmt::format("the outputs of the layers up to this one hold {} values, more than the {} "
+                      "a model may have (the environment variable SNOW_MAX_TENSOR_MVALUES "
+                      "raises the limit: twice its value)",
+                      TotalValues, snow::maxModelActivationValues()));
+  TotalMacs += L.macs();
+  if (TotalMacs > snow::maxModelMacs())
+    error(N, fmt::format("the layers up to this one take {} multiply-accumulates per frame, more "
+                         "than the {} a model may (the environment variable SNOW_MAX_GMACS raises "
+                         "the limit, in billions)",
+                         TotalMacs, snow::maxModelMacs()));
   Defined[L.Name] = G.Layers.size();
   G.Layers.push_back(std::move(L));
 }

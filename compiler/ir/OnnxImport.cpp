@@ -313,8 +313,27 @@ llvm::Expected<OnnxModel> importModel(const onnx::ModelProto &M, const std::stri
                                     File, What, S.C, S.H, S.W, S.elems(), Max)};
     };
     Check("the input '" + R.G.InputName + "'", R.G.Input);
-    for (const Layer &L : R.G.Layers)
+    uint64_t Values = R.G.Input.elems(), Macs = 0, Weights = 0;
+    for (const Layer &L : R.G.Layers) {
       Check("the output of '" + L.Name + "'", L.Out);
+      Values += L.Out.elems();
+      Macs += L.macs();
+      Weights += L.Weights.size();
+      if (Values > snow::maxModelActivationValues())
+        throw OnnxError{fmt::format("{}: the outputs of the layers up to '{}' hold {} values, "
+                                    "more than the {} a model may have (SNOW_MAX_TENSOR_MVALUES "
+                                    "raises the limit: twice its value)",
+                                    File, L.Name, Values, snow::maxModelActivationValues())};
+      if (Macs > snow::maxModelMacs())
+        throw OnnxError{fmt::format("{}: the layers up to '{}' take {} multiply-accumulates per "
+                                    "frame, more than the {} a model may (SNOW_MAX_GMACS raises "
+                                    "the limit, in billions)",
+                                    File, L.Name, Macs, snow::maxModelMacs())};
+      if (Weights > snow::MaxModelWeights)
+        throw OnnxError{fmt::format("{}: the weights up to '{}' number {}, more than the {} a "
+                                    "model may have",
+                                    File, L.Name, Weights, snow::MaxModelWeights)};
+    }
     return R;
   } catch (const OnnxError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);

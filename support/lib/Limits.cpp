@@ -20,6 +20,13 @@ uint64_t snow::maxActivationValues() {
   return Max;
 }
 
+uint64_t snow::maxModelActivationValues() { return 2 * maxActivationValues(); }
+
+uint64_t snow::maxModelMacs() {
+  static const uint64_t Max = envOr("SNOW_MAX_GMACS", 1000000000, uint64_t(64) * 1000000000);
+  return Max;
+}
+
 uint64_t snow::maxSimBytes() {
   static const uint64_t Max = envOr("SNOW_MAX_SIM_MB", uint64_t(1) << 20, uint64_t(2) << 30);
   return Max;

@@ -277,7 +277,7 @@ def gen_yaml():
         ("input-float", head.replace("[3, 8, 8]", "[3, 8.5, 8]") + conv, ["shape"]),
         ("input-rank-4", head.replace("[3, 8, 8]", "[1, 3, 8, 8]") + conv, ["shape"]),
         ("pad-huge", head + "  - {name: c, type: conv, out_channels: 64, kernel: 1, "
-         "pad: 65536}\n", ["values"]),
+         "pad: 65536}\n", ["multiply-accumulates"]),
         ("pad-overflow", head + "  - {name: c, type: conv, out_channels: 4, kernel: 1, "
          "pad: 4294967297}\n", ["pad"]),
         ("kernel-zero", head + "  - {name: c, type: conv, out_channels: 4, kernel: 0}\n",
@@ -290,6 +290,11 @@ def gen_yaml():
          "kernel: 1}\n", ["out_channels"]),
         ("groups-bad", head + "  - {name: c, type: conv, out_channels: 4, kernel: 1, "
          "groups: 2}\n", ["groups"]),
+        ("values-total", "name: m\ninput: {name: data, shape: [64, 1024, 1024]}\nlayers:\n" +
+         "".join(f"  - {{name: r{i}, type: relu}}\n" for i in range(3)), ["values"]),
+        ("macs-huge", "name: m\ninput: {name: data, shape: [4096, 64, 64]}\nlayers:\n"
+         "  - {name: c, type: conv, out_channels: 4096, kernel: 3, pad: 1}\n",
+         ["multiply-accumulates"]),
         ("fc-huge", head + "  - {name: f, type: fc, out_features: 65536}\n"
          "  - {name: g, type: fc, out_features: 65536}\n", ["weights"]),
         ("weights-dev-zero", head + "  - {name: c, type: conv, out_channels: 4, kernel: 1, "

@@ -81,6 +81,18 @@ inline int64_t saturatingProductSigned(llvm::ArrayRef<int64_t> Dims) {
 /// 2^28 values (VGG-16's fc6 has 102.8 M).
 uint64_t maxActivationValues();
 
+/// The most activation values a whole model may have (its input and every
+/// layer's output together; snowref holds them all, as float and as int16):
+/// twice maxActivationValues(), 2^27 (VGG-16 has 15 M).
+uint64_t maxModelActivationValues();
+
+/// The most weights a whole model may have: 2^28 (VGG-16 has 138 M).
+constexpr uint64_t MaxModelWeights = uint64_t(1) << 28;
+
+/// The most multiply-accumulates of one frame: 64 G (VGG-16 has 15.5 G, which
+/// snowref runs in about 16 s), or SNOW_MAX_GMACS billion.
+uint64_t maxModelMacs();
+
 /// The most bytes snowsim / snowrtl may allocate for the simulated machine
 /// (on-chip buffers, the constant data, the input and output tensors):
 /// 2 GiB, or SNOW_MAX_SIM_MB megabytes.
