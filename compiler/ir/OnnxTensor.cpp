@@ -96,6 +96,9 @@ OnnxTensor snow::ir::detail::tensorFromProto(const onnx::TensorProto &P, const s
   if (P.has_segment())
     tensorError(What, "segmented tensors are not supported");
   const uint64_t N = T.elems();
+  if (N == UINT64_MAX)
+    tensorError(What,
+                fmt::format("its dims {} multiply to more than 2^64 values", dimsStr(T.Dims)));
   if (N > OnnxMaxWeights)
     tensorError(What, fmt::format("{} values are more than the supported {}", N, OnnxMaxWeights));
   const bool Raw = P.has_raw_data();

@@ -432,7 +432,8 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
   if (Bytes.size() < HeaderBytes)
     return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
   if (std::memcmp(Bytes.data(), ProgMagic, sizeof(ProgMagic)) != 0)
-    return makeError(fmt::format("{}: not a prog.bin (bad magic)", Name));
+    return makeError(
+        fmt::format("{}: not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')", Name));
   uint32_t Version = readU32(Bytes.data() + 8);
   if (Version != ProgVersion)
     return makeError(fmt::format("{}: format version {}, this tool reads version {}", Name, Version,

@@ -173,7 +173,7 @@ llvm::Expected<NpyArray> snow::readNpy(const std::string &Path) {
   const auto *U = reinterpret_cast<const unsigned char *>(Bytes.data());
 
   if (Bytes.size() < MagicLen + 2 || !Bytes.startswith(llvm::StringRef(Magic, MagicLen)))
-    return fail(Path, "not a .npy file (bad magic)");
+    return fail(Path, "not a .npy file (its first 6 bytes are not the magic \\x93NUMPY)");
   unsigned Major = U[MagicLen], Minor = U[MagicLen + 1];
   if (Major < 1 || Major > 3)
     return fail(Path, fmt::format("unsupported .npy version {}.{}", Major, Minor));

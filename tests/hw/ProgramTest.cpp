@@ -273,7 +273,7 @@ TEST(ProgramChecks, TooShortToBeAProgram) {
 TEST(ProgramChecks, WrongMagic) {
   Bytes B = serialize(smallProgram());
   B[0] = 'X';
-  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (bad magic)");
+  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 TEST(ProgramChecks, WrongVersionIsReportedBeforeTheChecksum) {
@@ -442,7 +442,8 @@ TEST_F(ProgramFileTest, ReadErrorsNameThePath) {
   std::ofstream(Junk) << "#!/bin/sh\necho not a program\n";
   auto J = readProgram(Junk);
   ASSERT_FALSE(bool(J));
-  EXPECT_EQ(llvm::toString(J.takeError()), Junk + ": not a prog.bin (bad magic)");
+  EXPECT_EQ(llvm::toString(J.takeError()),
+            Junk + ": not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 } // namespace
