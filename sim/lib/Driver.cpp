@@ -80,8 +80,9 @@ struct CommonOptions {
 
 /// What the frames of a run produced.
 struct RunResult {
-  std::optional<SimStats> Stats; ///< The first frame's.
-  std::vector<int16_t> Output;   ///< The frames' outputs, one after another.
+  /// The first frame's, but for the rail counts: summed over every frame.
+  std::optional<SimStats> Stats;
+  std::vector<int16_t> Output; ///< The frames' outputs, one after another.
   std::vector<OutputFile> EngineFiles;
   std::string EngineName;
   double Secs = 0;
@@ -96,9 +97,7 @@ static void warnSaturation(const std::string &Tool, const SimStats &S, const isa
   size_t Worst = 0;
   double WorstFraction = 0;
   for (size_t I = 0; I < S.Layers.size() && I < P.Layers.size(); ++I) {
-    const isa::LayerInfo &L = P.Layers[I];
-    const uint64_t N = uint64_t(L.OutC) * L.OutH * L.OutW;
-    const double F = N ? double(S.Layers[I].RailValues) / double(N) : 0.0;
+    const double F = saturatedFraction(S, P, I);
     if (F > WorstFraction) {
       Worst = I;
       WorstFraction = F;
@@ -131,8 +130,14 @@ static llvm::Error runFrames(const isa::Program &Prog, const std::string &ProgPa
       R.EngineFiles.push_back(std::move(File));
     if (!FrameStats)
       return FrameStats.takeError();
-    if (!R.Stats)
+    if (!R.Stats) {
       R.Stats = std::move(*FrameStats);
+    } else if (R.Stats->RailsCounted && FrameStats->RailsCounted) {
+      // Saturation in any frame matters, not only in the first.
+      for (size_t L = 0; L < R.Stats->Layers.size(); ++L)
+        R.Stats->Layers[L].RailValues += FrameStats->Layers[L].RailValues;
+      R.Stats->RailFrames += FrameStats->RailFrames;
+    }
     std::vector<int16_t> O = (*E)->output();
     R.Output.insert(R.Output.end(), O.begin(), O.end());
   }

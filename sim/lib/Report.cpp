@@ -107,6 +107,12 @@ static llvm::json::Object energyJson(const Energy &En, double Seconds, uint64_t 
       {"static_j", En.StaticJ}};
 }
 
+double snow::sim::saturatedFraction(const SimStats &S, const isa::Program &P, size_t I) {
+  const isa::LayerInfo &L = P.Layers[I];
+  const uint64_t N = uint64_t(L.OutC) * L.OutH * L.OutW * S.RailFrames;
+  return N ? double(S.Layers[I].RailValues) / double(N) : 0.0;
+}
+
 llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program &P,
                                            const EnergyModel *E) {
   namespace json = llvm::json;
@@ -120,7 +126,8 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                         {"idle", int64_t(C.Idle)}};
   };
   json::Array Layers;
-  for (const LayerStats &L : S.Layers) {
+  for (size_t I = 0; I < S.Layers.size(); ++I) {
+    const LayerStats &L = S.Layers[I];
     Derived D = derive(L.Macs, L.Cycles, Hw);
     uint64_t Bytes = L.DramReadBytes + L.DramWriteBytes;
     // Cycles the MAC array ran with lanes that had no useful work (channel
@@ -146,6 +153,10 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                                            {"ctrl_issue", int64_t(L.Compute.Idle)}}}};
     if (E)
       O["energy_j"] = energyOf(*E, Hw, L).totalJ();
+    if (S.RailsCounted && I < P.Layers.size()) {
+      O["saturated"] = int64_t(L.RailValues);
+      O["saturated_fraction"] = saturatedFraction(S, P, I);
+    }
     Layers.push_back(std::move(O));
   }
   json::Object Root{{"hw", json::Object{{"name", Hw.Name},
@@ -170,6 +181,8 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                                            {"compute", Units(S.Compute)},
                                            {"store", Units(S.Store)}}},
                     {"layers", std::move(Layers)}};
+  if (S.RailsCounted)
+    Root.getObject("total")->try_emplace("saturation_frames", int64_t(S.RailFrames));
   if (E) {
     json::Object &Total = *Root.getObject("total");
     json::Object En = energyJson(energyOf(*E, Hw, S), T.ActualMs / 1e3, S.Macs);

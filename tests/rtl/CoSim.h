@@ -46,6 +46,15 @@ inline std::string errorBody(const std::string &Err) {
   return At == std::string::npos ? Err : Err.substr(At + 7);
 }
 
+/// Err without its "tool: " prefix when it is exactly one saturation warning
+/// line, else "".
+inline std::string warningBody(const std::string &Err) {
+  size_t At = Err.find(": warning: values saturated;");
+  if (At == std::string::npos || Err.find('\n') + 1 != Err.size())
+    return "";
+  return Err.substr(At);
+}
+
 class CoSimTest : public ToolTest {
 protected:
   void SetUp() override {
@@ -103,9 +112,17 @@ protected:
                << "different faults:\n  snowsim: " << S.Err << "  snowrtl: " << R.Err;
       return ::testing::AssertionSuccess();
     }
-    if (!succeeded(S))
+    // A program that stores values at the int16 rails gets one saturation
+    // warning from each tool (docs/fixed-point.md), the same but for the name.
+    if (warningBody(S.Err) != warningBody(R.Err))
+      return ::testing::AssertionFailure()
+             << "different saturation warnings:\n  snowsim: " << S.Err << "  snowrtl: " << R.Err;
+    ToolResult SQ = S, RQ = R;
+    SQ.Err = S.Err.substr(warningBody(S.Err).empty() ? 0 : S.Err.size());
+    RQ.Err = R.Err.substr(warningBody(R.Err).empty() ? 0 : R.Err.size());
+    if (!succeeded(SQ))
       return ::testing::AssertionFailure() << "snowsim failed\n" << S;
-    if (!succeeded(R))
+    if (!succeeded(RQ))
       return ::testing::AssertionFailure() << "snowrtl failed; snowsim ran it\n" << R;
     std::string SJ = read("snowsim.json"), RJ = read("snowrtl.json");
     if (SJ != RJ)

@@ -65,6 +65,7 @@ struct LayerStats {
   UnitCycles Compute;
   /// Functional runs only: values the layer stored to DRAM at 32767 or
   /// -32768, i.e. (with rare exceptions) saturated; snowref counts the same.
+  /// The driver sums it over the frames of an input batch.
   uint64_t RailValues = 0;
 };
 
@@ -78,6 +79,10 @@ struct SimStats {
   UnitCycles Load, Compute, Store;
   uint64_t CtrlStallQueueFull = 0;
   std::vector<LayerStats> Layers;
+  /// Layers[].RailValues were counted (a functional simulator run; not
+  /// timing-only, not the RTL), over this many frames.
+  bool RailsCounted = false;
+  uint64_t RailFrames = 0;
 };
 
 /// Fault in the simulated program (not in the simulator).
