@@ -93,21 +93,13 @@ struct RunResult {
 /// One line on stderr, --quiet or not, when some layer stored values at the
 /// int16 rails (functional runs count them): its formats were chosen for
 /// other data and the answer is likely wrong (docs/fixed-point.md).
-static void warnSaturation(const std::string &Tool, const SimStats &S, const isa::Program &P) {
-  size_t Worst = 0;
-  double WorstFraction = 0;
-  for (size_t I = 0; I < S.Layers.size() && I < P.Layers.size(); ++I) {
-    const double F = saturatedFraction(S, P, I);
-    if (F > WorstFraction) {
-      Worst = I;
-      WorstFraction = F;
-    }
-  }
-  if (WorstFraction > 0)
-    llvm::errs() << Tool << ": warning: values saturated; worst layer '" << P.Layers[Worst].Name
-                 << "' with " << llvm::format("%.3f", 100 * WorstFraction)
-                 << "% of its outputs at 32767 or -32768 (formats chosen for other data? snowc "
-                    "--calibrate frames.npy)\n";
+static void reportSaturation(const std::string &Tool, const SimStats &S, const isa::Program &P) {
+  std::vector<double> Fractions;
+  for (size_t I = 0; I < S.Layers.size() && I < P.Layers.size(); ++I)
+    Fractions.push_back(saturatedFraction(S, P, I));
+  // The program does not record how its formats were chosen: always hint.
+  snow::warnSaturation(
+      Tool, Fractions, [&](size_t I) { return P.Layers[I].Name; }, /*Calibrated=*/false);
 }
 
 /// Runs every frame. A program fault comes back as the error, with the
@@ -227,7 +219,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
   if (auto Err = writeFilesAtomic(Files))
     return Fail(llvm::toString(std::move(Err)));
 
-  warnSaturation(Info.Name, *R.Stats, *Prog);
+  reportSaturation(Info.Name, *R.Stats, *Prog);
   if (!O.Quiet) {
     const SimStats &S = *R.Stats;
     llvm::outs() << formatReport(S, *Prog, En);

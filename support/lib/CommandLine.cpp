@@ -6,6 +6,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdio>
+#include <fmt/format.h>
 #include <string>
 #include <unistd.h>
 
@@ -49,6 +50,22 @@ int snow::toolError(llvm::StringRef Tool, const llvm::Twine &Msg) {
   llvm::WithColor::error(llvm::errs(), Tool)
       << escapeUntrusted(oneLine(Msg.str(), Tool), 2000) << "\n";
   return 1;
+}
+
+void snow::warnSaturation(llvm::StringRef Tool, llvm::ArrayRef<double> Fractions,
+                          llvm::function_ref<std::string(size_t)> Name, bool Calibrated) {
+  size_t Worst = 0;
+  for (size_t I = 1; I < Fractions.size(); ++I)
+    if (Fractions[I] > Fractions[Worst])
+      Worst = I;
+  if (Fractions.empty() || !(Fractions[Worst] > 0))
+    return;
+  llvm::errs() << fmt::format("{}: warning: values saturated; worst layer '{}' with {:.3f}% of its "
+                              "outputs at 32767 or -32768{}\n",
+                              Tool, Name(Worst), 100 * Fractions[Worst],
+                              Calibrated ? ""
+                                         : " (formats chosen for other data? calibrate on "
+                                           "yours: --calibrate frames.npy)");
 }
 
 bool snow::parseToolCommandLine(int Argc, const char *const *Argv, llvm::StringRef Tool,
