@@ -16,6 +16,7 @@
 #include "snow/support/FileIO.h"
 #include "snow/support/Limits.h"
 #include "snow/support/Text.h"
+#include "snow/support/Yaml.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -338,13 +339,10 @@ Graph ModelParser::parse(const std::string &Text) {
   try {
     // A second document would be ignored by YAML::Load: refused instead
     // (a concatenation of two models is a mistake, not a model).
-    std::vector<YAML::Node> Docs = YAML::LoadAll(Text);
-    if (Docs.size() > 1)
-      throw ModelError{fmt::format("{}:{}: expected one YAML document, got {} (a '---' line "
-                                   "starts another)",
-                                   File, Docs[1].Mark().line + 1, Docs.size())};
-    if (!Docs.empty())
-      Loaded = Docs[0];
+    snow::YamlDocument D = snow::loadOneDocument(Text);
+    if (std::string Err = snow::extraDocumentError(D, File); !Err.empty())
+      throw ModelError{Err};
+    Loaded = D.Root;
   } catch (const YAML::ParserException &E) {
     throw ModelError{fmt::format("{}:{}: YAML syntax error: {}", File, E.mark.line + 1, E.msg)};
   }
