@@ -42,7 +42,12 @@ llvm::Expected<EnergyModel> snow::sim::parseEnergyModel(const std::string &Text,
                                                         const std::string &Name) {
   YAML::Node Root;
   try {
-    Root = YAML::Load(Text);
+    std::vector<YAML::Node> Docs = YAML::LoadAll(Text);
+    if (Docs.size() > 1)
+      return energyError(fmt::format("{}:{}: expected one YAML document, got {}", Name,
+                                     Docs[1].Mark().line + 1, Docs.size()));
+    if (!Docs.empty())
+      Root = Docs[0];
   } catch (const YAML::Exception &E) {
     return energyError(fmt::format("{}:{}: {}", Name, E.mark.line + 1, E.msg));
   }

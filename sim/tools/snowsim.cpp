@@ -80,6 +80,7 @@ public:
     sim::SimOptions Opts;
     Opts.TimingOnly = TimingOnly;
     Opts.MaxCycles = MaxCycles;
+    Opts.MaxSeconds = MaxSeconds;
     Opts.Trace = Trace.get();
     auto Sim = sim::Simulator::create(P, Opts);
     if (!Sim)
