@@ -200,7 +200,10 @@ llvm::Error checkProgram(const Program &P, const std::string &Name) {
                                  "least one (halt)",
                                  Name));
   // Each field named with its allowed range (docs/program-format.md).
-  for (const auto &[T, Which] : {std::pair{&P.Input, "input"}, std::pair{&P.Output, "output"}}) {
+  for (const auto &TW : {std::pair{&P.Input, "input"}, std::pair{&P.Output, "output"}}) {
+    // Not a structured binding: clang 14 (the fuzzing build) cannot capture one.
+    const TensorInfo *T = TW.first;
+    const char *Which = TW.second;
     auto Bad = [&](const char *Field, uint64_t V, const char *Range) {
       return makeError(fmt::format("{}: section 'TENS': {} tensor '{}': {} is {}, must be {}", Name,
                                    Which, snow::escapeUntrusted(T->Name, 80), Field, V, Range));
