@@ -6,6 +6,7 @@
 
 #include "snow/support/Yaml.h"
 
+#include "llvm/ADT/StringRef.h"
 #include <fmt/format.h>
 #include <sstream>
 #include <yaml-cpp/eventhandler.h>
@@ -49,7 +50,12 @@ YamlDocument snow::loadOneDocument(const std::string &Text) {
   if (!P.HandleNextDocument(Starts))
     return D;
   D.SecondLine = unsigned(Starts.Last.line) + 1;
-  D.Stuck = Starts.Last.pos <= First.pos;
+  // A real second document starts with '---' or a directive, or follows a
+  // '...' end marker; anything else is a token the parser skipped over.
+  llvm::StringRef Before = llvm::StringRef(Text).take_front(size_t(Starts.Last.pos)).rtrim();
+  llvm::StringRef At = llvm::StringRef(Text).drop_front(size_t(Starts.Last.pos));
+  D.Stuck = Starts.Last.pos <= First.pos ||
+            !(At.startswith("---") || At.startswith("%") || Before.endswith("..."));
   return D;
 }
 

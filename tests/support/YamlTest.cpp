@@ -24,6 +24,10 @@ TEST(OneYamlDocument, FirstDocumentAndWhereASecondStarts) {
   EXPECT_EQ(extraDocumentError(D, "m.yaml"),
             "m.yaml:2: expected one YAML document, got a second (a '---' line starts another)");
 
+  D = loadOneDocument("a: 1\n...\nb: 2\n");
+  EXPECT_EQ(D.SecondLine, 3u);
+  EXPECT_FALSE(D.Stuck);
+
   D = loadOneDocument("");
   EXPECT_TRUE(D.Root.IsNull());
   EXPECT_EQ(D.SecondLine, 0u);
@@ -32,7 +36,7 @@ TEST(OneYamlDocument, FirstDocumentAndWhereASecondStarts) {
 TEST(OneYamlDocument, StrayTokensStopInsteadOfLoopingForever) {
   // Each of these kept YAML::LoadAll appending null documents until memory
   // ran out.
-  for (const char *Text : {",\n", ", 7]}\nname: x\n", ",\n,\n"}) {
+  for (const char *Text : {",\n", ", 7]}\nname: x\n", ",\n,\n", "  a: 1\n  b: 2\n,endhw\n"}) {
     YamlDocument D = loadOneDocument(Text);
     EXPECT_NE(D.SecondLine, 0u) << Text;
     EXPECT_TRUE(D.Stuck) << Text;
