@@ -208,20 +208,21 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
 /// get equal plans, so each key is planned once: planning is a search that
 /// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
 /// checks that reuse changes no program.
-std::string planKey(const ir::Layer &L, bool OutIsSlice) {
+std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
   // A field added to ir::Layer must be added here if planning can read it;
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 440, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{}",
+                     "res{} avg{},{} in{} sl{} f{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice);
+                     OutIsSlice, Frames);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
-                                               const BufferMap &B, const CompileOptions &Opts) {
+                                               const BufferMap &B, const CompileOptions &Opts,
+                                               const std::vector<unsigned> &Frames) {
   const size_t N = G.Layers.size();
   const std::vector<bool> InConcat = concatInputs(G);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
@@ -232,9 +233,10 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   {
     std::unordered_map<std::string, size_t> First;
     for (size_t I = 0; I < N; ++I) {
-      Reuse[I] = Opts.ReusePlans
-                     ? First.try_emplace(planKey(G.Layers[I], InConcat[I]), I).first->second
-                     : I;
+      Reuse[I] =
+          Opts.ReusePlans
+              ? First.try_emplace(planKey(G.Layers[I], InConcat[I], Frames[I]), I).first->second
+              : I;
       if (Reuse[I] == I)
         Distinct.push_back(I);
     }
@@ -245,7 +247,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     if (auto Err = checkLayer(G.Layers[I], Hw))
       Parts[I].emplace(std::move(Err));
     else if (G.Layers[I].Kind != ir::LayerKind::Concat) // A view: its inputs write into it.
-      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts));
+      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I]));
   });
   std::vector<LayerPlan> Plans;
   for (size_t I = 0; I < N; ++I) {
@@ -304,9 +306,42 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
       Offset += Off[Root];
       Root = size_t(Owner[Root]);
     }
-    Views[I] = {Addr[Root], G.Layers[I].Out.W, G.Layers[Root].Out.C, Offset};
+    const ir::Shape &RootOut = G.Layers[Root].Out;
+    Views[I] = {Addr[Root], G.Layers[I].Out.W, RootOut.C, Offset,
+                uint64_t(RootOut.C) * RootOut.H * RootOut.W * 2};
   }
   return Views;
+}
+
+/// Whether the frames of layer L's tensors stack exactly: with the batch's
+/// frames one after another in DRAM, the layer over the tensor of Batch x H
+/// rows computes each frame's output rows from that frame's input rows only.
+/// True of fc layers (a conv whose kernel covers its input, output 1 x W)
+/// and global pooling: no vertical padding, and one output row per frame
+/// whose window is the frame's every row (the stride becomes H).
+bool stacksFrames(const ir::Layer &L) {
+  return L.Kind != ir::LayerKind::Concat && L.PadT == 0 && L.PadB == 0 && L.Out.H == 1 &&
+         L.KH == L.In.H;
+}
+
+/// The graph a batch-N program is planned from (docs/batch.md), and the
+/// frames each layer's plan runs per frame: layers whose frames stack become
+/// one layer over N x H rows (stride H: the fc weights are loaded once per
+/// tile of frames); the others keep one frame's shapes and run N frames.
+ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Frames) {
+  ir::Graph B = G;
+  Frames.assign(G.Layers.size(), N);
+  for (size_t I = 0; I < B.Layers.size(); ++I) {
+    ir::Layer &L = B.Layers[I];
+    std::vector<float>().swap(L.Weights); // Packing reads QWeights only.
+    if (N > 1 && stacksFrames(L)) {
+      L.SH = L.In.H;
+      L.In.H *= N;
+      L.Out.H = N;
+      Frames[I] = 1;
+    }
+  }
+  return B;
 }
 
 } // namespace
@@ -319,7 +354,18 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   auto B = makeBufferMap(Hw);
   if (!B)
     return B.takeError();
-  auto Plans = planAll(G, Hw, *B, Opts);
+  if (Opts.Batch == 0)
+    return compileError("the batch must be at least one frame");
+  // A batch is planned from a graph whose fc-like layers run over the
+  // stacked frames (PG); tensors, the layer table and the input and output
+  // keep G's shapes of one frame.
+  const unsigned N = Opts.Batch;
+  std::vector<unsigned> Frames(G.Layers.size(), 1);
+  std::optional<ir::Graph> Batched;
+  if (N > 1)
+    Batched = batchGraph(G, N, Frames);
+  const ir::Graph &PG = Batched ? *Batched : G;
+  auto Plans = planAll(PG, Hw, *B, Opts, Frames);
   if (!Plans)
     return Plans.takeError();
 
@@ -327,13 +373,14 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.Hw = Hw;
   Prog.ModelName = G.Name;
   Prog.DataAddr = DataBase;
+  Prog.Batch = N;
   if (Opts.ScheduleLayers) {
     // Run layers in the scheduler's order (a layer's parts stay together).
     std::vector<uint64_t> Cycles(G.Layers.size(), 0);
     for (const LayerPlan &P : *Plans)
       Cycles[P.Index] += P.EstCycles;
     std::vector<unsigned> Rank(G.Layers.size());
-    std::vector<unsigned> Order = scheduleLayers(G, Cycles);
+    std::vector<unsigned> Order = scheduleLayers(PG, Cycles);
     for (unsigned K = 0; K < Order.size(); ++K)
       Rank[Order[K]] = K;
     std::stable_sort(Plans->begin(), Plans->end(), [&](const LayerPlan &A, const LayerPlan &B) {
@@ -350,13 +397,13 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   const uint64_t WeightBytes = Next - DataBase;
   auto Place = [&](uint32_t C, uint32_t H, uint32_t W) {
     uint64_t A = Next;
-    Next = alignTo(Next + uint64_t(C) * H * W * 2, TensorAlign);
+    Next = alignTo(Next + uint64_t(N) * C * H * W * 2, TensorAlign);
     return A;
   };
   Prog.Input = {G.InputName, Place(G.Input.C, G.Input.H, G.Input.W),
                 G.Input.C,   G.Input.H,
                 G.Input.W,   uint32_t(G.InputFrac)};
-  const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0};
+  const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0, Prog.Input.bytes()};
   auto Views = placeTensors(G, Place);
   if (!Views)
     return Views.takeError();
@@ -398,9 +445,10 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     if (L.Kind == ir::LayerKind::Add)
       P.In2 = ViewOf(L.Inputs[1]);
   }
+  // MACs of the whole batch (utilization is per program run); shapes of one frame.
   for (const ir::Layer &L : G.Layers)
-    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName, L.macs(),
-                           L.Out.C, L.Out.H, L.Out.W});
+    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
+                           L.macs() * N, L.Out.C, L.Out.H, L.Out.W});
   // A final softmax runs on the host; it is listed so reports can say so.
   if (G.HostSoftmax)
     Prog.Layers.push_back(
@@ -432,15 +480,20 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   std::string Out =
       fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n", "layer", "type",
                   "chunks", "tile", "rounds", "og", "order", "est cycles", "est MB");
-  const std::vector<bool> InConcat = concatInputs(G);
-  for (unsigned I = 0; I < G.Layers.size(); ++I) {
-    const ir::Layer &L = G.Layers[I];
+  std::vector<unsigned> Frames(G.Layers.size(), 1);
+  std::optional<ir::Graph> Batched;
+  if (Opts.Batch > 1)
+    Batched = batchGraph(G, Opts.Batch, Frames);
+  const ir::Graph &PG = Batched ? *Batched : G;
+  const std::vector<bool> InConcat = concatInputs(PG);
+  for (unsigned I = 0; I < PG.Layers.size(); ++I) {
+    const ir::Layer &L = PG.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
       Out += fmt::format("{:<16} {:<8} (a view: its inputs write into its tensor)\n", L.Name,
                          "concat");
       continue;
     }
-    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts);
+    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I]);
     if (!Parts) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;

@@ -69,6 +69,11 @@ struct CompileOptions {
   /// geometry copies of that plan (the same plan a search of their own would
   /// find: tests/e2e/PlanReuseTest.cpp); off only to check exactly that.
   bool ReusePlans = true;
+  /// Frames per program run (snowc --batch; docs/batch.md): the input and
+  /// every tensor hold Batch frames one after another; fc-like layers run
+  /// once over the stacked frames (each weight tile serves every frame),
+  /// other layers plan the batch's tiles as one layer's.
+  unsigned Batch = 1;
 };
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
