@@ -328,18 +328,44 @@ bool stacksFrames(const ir::Layer &L) {
 /// frames each layer's plan runs per frame: layers whose frames stack become
 /// one layer over N x H rows (stride H: the fc weights are loaded once per
 /// tile of frames); the others keep one frame's shapes and run N frames.
+///
+/// An fc layer over an H x W input whose tensor is dense (not a channel
+/// slice of a concat) is also flattened into a 1x1 conv over H*W*C channels:
+/// the frame's HWC pixels are one run of memory either way, and a one-pixel
+/// kernel takes chunks of up to a weights bank of channels instead of
+/// 1 / (H*W) of that, so each step loads one run per frame instead of a DMA
+/// per pixel row (AlexNet's fc6: 19 chunks of 14 channels, 576 map DMAs a
+/// step). Its weights are reordered to match (input channel (y*W + x)*C + c).
 ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Frames) {
   ir::Graph B = G;
   Frames.assign(G.Layers.size(), N);
+  const std::vector<bool> InConcat = concatInputs(G);
   for (size_t I = 0; I < B.Layers.size(); ++I) {
     ir::Layer &L = B.Layers[I];
     std::vector<float>().swap(L.Weights); // Packing reads QWeights only.
-    if (N > 1 && stacksFrames(L)) {
-      L.SH = L.In.H;
-      L.In.H *= N;
+    if (N == 1 || !stacksFrames(L))
+      continue;
+    Frames[I] = 1;
+    const bool Flatten = L.Kind == ir::LayerKind::Conv && L.Groups == 1 && !L.HasResidual &&
+                         L.In.H * L.In.W > 1 && L.KW == L.In.W && L.PadL == 0 && L.PadR == 0 &&
+                         (L.input() < 0 || !InConcat[size_t(L.input())]);
+    if (Flatten) {
+      const unsigned C = L.In.C, KK = L.KH * L.KW, Cout = L.Out.C;
+      std::vector<int16_t> W(L.QWeights.size());
+      for (unsigned O = 0; O < Cout; ++O)
+        for (unsigned Ci = 0; Ci < C; ++Ci)
+          for (unsigned K = 0; K < KK; ++K)
+            W[(size_t(O) * KK + K) * C + Ci] = L.QWeights[(size_t(O) * C + Ci) * KK + K];
+      L.QWeights = std::move(W);
+      L.In = {C * KK, N, 1};
+      L.KH = L.KW = L.SH = L.SW = 1;
       L.Out.H = N;
-      Frames[I] = 1;
+      L.Out.W = 1;
+      continue;
     }
+    L.SH = L.In.H;
+    L.In.H *= N;
+    L.Out.H = N;
   }
   return B;
 }
@@ -439,6 +465,13 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     if (!Opts.PreciseLayerDeps)
       P.NeedsDone = P.Ordinal - 1; // Wait for the previous layer, whatever it is.
     P.In = ViewOf(L.input());
+    if (L.In.C != G.Layers[P.Index].In.C) {
+      // Flattened by batchGraph: each frame's dense H x W x C input is one
+      // pixel of H*W*C channels.
+      assert(P.In.dense(G.Layers[P.Index].In.C) && "batchGraph flattens dense inputs only");
+      P.In.W = 1;
+      P.In.Stride = L.In.C;
+    }
     P.Out = ViewOf(int(P.Index));
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
