@@ -295,7 +295,7 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   P.Output = T.tensor("output tensor");
   // The batch is optional (absent: one frame), so single-frame programs
   // keep the bytes they had before batches existed.
-  if (!T.failed() && T.left() > 0) {
+  if (!T.failed() && T.left() >= 4) {
     P.Batch = T.u32("batch");
     if (!T.failed() && P.Batch == 0)
       T.fail("batch '0': a program computes at least one frame");
