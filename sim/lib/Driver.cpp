@@ -44,7 +44,8 @@ struct CommonOptions {
       : ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat)),
         InputPath("input",
                   cl::desc("Input tensor (.npy, float32 or int16, CHW; a batch "
-                           "(N, C, H, W) runs frame by frame)"),
+                           "(N, C, H, W) runs frame by frame, or in one run of a program "
+                           "compiled with snowc --batch N)"),
                   cl::value_desc("x.npy"), cl::cat(Cat)),
         OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
                    cl::value_desc("y.npy"), cl::cat(Cat)),
