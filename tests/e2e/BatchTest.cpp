@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "RandomModels.h"
 #include "snow/isa/Program.h"
 #include <fmt/format.h>
 
@@ -164,6 +165,23 @@ TEST(Batch, BranchesConcatGlobalPoolBitExact) {
     checkFrames(R);
   }
 }
+
+/// The randomized generators of BitExactTest (chains, residual blocks,
+/// grouped convs, fc stacks, concats), batched: every frame bit-exact.
+class RandomBatch : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(RandomBatch, EveryFrameBitExact) {
+  const unsigned I = GetParam();
+  const std::string Yaml = std::vector<std::string>{chainCase(I), blockCase(I), groupedCase(I),
+                                                    fcCase(I), concatCase(I)}[I % 5];
+  const char *const Hw[] = {"zc706", "mini64", "narrow8"};
+  SCOPED_TRACE(fmt::format("{}, batch {}, model:\n{}", Hw[I % 3], 2 + I % 3, Yaml));
+  BatchRun R;
+  ASSERT_TRUE(runBatch(Yaml, Hw[I % 3], 2 + I % 3, R));
+  checkFrames(R);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBatch, ::testing::Range(0u, 15u));
 
 TEST(Batch, FcWeightsServeEveryFrame) {
   // fc layers are bound by their weights' DRAM traffic at batch 1; a batch
