@@ -370,6 +370,38 @@ ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Fram
   return B;
 }
 
+/// With CompileOptions::PipelinePools: moves each whole pooling layer of a
+/// batch to right after the conv that last produces its input (a layer it
+/// reads, or an input of a concat it reads), where Sequence.cpp can run it
+/// frame-pipelined beside that conv. Legal: the pool's inputs are complete
+/// there, and the layers it jumps over ran before it, so none reads it.
+void pipelineOrder(const ir::Graph &G, std::vector<LayerPlan> &Plans) {
+  auto Whole = [](const LayerPlan &P) { return P.FirstPart && P.LastPart; };
+  for (size_t Q = 0; Q < Plans.size(); ++Q) {
+    const LayerPlan &Pool = Plans[Q];
+    if (Pool.IsConv || Pool.Elementwise || !Whole(Pool) || Pool.Frames < 2)
+      continue;
+    // Pos[i]: the last plan position with layer i's data (concats: their inputs').
+    std::vector<int> Pos(G.Layers.size(), -1);
+    for (size_t K = 0; K < Plans.size(); ++K)
+      Pos[Plans[K].Index] = std::max(Pos[Plans[K].Index], int(K));
+    for (size_t I = 0; I < G.Layers.size(); ++I)
+      if (G.Layers[I].Kind == ir::LayerKind::Concat)
+        for (int In : G.Layers[I].Inputs)
+          if (In >= 0)
+            Pos[I] = std::max(Pos[I], Pos[size_t(In)]);
+    int Last = -1;
+    for (int In : G.Layers[Pool.Index].Inputs)
+      if (In >= 0)
+        Last = std::max(Last, Pos[size_t(In)]);
+    if (Last < 0 || size_t(Last) + 1 >= Q)
+      continue;
+    const LayerPlan &Conv = Plans[size_t(Last)];
+    if (!Conv.IsConv || !Whole(Conv) || Conv.Frames != Pool.Frames)
+      continue;
+    std::rotate(Plans.begin() + Last + 1, Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
+  }
+}
 } // namespace
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -413,6 +445,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       return Rank[A.Index] < Rank[B.Index];
     });
   }
+  if (Opts.PipelinePools)
+    pipelineOrder(PG, *Plans);
   packWeights(*Plans, Hw, DataBase, Prog.Data);
   if (Parts)
     for (const LayerPlan &P : *Plans)

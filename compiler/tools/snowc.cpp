@@ -113,6 +113,12 @@ static cl::opt<unsigned>
                    "tiles); snowsim --input then takes exactly N frames (docs/batch.md)"),
           cl::value_desc("N"), cl::init(1), cl::cat(Cat));
 
+static cl::opt<bool> NoPipelinePools(
+    "no-pipeline-pools",
+    cl::desc("With --batch: run each pooling layer after the conv it reads, not frame by frame "
+             "beside it"),
+    cl::cat(Cat));
+
 static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
 
 int main(int Argc, char **Argv) {
@@ -184,6 +190,7 @@ int main(int Argc, char **Argv) {
   if (Batch == 0)
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
+  Opts.PipelinePools = Batch > 1 && !NoPipelinePools;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))
