@@ -16,6 +16,7 @@
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -371,37 +372,71 @@ ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Fram
 }
 
 /// With CompileOptions::PipelinePools: moves each whole pooling layer of a
-/// batch to right after the conv that last produces its input (a layer it
-/// reads, or an input of a concat it reads), where Sequence.cpp can run it
-/// frame-pipelined beside that conv. Legal: the pool's inputs are complete
-/// there, and the layers it jumps over ran before it, so none reads it.
+/// batch to right after the conv that last produces its input, where
+/// Sequence.cpp runs it frame-pipelined beside that conv. When the pool reads
+/// a concat, the biggest of the concat's producing convs (an inception
+/// block's 3x3 rather than its 5x5) is moved to be the last one first, so the
+/// pool's traffic hides under the most traces. Legal: the pool's inputs are
+/// complete where it goes and the layers it jumps over ran before it, so none
+/// reads it; the moved conv jumps only over layers that do not read it.
 void pipelineOrder(const ir::Graph &G, std::vector<LayerPlan> &Plans) {
   auto Whole = [](const LayerPlan &P) { return P.FirstPart && P.LastPart; };
+  // The layers whose outputs layer I's inputs are (through concats).
+  std::function<void(int, std::vector<unsigned> &)> Sources = [&](int I,
+                                                                  std::vector<unsigned> &Out) {
+    if (I < 0)
+      return;
+    const ir::Layer &L = G.Layers[size_t(I)];
+    if (L.Kind != ir::LayerKind::Concat) {
+      Out.push_back(unsigned(I));
+      return;
+    }
+    for (int In : L.Inputs)
+      Sources(In, Out);
+  };
+  auto Reads = [&](const LayerPlan &P, unsigned Layer) {
+    std::vector<unsigned> S;
+    for (int In : P.L->Inputs)
+      Sources(In, S);
+    if (P.L->HasResidual)
+      Sources(P.L->Residual, S);
+    return std::find(S.begin(), S.end(), Layer) != S.end();
+  };
   for (size_t Q = 0; Q < Plans.size(); ++Q) {
-    const LayerPlan &Pool = Plans[Q];
-    if (Pool.IsConv || Pool.Elementwise || !Whole(Pool) || Pool.Frames < 2)
+    // A pool of one round, or beside a conv of one, would run after the conv
+    // anyway (Sequence.cpp: pipeline), and the move would only cost.
+    if (Plans[Q].IsConv || Plans[Q].Elementwise || !Whole(Plans[Q]) || Plans[Q].Frames < 2 ||
+        Plans[Q].Rounds.size() < 2)
       continue;
-    // Pos[i]: the last plan position with layer i's data (concats: their inputs').
-    std::vector<int> Pos(G.Layers.size(), -1);
-    for (size_t K = 0; K < Plans.size(); ++K)
-      Pos[Plans[K].Index] = std::max(Pos[Plans[K].Index], int(K));
-    for (size_t I = 0; I < G.Layers.size(); ++I)
-      if (G.Layers[I].Kind == ir::LayerKind::Concat)
-        for (int In : G.Layers[I].Inputs)
-          if (In >= 0)
-            Pos[I] = std::max(Pos[I], Pos[size_t(In)]);
-    int Last = -1;
-    for (int In : G.Layers[Pool.Index].Inputs)
-      if (In >= 0)
-        Last = std::max(Last, Pos[size_t(In)]);
-    if (Last < 0 || size_t(Last) + 1 >= Q)
+    std::vector<unsigned> Src;
+    for (int In : G.Layers[Plans[Q].Index].Inputs)
+      Sources(In, Src);
+    // The producers' plan positions; the last, and the biggest whole conv.
+    int Last = -1, Big = -1;
+    for (size_t K = 0; K < Q; ++K) {
+      if (std::find(Src.begin(), Src.end(), Plans[K].Index) == Src.end())
+        continue;
+      Last = int(K);
+      const LayerPlan &P = Plans[K];
+      if (P.IsConv && Whole(P) && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
+          (Big < 0 || P.EstCycles > Plans[size_t(Big)].EstCycles))
+        Big = int(K);
+    }
+    if (Big < 0)
       continue;
-    const LayerPlan &Conv = Plans[size_t(Last)];
-    if (!Conv.IsConv || !Whole(Conv) || Conv.Frames != Pool.Frames)
-      continue;
+    if (Big != Last) {
+      bool Free = true;
+      for (int K = Big + 1; K <= Last && Free; ++K)
+        Free = !Reads(Plans[size_t(K)], Plans[size_t(Big)].Index);
+      if (Free)
+        std::rotate(Plans.begin() + Big, Plans.begin() + Big + 1, Plans.begin() + Last + 1);
+      else if (!Plans[size_t(Last)].IsConv || !Whole(Plans[size_t(Last)]))
+        continue;
+    }
     std::rotate(Plans.begin() + Last + 1, Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
   }
 }
+
 } // namespace
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,

@@ -10,6 +10,7 @@
 
 #include "Harness.h"
 #include "RandomModels.h"
+#include "snow/isa/Isa.h"
 #include "snow/isa/Program.h"
 #include <fmt/format.h>
 
@@ -27,7 +28,8 @@ struct BatchRun {
 /// Compiles Yaml for Batch frames on Hw, runs N distinct random frames in one
 /// run and each frame alone on the reference.
 ::testing::AssertionResult runBatch(const std::string &Yaml, const std::string &HwName,
-                                    unsigned Batch, BatchRun &R, bool TimingOnly = false) {
+                                    unsigned Batch, BatchRun &R, bool TimingOnly = false,
+                                    bool PipelinePools = true) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
@@ -43,6 +45,7 @@ struct BatchRun {
     return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
   compiler::CompileOptions Opts;
   Opts.Batch = Batch;
+  Opts.PipelinePools = PipelinePools; // As snowc --batch does.
   auto P = compiler::compile(*G, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
@@ -182,6 +185,45 @@ TEST_P(RandomBatch, EveryFrameBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBatch, ::testing::Range(0u, 15u));
+
+/// Pooling layers beside the convs they read (CompileOptions::PipelinePools):
+/// a pool after a conv, and an inception block whose pool reads the concat
+/// of the block before (the biggest branch moved to be its last producer).
+const char *const PoolsYaml = R"(name: pools
+input: {name: data, shape: [16, 56, 56]}
+weights: {seed: 9}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: 1}
+  - {name: a1, type: conv, input: p1, out_channels: 16, kernel: 1, relu: true}
+  - {name: a3r, type: conv, input: p1, out_channels: 32, kernel: 1, relu: true}
+  - {name: a3, type: conv, input: a3r, out_channels: 48, kernel: 3, pad: 1, relu: true}
+  - {name: ap, type: maxpool, input: p1, kernel: 3, stride: 1, pad: 1}
+  - {name: app, type: conv, input: ap, out_channels: 16, kernel: 1, relu: true}
+  - {name: a, type: concat, inputs: [a1, a3, app]}
+  - {name: bp, type: maxpool, input: a, kernel: 3, stride: 1, pad: 1}
+  - {name: bpp, type: conv, input: bp, out_channels: 24, kernel: 1, relu: true}
+  - {name: b3, type: conv, input: a, out_channels: 40, kernel: 3, pad: 1, relu: true}
+  - {name: b, type: concat, inputs: [bpp, b3]}
+  - {name: p2, type: avgpool, input: b, kernel: 2, stride: 2}
+)";
+
+TEST(Batch, PipelinedPoolsBitExactAndFaster) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun On, Off;
+    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, On));
+    checkFrames(On);
+    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, Off, false, /*PipelinePools=*/false));
+    checkFrames(Off);
+    // Pipelined pools re-mark the layers they run between.
+    unsigned Marks = 0;
+    for (const isa::Word128 &W : On.Prog.Code)
+      Marks += isa::decode(W) && isa::decode(W)->Op == isa::Opcode::MARK;
+    EXPECT_GT(Marks, On.Prog.Layers.size() - 2) << "no pool ran beside a conv (2 concats)";
+    EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  }
+}
 
 TEST(Batch, FcWeightsServeEveryFrame) {
   // fc layers are bound by their weights' DRAM traffic at batch 1; a batch
