@@ -63,7 +63,8 @@ static llvm::Error readFields(StringRef Dir, llvm::ArrayRef<Token> Args,
     if (!T.isKeyValue())
       return Fail("expected field=value in " + Dir + ", found '" + T.Raw +
                   "' (fields: " + fieldList(Fields) + ")");
-    auto [Key, Value] = T.Raw.split('=');
+    StringRef Key, Value; // Not a structured binding: clang 14 cannot capture one.
+    std::tie(Key, Value) = T.Raw.split('=');
     Field *F = llvm::find_if(Fields, [&](const Field &F) { return Key == F.Key; });
     if (F == Fields.end())
       return Fail("unknown field '" + Key + "' in " + Dir + " (fields: " + fieldList(Fields) + ")");

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/DramImage.h"
+#include "snow/support/Limits.h"
 #include <cstring>
+#include <fmt/format.h>
 
 using namespace snow;
 using namespace snow::sim;
@@ -16,6 +18,32 @@ llvm::Error snow::sim::checkConstantData(const isa::Program &P) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "constant data does not fit in DRAM");
   return llvm::Error::success();
+}
+
+llvm::Error snow::sim::checkSimMemory(const isa::Program &P, bool Values, const std::string &Name) {
+  const isa::HwConfig &Hw = P.Hw;
+  // Every factor is at most 32 bits, so no product below can overflow.
+  const uint64_t K = uint64_t(Hw.cus()) * Hw.VmacsPerCu, L = Hw.LanesPerVmac;
+  const uint64_t Onchip = Values ? uint64_t(Hw.cus()) * Hw.mapsElems() * 2 +
+                                       K * Hw.weightsWords() * L * 2 + K * Hw.AccEntries * L * 8 +
+                                       K * L * 8
+                                 : 0;
+  const uint64_t Data = Values ? 2 * P.dataBytes() : 0;
+  auto TensorBytes = [&](const isa::TensorInfo &T) {
+    return 2 * (uint64_t(T.C) * T.H * T.W * 2) * P.Batch; // in DRAM and as frames
+  };
+  const uint64_t Tensors = TensorBytes(P.Input) + TensorBytes(P.Output);
+  const uint64_t Total = Onchip + Data + Tensors;
+  if (Total <= snow::maxSimBytes())
+    return llvm::Error::success();
+  auto Mib = [](uint64_t B) { return (B + (1 << 20) - 1) >> 20; };
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      fmt::format("{}: simulating this program needs {} MiB (on-chip buffers {} MiB, constant "
+                  "data {} MiB, input and output tensors {} MiB), more than the {} MiB a "
+                  "simulation may use (the environment variable SNOW_MAX_SIM_MB raises it)",
+                  Name, Mib(Total), Mib(Onchip), Mib(Data), Mib(Tensors),
+                  snow::maxSimBytes() >> 20));
 }
 
 void snow::sim::loadConstantData(const isa::Program &P, uint8_t *Dram) {

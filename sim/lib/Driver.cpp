@@ -12,10 +12,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/Driver.h"
+#include "snow/sim/DramImage.h"
 #include "snow/sim/Frames.h"
 #include "snow/sim/Report.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
@@ -55,6 +57,11 @@ struct CommonOptions {
                   cl::desc("Write statistics as JSON"), cl::value_desc("file"), cl::cat(Cat)),
         MaxCycles("max-cycles", cl::desc(maxCyclesDesc()), cl::init(DefaultMaxCycles),
                   cl::cat(Cat)),
+        MaxSeconds("max-seconds",
+                   cl::desc("Fault if one frame runs longer than this many seconds of wall-clock "
+                            "time (default 10, times the batch of a batched program; 0 = no "
+                            "limit)"),
+                   cl::init(snow::DefaultMaxSeconds), cl::cat(Cat)),
         HwCheck("hw",
                 cl::desc("Fail unless the program was compiled for this hardware (preset or "
                          "YAML file)"),
@@ -68,6 +75,7 @@ struct CommonOptions {
 
   cl::opt<std::string> ProgPath, InputPath, OutputPath, OutputFloat, StatsJson;
   cl::opt<uint64_t> MaxCycles;
+  cl::opt<double> MaxSeconds;
   cl::opt<std::string> HwCheck;
   cl::opt<bool> Quiet;
   cl::opt<std::string> EnergyTable;
@@ -147,6 +155,12 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
                                                                : isa::ProgramData::SizeOnly);
   if (!Prog)
     return Fail(llvm::toString(Prog.takeError()));
+  if (!(O.MaxSeconds >= 0))
+    return Fail("--max-seconds must be a number of seconds >= 0 (0 = no limit), got '" +
+                std::to_string(O.MaxSeconds.getValue()) + "'");
+  Factory.MaxSeconds = O.MaxSeconds;
+  if (auto Err = checkSimMemory(*Prog, Factory.readsConstantData(), O.ProgPath))
+    return Fail(llvm::toString(std::move(Err)));
   if (!O.HwCheck.empty()) {
     auto Hw = isa::loadHwConfig(O.HwCheck);
     if (!Hw)

@@ -7,6 +7,7 @@
 
 #include "snow/sim/Energy.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Yaml.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
@@ -42,7 +43,10 @@ llvm::Expected<EnergyModel> snow::sim::parseEnergyModel(const std::string &Text,
                                                         const std::string &Name) {
   YAML::Node Root;
   try {
-    Root = YAML::Load(Text);
+    snow::YamlDocument D = snow::loadOneDocument(Text);
+    if (std::string Err = snow::extraDocumentError(D, Name); !Err.empty())
+      return energyError(Err);
+    Root = D.Root;
   } catch (const YAML::Exception &E) {
     return energyError(fmt::format("{}:{}: {}", Name, E.mark.line + 1, E.msg));
   }

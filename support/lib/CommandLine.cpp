@@ -1,6 +1,7 @@
 //===- CommandLine.cpp - Helpers for the tools' LLVM command lines --------===//
 
 #include "snow/support/CommandLine.h"
+#include "snow/support/Text.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,7 +45,10 @@ static std::string oneLine(llvm::StringRef Text, llvm::StringRef Tool) {
 }
 
 int snow::toolError(llvm::StringRef Tool, const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), Tool) << oneLine(Msg.str(), Tool) << "\n";
+  // One line, whatever the input files put into the message: control bytes
+  // and terminal escapes are shown escaped, and a huge message is cut.
+  llvm::WithColor::error(llvm::errs(), Tool)
+      << escapeUntrusted(oneLine(Msg.str(), Tool), 2000) << "\n";
   return 1;
 }
 

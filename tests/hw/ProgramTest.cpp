@@ -129,10 +129,35 @@ TEST(ProgramFormat, RoundTrips) {
   EXPECT_EQ(*Back, P);
 }
 
-TEST(ProgramFormat, EmptyProgramRoundTrips) {
+// A program with no instruction could only fault at pc 0; it is refused on
+// reading (and writing) with the section named (issue 19).
+TEST(ProgramFormat, EmptyProgramIsRefused) {
   auto Back = deserialize(serialize(Program()), "p.bin");
-  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
-  EXPECT_EQ(*Back, Program());
+  ASSERT_FALSE(bool(Back));
+  EXPECT_NE(llvm::toString(Back.takeError()).find("p.bin: section 'CODE' holds no instruction"),
+            std::string::npos);
+}
+
+// Each TENS field outside its range is named with the range (issue 19: 0
+// channels and 99 fraction bits used to be accepted).
+TEST(ProgramFormat, TensorFieldsAreRangeChecked) {
+  struct Case {
+    void (*Patch)(Program &);
+    const char *Expect;
+  } Cases[] = {
+      {[](Program &P) { P.Input.C = 0; }, "input tensor 'in': C is 0, must be 1..65536"},
+      {[](Program &P) { P.Output.W = 65537; }, "output tensor 'out': W is 65537, must be 1..65536"},
+      {[](Program &P) { P.Input.FracBits = 99; }, "FracBits is 99, must be 0..15"},
+      {[](Program &P) { P.Output.Addr += 1; }, "must be a multiple of 2"},
+  };
+  for (const Case &C : Cases) {
+    Program P = smallProgram();
+    C.Patch(P);
+    auto Back = deserialize(serialize(P), "p.bin");
+    ASSERT_FALSE(bool(Back)) << C.Expect;
+    std::string Msg = llvm::toString(Back.takeError());
+    EXPECT_NE(Msg.find(C.Expect), std::string::npos) << Msg;
+  }
 }
 
 TEST(ProgramFormat, SizeOnlyKeepsTheImageSizeButNotItsBytes) {
@@ -248,7 +273,7 @@ TEST(ProgramChecks, TooShortToBeAProgram) {
 TEST(ProgramChecks, WrongMagic) {
   Bytes B = serialize(smallProgram());
   B[0] = 'X';
-  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (bad magic)");
+  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 TEST(ProgramChecks, WrongVersionIsReportedBeforeTheChecksum) {
@@ -438,7 +463,8 @@ TEST_F(ProgramFileTest, ReadErrorsNameThePath) {
   std::ofstream(Junk) << "#!/bin/sh\necho not a program\n";
   auto J = readProgram(Junk);
   ASSERT_FALSE(bool(J));
-  EXPECT_EQ(llvm::toString(J.takeError()), Junk + ": not a prog.bin (bad magic)");
+  EXPECT_EQ(llvm::toString(J.takeError()),
+            Junk + ": not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 } // namespace

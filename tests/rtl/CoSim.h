@@ -66,7 +66,15 @@ protected:
   void assembleFor(const std::string &Name, const std::string &Text, const std::string &Hw) {
     auto C = isa::loadHwConfig(Hw);
     ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
-    auto P = isa::assembleProgram(Text, Name + ".s", *C);
+    // prog.bin needs an input and an output tensor of at least one value
+    // (the loaders refuse C, H or W of 0); programs written to exercise
+    // instructions get one value each at DRAM 0 unless they say otherwise.
+    std::string Full = Text;
+    if (Full.find(".input") == std::string::npos)
+      Full = ".input x addr=0 c=1 h=1 w=1\n" + Full;
+    if (Full.find(".output") == std::string::npos)
+      Full = ".output y addr=0 c=1 h=1 w=1\n" + Full;
+    auto P = isa::assembleProgram(Full, Name + ".s", *C);
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError()) << "\n" << Text;
     auto Err = isa::writeProgram(*P, path(Name).string());
     ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));

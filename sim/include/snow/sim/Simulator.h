@@ -36,6 +36,9 @@ class TraceRecorder;
 struct SimOptions {
   bool TimingOnly = false; ///< Same cycles, no arithmetic.
   uint64_t MaxCycles = DefaultMaxCycles;
+  /// Wall-clock limit of the run in seconds (0 = none): a runaway program
+  /// faults, naming its PC, after this long whatever --max-cycles says.
+  double MaxSeconds = 0;
   /// Records a timeline of the run (snow/sim/Trace.h); not owned; null = off.
   TraceRecorder *Trace = nullptr;
 };
