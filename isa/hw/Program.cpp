@@ -238,7 +238,7 @@ llvm::Error checkProgram(const Program &P, const std::string &Name) {
     uint64_t Bytes = llvm::SaturatingMultiply(
         llvm::SaturatingMultiply(llvm::SaturatingMultiply(uint64_t(T->C), uint64_t(T->H)),
                                  uint64_t(T->W)),
-        uint64_t(2));
+        uint64_t(2) * std::max<uint32_t>(P.Batch, 1));
     if (!Fits(T->Addr, Bytes))
       return makeError(fmt::format("{}: section 'TENS': tensor '{}' ({}x{}x{}) at address '{:#x}' "
                                    "does not fit in the {} MiB of DRAM",
@@ -326,6 +326,13 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   Reader T = Sec(Tens);
   P.Input = T.tensor("input tensor");
   P.Output = T.tensor("output tensor");
+  // The batch is optional (absent: one frame), so single-frame programs
+  // keep the bytes they had before batches existed.
+  if (!T.failed() && T.left() >= 4) {
+    P.Batch = T.u32("batch");
+    if (!T.failed() && P.Batch == 0)
+      T.fail("batch '0': a program computes at least one frame");
+  }
   if (llvm::Error E = T.finish())
     return E;
 
@@ -395,6 +402,8 @@ Serialized serializeParts(const Program &P) {
   W.section(Tens, [&] {
     W.tensor(P.Input);
     W.tensor(P.Output);
+    if (P.Batch != 1)
+      W.u32(P.Batch);
   });
   W.section(Layr, [&] {
     assert(P.Layers.size() <= UINT32_MAX && "layer count must fit a u32");

@@ -6,7 +6,8 @@
 // all, and a program fault is reported after any trace of it was written.
 // An input batch (N, ...) of N > 1 frames runs frame by frame, each on a
 // fresh engine; the report and --stats-json show the first frame (cycles do
-// not depend on the values).
+// not depend on the values). A batched program (snowc --batch N) takes
+// exactly its N frames in one run (docs/batch.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,8 @@ struct CommonOptions {
       : ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat)),
         InputPath("input",
                   cl::desc("Input tensor (.npy, float32 or int16, CHW; a batch "
-                           "(N, C, H, W) runs frame by frame)"),
+                           "(N, C, H, W) runs frame by frame, or in one run of a program "
+                           "compiled with snowc --batch N)"),
                   cl::value_desc("x.npy"), cl::cat(Cat)),
         OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
                    cl::value_desc("y.npy"), cl::cat(Cat)),
@@ -57,7 +59,8 @@ struct CommonOptions {
                   cl::cat(Cat)),
         MaxSeconds("max-seconds",
                    cl::desc("Fault if one frame runs longer than this many seconds of wall-clock "
-                            "time (default 10; 0 = no limit)"),
+                            "time (default 10, times the batch of a batched program; 0 = no "
+                            "limit)"),
                    cl::init(snow::DefaultMaxSeconds), cl::cat(Cat)),
         HwCheck("hw",
                 cl::desc("Fail unless the program was compiled for this hardware (preset or "
@@ -117,6 +120,8 @@ static llvm::Error runFrames(const isa::Program &Prog, const std::string &ProgPa
       return Err;
     auto Start = std::chrono::steady_clock::now();
     auto FrameStats = (*E)->run();
+    if (FrameStats)
+      FrameStats->RailFrames *= Prog.Batch; // Saturation counts cover every frame of the run.
     R.Secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     for (OutputFile &File : (*E)->takeFiles())
       R.EngineFiles.push_back(std::move(File));
@@ -184,7 +189,23 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
       return Fail(llvm::toString(T.takeError()));
     Frames = std::move(*T);
   } else {
-    Frames.push_back(defaultInputFrame(*Prog));
+    // A batched program without --input: the default frame, Batch times.
+    Frames.assign(Prog->Batch, defaultInputFrame(*Prog));
+  }
+  const size_t NumFrames = Frames.size();
+  if (Prog->Batch > 1) {
+    if (NumFrames != Prog->Batch)
+      return Fail("'" + O.InputPath + "' holds " + std::to_string(NumFrames) + " frame" +
+                  (NumFrames == 1 ? "" : "s") + ", but '" + O.ProgPath +
+                  "' was compiled for a batch of " + std::to_string(Prog->Batch) +
+                  " (snowc --batch " + std::to_string(Prog->Batch) + "): give exactly " +
+                  std::to_string(Prog->Batch) + " frames, shape (" + std::to_string(Prog->Batch) +
+                  ", C, H, W), or recompile with --batch " + std::to_string(NumFrames));
+    // One run for the whole batch: its frames one after another.
+    std::vector<int16_t> All;
+    for (const std::vector<int16_t> &F : Frames)
+      All.insert(All.end(), F.begin(), F.end());
+    Frames.assign(1, std::move(All));
   }
 
   RunResult R;
@@ -207,7 +228,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
                                  std::pair{O.OutputFloat.getValue(), int(Out.FracBits)}}) {
     if (Path.empty())
       continue;
-    auto Bytes = encodeOutputFrames(Path, R.Output, Frames.size(), Out, FloatFrac);
+    auto Bytes = encodeOutputFrames(Path, R.Output, NumFrames, Out, FloatFrac);
     if (!Bytes)
       return Fail(llvm::toString(Bytes.takeError()));
     Files.push_back({Path, std::move(*Bytes)});
@@ -229,6 +250,8 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
     if (Frames.size() > 1)
       llvm::outs() << Frames.size() << " frames of the input batch; the report shows the first "
                    << "(every frame takes the same cycles), the time is for all\n";
+    else if (Prog->Batch > 1)
+      llvm::outs() << Prog->Batch << " frames in one run of the batched program\n";
   }
   return ExitSuccess;
 }

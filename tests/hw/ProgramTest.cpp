@@ -340,6 +340,27 @@ TEST(ProgramChecks, TrailingBytesInASection) {
   EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin: section 'TENS': 1 unexpected bytes"));
 }
 
+TEST(ProgramChecks, BatchIsOptionalAndPositive) {
+  // One frame writes no batch field (files from before batches keep their
+  // bytes); another count is a u32 after the tensors, and 0 is refused.
+  Program P = smallProgram();
+  std::vector<Section> SOne = splitSections(serialize(P));
+  P.Batch = 3;
+  std::vector<Section> S = splitSections(serialize(P));
+  EXPECT_EQ(find(S, "TENS").Payload.size(), find(SOne, "TENS").Payload.size() + 4);
+  auto Back = deserialize(serialize(P), "p.bin");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Batch, 3u);
+  std::vector<uint8_t> &T = find(S, "TENS").Payload;
+  std::fill(T.end() - 4, T.end(), 0);
+  EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin: section 'TENS': batch '0'"));
+  P.Batch = 1;
+  P.Output.Addr = P.Hw.dramBytes() - 2 * P.Output.bytes();
+  EXPECT_EQ(errorOf(serialize(P)), "");
+  P.Batch = 3; // Three output frames no longer fit.
+  EXPECT_TRUE(contains(errorOf(serialize(P)), "p.bin: section 'TENS': tensor 'out'"));
+}
+
 TEST(ProgramChecks, DataAndTensorsMustFitInDram) {
   Program P = smallProgram();
   uint64_t Dram = P.Hw.dramBytes();
