@@ -23,6 +23,7 @@ status=0
 for t in "${targets[@]}"; do
   work=$(mktemp -d)
   cp -r "tests/fuzz/corpus/$t/." "$work/"
+  rm -rf "build-fuzz/findings/$t" # only this run's findings are copied
   mkdir -p "build-fuzz/findings/$t"
   echo "== $t: ${secs} s"
   # -rss_limit_mb: an input that makes a tool eat memory is a finding too.
