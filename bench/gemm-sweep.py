@@ -17,8 +17,9 @@ Peak MACs, clock and the DRAM channel come from `snowhw PRESET` (the preset
 YAML), never from this script. The channel's rate is the one the timing model
 charges (`derived.dram_bw_q8`: bytes per cycle in Q8, from `dram_gbps`), so
 every point lies on or below its roof; the script checks that (and that no
-utilization exceeds 100 %, and that the stats' MACs are M x K x N) and exits 1
-if not.
+utilization exceeds 100 %, that the stats' MACs are M x K x N and that the
+run moved at least the compulsory bytes) and exits 1 if not. `--quick` (the
+ctest GemmSweep.Quick, label e2e) runs two points with these checks.
 
 Scope of every figure: one fc layer (a GEMM), batch N, int16 operands, 48-bit
 accumulators, whole program (weights, inputs and outputs in DRAM at the start
@@ -131,6 +132,10 @@ def check(points):
         if p["gops"] > p["roof_gops"] * (1 + EPS):
             bad.append(f"K={p['K']} M={p['M']} N={p['N']}: {p['gops']:.3f} G-ops/s above its roof "
                        f"{p['roof_gops']:.3f} (intensity {p['ops_per_byte']:.2f} ops/B)")
+        # A run cannot move fewer bytes than the three matrices hold.
+        if p["ops_per_byte"] > p["compulsory_ops_per_byte"] * (1 + EPS):
+            bad.append(f"K={p['K']} M={p['M']} N={p['N']}: DRAM counters show fewer bytes than the "
+                       f"matrices hold ({p['ops_per_byte']:.2f} > {p['compulsory_ops_per_byte']:.2f} ops/B)")
     return bad
 
 
