@@ -19,7 +19,8 @@ charges (`derived.dram_bw_q8`: bytes per cycle in Q8, from `dram_gbps`), so
 every point lies on or below its roof; the script checks that (and that no
 utilization exceeds 100 %, that the stats' MACs are M x K x N and that the
 run moved at least the compulsory bytes) and exits 1 if not. `--quick` (the
-ctest GemmSweep.Quick, label e2e) runs two points with these checks.
+ctest GemmSweep.Quick, label e2e) runs two points with these checks, and one
+small GEMM functionally: snowsim equals snowref frame by frame and W @ X.
 
 Scope of every figure: one fc layer (a GEMM), batch N, int16 operands, 48-bit
 accumulators, whole program (weights, inputs and outputs in DRAM at the start
@@ -58,7 +59,7 @@ MODEL = """name: gemm_k{k}_m{m}
 input: {{name: x, shape: [{k}, 1, 1]}}
 weights: {{seed: 1}}
 layers:
-  - {{name: gemm, type: fc, input: x, out_features: {m}}}
+  - {{name: gemm, type: fc, input: x, out_features: {m}, bias: false}}
 """
 
 # Relative slack for the roofline check: the stats' floating-point division.
@@ -81,6 +82,7 @@ def preset(binary, hw):
         # What the timing model charges: dram_bw_q8 / 256 bytes per cycle.
         "channel_gbps": d["dram_bw_q8"] / 256 * clock_ghz,
         "acc_entries": h["acc_entries"],
+        "act_frac_bits": h["act_frac_bits"],
     }
 
 
@@ -122,6 +124,54 @@ def run_point(binary, tmp, hw, k, m, n, note):
         "compulsory_roof_gops": roof(hw, compulsory),
         "dram_busy_pct": 100 * total["dram_busy_cycles"] / total["cycles"],
     }
+
+
+def functional_check(binary, tmp, hw):
+    """The GEMM the sweep times is the GEMM it claims: an odd-sized product
+    (K=300, M=70, N=5) with the left-hand matrix as the fc's weights_file and
+    the N columns as frames. snowsim's output equals snowref's for every
+    frame bit for bit, and W @ X (numpy, float) within the int16 formats'
+    rounding. Returns a list of errors."""
+    import numpy as np
+    k, m, n = 300, 70, 5
+    rng = np.random.default_rng(18)
+    w = rng.uniform(-0.06, 0.06, (m, k)).astype(np.float32)
+    x = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    np.save(os.path.join(tmp, "w.npy"), w)
+    np.save(os.path.join(tmp, "x.npy"), np.ascontiguousarray(x.T).reshape(n, k, 1, 1))
+    model = os.path.join(tmp, "gemm-check.yaml")
+    with open(model, "w") as f:
+        f.write(MODEL.format(k=k, m=m).replace("bias: false}",
+                                               f"bias: false, weights_file: {tmp}/w.npy}}"))
+    prog = os.path.join(tmp, "gemm-check.bin")
+    subprocess.run([os.path.join(binary, "snowc"), model, "-o", prog, "--hw", hw["name"],
+                    "--uniform-format", "--batch", str(n)], check=True)
+    subprocess.run([os.path.join(binary, "snowsim"), prog, "--quiet", "--input",
+                    os.path.join(tmp, "x.npy"), "--output", os.path.join(tmp, "y.npy"),
+                    "--output-float", os.path.join(tmp, "yf.npy")], check=True)
+    y = np.load(os.path.join(tmp, "y.npy")).reshape(n, m)
+    errors = []
+    for f in range(n):
+        np.save(os.path.join(tmp, f"x{f}.npy"), np.ascontiguousarray(x[:, f]).reshape(k, 1, 1))
+        subprocess.run([os.path.join(binary, "snowref"), model, "--hw", hw["name"],
+                        "--uniform-format", "--input", os.path.join(tmp, f"x{f}.npy"),
+                        "--output", os.path.join(tmp, f"r{f}.npy")],
+                       check=True, stdout=subprocess.DEVNULL)
+        r = np.load(os.path.join(tmp, f"r{f}.npy")).reshape(m)
+        if not (r == y[f]).all():
+            errors.append(f"functional GEMM: frame {f} differs from snowref")
+    got = np.load(os.path.join(tmp, "yf.npy")).reshape(n, m).T
+    want = w @ x
+    # Rounding of the int16 inputs, weights and outputs: a few LSBs of the
+    # activation format (2^-act_frac_bits), far below a wrong layout's error.
+    tol = 4 * 2.0 ** -hw["act_frac_bits"]
+    err = float(np.abs(got - want).max())
+    if err > tol:
+        errors.append(f"functional GEMM: |snowsim - W @ X| = {err:.4f} > {tol:.4f}")
+    else:
+        print(f"functional GEMM K={k} M={m} N={n}: bit-exact with snowref frame by frame, "
+              f"max |snowsim - W @ X| = {err:.4f} (<= {tol:.4f})")
+    return errors
 
 
 def check(points):
@@ -228,7 +278,9 @@ def main():
             print(f"{k:>5} {m:>5} {n:>4} {p['gops']:>8.2f} {p['util_pct']:>7.2f} "
                   f"{p['ops_per_byte']:>7.1f} {p['roof_gops']:>7.1f} {p['pct_of_roof']:>7.1f}",
                   flush=True)
-    bad = check(points)
+        bad = check(points)
+        if args.quick:
+            bad += functional_check(args.bin, tmp, hw)
     for b in bad:
         print(f"gemm-sweep: error: {b}", file=sys.stderr)
     if bad:
