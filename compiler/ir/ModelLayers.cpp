@@ -10,6 +10,7 @@
 
 #include "ModelParser.h"
 
+#include "snow/support/Limits.h"
 #include "llvm/Support/Path.h"
 #include <fmt/format.h>
 
@@ -197,6 +198,18 @@ void ModelParser::attachWeights(const YAML::Node &N, Layer &L,
     Count *= D;
   if (Count > MaxWeights)
     error(N, fmt::format("{} weights are more than the supported {}", Count, MaxWeights));
+  // Before the weights are drawn: a 618 G-MAC layer is refused in
+  // microseconds, not after seconds of seeding (parseLayer adds it up).
+  if (TotalMacs + L.macs() > snow::maxModelMacs())
+    error(N, fmt::format("the layers up to this one take {} multiply-accumulates per frame, more "
+                         "than the {} a model may (the environment variable SNOW_MAX_GMACS raises "
+                         "the limit, in billions)",
+                         TotalMacs + L.macs(), snow::maxModelMacs()));
+  TotalWeights += Count;
+  if (TotalWeights > snow::MaxModelWeights)
+    error(N, fmt::format("the model's weights up to this layer number {}, more than the {} a "
+                         "model may have",
+                         TotalWeights, snow::MaxModelWeights));
   if (YAML::Node B = N["bias"])
     L.HasBias = boolean(B, "bias");
   YAML::Node WFile = N["weights_file"], BFile = N["bias_file"];

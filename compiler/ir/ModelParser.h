@@ -73,6 +73,9 @@ private:
   /// Layers defined so far, by name.
   std::map<std::string, size_t> Defined;
   uint64_t Seed = 0;
+  /// Running totals over the layers so far, checked against the model caps
+  /// (snow/support/Limits.h) before anything more is allocated.
+  uint64_t TotalValues = 0, TotalWeights = 0, TotalMacs = 0;
 
   static unsigned line(const YAML::Node &N) {
     int L = N.Mark().line;

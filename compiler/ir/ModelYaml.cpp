@@ -14,6 +14,9 @@
 
 #include "ModelParser.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
+#include "snow/support/Text.h"
+#include "snow/support/Yaml.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -33,12 +36,13 @@ const char *const WeightsKeys[] = {"seed"};
 } // namespace
 
 std::string snow::ir::detail::describe(const YAML::Node &N) {
+  // Scalars are quoted, escaped and shortened: the message is printed.
   if (N.IsScalar())
-    return "'" + N.Scalar() + "'";
+    return "'" + snow::escapeUntrusted(N.Scalar(), 200) + "'";
   if (N.IsSequence())
-    return "a list";
+    return N.size() ? fmt::format("a list of {}", N.size()) : "an empty list";
   if (N.IsMap())
-    return "a mapping";
+    return N.size() ? fmt::format("a mapping of {} keys", N.size()) : "an empty mapping";
   return "nothing";
 }
 
@@ -141,6 +145,13 @@ Pads ModelParser::pads(const YAML::Node &N) {
   error(N, fmt::format("'pad' must be {}, got a list of {}", Expect, N.size()));
 }
 
+/// The message for a tensor over maxActivationValues(); What names it.
+static std::string tooManyValues(const char *What, const Shape &S) {
+  return fmt::format("{} {} has {} values, more than the {} a tensor may have (the environment "
+                     "variable SNOW_MAX_TENSOR_MVALUES raises the limit, in millions)",
+                     What, shapeStr(S), S.elems(), snow::maxActivationValues());
+}
+
 void ModelParser::parseInput(const YAML::Node &N, Graph &G) {
   Ctx = "input: ";
   if (!N.IsMap())
@@ -155,6 +166,9 @@ void ModelParser::parseInput(const YAML::Node &N, Graph &G) {
   G.Input = {uint32_t(integer(S[0], "shape", 1, Expect)),
              uint32_t(integer(S[1], "shape", 1, Expect)),
              uint32_t(integer(S[2], "shape", 1, Expect))};
+  if (G.Input.elems() > snow::maxActivationValues())
+    error(S, tooManyValues("the input", G.Input));
+  TotalValues = G.Input.elems();
   Ctx.clear();
 }
 
@@ -298,6 +312,23 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     break;
   }
 
+  // Checked before any tensor is allocated (the float run, the default
+  // input): one error instead of "out of memory" for a 65536-wide pad.
+  if (L.Out.elems() > snow::maxActivationValues())
+    error(N, tooManyValues("the output", L.Out));
+  TotalValues += L.Out.elems();
+  if (TotalValues > snow::maxModelActivationValues())
+    error(N,
+          fmt::format("the outputs of the layers up to this one hold {} values, more than the {} "
+                      "a model may have (the environment variable SNOW_MAX_TENSOR_MVALUES "
+                      "raises the limit: twice its value)",
+                      TotalValues, snow::maxModelActivationValues()));
+  TotalMacs += L.macs();
+  if (TotalMacs > snow::maxModelMacs())
+    error(N, fmt::format("the layers up to this one take {} multiply-accumulates per frame, more "
+                         "than the {} a model may (the environment variable SNOW_MAX_GMACS raises "
+                         "the limit, in billions)",
+                         TotalMacs, snow::maxModelMacs()));
   Defined[L.Name] = G.Layers.size();
   G.Layers.push_back(std::move(L));
 }
@@ -306,7 +337,12 @@ Graph ModelParser::parse(const std::string &Text) {
   // Const throughout: yaml-cpp's non-const operator[] inserts missing keys.
   YAML::Node Loaded;
   try {
-    Loaded = YAML::Load(Text);
+    // A second document would be ignored by YAML::Load: refused instead
+    // (a concatenation of two models is a mistake, not a model).
+    snow::YamlDocument D = snow::loadOneDocument(Text);
+    if (std::string Err = snow::extraDocumentError(D, File); !Err.empty())
+      throw ModelError{Err};
+    Loaded = D.Root;
   } catch (const YAML::ParserException &E) {
     throw ModelError{fmt::format("{}:{}: YAML syntax error: {}", File, E.mark.line + 1, E.msg)};
   }

@@ -22,6 +22,8 @@
 
 #include "OnnxImporter.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
+#include "snow/support/Text.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -46,6 +48,30 @@ void OnnxImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &O : Model.opset_import())
     if (O.domain().empty() || O.domain() == "ai.onnx")
       Opset = O.version();
+  // An opset from the future may change what an operator means; one that
+  // does not exist is a damaged file. Either way the rules here are not its.
+  if (Opset < 0 || Opset > OnnxMaxOpset)
+    throw OnnxError{fmt::format("{}: opset_import: default-domain opset version {} is not known "
+                                "(supported: 1..{}, ONNX 1.17's newest)",
+                                File, Opset, OnnxMaxOpset)};
+}
+
+void OnnxImporter::checkSingleAssignment() const {
+  // ONNX graphs are in SSA form: a name defined twice would make whichever
+  // definition was read last win, silently.
+  std::set<std::string> Defined;
+  for (const onnx::ValueInfoProto &I : GP.input())
+    Defined.insert(I.name());
+  for (const onnx::TensorProto &T : GP.initializer())
+    Defined.insert(T.name());
+  for (const onnx::NodeProto &N : GP.node())
+    for (const std::string &O : N.output())
+      if (!O.empty() && !Defined.insert(O).second)
+        throw OnnxError{fmt::format("{}: node '{}' ({}): output '{}' is already defined (by a "
+                                    "graph input, an initializer or another node); ONNX names "
+                                    "each value once",
+                                    File, snow::escapeUntrusted(N.name(), 80), N.op_type(),
+                                    snow::escapeUntrusted(O, 80))};
 }
 
 void OnnxImporter::readConstants() {
@@ -233,6 +259,7 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
 
 OnnxModel OnnxImporter::run() {
   readOpset();
+  checkSingleAssignment();
   G.Name = GP.name().empty() ? llvm::sys::path::stem(File).str() : GP.name();
   G.Loc = {File, 0};
   if (GP.output_size() != 1)
@@ -275,7 +302,39 @@ namespace {
 llvm::Expected<OnnxModel> importModel(const onnx::ModelProto &M, const std::string &File,
                                       const OnnxImportOptions &Opts) {
   try {
-    return OnnxImporter(M, llvm::sys::path::filename(File).str(), Opts).run();
+    OnnxModel R = OnnxImporter(M, llvm::sys::path::filename(File).str(), Opts).run();
+    // Before any tensor is allocated (the float run, the default input).
+    const uint64_t Max = snow::maxActivationValues();
+    auto Check = [&](const std::string &What, const Shape &S) {
+      if (S.elems() > Max)
+        throw OnnxError{fmt::format("{}: {} ({}x{}x{}) has {} values, more than the {} a tensor "
+                                    "may have (the environment variable "
+                                    "SNOW_MAX_TENSOR_MVALUES raises the limit, in millions)",
+                                    File, What, S.C, S.H, S.W, S.elems(), Max)};
+    };
+    Check("the input '" + R.G.InputName + "'", R.G.Input);
+    uint64_t Values = R.G.Input.elems(), Macs = 0, Weights = 0;
+    for (const Layer &L : R.G.Layers) {
+      Check("the output of '" + L.Name + "'", L.Out);
+      Values += L.Out.elems();
+      Macs += L.macs();
+      Weights += L.Weights.size();
+      if (Values > snow::maxModelActivationValues())
+        throw OnnxError{fmt::format("{}: the outputs of the layers up to '{}' hold {} values, "
+                                    "more than the {} a model may have (SNOW_MAX_TENSOR_MVALUES "
+                                    "raises the limit: twice its value)",
+                                    File, L.Name, Values, snow::maxModelActivationValues())};
+      if (Macs > snow::maxModelMacs())
+        throw OnnxError{fmt::format("{}: the layers up to '{}' take {} multiply-accumulates per "
+                                    "frame, more than the {} a model may (SNOW_MAX_GMACS raises "
+                                    "the limit, in billions)",
+                                    File, L.Name, Macs, snow::maxModelMacs())};
+      if (Weights > snow::MaxModelWeights)
+        throw OnnxError{fmt::format("{}: the weights up to '{}' number {}, more than the {} a "
+                                    "model may have",
+                                    File, L.Name, Weights, snow::MaxModelWeights)};
+    }
+    return R;
   } catch (const OnnxError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

@@ -34,6 +34,8 @@ struct OnnxError {
 /// The YAML front end's limits, for the same reasons: a dimension beyond
 /// this is certainly a mistake, and products of sizes stay far from overflow.
 constexpr int64_t OnnxMaxDim = 65536;
+/// The newest default-domain opset accepted (ONNX 1.17 defines 1..22).
+constexpr int64_t OnnxMaxOpset = 22;
 constexpr uint64_t OnnxMaxWeights = uint64_t(1) << 28;
 
 /// "[2, 3, 4]", the form dims take in messages.
@@ -91,6 +93,7 @@ private:
 
   // Graph walking (OnnxImport.cpp) and whole-graph passes (OnnxPasses.cpp).
   void readOpset();
+  void checkSingleAssignment() const;
   void readConstants();
   void readDataInput();
   std::vector<int64_t> runtimeInputDims(const onnx::ValueInfoProto &In);

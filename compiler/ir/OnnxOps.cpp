@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
+#include "snow/support/Limits.h"
 
 #include <fmt/format.h>
 
@@ -22,11 +23,9 @@ using namespace snow::ir::detail;
 
 namespace {
 
+/// Saturates at INT64_MAX: a shape that large fails the checks it meets.
 int64_t product(const std::vector<int64_t> &Dims, size_t Begin, size_t End) {
-  int64_t P = 1;
-  for (size_t I = Begin; I < End; ++I)
-    P *= Dims[I];
-  return P;
+  return snow::saturatingProductSigned(llvm::ArrayRef<int64_t>(Dims).slice(Begin, End - Begin));
 }
 
 } // namespace
@@ -320,7 +319,7 @@ void OnnxImporter::importReshape() {
     else if (Dims[I] < 1)
       fail(fmt::format("shape {} is not supported for input {}", dimsStr(Target), dimsStr(X.Dims)));
     else
-      Known *= Dims[I];
+      Known = snow::saturatingProductSigned({Known, Dims[I]});
   }
   const int64_t Total = product(X.Dims, 0, X.Dims.size());
   if (Infer >= 0)

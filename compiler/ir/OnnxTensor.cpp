@@ -13,6 +13,7 @@
 
 #include "OnnxImporter.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 
 #include "snow/support/Npy.h"
 #include "llvm/Support/Endian.h"
@@ -24,10 +25,9 @@ using namespace snow::ir;
 using namespace snow::ir::detail;
 
 uint64_t OnnxTensor::elems() const {
-  uint64_t N = 1;
-  for (int64_t D : Dims)
-    N *= uint64_t(D);
-  return N;
+  // Saturated: a wrapped count could pass the size cap it is checked against.
+  std::vector<uint64_t> U(Dims.begin(), Dims.end());
+  return snow::saturatingProduct(U);
 }
 
 std::string snow::ir::detail::dimsStr(const std::vector<int64_t> &Dims) {
@@ -96,6 +96,9 @@ OnnxTensor snow::ir::detail::tensorFromProto(const onnx::TensorProto &P, const s
   if (P.has_segment())
     tensorError(What, "segmented tensors are not supported");
   const uint64_t N = T.elems();
+  if (N == UINT64_MAX)
+    tensorError(What,
+                fmt::format("its dims {} multiply to more than 2^64 values", dimsStr(T.Dims)));
   if (N > OnnxMaxWeights)
     tensorError(What, fmt::format("{} values are more than the supported {}", N, OnnxMaxWeights));
   const bool Raw = P.has_raw_data();

@@ -16,6 +16,7 @@
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -208,20 +209,21 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
 /// get equal plans, so each key is planned once: planning is a search that
 /// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
 /// checks that reuse changes no program.
-std::string planKey(const ir::Layer &L, bool OutIsSlice) {
+std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
   // A field added to ir::Layer must be added here if planning can read it;
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 440, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{}",
+                     "res{} avg{},{} in{} sl{} f{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice);
+                     OutIsSlice, Frames);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
-                                               const BufferMap &B, const CompileOptions &Opts) {
+                                               const BufferMap &B, const CompileOptions &Opts,
+                                               const std::vector<unsigned> &Frames) {
   const size_t N = G.Layers.size();
   const std::vector<bool> InConcat = concatInputs(G);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
@@ -232,9 +234,10 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   {
     std::unordered_map<std::string, size_t> First;
     for (size_t I = 0; I < N; ++I) {
-      Reuse[I] = Opts.ReusePlans
-                     ? First.try_emplace(planKey(G.Layers[I], InConcat[I]), I).first->second
-                     : I;
+      Reuse[I] =
+          Opts.ReusePlans
+              ? First.try_emplace(planKey(G.Layers[I], InConcat[I], Frames[I]), I).first->second
+              : I;
       if (Reuse[I] == I)
         Distinct.push_back(I);
     }
@@ -245,7 +248,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     if (auto Err = checkLayer(G.Layers[I], Hw))
       Parts[I].emplace(std::move(Err));
     else if (G.Layers[I].Kind != ir::LayerKind::Concat) // A view: its inputs write into it.
-      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts));
+      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I]));
   });
   std::vector<LayerPlan> Plans;
   for (size_t I = 0; I < N; ++I) {
@@ -304,9 +307,134 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
       Offset += Off[Root];
       Root = size_t(Owner[Root]);
     }
-    Views[I] = {Addr[Root], G.Layers[I].Out.W, G.Layers[Root].Out.C, Offset};
+    const ir::Shape &RootOut = G.Layers[Root].Out;
+    Views[I] = {Addr[Root], G.Layers[I].Out.W, RootOut.C, Offset,
+                uint64_t(RootOut.C) * RootOut.H * RootOut.W * 2};
   }
   return Views;
+}
+
+/// Whether the frames of layer L's tensors stack exactly: with the batch's
+/// frames one after another in DRAM, the layer over the tensor of Batch x H
+/// rows computes each frame's output rows from that frame's input rows only.
+/// True of fc layers (a conv whose kernel covers its input, output 1 x W)
+/// and global pooling: no vertical padding, and one output row per frame
+/// whose window is the frame's every row (the stride becomes H).
+bool stacksFrames(const ir::Layer &L) {
+  return L.Kind != ir::LayerKind::Concat && L.PadT == 0 && L.PadB == 0 && L.Out.H == 1 &&
+         L.KH == L.In.H;
+}
+
+/// The graph a batch-N program is planned from (docs/batch.md), and the
+/// frames each layer's plan runs per frame: layers whose frames stack become
+/// one layer over N x H rows (stride H: the fc weights are loaded once per
+/// tile of frames); the others keep one frame's shapes and run N frames.
+///
+/// An fc layer over an H x W input whose tensor is dense (not a channel
+/// slice of a concat) is also flattened into a 1x1 conv over H*W*C channels:
+/// the frame's HWC pixels are one run of memory either way, and a one-pixel
+/// kernel takes chunks of up to a weights bank of channels instead of
+/// 1 / (H*W) of that, so each step loads one run per frame instead of a DMA
+/// per pixel row (AlexNet's fc6: 19 chunks of 14 channels, 576 map DMAs a
+/// step). Its weights are reordered to match (input channel (y*W + x)*C + c).
+ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Frames) {
+  ir::Graph B = G;
+  Frames.assign(G.Layers.size(), N);
+  const std::vector<bool> InConcat = concatInputs(G);
+  for (size_t I = 0; I < B.Layers.size(); ++I) {
+    ir::Layer &L = B.Layers[I];
+    std::vector<float>().swap(L.Weights); // Packing reads QWeights only.
+    if (N == 1 || !stacksFrames(L))
+      continue;
+    Frames[I] = 1;
+    const bool Flatten = L.Kind == ir::LayerKind::Conv && L.Groups == 1 && !L.HasResidual &&
+                         L.In.H * L.In.W > 1 && L.KW == L.In.W && L.PadL == 0 && L.PadR == 0 &&
+                         (L.input() < 0 || !InConcat[size_t(L.input())]);
+    if (Flatten) {
+      const unsigned C = L.In.C, KK = L.KH * L.KW, Cout = L.Out.C;
+      std::vector<int16_t> W(L.QWeights.size());
+      for (unsigned O = 0; O < Cout; ++O)
+        for (unsigned Ci = 0; Ci < C; ++Ci)
+          for (unsigned K = 0; K < KK; ++K)
+            W[(size_t(O) * KK + K) * C + Ci] = L.QWeights[(size_t(O) * C + Ci) * KK + K];
+      L.QWeights = std::move(W);
+      L.In = {C * KK, N, 1};
+      L.KH = L.KW = L.SH = L.SW = 1;
+      L.Out.H = N;
+      L.Out.W = 1;
+      continue;
+    }
+    L.SH = L.In.H;
+    L.In.H *= N;
+    L.Out.H = N;
+  }
+  return B;
+}
+
+/// With CompileOptions::PipelinePools: moves each whole pooling layer of a
+/// batch to right after the conv that last produces its input, where
+/// Sequence.cpp runs it frame-pipelined beside that conv. When the pool reads
+/// a concat, the biggest of the concat's producing convs (an inception
+/// block's 3x3 rather than its 5x5) is moved to be the last one first, so the
+/// pool's traffic hides under the most traces. Legal: the pool's inputs are
+/// complete where it goes and the layers it jumps over ran before it, so none
+/// reads it; the moved conv jumps only over layers that do not read it.
+void pipelineOrder(const ir::Graph &G, std::vector<LayerPlan> &Plans) {
+  auto Whole = [](const LayerPlan &P) { return P.FirstPart && P.LastPart; };
+  // The layers whose outputs layer I's inputs are (through concats).
+  std::function<void(int, std::vector<unsigned> &)> Sources = [&](int I,
+                                                                  std::vector<unsigned> &Out) {
+    if (I < 0)
+      return;
+    const ir::Layer &L = G.Layers[size_t(I)];
+    if (L.Kind != ir::LayerKind::Concat) {
+      Out.push_back(unsigned(I));
+      return;
+    }
+    for (int In : L.Inputs)
+      Sources(In, Out);
+  };
+  auto Reads = [&](const LayerPlan &P, unsigned Layer) {
+    std::vector<unsigned> S;
+    for (int In : P.L->Inputs)
+      Sources(In, S);
+    if (P.L->HasResidual)
+      Sources(P.L->Residual, S);
+    return std::find(S.begin(), S.end(), Layer) != S.end();
+  };
+  for (size_t Q = 0; Q < Plans.size(); ++Q) {
+    // A pool of one round, or beside a conv of one, would run after the conv
+    // anyway (Sequence.cpp: pipeline), and the move would only cost.
+    if (Plans[Q].IsConv || Plans[Q].Elementwise || !Whole(Plans[Q]) || Plans[Q].Frames < 2 ||
+        Plans[Q].Rounds.size() < 2)
+      continue;
+    std::vector<unsigned> Src;
+    for (int In : G.Layers[Plans[Q].Index].Inputs)
+      Sources(In, Src);
+    // The producers' plan positions; the last, and the biggest whole conv.
+    int Last = -1, Big = -1;
+    for (size_t K = 0; K < Q; ++K) {
+      if (std::find(Src.begin(), Src.end(), Plans[K].Index) == Src.end())
+        continue;
+      Last = int(K);
+      const LayerPlan &P = Plans[K];
+      if (P.IsConv && Whole(P) && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
+          (Big < 0 || P.EstCycles > Plans[size_t(Big)].EstCycles))
+        Big = int(K);
+    }
+    if (Big < 0)
+      continue;
+    if (Big != Last) {
+      bool Free = true;
+      for (int K = Big + 1; K <= Last && Free; ++K)
+        Free = !Reads(Plans[size_t(K)], Plans[size_t(Big)].Index);
+      if (Free)
+        std::rotate(Plans.begin() + Big, Plans.begin() + Big + 1, Plans.begin() + Last + 1);
+      else if (!Plans[size_t(Last)].IsConv || !Whole(Plans[size_t(Last)]))
+        continue;
+    }
+    std::rotate(Plans.begin() + Last + 1, Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
+  }
 }
 
 } // namespace
@@ -319,7 +447,18 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   auto B = makeBufferMap(Hw);
   if (!B)
     return B.takeError();
-  auto Plans = planAll(G, Hw, *B, Opts);
+  if (Opts.Batch == 0)
+    return compileError("the batch must be at least one frame");
+  // A batch is planned from a graph whose fc-like layers run over the
+  // stacked frames (PG); tensors, the layer table and the input and output
+  // keep G's shapes of one frame.
+  const unsigned N = Opts.Batch;
+  std::vector<unsigned> Frames(G.Layers.size(), 1);
+  std::optional<ir::Graph> Batched;
+  if (N > 1)
+    Batched = batchGraph(G, N, Frames);
+  const ir::Graph &PG = Batched ? *Batched : G;
+  auto Plans = planAll(PG, Hw, *B, Opts, Frames);
   if (!Plans)
     return Plans.takeError();
 
@@ -327,19 +466,22 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.Hw = Hw;
   Prog.ModelName = G.Name;
   Prog.DataAddr = DataBase;
+  Prog.Batch = N;
   if (Opts.ScheduleLayers) {
     // Run layers in the scheduler's order (a layer's parts stay together).
     std::vector<uint64_t> Cycles(G.Layers.size(), 0);
     for (const LayerPlan &P : *Plans)
       Cycles[P.Index] += P.EstCycles;
     std::vector<unsigned> Rank(G.Layers.size());
-    std::vector<unsigned> Order = scheduleLayers(G, Cycles);
+    std::vector<unsigned> Order = scheduleLayers(PG, Cycles);
     for (unsigned K = 0; K < Order.size(); ++K)
       Rank[Order[K]] = K;
     std::stable_sort(Plans->begin(), Plans->end(), [&](const LayerPlan &A, const LayerPlan &B) {
       return Rank[A.Index] < Rank[B.Index];
     });
   }
+  if (Opts.PipelinePools)
+    pipelineOrder(PG, *Plans);
   packWeights(*Plans, Hw, DataBase, Prog.Data);
   if (Parts)
     for (const LayerPlan &P : *Plans)
@@ -350,13 +492,13 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   const uint64_t WeightBytes = Next - DataBase;
   auto Place = [&](uint32_t C, uint32_t H, uint32_t W) {
     uint64_t A = Next;
-    Next = alignTo(Next + uint64_t(C) * H * W * 2, TensorAlign);
+    Next = alignTo(Next + uint64_t(N) * C * H * W * 2, TensorAlign);
     return A;
   };
   Prog.Input = {G.InputName, Place(G.Input.C, G.Input.H, G.Input.W),
                 G.Input.C,   G.Input.H,
                 G.Input.W,   uint32_t(G.InputFrac)};
-  const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0};
+  const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0, Prog.Input.bytes()};
   auto Views = placeTensors(G, Place);
   if (!Views)
     return Views.takeError();
@@ -392,15 +534,23 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     if (!Opts.PreciseLayerDeps)
       P.NeedsDone = P.Ordinal - 1; // Wait for the previous layer, whatever it is.
     P.In = ViewOf(L.input());
+    if (L.In.C != G.Layers[P.Index].In.C) {
+      // Flattened by batchGraph: each frame's dense H x W x C input is one
+      // pixel of H*W*C channels.
+      assert(P.In.dense(G.Layers[P.Index].In.C) && "batchGraph flattens dense inputs only");
+      P.In.W = 1;
+      P.In.Stride = L.In.C;
+    }
     P.Out = ViewOf(int(P.Index));
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
     if (L.Kind == ir::LayerKind::Add)
       P.In2 = ViewOf(L.Inputs[1]);
   }
+  // MACs of the whole batch (utilization is per program run); shapes of one frame.
   for (const ir::Layer &L : G.Layers)
-    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName, L.macs(),
-                           L.Out.C, L.Out.H, L.Out.W});
+    Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
+                           L.macs() * N, L.Out.C, L.Out.H, L.Out.W});
   // A final softmax runs on the host; it is listed so reports can say so.
   if (G.HostSoftmax)
     Prog.Layers.push_back(
@@ -432,15 +582,20 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   std::string Out =
       fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9}\n", "layer", "type",
                   "chunks", "tile", "rounds", "og", "order", "est cycles", "est MB");
-  const std::vector<bool> InConcat = concatInputs(G);
-  for (unsigned I = 0; I < G.Layers.size(); ++I) {
-    const ir::Layer &L = G.Layers[I];
+  std::vector<unsigned> Frames(G.Layers.size(), 1);
+  std::optional<ir::Graph> Batched;
+  if (Opts.Batch > 1)
+    Batched = batchGraph(G, Opts.Batch, Frames);
+  const ir::Graph &PG = Batched ? *Batched : G;
+  const std::vector<bool> InConcat = concatInputs(PG);
+  for (unsigned I = 0; I < PG.Layers.size(); ++I) {
+    const ir::Layer &L = PG.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
       Out += fmt::format("{:<16} {:<8} (a view: its inputs write into its tensor)\n", L.Name,
                          "concat");
       continue;
     }
-    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts);
+    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I]);
     if (!Parts) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;

@@ -71,7 +71,8 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   const uint64_t PixelOut =
       WholePixels ? SliceBytes : roundUp(unsigned(SliceBytes), Hw.DramBurstBytes);
   const uint64_t PixelIo = PixelOut * (L.HasResidual ? 2 : 1);
-  const uint64_t OutBytes = uint64_t(L.Out.H) * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
+  const uint64_t OutBytes =
+      uint64_t(P.Frames) * L.Out.H * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
   // With several chunks every round reloads its chunks; with one, a round
   // loads only what differs from the round before.
   uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
@@ -144,7 +145,8 @@ Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   // to issue it, so short windows are issue-bound.
   uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
                      P.Rounds.size() * StepOverhead * P.NChunks;
-  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  uint64_t Bytes =
+      uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
@@ -154,7 +156,7 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
   // Each operand is a vpre into the accumulators, then one vwb.
   uint64_t Compute =
       timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * StepOverhead;
-  uint64_t Bytes = L.Out.elems() * 2 * (Operands + 1);
+  uint64_t Bytes = P.Frames * L.Out.elems() * 2 * (Operands + 1);
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
@@ -195,6 +197,7 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   // loop and 3 per pass (two address steps and the trace), which bounds
   // grouped 1x1 convs.
   const uint64_t Issue = Passes > 1 ? Pixels * (4 + 3 * Passes) : 0;
-  uint64_t Bytes = uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + L.Out.elems() * 2;
+  uint64_t Bytes =
+      uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }

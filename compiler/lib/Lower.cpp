@@ -19,6 +19,7 @@ namespace {
 /// Where one CU's tile of a step lies, in output and input coordinates.
 struct TileGeom {
   bool Active = false;
+  unsigned Frame = 0;                        ///< Of a batch (LayerPlan::Frames).
   unsigned OY0 = 0, OX0 = 0, VR = 0, VC = 0; ///< Output origin and valid extent.
   int IY0 = 0, IX0 = 0;                      ///< Input origin of the region (may be < 0).
   unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
@@ -30,7 +31,8 @@ TileGeom geometry(const LayerPlan &P, int Tile) {
     return T;
   const ir::Layer &L = *P.L;
   T.Active = true;
-  T.OY0 = unsigned(Tile) / P.NColBlocks * P.R;
+  T.Frame = P.frameOf(unsigned(Tile));
+  T.OY0 = unsigned(Tile) % P.tilesPerFrame() / P.NColBlocks * P.R;
   T.OX0 = unsigned(Tile) % P.NColBlocks * P.Wt;
   T.VR = P.validRows(unsigned(Tile));
   T.VC = P.validCols(unsigned(Tile));
@@ -192,9 +194,13 @@ void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
   // LayerDone is signalled once per layer, in layer order: consume the
   // signals up to the latest layer whose output this one reads.
+  // A pipelined pool waits for the layers before the conv it reads, and
+  // for that conv's frames one by one.
   if (S.FirstOfLayer)
-    for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
+    for (; LayersSeenDone < P.NeedsDone - (S.Pipelined ? 1 : 0); ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
+  for (unsigned F = 0; F < S.FrameWaits; ++F)
+    E.wait(Unit::Load, FrameDone);
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
   if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
@@ -236,7 +242,8 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
       continue;
     uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;
     auto DramAt = [&](unsigned Y, unsigned X) {
-      return View.at(uint64_t(T.IY0 + int(Y * P.StepY)), uint64_t(T.IX0 + int(X * P.StepX)), C0);
+      return View.frame(T.Frame).at(uint64_t(T.IY0 + int(Y * P.StepY)),
+                                    uint64_t(T.IX0 + int(X * P.StepX)), C0);
     };
     if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
@@ -502,12 +509,13 @@ void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op) {
     TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
     if (NCh == 0)
       continue;
+    const TensorView F = V.frame(T.Frame);
     if (T.VC == L.Out.W && Rd.ExtC == T.VC) {
       // Whole output rows: the tile is one run of pixels.
-      dma(Op, V.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
+      dma(Op, F.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
       continue;
     }
-    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op, V.at(T.OY0, T.OX0, Chan0),
+    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op, F.at(T.OY0, T.OX0, Chan0),
               Base, Cu, T.VC, NCh, DStride, Entry, 1u << Cu);
   }
 }

@@ -30,6 +30,7 @@ enum Sem : unsigned {
   OutFree = 10,   ///< store -> compute: output region b stored
   LayerDone = 12, ///< store -> load: a layer's outputs are all in DRAM
   ResFull = 13,   ///< load -> compute: residual tile b is in output region b
+  FrameDone = 15, ///< store -> load: a conv stored another frame (pipelined pools)
 };
 
 struct Step {
@@ -40,6 +41,18 @@ struct Step {
   bool Writes = false;                            ///< Produces final outputs.
   bool FirstOfLayer = false, LastOfLayer = false; ///< Of the layer's first / last part.
   bool LastOfPlan = false;
+  /// Another layer's step came just before (a pipelined pool): mark this
+  /// layer again, so that its cycles are counted as its own.
+  bool Remark = false;
+  /// A pooling step frame-pipelined beside the conv it reads (Sequence.cpp):
+  /// its loads wait for FrameWaits more of the conv's FrameDone signals
+  /// instead of the conv's LayerDone.
+  bool Pipelined = false;
+  bool Late = false; ///< Pipelined, right after the conv's last step: loads after it.
+  unsigned FrameWaits = 0;
+  /// Frames of a batch this step completes (conv beside a pipelined pool):
+  /// FrameDone signals after its stores.
+  unsigned FrameSignals = 0;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0; ///< Bank parities.
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };

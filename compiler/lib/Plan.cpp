@@ -64,7 +64,7 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
 }
 
 unsigned LayerPlan::validRows(unsigned T) const {
-  return std::min(R, L->Out.H - T / NColBlocks * R);
+  return std::min(R, L->Out.H - T % tilesPerFrame() / NColBlocks * R);
 }
 
 unsigned LayerPlan::validCols(unsigned T) const {
@@ -110,7 +110,7 @@ static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsi
     return false;
   P.NRowBlocks = ceilDiv(L.Out.H, R);
   P.NColBlocks = ceilDiv(L.Out.W, Wt);
-  P.NTiles = P.NRowBlocks * P.NColBlocks;
+  P.NTiles = P.NRowBlocks * P.NColBlocks * P.Frames;
   return true;
 }
 
@@ -136,9 +136,10 @@ enum class GroupMode {
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog, GroupMode Mode = GroupMode::Dense) {
+         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense) {
   LayerPlan P;
   P.L = &L;
+  P.Frames = Frames;
   P.Index = Index;
   P.OutIsSlice = OutIsSlice;
   P.OcBase = OcBase;
@@ -338,9 +339,10 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
 
 llvm::Expected<std::vector<LayerPlan>>
 snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
-                          const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts) {
+                          const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
+                          unsigned Frames) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
-  auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0);
+  auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames);
   if (!Whole)
     return Whole.takeError();
   std::vector<LayerPlan> Best;
@@ -353,7 +355,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     if (!Opts.GroupedVdw || !groupedVdwFits(L, G))
       return;
     for (GroupMode Mode : {GroupMode::Vdw, GroupMode::Chunks}) {
-      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Mode);
+      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, Mode);
       if (!Gv) {
         llvm::consumeError(Gv.takeError()); // Too many passes for a weights bank.
         continue;
@@ -377,7 +379,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   const unsigned Whole1 = Cout / G * G;
   std::optional<std::pair<LayerPlan, Cost>> WholeGroups;
   if (Whole1 > 0) {
-    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0);
+    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0, Frames);
     if (!A)
       return A.takeError(); // The whole layer planned, so should its first groups.
     WholeGroups = std::move(*A);
@@ -385,7 +387,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   for (unsigned K = 1; (1u << K) <= V; ++K) {
     if (V % (1u << K) != 0)
       continue;
-    auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K);
+    auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames);
     if (One && One->second < BestCost) {
       BestCost = One->second;
       Best.clear();
@@ -395,7 +397,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     }
     if (!WholeGroups)
       continue;
-    auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K);
+    auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K, Frames);
     if (!Rest) {
       llvm::consumeError(Rest.takeError());
       continue;

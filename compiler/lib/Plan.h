@@ -40,6 +40,15 @@ struct TensorView {
   uint32_t W = 0;      ///< Pixels per row.
   uint32_t Stride = 0; ///< Channels per pixel in the underlying tensor.
   uint32_t Offset = 0; ///< First channel of this view.
+  /// Bytes between two frames of a batched program's tensor (the frames of
+  /// a tensor lie one after another; docs/batch.md).
+  uint64_t FrameBytes = 0;
+  /// The same view of frame F.
+  TensorView frame(unsigned F) const {
+    TensorView V = *this;
+    V.Addr += F * FrameBytes;
+    return V;
+  }
   uint64_t at(uint64_t Y, uint64_t X, uint64_t C) const {
     return Addr + ((Y * W + X) * Stride + Offset + C) * 2;
   }
@@ -137,6 +146,15 @@ struct LayerPlan {
   // roundUp(Wt, pix()) pixels).
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
   unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1;
+  /// Frames of a batched program this plan runs (docs/batch.md): tile T is
+  /// tile T % tilesPerFrame() of frame T / tilesPerFrame(), so rounds, loop
+  /// order and the cost model see the batch's tiles as one layer's, and a
+  /// kernel-stationary plan loads each kernel chunk once for every frame.
+  /// Layers whose frames stack exactly (Compiler.cpp) run as one frame of
+  /// stacked rows instead.
+  unsigned Frames = 1;
+  unsigned tilesPerFrame() const { return NRowBlocks * NColBlocks; }
+  unsigned frameOf(unsigned T) const { return T / tilesPerFrame(); }
   unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.
   /// Tile-major rounds (maps stay while output groups change) rather than
   /// output-group-major (kernels stay while tiles change).
@@ -190,9 +208,11 @@ struct LayerPlan {
 /// Chooses chunks, tile shape, loop order and trace mode for layer L: one
 /// plan, or two parts over its output channels.
 /// OutIsSlice: L's output goes into a concat's tensor.
+/// Frames: the frames of a batch the layer runs per frame (1 otherwise).
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
-                                                 const BufferMap &B, const CompileOptions &Opts);
+                                                 const BufferMap &B, const CompileOptions &Opts,
+                                                 unsigned Frames = 1);
 
 /// The report form of a part's plan (--emit=plan, --emit=plan-json).
 PlanPart describePart(const LayerPlan &P);

@@ -8,67 +8,175 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerer.h"
+#include <unordered_map>
 
 using namespace snow;
 using namespace snow::compiler;
 
+/// The steps of one plan in its own order: (round, chunk), flags unset.
+static std::vector<Step> planSteps(const LayerPlan &P) {
+  std::vector<Step> Steps;
+  auto Add = [&](unsigned RoundIdx, unsigned Chunk) {
+    Step S;
+    S.P = &P;
+    S.RoundIdx = RoundIdx;
+    S.Chunk = Chunk;
+    S.Writes =
+        !P.IsConv || P.Depthwise || Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second;
+    Steps.push_back(S);
+  };
+  for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
+    if (P.Depthwise || P.Elementwise) {
+      // Output group Og reads exactly input chunk Og (every CU of a round
+      // has the same group).
+      Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
+      continue;
+    }
+    // Every CU of a GroupChunks round has the same output group (Tiles
+    // packing), whose chunks are the round's steps.
+    auto [C0, C1] = P.ogChunks(P.Rounds[Rd].firstOg());
+    for (unsigned C = C0; C < C1; ++C)
+      Add(Rd, C);
+  }
+  return Steps;
+}
+
+/// The last frame among the tiles of step S's round.
+static unsigned lastFrame(const Step &S) {
+  unsigned F = 0;
+  for (const Work &W : S.round().Cus)
+    if (W.active())
+      F = std::max(F, S.P->frameOf(unsigned(W.Tile)));
+  return F;
+}
+
+/// Whether pooling plan Q, right after conv plan C in program order, can run
+/// frame-pipelined beside it (CompileOptions::PipelinePools): both whole
+/// layers over the same frames of a batch, and C the last layer Q waits for
+/// (Q reads C's output, directly or through a concat).
+static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
+  return C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv && !Q.Elementwise && Q.FirstPart &&
+         Q.LastPart && C.Frames > 1 && Q.Frames == C.Frames && Q.NeedsDone == C.Ordinal;
+}
+
+/// Conv C's steps with pooling Q's steps among them, each of Q's steps once
+/// C has stored every frame it reads (docs/batch.md, "Pipelined pools").
+/// C's store unit signals FrameDone once per frame as its frames complete;
+/// Q's load unit waits for them. A step of Q goes after a writing step of C
+/// (C's accumulators are then free), at least one step after the one that
+/// completed its last frame: its loads are emitted before the step before it
+/// runs, and must come after the signal they wait for. Steps that find no
+/// such place, and Q's last, follow C's last step, so that the layers still
+/// finish (and signal LayerDone) in program order.
+static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
+  const unsigned N = C.front().P->Frames;
+  // DoneAt[f]: the step of C after whose stores frames 0..f are all stored.
+  std::vector<size_t> DoneAt(N, 0);
+  for (size_t K = 0; K < C.size(); ++K)
+    if (C[K].Writes)
+      for (const Work &W : C[K].round().Cus)
+        if (W.active())
+          DoneAt[C[K].P->frameOf(unsigned(W.Tile))] = K;
+  for (unsigned F = 1; F < N; ++F)
+    DoneAt[F] = std::max(DoneAt[F], DoneAt[F - 1]);
+  for (unsigned F = 0; F < N; ++F)
+    ++C[DoneAt[F]].FrameSignals;
+  std::vector<Step> Out;
+  size_t J = 0;
+  unsigned Waited = 0;
+  auto Take = [&] {
+    Step S = Q[J++];
+    const unsigned Need = lastFrame(S) + 1;
+    S.FrameWaits = Need > Waited ? Need - Waited : 0;
+    Waited = std::max(Waited, Need);
+    S.Pipelined = true;
+    Out.push_back(S);
+  };
+  for (size_t K = 0; K < C.size(); ++K) {
+    Out.push_back(C[K]);
+    if (!C[K].Writes || K + 1 == C.size())
+      continue;
+    // At most as many of Q's steps as keep Q's share of the remaining
+    // places even, so its traffic spreads over C's traces.
+    const size_t Left = C.size() - K - 1;
+    size_t Quota = (Q.size() - J + Left - 1) / Left;
+    while (Quota-- > 0 && J + 1 < Q.size() && DoneAt[lastFrame(Q[J])] < K)
+      Take();
+  }
+  // The first of these has its loads emitted before C's last step runs:
+  // it loads only after C's LayerDone (Late), which follows that step's
+  // signals in program order.
+  const size_t FirstLate = Out.size();
+  while (J < Q.size())
+    Take();
+  if (FirstLate < Out.size())
+    Out[FirstLate].Late = true;
+  if (Waited < N) // Every signal is consumed: the last step waits for the rest.
+    Out.back().FrameWaits += N - Waited;
+  return Out;
+}
+
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                             const CompileOptions &Opts) {
+  // Program order: plan after plan, but a pooling layer frame-pipelined
+  // beside the conv it reads, where it can be.
   std::vector<Step> Steps;
+  for (size_t I = 0; I < Plans.size(); ++I) {
+    std::vector<Step> Own = planSteps(Plans[I]);
+    if (Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
+        pipelines(Plans[I], Plans[I + 1]) && !Own.empty()) {
+      std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]));
+      Steps.insert(Steps.end(), Both.begin(), Both.end());
+      ++I;
+      continue;
+    }
+    Steps.insert(Steps.end(), Own.begin(), Own.end());
+  }
+  // Flags and bank parities, in program order. A step's maps can stay from
+  // the step of its own plan before it only if that step is the one just
+  // before (another layer's step in between loads its maps into the other
+  // bank); weights only conv steps load, so they stay across a pool's steps.
+  std::unordered_map<const LayerPlan *, size_t> Seen, Count;
+  std::unordered_map<const LayerPlan *, Step *> PrevOf;
+  for (const Step &S : Steps)
+    ++Count[S.P];
   unsigned InCount = 0, WCount = 0, OutCount = 0;
-  for (const LayerPlan &P : Plans) {
-    size_t First = Steps.size();
-    auto Add = [&](unsigned RoundIdx, unsigned Chunk) {
-      Step S;
-      S.P = &P;
-      S.RoundIdx = RoundIdx;
-      S.Chunk = Chunk;
-      Steps.push_back(S);
+  for (size_t K = 0; K < Steps.size(); ++K) {
+    Step &S = Steps[K];
+    const LayerPlan &P = *S.P;
+    Step *PrevSame = PrevOf[&P];
+    Step *Before = K > 0 ? &Steps[K - 1] : nullptr;
+    S.FirstOfLayer = !PrevSame && P.FirstPart;
+    S.LastOfPlan = ++Seen[&P] == Count[&P];
+    S.LastOfLayer = S.LastOfPlan && P.LastPart;
+    S.Remark = !S.FirstOfLayer && Before && Before->P->Index != P.Index;
+    auto Same = [&](auto Field) {
+      const Round &A = PrevSame->round(), &Bd = S.round();
+      for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
+        if (A.Cus[Cu].active() != Bd.Cus[Cu].active() ||
+            (A.Cus[Cu].active() && A.Cus[Cu].*Field != Bd.Cus[Cu].*Field))
+          return false;
+      return true;
     };
-    for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
-      if (P.Depthwise || P.Elementwise) {
-        // Output group Og reads exactly input chunk Og (every CU of a round
-        // has the same group).
-        Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
-        continue;
-      }
-      // Every CU of a GroupChunks round has the same output group (Tiles
-      // packing), whose chunks are the round's steps.
-      auto [C0, C1] = P.ogChunks(P.Rounds[Rd].firstOg());
-      for (unsigned C = C0; C < C1; ++C)
-        Add(Rd, C);
-    }
-    for (size_t K = First; K < Steps.size(); ++K) {
-      Step &S = Steps[K];
-      const Step *Prev = K > First ? &Steps[K - 1] : nullptr;
-      S.FirstOfLayer = !Prev && P.FirstPart;
-      S.LastOfPlan = K + 1 == Steps.size();
-      S.LastOfLayer = S.LastOfPlan && P.LastPart;
-      auto Same = [&](auto Field) {
-        const Round &A = Prev->round(), &Bd = S.round();
-        for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
-          if (A.Cus[Cu].active() != Bd.Cus[Cu].active() ||
-              (A.Cus[Cu].active() && A.Cus[Cu].*Field != Bd.Cus[Cu].*Field))
-            return false;
-        return true;
-      };
-      S.NewMap = !Prev || !Same(&Work::Tile) || (Prev->Chunk != S.Chunk && !P.FullDepth);
-      S.NewW = P.IsConv && (!Prev || !Same(&Work::Og) || Prev->Chunk != S.Chunk);
-      S.Writes = !P.IsConv || P.Depthwise || S.Chunk + 1 == P.ogChunks(S.round().firstOg()).second;
-      if (Prev) {
-        Steps[K - 1].LastMapUse = S.NewMap;
-        Steps[K - 1].LastWUse = S.NewW;
-      }
-      if (S.LastOfPlan)
-        S.LastMapUse = S.LastWUse = true;
-      unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
-      InCount += S.NewMap;
-      WCount += S.NewW;
-      S.InBuf = (InCount - 1) % Banks;
-      S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
-      S.OutBuf = OutCount % Banks;
-      OutCount += S.Writes;
-    }
+    S.NewMap = !PrevSame || PrevSame != Before || !Same(&Work::Tile) ||
+               (PrevSame->Chunk != S.Chunk && !P.FullDepth);
+    S.NewW = P.IsConv && (!PrevSame || !Same(&Work::Og) || PrevSame->Chunk != S.Chunk);
+    if (PrevSame && PrevSame == Before)
+      PrevSame->LastMapUse = S.NewMap;
+    if (PrevSame)
+      PrevSame->LastWUse = S.NewW;
+    if (Before && Before != PrevSame)
+      Before->LastMapUse = true; // Set already if it was its plan's last.
+    if (S.LastOfPlan)
+      S.LastMapUse = S.LastWUse = true;
+    unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
+    InCount += S.NewMap;
+    WCount += S.NewW;
+    S.InBuf = (InCount - 1) % Banks;
+    S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
+    S.OutBuf = OutCount % Banks;
+    OutCount += S.Writes;
+    PrevOf[&P] = &S;
   }
   return Steps;
 }
@@ -93,13 +201,15 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Low.loadResidual(S);
   };
   auto Body = [&](const Step &S, const Emitter::Block *Mid) {
-    if (S.FirstOfLayer) {
+    if (S.FirstOfLayer || S.Remark) {
       E.beginRegion("layer '" + S.P->L->Name + "'");
       E.mark(S.P->Index);
     }
     Low.compute(S, Mid);
     if (S.Writes)
       Low.store(S);
+    for (unsigned F = 0; F < S.FrameSignals; ++F)
+      E.signal(Unit::Store, FrameDone);
   };
   if (!Opts.DoubleBuffer) {
     for (const Step &S : Steps) {
@@ -125,7 +235,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // Prefetch: the next step's weights always; its maps within the layer,
     // or for a new layer that does not read this one's output (its maps
     // only wait for older layers, whose LayerDone was signalled already).
-    const bool EarlyMaps = Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal);
+    const bool EarlyMaps = Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal ||
+                                    (Next->Pipelined && !Next->Late));
     // Memory-access balancing: the load unit starts the next step's loads
     // with a wait for banks that this step's predecessor frees, so they queue
     // up behind it. If they outnumber half a queue, the control core would

@@ -106,6 +106,19 @@ static cl::opt<std::string> ExportOnnx("export-onnx",
                                        cl::desc("Write the model as written as ONNX, and stop"),
                                        cl::value_desc("model.onnx"), cl::cat(Cat));
 
+static cl::opt<unsigned>
+    Batch("batch",
+          cl::desc("Compile one program for N frames that reuses each weight tile across them "
+                   "(fc layers over the stacked frames, conv layers planned over the batch's "
+                   "tiles); snowsim --input then takes exactly N frames (docs/batch.md)"),
+          cl::value_desc("N"), cl::init(1), cl::cat(Cat));
+
+static cl::opt<bool> NoPipelinePools(
+    "no-pipeline-pools",
+    cl::desc("With --batch: run each pooling layer after the conv it reads, not frame by frame "
+             "beside it"),
+    cl::cat(Cat));
+
 static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
 
 int main(int Argc, char **Argv) {
@@ -174,6 +187,10 @@ int main(int Argc, char **Argv) {
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
   Opts.DmaLoops = !NoDmaLoops;
+  if (Batch == 0)
+    return fail("--batch must be at least 1");
+  Opts.Batch = Batch;
+  Opts.PipelinePools = Batch > 1 && !NoPipelinePools;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

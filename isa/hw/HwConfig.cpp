@@ -16,6 +16,7 @@
 #include "snow/isa/IsaConstants.h"
 #include "snow/isa/Word.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Yaml.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -325,14 +326,13 @@ llvm::Expected<Parsed> parseDocument(const YAML::Node &Doc, const std::string &F
 
 llvm::Expected<Parsed> parseImpl(const std::string &Text, const std::string &File, unsigned Depth) {
   try {
-    std::vector<YAML::Node> Docs = YAML::LoadAll(Text);
-    if (Docs.empty())
+    snow::YamlDocument D = snow::loadOneDocument(Text);
+    if (std::string Err = snow::extraDocumentError(D, File); !Err.empty())
+      return makeError(Err);
+    if (!D.Root.IsDefined() || D.Root.IsNull())
       return makeError(
           fmt::format("{}:1: expected a map of 'key: value' lines, got an empty document", File));
-    if (Docs.size() > 1)
-      return makeError(fmt::format("{}:{}: expected one YAML document, got {}", File,
-                                   Docs[1].Mark().line + 1, Docs.size()));
-    return parseDocument(Docs[0], File, Depth);
+    return parseDocument(D.Root, File, Depth);
   } catch (const YAML::Exception &E) {
     // ParserException and friends: mark is 0-based, columns included.
     return makeError(fmt::format("{}:{}:{}: {}", File, E.mark.line + 1, E.mark.column + 1, E.msg));

@@ -17,6 +17,7 @@
 #include "snow/support/Crc32.h"
 #include "snow/support/FileIO.h"
 #include "snow/support/HugePages.h"
+#include "snow/support/Text.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CRC.h"
@@ -46,6 +47,8 @@ constexpr std::array<const char *, NumSections> SectionTags = {"HWCF", "MODL", "
 
 // The smallest encodings, used to reject counts that cannot fit before
 // allocating for them.
+/// The largest tensor dimension a program may declare (the front ends' limit).
+constexpr uint32_t MaxTensorDim = 65536;
 constexpr uint64_t MinLayerBytes = 4 + 4 + 8 + 3 * 4; // Two empty strings, macs, OutC/H/W.
 
 llvm::Error makeError(const std::string &Msg) {
@@ -192,6 +195,36 @@ std::string tagText(llvm::ArrayRef<uint8_t> Tag) {
 llvm::Error checkProgram(const Program &P, const std::string &Name) {
   if (llvm::Error E = validate(P.Hw, Name + "[HWCF]"))
     return E;
+  if (P.Code.empty())
+    return makeError(fmt::format("{}: section 'CODE' holds no instruction; a program needs at "
+                                 "least one (halt)",
+                                 Name));
+  // Each field named with its allowed range (docs/program-format.md).
+  for (const auto &TW : {std::pair{&P.Input, "input"}, std::pair{&P.Output, "output"}}) {
+    // Not a structured binding: clang 14 (the fuzzing build) cannot capture one.
+    const TensorInfo *T = TW.first;
+    const char *Which = TW.second;
+    auto Bad = [&](const char *Field, uint64_t V, const char *Range) {
+      return makeError(fmt::format("{}: section 'TENS': {} tensor '{}': {} is {}, must be {}", Name,
+                                   Which, snow::escapeUntrusted(T->Name, 80), Field, V, Range));
+    };
+    for (auto [Field, V] : {std::pair{"C", T->C}, std::pair{"H", T->H}, std::pair{"W", T->W}})
+      if (V < 1 || V > MaxTensorDim)
+        return Bad(Field, V, "1..65536");
+    if (T->FracBits > 15)
+      return Bad("FracBits", T->FracBits, "0..15 (int16 Q(15-FracBits).FracBits)");
+    if (T->Addr % 2)
+      return Bad("address", T->Addr, "a multiple of 2 (int16 elements)");
+  }
+  for (size_t I = 0; I < P.Layers.size(); ++I) {
+    const LayerInfo &L = P.Layers[I];
+    for (auto [Field, V] :
+         {std::pair{"OutC", L.OutC}, std::pair{"OutH", L.OutH}, std::pair{"OutW", L.OutW}})
+      if (V < 1)
+        return makeError(fmt::format("{}: section 'LAYR': layer {} ('{}'): {} is 0, must be at "
+                                     "least 1",
+                                     Name, I, snow::escapeUntrusted(L.Name, 80), Field));
+  }
   uint64_t Dram = P.Hw.dramBytes();
   auto Fits = [&](uint64_t Addr, uint64_t Bytes) {
     uint64_t End = llvm::SaturatingAdd(Addr, Bytes);
@@ -205,7 +238,7 @@ llvm::Error checkProgram(const Program &P, const std::string &Name) {
     uint64_t Bytes = llvm::SaturatingMultiply(
         llvm::SaturatingMultiply(llvm::SaturatingMultiply(uint64_t(T->C), uint64_t(T->H)),
                                  uint64_t(T->W)),
-        uint64_t(2));
+        uint64_t(2) * std::max<uint32_t>(P.Batch, 1));
     if (!Fits(T->Addr, Bytes))
       return makeError(fmt::format("{}: section 'TENS': tensor '{}' ({}x{}x{}) at address '{:#x}' "
                                    "does not fit in the {} MiB of DRAM",
@@ -293,6 +326,13 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   Reader T = Sec(Tens);
   P.Input = T.tensor("input tensor");
   P.Output = T.tensor("output tensor");
+  // The batch is optional (absent: one frame), so single-frame programs
+  // keep the bytes they had before batches existed.
+  if (!T.failed() && T.left() >= 4) {
+    P.Batch = T.u32("batch");
+    if (!T.failed() && P.Batch == 0)
+      T.fail("batch '0': a program computes at least one frame");
+  }
   if (llvm::Error E = T.finish())
     return E;
 
@@ -362,6 +402,8 @@ Serialized serializeParts(const Program &P) {
   W.section(Tens, [&] {
     W.tensor(P.Input);
     W.tensor(P.Output);
+    if (P.Batch != 1)
+      W.u32(P.Batch);
   });
   W.section(Layr, [&] {
     assert(P.Layers.size() <= UINT32_MAX && "layer count must fit a u32");
@@ -402,7 +444,8 @@ llvm::Expected<Program> snow::isa::deserialize(llvm::ArrayRef<uint8_t> Bytes,
   if (Bytes.size() < HeaderBytes)
     return makeError(fmt::format("{}: not a prog.bin: file is {} bytes", Name, Bytes.size()));
   if (std::memcmp(Bytes.data(), ProgMagic, sizeof(ProgMagic)) != 0)
-    return makeError(fmt::format("{}: not a prog.bin (bad magic)", Name));
+    return makeError(
+        fmt::format("{}: not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')", Name));
   uint32_t Version = readU32(Bytes.data() + 8);
   if (Version != ProgVersion)
     return makeError(fmt::format("{}: format version {}, this tool reads version {}", Name, Version,

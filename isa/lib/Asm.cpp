@@ -164,7 +164,10 @@ llvm::Error Assembler::parseInst(StringRef Text, unsigned Line) {
         continue;
       }
 
-      auto [Name, Value] = Piece.split('=');
+      // Not a structured binding: clang 14 (the fuzzing build) cannot
+      // capture one in the lambda below.
+      StringRef Name, Value;
+      std::tie(Name, Value) = Piece.split('=');
       Name = Name.trim();
       Value = Value.trim();
       auto It = llvm::find_if(Info.Operands, [&](FieldId F) { return Name == fieldInfo(F).Name; });

@@ -6,6 +6,7 @@
 //   .hw ... .endhw        HWCF  the hardware, as hardware-config YAML lines
 //   .model NAME           MODL
 //   .input / .output      TENS  named fields: addr= c= h= w= frac=
+//   .batch N              TENS  frames per run (absent: 1)
 //   .layer                LAYR  one table row per line
 //   .data addr= size=     DATA  the image's extent, then .base64 lines
 //   .data16 ADDR v...           int16 values at an address, for hand-writing
@@ -62,7 +63,8 @@ static llvm::Error readFields(StringRef Dir, llvm::ArrayRef<Token> Args,
     if (!T.isKeyValue())
       return Fail("expected field=value in " + Dir + ", found '" + T.Raw +
                   "' (fields: " + fieldList(Fields) + ")");
-    auto [Key, Value] = T.Raw.split('=');
+    StringRef Key, Value; // Not a structured binding: clang 14 cannot capture one.
+    std::tie(Key, Value) = T.Raw.split('=');
     Field *F = llvm::find_if(Fields, [&](const Field &F) { return Key == F.Key; });
     if (F == Fields.end())
       return Fail("unknown field '" + Key + "' in " + Dir + " (fields: " + fieldList(Fields) + ")");
@@ -120,6 +122,17 @@ llvm::Error Assembler::parseDirective(StringRef Text, unsigned Line) {
       return errorAt(Line, ".model takes one NAME");
     Prog->ModelName = Args[0].Text;
     ModelLine = Line;
+    return llvm::Error::success();
+  }
+  if (Dir == ".batch") {
+    if (BatchLine)
+      return errorAt(Line, ".batch given twice (first on line " + Twine(BatchLine) + ")");
+    unsigned long long N = 0;
+    if (Args.size() != 1 || llvm::getAsUnsignedInteger(Args[0].Text, 0, N) || N == 0 ||
+        N > std::numeric_limits<uint32_t>::max())
+      return errorAt(Line, ".batch takes one frame count from 1 to 2^32-1");
+    Prog->Batch = uint32_t(N);
+    BatchLine = Line;
     return llvm::Error::success();
   }
   if (Dir == ".input" || Dir == ".output") {

@@ -84,7 +84,7 @@ private:
   unsigned HwLine = 0;       ///< The .hw line; its block is open while InHw.
   bool InHw = false;
   std::string HwText; ///< The block's lines, after HwLine newlines (see finishHwBlock).
-  unsigned ModelLine = 0, InputLine = 0, OutputLine = 0;
+  unsigned ModelLine = 0, InputLine = 0, OutputLine = 0, BatchLine = 0;
   unsigned DataLine = 0; ///< The .data directive.
   uint64_t DataAddr = 0, DataSize = 0;
   unsigned Base64Line = 0;          ///< First .base64 line.

@@ -82,6 +82,8 @@ llvm::Error printListing(raw_ostream &OS, const Program &P, const ListingOptions
     OS << ".model " << text::quote(P.ModelName) << "\n";
   printTensor(OS, ".input", P.Input, Hw);
   printTensor(OS, ".output", P.Output, Hw);
+  if (P.Batch != 1)
+    OS << ".batch " << P.Batch << "\n";
   if (!P.Layers.empty())
     OS << "# .layer NAME TYPE MACS OUTC OUTH OUTW\n";
   for (size_t I = 0; I < P.Layers.size(); ++I) {

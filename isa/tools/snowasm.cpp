@@ -16,6 +16,7 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Program.h"
 #include "snow/support/CommandLine.h"
+#include "snow/support/FileIO.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -48,7 +49,10 @@ int main(int Argc, char **Argv) {
                                   "snowasm: assemble a vMAC program into prog.bin\n", Cat))
     return 1;
 
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFileOrSTDIN(InputPath);
+  // A file through readInputFile (a regular file of bounded size); "-" is
+  // standard input, which the user chose to feed.
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Text =
+      InputPath == "-" ? MemoryBuffer::getSTDIN() : snow::readInputFile(InputPath, true);
   if (!Text)
     return fail("cannot read '" + InputPath + "': " + Text.getError().message());
 
@@ -62,8 +66,12 @@ int main(int Argc, char **Argv) {
                                  /*HwFixed=*/HwName.getNumOccurrences() > 0);
   if (!Prog)
     return fail(Prog.takeError());
+  if (Prog->Code.empty())
+    return fail(InputPath + ": no instructions; a program needs at least one (halt)");
 
+  // The writer checks the program once more (TENS fields, DRAM fit): name the
+  // source the values came from, not only the output file.
   if (Error E = snow::isa::writeProgram(*Prog, OutputPath))
-    return fail(std::move(E));
+    return fail(InputPath + ": " + toString(std::move(E)));
   return 0;
 }

@@ -63,15 +63,14 @@ llvm::Expected<ModelInput> snow::ref::readModelInput(const ir::Graph &G, const s
     return In;
   }
 
+  // Saturation would hide a NaN as 0 or a clamp; the float path would then
+  // report a NaN error with no hint of where it came from. snowsim shares
+  // the policy.
+  if (llvm::Error E = checkFinite(*A, Path))
+    return E;
   In.Float = std::move(A->F32);
   In.Fixed.reserve(In.Float.size());
-  for (size_t I = 0; I < In.Float.size(); ++I) {
-    // Saturation would hide a NaN as 0 or a clamp; the float path would then
-    // report a NaN error with no hint of where it came from.
-    if (!std::isfinite(In.Float[I]))
-      return inputError(
-          fmt::format("input '{}': element {} is '{}', not a finite number", Path, I, In.Float[I]));
+  for (size_t I = 0; I < In.Float.size(); ++I)
     In.Fixed.push_back(ir::toFixed(In.Float[I], G.InputFrac));
-  }
   return In;
 }

@@ -176,23 +176,14 @@ static void printClasses(const ir::Graph &G, const RunResult &R) {
 
 /// One line on stderr, --quiet or not, when some output sat at a rail: the
 /// formats were chosen for other data, and the answer is likely wrong.
-static void warnSaturation(const ir::Graph &G, const RunResult &R) {
-  size_t Worst = 0;
-  double WorstFraction = 0;
+static void reportSaturation(const ir::Graph &G, const RunResult &R) {
+  std::vector<double> Fractions;
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const uint64_t N = G.Layers[I].Out.elems();
-    const double F = N ? double(R.SaturatedPerLayer[I]) / double(N) : 0.0;
-    if (F > WorstFraction) {
-      Worst = I;
-      WorstFraction = F;
-    }
+    Fractions.push_back(N ? double(R.SaturatedPerLayer[I]) / double(N) : 0.0);
   }
-  if (WorstFraction > 0)
-    llvm::errs() << fmt::format(
-        "snowref: warning: values saturated; worst layer '{}' with {:.3f}% "
-        "of its outputs at 32767 or -32768{}\n",
-        G.Layers[Worst].Name, 100 * WorstFraction,
-        CalibrateFrames.empty() ? " (calibrate on your data: --calibrate frames.npy)" : "");
+  snow::warnSaturation(
+      "snowref", Fractions, [&](size_t I) { return G.Layers[I].Name; }, !CalibrateFrames.empty());
 }
 
 static void printReport(const ir::Graph &G, const isa::HwConfig &Hw, const RunResult &R) {
@@ -340,7 +331,7 @@ static llvm::Error run() {
     return E;
   if (!Quiet)
     printReport(*G, *Hw, R);
-  warnSaturation(*G, R);
+  reportSaturation(*G, R);
   return llvm::Error::success();
 }
 

@@ -6,15 +6,18 @@
 // all, and a program fault is reported after any trace of it was written.
 // An input batch (N, ...) of N > 1 frames runs frame by frame, each on a
 // fresh engine; the report and --stats-json show the first frame (cycles do
-// not depend on the values).
+// not depend on the values). A batched program (snowc --batch N) takes
+// exactly its N frames in one run (docs/batch.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "snow/sim/Driver.h"
+#include "snow/sim/DramImage.h"
 #include "snow/sim/Frames.h"
 #include "snow/sim/Report.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Limits.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
@@ -43,7 +46,8 @@ struct CommonOptions {
       : ProgPath(cl::Positional, cl::desc("<prog.bin>"), cl::Required, cl::cat(Cat)),
         InputPath("input",
                   cl::desc("Input tensor (.npy, float32 or int16, CHW; a batch "
-                           "(N, C, H, W) runs frame by frame)"),
+                           "(N, C, H, W) runs frame by frame, or in one run of a program "
+                           "compiled with snowc --batch N)"),
                   cl::value_desc("x.npy"), cl::cat(Cat)),
         OutputPath("output", cl::desc("Write the output tensor (int16 .npy, CHW)"),
                    cl::value_desc("y.npy"), cl::cat(Cat)),
@@ -53,6 +57,11 @@ struct CommonOptions {
                   cl::desc("Write statistics as JSON"), cl::value_desc("file"), cl::cat(Cat)),
         MaxCycles("max-cycles", cl::desc(maxCyclesDesc()), cl::init(DefaultMaxCycles),
                   cl::cat(Cat)),
+        MaxSeconds("max-seconds",
+                   cl::desc("Fault if one frame runs longer than this many seconds of wall-clock "
+                            "time (default 10, times the batch of a batched program; 0 = no "
+                            "limit)"),
+                   cl::init(snow::DefaultMaxSeconds), cl::cat(Cat)),
         HwCheck("hw",
                 cl::desc("Fail unless the program was compiled for this hardware (preset or "
                          "YAML file)"),
@@ -66,6 +75,7 @@ struct CommonOptions {
 
   cl::opt<std::string> ProgPath, InputPath, OutputPath, OutputFloat, StatsJson;
   cl::opt<uint64_t> MaxCycles;
+  cl::opt<double> MaxSeconds;
   cl::opt<std::string> HwCheck;
   cl::opt<bool> Quiet;
   cl::opt<std::string> EnergyTable;
@@ -73,8 +83,9 @@ struct CommonOptions {
 
 /// What the frames of a run produced.
 struct RunResult {
-  std::optional<SimStats> Stats; ///< The first frame's.
-  std::vector<int16_t> Output;   ///< The frames' outputs, one after another.
+  /// The first frame's, but for the rail counts: summed over every frame.
+  std::optional<SimStats> Stats;
+  std::vector<int16_t> Output; ///< The frames' outputs, one after another.
   std::vector<OutputFile> EngineFiles;
   std::string EngineName;
   double Secs = 0;
@@ -85,23 +96,13 @@ struct RunResult {
 /// One line on stderr, --quiet or not, when some layer stored values at the
 /// int16 rails (functional runs count them): its formats were chosen for
 /// other data and the answer is likely wrong (docs/fixed-point.md).
-static void warnSaturation(const std::string &Tool, const SimStats &S, const isa::Program &P) {
-  size_t Worst = 0;
-  double WorstFraction = 0;
-  for (size_t I = 0; I < S.Layers.size() && I < P.Layers.size(); ++I) {
-    const isa::LayerInfo &L = P.Layers[I];
-    const uint64_t N = uint64_t(L.OutC) * L.OutH * L.OutW;
-    const double F = N ? double(S.Layers[I].RailValues) / double(N) : 0.0;
-    if (F > WorstFraction) {
-      Worst = I;
-      WorstFraction = F;
-    }
-  }
-  if (WorstFraction > 0)
-    llvm::errs() << Tool << ": warning: values saturated; worst layer '" << P.Layers[Worst].Name
-                 << "' with " << llvm::format("%.3f", 100 * WorstFraction)
-                 << "% of its outputs at 32767 or -32768 (formats chosen for other data? snowc "
-                    "--calibrate frames.npy)\n";
+static void reportSaturation(const std::string &Tool, const SimStats &S, const isa::Program &P) {
+  std::vector<double> Fractions;
+  for (size_t I = 0; I < S.Layers.size() && I < P.Layers.size(); ++I)
+    Fractions.push_back(saturatedFraction(S, P, I));
+  // The program does not record how its formats were chosen: always hint.
+  snow::warnSaturation(
+      Tool, Fractions, [&](size_t I) { return P.Layers[I].Name; }, /*Calibrated=*/false);
 }
 
 /// Runs every frame. A program fault comes back as the error, with the
@@ -119,13 +120,21 @@ static llvm::Error runFrames(const isa::Program &Prog, const std::string &ProgPa
       return Err;
     auto Start = std::chrono::steady_clock::now();
     auto FrameStats = (*E)->run();
+    if (FrameStats)
+      FrameStats->RailFrames *= Prog.Batch; // Saturation counts cover every frame of the run.
     R.Secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     for (OutputFile &File : (*E)->takeFiles())
       R.EngineFiles.push_back(std::move(File));
     if (!FrameStats)
       return FrameStats.takeError();
-    if (!R.Stats)
+    if (!R.Stats) {
       R.Stats = std::move(*FrameStats);
+    } else if (R.Stats->RailsCounted && FrameStats->RailsCounted) {
+      // Saturation in any frame matters, not only in the first.
+      for (size_t L = 0; L < R.Stats->Layers.size(); ++L)
+        R.Stats->Layers[L].RailValues += FrameStats->Layers[L].RailValues;
+      R.Stats->RailFrames += FrameStats->RailFrames;
+    }
     std::vector<int16_t> O = (*E)->output();
     R.Output.insert(R.Output.end(), O.begin(), O.end());
   }
@@ -146,6 +155,12 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
                                                                : isa::ProgramData::SizeOnly);
   if (!Prog)
     return Fail(llvm::toString(Prog.takeError()));
+  if (!(O.MaxSeconds >= 0))
+    return Fail("--max-seconds must be a number of seconds >= 0 (0 = no limit), got '" +
+                std::to_string(O.MaxSeconds.getValue()) + "'");
+  Factory.MaxSeconds = O.MaxSeconds;
+  if (auto Err = checkSimMemory(*Prog, Factory.readsConstantData(), O.ProgPath))
+    return Fail(llvm::toString(std::move(Err)));
   if (!O.HwCheck.empty()) {
     auto Hw = isa::loadHwConfig(O.HwCheck);
     if (!Hw)
@@ -174,7 +189,23 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
       return Fail(llvm::toString(T.takeError()));
     Frames = std::move(*T);
   } else {
-    Frames.push_back(defaultInputFrame(*Prog));
+    // A batched program without --input: the default frame, Batch times.
+    Frames.assign(Prog->Batch, defaultInputFrame(*Prog));
+  }
+  const size_t NumFrames = Frames.size();
+  if (Prog->Batch > 1) {
+    if (NumFrames != Prog->Batch)
+      return Fail("'" + O.InputPath + "' holds " + std::to_string(NumFrames) + " frame" +
+                  (NumFrames == 1 ? "" : "s") + ", but '" + O.ProgPath +
+                  "' was compiled for a batch of " + std::to_string(Prog->Batch) +
+                  " (snowc --batch " + std::to_string(Prog->Batch) + "): give exactly " +
+                  std::to_string(Prog->Batch) + " frames, shape (" + std::to_string(Prog->Batch) +
+                  ", C, H, W), or recompile with --batch " + std::to_string(NumFrames));
+    // One run for the whole batch: its frames one after another.
+    std::vector<int16_t> All;
+    for (const std::vector<int16_t> &F : Frames)
+      All.insert(All.end(), F.begin(), F.end());
+    Frames.assign(1, std::move(All));
   }
 
   RunResult R;
@@ -197,7 +228,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
                                  std::pair{O.OutputFloat.getValue(), int(Out.FracBits)}}) {
     if (Path.empty())
       continue;
-    auto Bytes = encodeOutputFrames(Path, R.Output, Frames.size(), Out, FloatFrac);
+    auto Bytes = encodeOutputFrames(Path, R.Output, NumFrames, Out, FloatFrac);
     if (!Bytes)
       return Fail(llvm::toString(Bytes.takeError()));
     Files.push_back({Path, std::move(*Bytes)});
@@ -209,7 +240,7 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
   if (auto Err = writeFilesAtomic(Files))
     return Fail(llvm::toString(std::move(Err)));
 
-  warnSaturation(Info.Name, *R.Stats, *Prog);
+  reportSaturation(Info.Name, *R.Stats, *Prog);
   if (!O.Quiet) {
     const SimStats &S = *R.Stats;
     llvm::outs() << formatReport(S, *Prog, En);
@@ -219,6 +250,8 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
     if (Frames.size() > 1)
       llvm::outs() << Frames.size() << " frames of the input batch; the report shows the first "
                    << "(every frame takes the same cycles), the time is for all\n";
+    else if (Prog->Batch > 1)
+      llvm::outs() << Prog->Batch << " frames in one run of the batched program\n";
   }
   return ExitSuccess;
 }

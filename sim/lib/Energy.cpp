@@ -7,6 +7,7 @@
 
 #include "snow/sim/Energy.h"
 #include "snow/support/FileIO.h"
+#include "snow/support/Yaml.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
@@ -42,7 +43,10 @@ llvm::Expected<EnergyModel> snow::sim::parseEnergyModel(const std::string &Text,
                                                         const std::string &Name) {
   YAML::Node Root;
   try {
-    Root = YAML::Load(Text);
+    snow::YamlDocument D = snow::loadOneDocument(Text);
+    if (std::string Err = snow::extraDocumentError(D, Name); !Err.empty())
+      return energyError(Err);
+    Root = D.Root;
   } catch (const YAML::Exception &E) {
     return energyError(fmt::format("{}:{}: {}", Name, E.mark.line + 1, E.msg));
   }
@@ -97,15 +101,22 @@ llvm::Expected<EnergyModel> snow::sim::parseEnergyModel(const std::string &Text,
 }
 
 std::optional<EnergyModel> snow::sim::builtinEnergyModel(const std::string &HwName) {
-  for (const Builtin &B : Builtins)
-    if (HwName == B.Name) {
+  // Parsed once: a sweep asks for every point it runs.
+  // Tables are found by file name (sim/energy/NAME.yaml).
+  static const std::vector<std::pair<std::string, EnergyModel>> Models = [] {
+    std::vector<std::pair<std::string, EnergyModel>> V;
+    for (const Builtin &B : Builtins) {
       auto M = parseEnergyModel(B.Text, std::string("sim/energy/") + B.Name + ".yaml");
-      if (!M) { // Built-in tables are checked by the tests; never reached.
+      if (M) // Every built-in table parses: tests/sim/EnergyTest.cpp.
+        V.emplace_back(B.Name, std::move(*M));
+      else
         llvm::consumeError(M.takeError());
-        return std::nullopt;
-      }
-      return *M;
     }
+    return V;
+  }();
+  for (const auto &[File, M] : Models)
+    if (File == HwName)
+      return M;
   return std::nullopt;
 }
 

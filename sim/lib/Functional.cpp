@@ -386,8 +386,12 @@ llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
   for (int64_t R = 0; R < I.rows; ++R) {
     const int16_t *Row = &Maps[I.idx][E.A2 + R * I.bstride];
     std::memcpy(Dram.get() + E.A1 + R * I.dstride, Row, size_t(I.len) * 2);
+    // V is at a rail iff uint16(V - 32767) <= 1 (32767 -> 0, -32768 -> 1):
+    // one compare per value, in 16-bit lanes the compiler vectorizes.
+    uint32_t RowRails = 0;
     for (int64_t X = 0; X < I.len; ++X)
-      Rails += Row[X] == INT16_MAX || Row[X] == INT16_MIN;
+      RowRails += uint16_t(uint16_t(Row[X]) + uint16_t(32769)) < 2;
+    Rails += RowRails;
   }
   layerStats(E.Layer).RailValues += Rails;
   return llvm::Error::success();

@@ -11,6 +11,7 @@
 #include "snow/sim/Stats.h"
 #include "snow/support/HugePages.h"
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -22,7 +23,14 @@ using isa::Unit;
 char SimFault::ID = 0;
 
 void SimFault::log(llvm::raw_ostream &OS) const {
-  OS << "program fault at pc " << Pc << " (" << Inst << ") in cycle " << Cycle << ": " << Reason;
+  // A branch before the start wraps the 32-bit pc: pc -100, not 4294967196
+  // (both engines print their faults here).
+  OS << "program fault at pc ";
+  if (Pc > uint32_t(INT32_MAX))
+    OS << int64_t(int32_t(Pc));
+  else
+    OS << Pc;
+  OS << " (" << Inst << ") in cycle " << Cycle << ": " << Reason;
 }
 
 std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
@@ -258,12 +266,28 @@ llvm::Error Machine::run(SimStats &S) {
     return faultAt(Pc, T,
                    fmt::format("still running after --max-cycles {} cycles", Opts.MaxCycles));
   };
+  // The wall clock is read every 2^16 steps (well under a millisecond), so
+  // the limit costs nothing measurable and overshoots by nothing visible.
+  using Clock = std::chrono::steady_clock;
+  const auto Start = Clock::now();
+  uint32_t Steps = 0;
+  auto OutOfTime = [&] {
+    return Opts.MaxSeconds > 0 && (++Steps & 0xffff) == 0 &&
+           std::chrono::duration<double>(Clock::now() - Start).count() > Opts.MaxSeconds;
+  };
+  auto TooSlow = [&](uint64_t T) {
+    return faultAt(
+        Pc, T,
+        fmt::format("still running after --max-seconds {} s of wall-clock time", Opts.MaxSeconds));
+  };
   for (uint64_t T = 0;;) {
     // A visited cycle is at most one past the program's end (a signal firing
     // in the last cycle becomes visible in the next), so only T beyond
     // MaxCycles + 1 proves the program too long; the exact check is at the end.
     if (T > Opts.MaxCycles + 1)
       return Runaway(T);
+    if (OutOfTime())
+      return TooSlow(T);
     // Signals that fired before this cycle are visible now.
     if (!PendingSignals.empty())
       std::erase_if(PendingSignals, [&](std::pair<uint64_t, unsigned> P) {
@@ -296,6 +320,8 @@ llvm::Error Machine::run(SimStats &S) {
     for (++T; T < Wake && CtrlActed && !Halted;) {
       if (T > Opts.MaxCycles + 1)
         return Runaway(T);
+      if (OutOfTime())
+        return TooSlow(T);
       size_t Queued = queued();
       CtrlActed = stepCtrl(T);
       if (PendingError)

@@ -53,11 +53,16 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P,
       fmt::format("{:<18} {:<8} {:>9.1f} {:>10.3f} {:>10.3f} {:>9.1f} {:>8.2f} {:>10} {:>9.2f}\n\n",
                   "total", "", T.Mops, T.TheoryMs, T.ActualMs, T.Gops, 100 * T.Util, S.Cycles,
                   double(S.DramReadBytes + S.DramWriteBytes) / 1e6);
-  double Fps = T.ActualMs > 0 ? 1e3 / T.ActualMs : 0;
+  // One run computes P.Batch frames (snowc --batch): fps counts frames.
+  const unsigned Batch = P.Batch;
+  double Fps = T.ActualMs > 0 ? 1e3 * Batch / T.ActualMs : 0;
   double Gbps = T.ActualMs > 0 ? double(S.DramReadBytes + S.DramWriteBytes) / T.ActualMs / 1e6 : 0;
   Out += fmt::format("cycles {}  utilization {:.2f} %  {:.1f} G-ops/s  {:.1f} fps  (whole "
-                     "network, batch 1, int16, 1 MAC = 2 ops)\n",
-                     S.Cycles, 100 * T.Util, T.Gops, Fps);
+                     "network, batch {}, int16, 1 MAC = 2 ops)\n",
+                     S.Cycles, 100 * T.Util, T.Gops, Fps, Batch);
+  if (Batch > 1)
+    Out += fmt::format("batch of {} frames in one run: {:.3f} ms a batch, {:.3f} ms a frame\n",
+                       Batch, T.ActualMs, T.ActualMs / Batch);
   // The figure papers quote (Snowflake's tables among them): conv layers only.
   uint64_t ConvMacs = 0, ConvCycles = 0;
   for (const LayerStats &L : S.Layers)
@@ -86,10 +91,10 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P,
   if (E && S.Cycles) {
     const Energy En = energyOf(*E, Hw, S);
     const double Seconds = T.ActualMs / 1e3;
-    Out += fmt::format("energy (model '{}', whole network, batch 1, 1 MAC = 2 ops): {:.2f} mJ per "
+    Out += fmt::format("energy (model '{}', whole network, batch {}, 1 MAC = 2 ops): {:.2f} mJ per "
                        "frame, {:.2f} W ({:.2f} W static), {:.1f} G-ops/J, {:.2f} frames/J\n",
-                       E->Name, 1e3 * En.totalJ(), En.totalJ() / Seconds, E->StaticW,
-                       2.0 * double(S.Macs) / 1e9 / En.totalJ(), 1 / En.totalJ());
+                       E->Name, Batch, 1e3 * En.totalJ() / Batch, En.totalJ() / Seconds, E->StaticW,
+                       2.0 * double(S.Macs) / 1e9 / En.totalJ(), Batch / En.totalJ());
   }
   return Out;
 }
@@ -107,6 +112,12 @@ static llvm::json::Object energyJson(const Energy &En, double Seconds, uint64_t 
       {"static_j", En.StaticJ}};
 }
 
+double snow::sim::saturatedFraction(const SimStats &S, const isa::Program &P, size_t I) {
+  const isa::LayerInfo &L = P.Layers[I];
+  const uint64_t N = uint64_t(L.OutC) * L.OutH * L.OutW * S.RailFrames;
+  return N ? double(S.Layers[I].RailValues) / double(N) : 0.0;
+}
+
 llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program &P,
                                            const EnergyModel *E) {
   namespace json = llvm::json;
@@ -120,7 +131,8 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                         {"idle", int64_t(C.Idle)}};
   };
   json::Array Layers;
-  for (const LayerStats &L : S.Layers) {
+  for (size_t I = 0; I < S.Layers.size(); ++I) {
+    const LayerStats &L = S.Layers[I];
     Derived D = derive(L.Macs, L.Cycles, Hw);
     uint64_t Bytes = L.DramReadBytes + L.DramWriteBytes;
     // Cycles the MAC array ran with lanes that had no useful work (channel
@@ -146,30 +158,43 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                                            {"ctrl_issue", int64_t(L.Compute.Idle)}}}};
     if (E)
       O["energy_j"] = energyOf(*E, Hw, L).totalJ();
+    if (S.RailsCounted && I < P.Layers.size()) {
+      O["saturated"] = int64_t(L.RailValues);
+      O["saturated_fraction"] = saturatedFraction(S, P, I);
+    }
     Layers.push_back(std::move(O));
   }
-  json::Object Root{{"hw", json::Object{{"name", Hw.Name},
-                                        {"macs", int64_t(Hw.macs())},
-                                        {"clock_mhz", Hw.ClockMhz},
-                                        {"peak_gops", Hw.peakGops()},
-                                        {"dram_gbps", Hw.DramGbps}}},
-                    {"model", P.ModelName},
-                    {"total", json::Object{{"cycles", int64_t(S.Cycles)},
-                                           {"macs", int64_t(S.Macs)},
-                                           {"utilization", T.Util},
-                                           {"gops", T.Gops},
-                                           {"fps", T.ActualMs > 0 ? 1e3 / T.ActualMs : 0.0},
-                                           {"mac_cycles", int64_t(S.MacCycles)},
-                                           {"dram_read_bytes", int64_t(S.DramReadBytes)},
-                                           {"dram_write_bytes", int64_t(S.DramWriteBytes)},
-                                           {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
-                                           {"ctrl_instructions", int64_t(S.CtrlInstructions)},
-                                           {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
-                                           {"unit_ops", int64_t(S.UnitOps)}}},
-                    {"units", json::Object{{"load", Units(S.Load)},
-                                           {"compute", Units(S.Compute)},
-                                           {"store", Units(S.Store)}}},
-                    {"layers", std::move(Layers)}};
+  json::Object Root{
+      {"hw", json::Object{{"name", Hw.Name},
+                          {"macs", int64_t(Hw.macs())},
+                          {"clock_mhz", Hw.ClockMhz},
+                          {"peak_gops", Hw.peakGops()},
+                          {"dram_gbps", Hw.DramGbps}}},
+      {"model", P.ModelName},
+      {"total", json::Object{{"cycles", int64_t(S.Cycles)},
+                             {"macs", int64_t(S.Macs)},
+                             {"utilization", T.Util},
+                             {"gops", T.Gops},
+                             {"fps", T.ActualMs > 0 ? 1e3 * P.Batch / T.ActualMs : 0.0},
+                             {"batch", int64_t(P.Batch)},
+                             {"batch_ms", T.ActualMs},
+                             {"frame_ms", T.ActualMs / P.Batch},
+                             {"scope", fmt::format("whole network, batch {}, "
+                                                   "int16, 1 MAC = 2 ops",
+                                                   P.Batch)},
+                             {"mac_cycles", int64_t(S.MacCycles)},
+                             {"dram_read_bytes", int64_t(S.DramReadBytes)},
+                             {"dram_write_bytes", int64_t(S.DramWriteBytes)},
+                             {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
+                             {"ctrl_instructions", int64_t(S.CtrlInstructions)},
+                             {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
+                             {"unit_ops", int64_t(S.UnitOps)}}},
+      {"units", json::Object{{"load", Units(S.Load)},
+                             {"compute", Units(S.Compute)},
+                             {"store", Units(S.Store)}}},
+      {"layers", std::move(Layers)}};
+  if (S.RailsCounted)
+    Root.getObject("total")->try_emplace("saturation_frames", int64_t(S.RailFrames));
   if (E) {
     json::Object &Total = *Root.getObject("total");
     json::Object En = energyJson(energyOf(*E, Hw, S), T.ActualMs / 1e3, S.Macs);

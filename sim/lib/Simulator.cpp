@@ -64,5 +64,7 @@ llvm::Expected<SimStats> Simulator::run() {
   SimStats S;
   if (auto Err = M->run(S))
     return Err;
+  S.RailsCounted = !Opts.TimingOnly;
+  S.RailFrames = S.RailsCounted;
   return S;
 }

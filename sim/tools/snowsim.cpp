@@ -80,6 +80,7 @@ public:
     sim::SimOptions Opts;
     Opts.TimingOnly = TimingOnly;
     Opts.MaxCycles = MaxCycles;
+    Opts.MaxSeconds = MaxSeconds * P.Batch; // Per frame: a batched run computes Batch.
     Opts.Trace = Trace.get();
     auto Sim = sim::Simulator::create(P, Opts);
     if (!Sim)

@@ -1,10 +1,12 @@
 //===- CommandLine.cpp - Helpers for the tools' LLVM command lines --------===//
 
 #include "snow/support/CommandLine.h"
+#include "snow/support/Text.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdio>
+#include <fmt/format.h>
 #include <string>
 #include <unistd.h>
 
@@ -43,8 +45,27 @@ static std::string oneLine(llvm::StringRef Text, llvm::StringRef Tool) {
 }
 
 int snow::toolError(llvm::StringRef Tool, const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), Tool) << oneLine(Msg.str(), Tool) << "\n";
+  // One line, whatever the input files put into the message: control bytes
+  // and terminal escapes are shown escaped, and a huge message is cut.
+  llvm::WithColor::error(llvm::errs(), Tool)
+      << escapeUntrusted(oneLine(Msg.str(), Tool), 2000) << "\n";
   return 1;
+}
+
+void snow::warnSaturation(llvm::StringRef Tool, llvm::ArrayRef<double> Fractions,
+                          llvm::function_ref<std::string(size_t)> Name, bool Calibrated) {
+  size_t Worst = 0;
+  for (size_t I = 1; I < Fractions.size(); ++I)
+    if (Fractions[I] > Fractions[Worst])
+      Worst = I;
+  if (Fractions.empty() || !(Fractions[Worst] > 0))
+    return;
+  llvm::errs() << fmt::format("{}: warning: values saturated; worst layer '{}' with {:.3f}% of its "
+                              "outputs at 32767 or -32768{}\n",
+                              Tool, Name(Worst), 100 * Fractions[Worst],
+                              Calibrated ? ""
+                                         : " (formats chosen for other data? calibrate on "
+                                           "yours: --calibrate frames.npy)");
 }
 
 bool snow::parseToolCommandLine(int Argc, const char *const *Argv, llvm::StringRef Tool,

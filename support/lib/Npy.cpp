@@ -14,6 +14,7 @@
 
 #include "snow/support/Npy.h"
 #include "snow/support/FileIO.h"
+#include <cmath>
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -172,7 +173,7 @@ llvm::Expected<NpyArray> snow::readNpy(const std::string &Path) {
   const auto *U = reinterpret_cast<const unsigned char *>(Bytes.data());
 
   if (Bytes.size() < MagicLen + 2 || !Bytes.startswith(llvm::StringRef(Magic, MagicLen)))
-    return fail(Path, "not a .npy file (bad magic)");
+    return fail(Path, "not a .npy file (its first 6 bytes are not the magic \\x93NUMPY)");
   unsigned Major = U[MagicLen], Minor = U[MagicLen + 1];
   if (Major < 1 || Major > 3)
     return fail(Path, fmt::format("unsupported .npy version {}.{}", Major, Minor));
@@ -276,6 +277,21 @@ llvm::Expected<std::string> snow::encodeNpy(const NpyArray &A, const std::string
     for (int16_t V : A.I16)
       PutLE(uint16_t(V), 2);
   return Out;
+}
+
+llvm::Error snow::checkFinite(const NpyArray &A, const std::string &Path) {
+  if (A.Type != NpyArray::DType::F32)
+    return llvm::Error::success();
+  for (size_t I = 0; I < A.F32.size(); ++I)
+    if (!std::isfinite(A.F32[I]))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "input '%s': element %zu is '%s', not a finite number "
+                                     "(NaN and infinity are refused; fix the preprocessing)",
+                                     Path.c_str(), I,
+                                     std::isnan(A.F32[I]) ? "nan"
+                                     : A.F32[I] > 0       ? "inf"
+                                                          : "-inf");
+  return llvm::Error::success();
 }
 
 llvm::Error snow::writeNpy(const std::string &Path, const NpyArray &A) {

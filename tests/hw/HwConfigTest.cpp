@@ -256,7 +256,7 @@ TEST(HwYaml, DocumentMustBeOneMap) {
   EXPECT_EQ(parseError("# only a comment\n"),
             "f.yaml:1: expected a map of 'key: value' lines, got an empty document");
   EXPECT_EQ(parseError("clusters: 1\n---\nclusters: 2\n"),
-            "f.yaml:3: expected one YAML document, got 2");
+            "f.yaml:2: expected one YAML document, got a second (a '---' line starts another)");
   EXPECT_EQ(parseError("[1]: 2\n"), "f.yaml:1: expected a key name, got a list");
 }
 

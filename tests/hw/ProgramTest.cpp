@@ -129,10 +129,35 @@ TEST(ProgramFormat, RoundTrips) {
   EXPECT_EQ(*Back, P);
 }
 
-TEST(ProgramFormat, EmptyProgramRoundTrips) {
+// A program with no instruction could only fault at pc 0; it is refused on
+// reading (and writing) with the section named (issue 19).
+TEST(ProgramFormat, EmptyProgramIsRefused) {
   auto Back = deserialize(serialize(Program()), "p.bin");
-  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
-  EXPECT_EQ(*Back, Program());
+  ASSERT_FALSE(bool(Back));
+  EXPECT_NE(llvm::toString(Back.takeError()).find("p.bin: section 'CODE' holds no instruction"),
+            std::string::npos);
+}
+
+// Each TENS field outside its range is named with the range (issue 19: 0
+// channels and 99 fraction bits used to be accepted).
+TEST(ProgramFormat, TensorFieldsAreRangeChecked) {
+  struct Case {
+    void (*Patch)(Program &);
+    const char *Expect;
+  } Cases[] = {
+      {[](Program &P) { P.Input.C = 0; }, "input tensor 'in': C is 0, must be 1..65536"},
+      {[](Program &P) { P.Output.W = 65537; }, "output tensor 'out': W is 65537, must be 1..65536"},
+      {[](Program &P) { P.Input.FracBits = 99; }, "FracBits is 99, must be 0..15"},
+      {[](Program &P) { P.Output.Addr += 1; }, "must be a multiple of 2"},
+  };
+  for (const Case &C : Cases) {
+    Program P = smallProgram();
+    C.Patch(P);
+    auto Back = deserialize(serialize(P), "p.bin");
+    ASSERT_FALSE(bool(Back)) << C.Expect;
+    std::string Msg = llvm::toString(Back.takeError());
+    EXPECT_NE(Msg.find(C.Expect), std::string::npos) << Msg;
+  }
 }
 
 TEST(ProgramFormat, SizeOnlyKeepsTheImageSizeButNotItsBytes) {
@@ -248,7 +273,7 @@ TEST(ProgramChecks, TooShortToBeAProgram) {
 TEST(ProgramChecks, WrongMagic) {
   Bytes B = serialize(smallProgram());
   B[0] = 'X';
-  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (bad magic)");
+  EXPECT_EQ(errorOf(B), "p.bin: not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 TEST(ProgramChecks, WrongVersionIsReportedBeforeTheChecksum) {
@@ -313,6 +338,27 @@ TEST(ProgramChecks, TrailingBytesInASection) {
   std::vector<Section> S = splitSections(serialize(smallProgram()));
   find(S, "TENS").Payload.push_back(0);
   EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin: section 'TENS': 1 unexpected bytes"));
+}
+
+TEST(ProgramChecks, BatchIsOptionalAndPositive) {
+  // One frame writes no batch field (files from before batches keep their
+  // bytes); another count is a u32 after the tensors, and 0 is refused.
+  Program P = smallProgram();
+  std::vector<Section> SOne = splitSections(serialize(P));
+  P.Batch = 3;
+  std::vector<Section> S = splitSections(serialize(P));
+  EXPECT_EQ(find(S, "TENS").Payload.size(), find(SOne, "TENS").Payload.size() + 4);
+  auto Back = deserialize(serialize(P), "p.bin");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Batch, 3u);
+  std::vector<uint8_t> &T = find(S, "TENS").Payload;
+  std::fill(T.end() - 4, T.end(), 0);
+  EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin: section 'TENS': batch '0'"));
+  P.Batch = 1;
+  P.Output.Addr = P.Hw.dramBytes() - 2 * P.Output.bytes();
+  EXPECT_EQ(errorOf(serialize(P)), "");
+  P.Batch = 3; // Three output frames no longer fit.
+  EXPECT_TRUE(contains(errorOf(serialize(P)), "p.bin: section 'TENS': tensor 'out'"));
 }
 
 TEST(ProgramChecks, DataAndTensorsMustFitInDram) {
@@ -417,7 +463,8 @@ TEST_F(ProgramFileTest, ReadErrorsNameThePath) {
   std::ofstream(Junk) << "#!/bin/sh\necho not a program\n";
   auto J = readProgram(Junk);
   ASSERT_FALSE(bool(J));
-  EXPECT_EQ(llvm::toString(J.takeError()), Junk + ": not a prog.bin (bad magic)");
+  EXPECT_EQ(llvm::toString(J.takeError()),
+            Junk + ": not a prog.bin (its first 8 bytes are not the magic 'SNOWPROG')");
 }
 
 } // namespace

@@ -75,6 +75,7 @@ void expectRoundTrip(const Program &P, bool WithPc = true) {
   EXPECT_EQ(Q->Input, P.Input);
   EXPECT_EQ(Q->Output, P.Output);
   EXPECT_EQ(Q->Layers, P.Layers);
+  EXPECT_EQ(Q->Batch, P.Batch);
   EXPECT_EQ(Q->DataAddr, P.DataAddr);
   EXPECT_EQ(Q->Data, P.Data);
   EXPECT_EQ(Q->Code, P.Code);
@@ -84,6 +85,14 @@ void expectRoundTrip(const Program &P, bool WithPc = true) {
 TEST(Listing, EverySectionRoundTrips) {
   expectRoundTrip(sampleProgram());
   expectRoundTrip(sampleProgram(), /*WithPc=*/false);
+}
+
+TEST(Listing, BatchRoundTripsAndIsPrintedOnlyWhenNotOne) {
+  Program P = sampleProgram();
+  EXPECT_EQ(listing(P).find(".batch"), std::string::npos);
+  P.Batch = 16;
+  EXPECT_NE(listing(P).find("\n.batch 16\n"), std::string::npos);
+  expectRoundTrip(P);
 }
 
 TEST(Listing, ImagesOfEverySmallSizeAndEveryByteRoundTrip) {
@@ -224,6 +233,15 @@ TEST(DirectiveErrors, Tensors) {
        "p.s:2: .output given twice (first on line 1)"},
       {".input x addr=0x3fffffff c=1 h=1 w=1\n",
        "p.s:1: .input tensor ends beyond DRAM (1024 MiB)"},
+  });
+}
+
+TEST(DirectiveErrors, Batch) {
+  expectErrors({
+      {".batch 0\n", "p.s:1: .batch takes one frame count from 1 to 2^32-1"},
+      {".batch\n", "p.s:1: .batch takes one frame count from 1 to 2^32-1"},
+      {".batch 4294967296\n", "p.s:1: .batch takes one frame count from 1 to 2^32-1"},
+      {".batch 2\n.batch 2\n", "p.s:2: .batch given twice (first on line 1)"},
   });
 }
 

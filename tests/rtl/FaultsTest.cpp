@@ -223,7 +223,8 @@ TEST_F(RtlFaults, MarkOutsideTheLayerTable) {
   // The assembler refuses such marks: build the program, then shrink its table.
   auto Hw = isa::loadHwConfig("mini64");
   ASSERT_TRUE(bool(Hw));
-  auto P = isa::assembleProgram(".layer a conv 0 1 1 1\n.layer b conv 0 1 1 1\n"
+  auto P = isa::assembleProgram(".input x addr=0 c=1 h=1 w=1\n.output y addr=0 c=1 h=1 w=1\n"
+                                ".layer a conv 0 1 1 1\n.layer b conv 0 1 1 1\n"
                                 "mark imm=0\nnop\nmark imm=1\nhalt\n",
                                 "m.s", *Hw);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());

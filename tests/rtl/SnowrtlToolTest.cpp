@@ -82,6 +82,24 @@ TEST_F(RtlTool, BatchOfFramesAsSnowsim) {
   EXPECT_NE(Sim.Out.find("2 frames of the input batch"), std::string::npos) << Sim.Out;
 }
 
+// An input far beyond what tiny was calibrated on saturates several
+// layers: snowrtl counts the values at the rails on its DRAM write port, per
+// layer and over a batch, as snowsim counts them at its store (the same
+// --stats-json, the same warning line).
+TEST_F(RtlTool, SaturationCountedAsSnowsim) {
+  compileTiny("tiny.bin", "mini64");
+  std::string Data;
+  for (unsigned I = 0; I < 2 * 3 * 32 * 32; ++I) {
+    float V = (I < 3 * 32 * 32 ? 0.3f : 100.0f) * float(int(I % 97) - 48) / 50.0f;
+    Data.append(reinterpret_cast<const char *>(&V), 4);
+  }
+  write("x.npy", makeNpy("<f4", {2, 3, 32, 32}, Data));
+  ToolResult Sim;
+  EXPECT_TRUE(coSimulate("tiny.bin", false, {"--input", "x.npy"}, &Sim));
+  EXPECT_NE(Sim.Err.find("snowsim: warning: values saturated"), std::string::npos) << Sim;
+  EXPECT_NE(read("snowrtl.json").find("\"saturated\""), std::string::npos);
+}
+
 TEST_F(RtlTool, TraceWritesAWaveform) {
   assembleFor("p.bin",
               "li r1, imm=64\nfill r1, rows=1, len=16, bstride=0, value=3, mask=1\n"

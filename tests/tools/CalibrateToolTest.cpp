@@ -9,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolHarness.h"
+#include "llvm/Support/JSON.h"
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace snow::test;
@@ -17,12 +20,13 @@ using namespace snow::test;
 namespace {
 
 /// N frames of tiny's input (3x32x32), values up to Scale in magnitude.
-std::string frames(unsigned N, float Scale, bool WithNan = false) {
+/// With Bad, element 1234 is Bad (a NaN or an infinity).
+std::string frames(unsigned N, float Scale, float Bad = 0) {
   std::string Data;
   for (unsigned I = 0; I < N * 3 * 32 * 32; ++I) {
     float V = Scale * std::sin(0.37f * float(I)) * std::cos(0.011f * float(I));
-    if (WithNan && I == 1234)
-      V = std::nanf("");
+    if (Bad != 0 && I == 1234)
+      V = Bad;
     char B[4];
     std::memcpy(B, &V, 4);
     Data.append(B, 4);
@@ -74,13 +78,15 @@ TEST_F(Calibrate, FramesFixSaturationAndSnowcAgreesWithSnowref) {
 }
 
 TEST_F(Calibrate, BadFramesAreRefusedCleanly) {
-  write("nan.npy", frames(2, 1, true));
+  write("nan.npy", frames(2, 1, std::nanf("")));
+  write("inf.npy", frames(2, 1, -INFINITY));
   write("int.npy", makeNpy("<i2", {1, 3, 32, 32}, std::string(2 * 3 * 32 * 32, '\0')));
   write("shape.npy", makeNpy("<f4", {2, 3, 16, 16}, std::string(4 * 2 * 3 * 16 * 16, '\0')));
   write("empty.npy", makeNpy("<f4", {0, 3, 32, 32}, ""));
   struct Case {
     const char *File, *Error;
   } Cases[] = {{"nan.npy", "frame 0, element 1234 is 'nan'"},
+               {"inf.npy", "frame 0, element 1234 is '-inf'"},
                {"int.npy", "int16 values"},
                {"shape.npy", "shape (2, 3, 16, 16), but model 'tiny' takes frames of (3, 32, 32)"},
                {"empty.npy", "no frames"},
@@ -96,4 +102,57 @@ TEST_F(Calibrate, BadFramesAreRefusedCleanly) {
   expectCleanError("snowc",
                    {tinyModel(), "--calibrate", "cal.npy", "--uniform-format", "-o", "p.bin"},
                    {"--uniform-format and --calibrate"});
+}
+
+/// The first layer of tiny in snowsim's --stats-json: name and, when counted,
+/// its saturated values and fraction.
+TEST_F(Calibrate, StatsJsonCountsSaturationPerLayerOverEveryFrame) {
+  ToolResult C = run("snowc", {tinyModel(), "-o", "p.bin"});
+  ASSERT_TRUE(succeeded(C)) << C;
+  // One quiet frame, then a loud one: saturation in any frame of the batch
+  // counts, not only in the first (whose cycles the report shows).
+  std::string Quiet = frames(1, 0.5f), Loud = frames(1, 150);
+  const size_t Header = Quiet.size() - 4 * 3 * 32 * 32;
+  write("quiet.npy", Quiet);
+  write("batch.npy", makeNpy("<f4", {2, 3, 32, 32}, Quiet.substr(Header) + Loud.substr(Header)));
+  ToolResult Q =
+      run("snowsim", {"p.bin", "--input", "quiet.npy", "--quiet", "--stats-json", "q.json"});
+  ASSERT_TRUE(succeeded(Q)) << Q; // nothing saturates, no warning
+  ToolResult B =
+      run("snowsim", {"p.bin", "--input", "batch.npy", "--quiet", "--stats-json", "b.json"});
+  ASSERT_TRUE(B.Exited && B.ExitCode == 0) << B;
+  EXPECT_NE(B.Err.find("snowsim: warning: values saturated; worst layer"), std::string::npos) << B;
+  EXPECT_EQ(std::count(B.Err.begin(), B.Err.end(), '\n'), 1) << "one line: " << B;
+  auto Parse = [&](const std::string &File) {
+    auto V = llvm::json::parse(read(File));
+    EXPECT_TRUE(bool(V)) << File;
+    return V ? std::move(*V) : llvm::json::Value(nullptr);
+  };
+  llvm::json::Value QV = Parse("q.json"), BV = Parse("b.json");
+  const llvm::json::Array *QL = QV.getAsObject()->getArray("layers");
+  const llvm::json::Array *BL = BV.getAsObject()->getArray("layers");
+  ASSERT_TRUE(QL && BL && QL->size() == BL->size() && !QL->empty());
+  EXPECT_EQ(BV.getAsObject()->getObject("total")->getInteger("saturation_frames"), int64_t(2));
+  int64_t Saturated = 0;
+  double WorstFraction = 0;
+  for (size_t I = 0; I < QL->size(); ++I) {
+    const llvm::json::Object &QO = *(*QL)[I].getAsObject(), &BO = *(*BL)[I].getAsObject();
+    EXPECT_EQ(QO.getInteger("saturated"), int64_t(0)) << I;
+    EXPECT_EQ(QO.getNumber("saturated_fraction"), 0.0) << I;
+    ASSERT_TRUE(BO.getInteger("saturated")) << I;
+    Saturated += *BO.getInteger("saturated");
+    WorstFraction = std::max(WorstFraction, *BO.getNumber("saturated_fraction"));
+    EXPECT_LE(*BO.getNumber("saturated_fraction"), 0.5) << "only one frame of two is loud";
+  }
+  EXPECT_GT(Saturated, 0);
+  // The warning's figure is the JSON's worst fraction.
+  char Pct[32];
+  std::snprintf(Pct, sizeof Pct, "with %.3f%%", 100 * WorstFraction);
+  EXPECT_NE(B.Err.find(Pct), std::string::npos) << B << " vs " << Pct;
+  // Timing-only runs compute no values: no field, no warning.
+  ToolResult T = run("snowsim", {"p.bin", "--input", "batch.npy", "--timing-only", "--quiet",
+                                 "--stats-json", "t.json"});
+  ASSERT_TRUE(succeeded(T)) << T;
+  llvm::json::Value TV = Parse("t.json");
+  EXPECT_FALSE((*TV.getAsObject()->getArray("layers"))[0].getAsObject()->get("saturated"));
 }

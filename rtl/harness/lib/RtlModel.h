@@ -15,6 +15,7 @@
 #include "snow/sim/Simulator.h"
 #include "snow/sim/Stats.h"
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct EventLog {
   sim::LayerStats Prologue;
   uint32_t ComputeLayer = NoLayer;
   uint32_t BadLayer = NoLayer; ///< A layer index outside the table, if the RTL sent one.
+  std::deque<std::pair<uint32_t, uint64_t>> PendingStores; ///< Layer, bytes not yet written.
 
   sim::LayerStats &layer(uint32_t L) {
     if (L == NoLayer)
@@ -51,6 +53,24 @@ struct EventLog {
       return Prologue;
     }
     return Stats->Layers[L];
+  }
+  /// A store dispatched for layer L: its bytes reach the DRAM write port
+  /// later, in dispatch order (one DMA queue per direction).
+  void store(uint32_t L, uint64_t Bytes) {
+    layer(L).DramWriteBytes += Bytes;
+    if (Bytes)
+      PendingStores.push_back({L, Bytes});
+  }
+  /// One int16 value on the DRAM write port: counted, as the simulator counts
+  /// at its store, for the oldest store with bytes outstanding.
+  void written(int16_t V) {
+    if (PendingStores.empty())
+      return; // no store announced it; the RTL would have faulted
+    auto &[L, Left] = PendingStores.front();
+    layer(L).RailValues += V == INT16_MAX || V == INT16_MIN;
+    Left = Left > 2 ? Left - 2 : 0;
+    if (Left == 0)
+      PendingStores.pop_front();
   }
   void mark(uint32_t L, uint64_t Cycle) {
     Marks.push_back({L, Cycle});

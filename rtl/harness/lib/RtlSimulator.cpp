@@ -172,5 +172,7 @@ llvm::Expected<sim::SimStats> RtlSimulator::run() {
     Units[U]->WaitAcc = C.WaitAcc[U];
   }
   sim::finishStats(S, Log.Marks, Log.Prologue, C.TotalCycles);
+  S.RailsCounted = true; // from the DRAM write port, as snowsim counts at its store
+  S.RailFrames = 1;
   return S;
 }

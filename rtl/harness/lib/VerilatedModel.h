@@ -148,7 +148,7 @@ public:
       if (M->ev_ld)
         Log.layer(M->ev_ld_layer).DramReadBytes += M->ev_ld_bytes;
       if (M->ev_st)
-        Log.layer(M->ev_st_layer).DramWriteBytes += M->ev_st_bytes;
+        Log.store(M->ev_st_layer, M->ev_st_bytes);
       M->clk = 1;
       Eval();
       if (M->faulted) {
@@ -162,8 +162,10 @@ public:
         R.FaultArg[2] = M->fault_arg2;
         break;
       }
-      if (M->dram_wr_en)
+      if (M->dram_wr_en) {
         writeDram(In, M->dram_wr_addr, portBytes(M->dram_wr_data), M->dram_wr_strb);
+        countWritten(Log, portBytes(M->dram_wr_data), M->dram_wr_strb);
+      }
       if (M->dram_rd_en)
         readDram(In, M->dram_rd_addr, portBytes(M->dram_rd_data));
       if (M->done) {
@@ -204,6 +206,16 @@ private:
     std::memset(Out, 0, sizeof(DataPort));
     if (Addr < In.DramBytes)
       std::memcpy(Out, In.Dram + Addr, size_t(std::min<uint64_t>(Beat, In.DramBytes - Addr)));
+  }
+  /// The int16 values of a write beat (maps are 2-byte aligned, so a value
+  /// never straddles beats), for the saturation count.
+  template <class S> static void countWritten(EventLog &Log, const uint8_t *Data, const S &Strb) {
+    for (unsigned I = 0; I + 1 < Beat; I += 2)
+      if ((portWord64(Strb, I / 64) >> (I % 64)) & 1) {
+        int16_t Value;
+        std::memcpy(&Value, Data + I, 2);
+        Log.written(Value);
+      }
   }
   /// The bytes enabled in Strb, at Addr + i; bytes past the end are dropped
   /// (the RTL faults before it would write there).

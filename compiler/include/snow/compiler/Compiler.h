@@ -69,6 +69,17 @@ struct CompileOptions {
   /// geometry copies of that plan (the same plan a search of their own would
   /// find: tests/e2e/PlanReuseTest.cpp); off only to check exactly that.
   bool ReusePlans = true;
+  /// Frames per program run (snowc --batch; docs/batch.md): the input and
+  /// every tensor hold Batch frames one after another; fc-like layers run
+  /// once over the stacked frames (each weight tile serves every frame),
+  /// other layers plan the batch's tiles as one layer's.
+  unsigned Batch = 1;
+  /// With a batch: run a pooling layer's steps beside the conv whose output
+  /// it reads, each once the frames it reads are stored (a semaphore counts
+  /// them), so that the pool's DRAM traffic hides under the conv's traces
+  /// (Sequence.cpp; docs/batch.md, "Pipelined pools"). The layer order puts
+  /// such pools right after their conv.
+  bool PipelinePools = false;
 };
 
 /// What the planner chose for one part of a layer (a conv is planned whole,

@@ -58,6 +58,10 @@ struct Program {
   TensorInfo Input;
   TensorInfo Output;
   std::vector<LayerInfo> Layers; ///< Indexed by the MARK immediate.
+  /// Frames one run computes (snowc --batch): Input and Output describe one
+  /// frame, and DRAM holds Batch of them one after another from their
+  /// addresses (frame f at Addr + f * bytes()). Layer MACs are the batch's.
+  uint32_t Batch = 1;
   bool operator==(const Program &) const = default;
 
   /// Bytes of the constant image, whether or not they were read.

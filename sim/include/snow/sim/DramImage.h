@@ -19,6 +19,13 @@ namespace snow::sim {
 
 /// Fails unless the constant data fits in DRAM (checked before any copy).
 llvm::Error checkConstantData(const isa::Program &P);
+/// Fails, naming what takes the room, unless simulating P fits in
+/// snow::maxSimBytes(): the on-chip buffers (when Values: a functional run
+/// holds them as arrays), the constant data (held once in memory, once in the
+/// simulated DRAM), and the input and output tensors (in DRAM and as frames).
+/// Checked before anything is allocated, so a hostile prog.bin (a 4 GiB maps
+/// buffer, a 2^31-value input) is one error line instead of an 8 GB run.
+llvm::Error checkSimMemory(const isa::Program &P, bool Values, const std::string &Name);
 /// Copies the constant data to DataAddr; checkConstantData must have passed.
 void loadConstantData(const isa::Program &P, uint8_t *Dram);
 /// Writes Chw (the input tensor in CHW order) to Input.Addr as HWC; fails if

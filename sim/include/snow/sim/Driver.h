@@ -70,6 +70,9 @@ public:
   /// Whether the engine reads the program's constant image (weights): an
   /// engine that computes no values says no, and the image is not copied.
   virtual bool readsConstantData() const { return true; }
+  /// The --max-seconds limit of each frame (0 = none), set by the driver
+  /// before create(); an engine that cannot stop on time may ignore it.
+  double MaxSeconds = 0;
   /// An engine for frame Frame (0 = the first) of a run of P.
   virtual llvm::Expected<std::unique_ptr<Engine>> create(const isa::Program &P, size_t Frame,
                                                          uint64_t MaxCycles) = 0;

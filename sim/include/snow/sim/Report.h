@@ -24,6 +24,9 @@ std::string toJson(const SimStats &S, const isa::Program &P, const EnergyModel *
 /// The same document as an object, for tools that add to it (snowc --emit=plan-json).
 llvm::json::Object toJsonObject(const SimStats &S, const isa::Program &P,
                                 const EnergyModel *E = nullptr);
+/// The fraction of layer I's outputs stored at 32767 or -32768 over the
+/// S.RailFrames frames counted (0 when nothing was counted).
+double saturatedFraction(const SimStats &S, const isa::Program &P, size_t I);
 /// A JSON document as the tools write it: indented by two, newline-terminated.
 std::string jsonText(llvm::json::Object Root);
 

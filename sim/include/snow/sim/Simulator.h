@@ -36,6 +36,9 @@ class TraceRecorder;
 struct SimOptions {
   bool TimingOnly = false; ///< Same cycles, no arithmetic.
   uint64_t MaxCycles = DefaultMaxCycles;
+  /// Wall-clock limit of the run in seconds (0 = none): a runaway program
+  /// faults, naming its PC, after this long whatever --max-cycles says.
+  double MaxSeconds = 0;
   /// Records a timeline of the run (snow/sim/Trace.h); not owned; null = off.
   TraceRecorder *Trace = nullptr;
 };
@@ -62,6 +65,7 @@ struct LayerStats {
   UnitCycles Compute;
   /// Functional runs only: values the layer stored to DRAM at 32767 or
   /// -32768, i.e. (with rare exceptions) saturated; snowref counts the same.
+  /// The driver sums it over the frames of an input batch.
   uint64_t RailValues = 0;
 };
 
@@ -75,6 +79,10 @@ struct SimStats {
   UnitCycles Load, Compute, Store;
   uint64_t CtrlStallQueueFull = 0;
   std::vector<LayerStats> Layers;
+  /// Layers[].RailValues were counted (a functional simulator run; not
+  /// timing-only, not the RTL), over this many frames.
+  bool RailsCounted = false;
+  uint64_t RailFrames = 0;
 };
 
 /// Fault in the simulated program (not in the simulator).

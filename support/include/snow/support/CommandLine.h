@@ -10,7 +10,10 @@
 #ifndef SNOW_SUPPORT_COMMANDLINE_H
 #define SNOW_SUPPORT_COMMANDLINE_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include <string>
 
 namespace snow {
 
@@ -25,6 +28,14 @@ bool parseToolCommandLine(int Argc, const char *const *Argv, llvm::StringRef Too
 
 /// Prints "Tool: error: Msg" on one line (newlines folded) and returns 1.
 int toolError(llvm::StringRef Tool, const llvm::Twine &Msg);
+
+/// The saturation warning snowsim, snowrtl and snowref print, one stderr line
+/// naming the layer with the largest share of outputs at the int16 rails:
+/// Fractions[I] is layer I's share, Name(I) its name. Nothing when every share
+/// is 0. Calibrated: the formats came from the user's frames, so the hint to
+/// calibrate on them is left out.
+void warnSaturation(llvm::StringRef Tool, llvm::ArrayRef<double> Fractions,
+                    llvm::function_ref<std::string(size_t)> Name, bool Calibrated);
 
 } // namespace snow
 

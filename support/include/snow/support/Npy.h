@@ -25,6 +25,11 @@ struct NpyArray {
 
 /// Errors name the file and what was wrong (dtype, order, truncation).
 llvm::Expected<NpyArray> readNpy(const std::string &Path);
+/// The one NaN / Inf policy of every tool that reads a float input (snowsim,
+/// snowref): refused, naming the file and the index of the first bad value
+/// in C order. Saturating a NaN to 0 would turn a broken preprocessing step
+/// into a plausible answer. Int16 arrays always pass.
+llvm::Error checkFinite(const NpyArray &A, const std::string &Path);
 llvm::Error writeNpy(const std::string &Path, const NpyArray &A);
 /// The bytes of a .npy file holding A (Path only names it in errors).
 llvm::Expected<std::string> encodeNpy(const NpyArray &A, const std::string &Path);

@@ -1,0 +1,7 @@
+.hw
+  clusters: 0
+.endhw
+.model m
+.input 0 1 1 16
+.output 0x100 1 1 16
+halt

@@ -1,0 +1,3 @@
+.model m
+.input 0 1 1 16
+.output 0x100 1 1 16

@@ -1,0 +1,5 @@
+.model m
+.input 0 1 1 16
+.output 0x100 1 1 16
+beq r0, r0, imm=nowhere
+halt

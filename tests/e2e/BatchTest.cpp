@@ -1,0 +1,270 @@
+//===- BatchTest.cpp - Batched programs (snowc --batch) against snowref ---===//
+//
+// A batch-N program computes N frames in one run (docs/batch.md): every
+// frame's output must equal the reference's output for that frame alone, bit
+// for bit, whatever the layer kinds (conv and pooling planned over the
+// batch's tiles, fc layers over the stacked frames, flattened or not), and
+// the batch must reuse the fc weights (fewer cycles than N runs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+#include "RandomModels.h"
+#include "snow/isa/Isa.h"
+#include "snow/isa/Program.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+struct BatchRun {
+  std::vector<std::vector<int16_t>> Sim, Ref; ///< Per frame.
+  sim::SimStats Stats;
+  isa::Program Prog;
+};
+
+/// Compiles Yaml for Batch frames on Hw, runs N distinct random frames in one
+/// run and each frame alone on the reference.
+::testing::AssertionResult runBatch(const std::string &Yaml, const std::string &HwName,
+                                    unsigned Batch, BatchRun &R, bool TimingOnly = false,
+                                    bool PipelinePools = true) {
+  auto Hw = isa::loadHwConfig(HwName);
+  if (!Hw)
+    return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
+  auto G = ir::parseModel(Yaml, "test.yaml");
+  if (!G)
+    return ::testing::AssertionFailure() << llvm::toString(G.takeError());
+  if (auto Err = ir::canonicalize(*G))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
+  auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+  if (!F)
+    return ::testing::AssertionFailure() << llvm::toString(F.takeError());
+  if (auto Err = ir::quantize(*G, *F))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
+  compiler::CompileOptions Opts;
+  Opts.Batch = Batch;
+  Opts.PipelinePools = PipelinePools; // As snowc --batch does.
+  auto P = compiler::compile(*G, *Hw, Opts);
+  if (!P)
+    return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
+  R.Prog = std::move(*P);
+  if (R.Prog.Batch != Batch)
+    return ::testing::AssertionFailure() << "the program records batch " << R.Prog.Batch;
+  std::vector<int16_t> All;
+  std::vector<std::vector<int16_t>> Frames(Batch);
+  Rng Gen(1234 + Batch);
+  for (auto &Fr : Frames) {
+    for (uint64_t I = 0; I < G->Input.elems(); ++I)
+      Fr.push_back(floatToFixed(float(Gen.uniform(-1.0, 1.0)), G->InputFrac));
+    All.insert(All.end(), Fr.begin(), Fr.end());
+  }
+  sim::SimOptions SO;
+  SO.TimingOnly = TimingOnly;
+  SO.MaxCycles = 2'000'000'000ULL;
+  auto S = sim::Simulator::create(R.Prog, SO);
+  if (!S)
+    return ::testing::AssertionFailure() << llvm::toString(S.takeError());
+  if (auto Err = (*S)->setInput(All))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
+  auto Stats = (*S)->run();
+  if (!Stats)
+    return ::testing::AssertionFailure() << "simulate: " << llvm::toString(Stats.takeError());
+  R.Stats = *Stats;
+  if (TimingOnly)
+    return ::testing::AssertionSuccess();
+  const std::vector<int16_t> Out = (*S)->output();
+  const size_t PerFrame = Out.size() / Batch;
+  if (PerFrame * Batch != Out.size() || PerFrame != G->output().Out.elems())
+    return ::testing::AssertionFailure() << "output has " << Out.size() << " values";
+  for (unsigned N = 0; N < Batch; ++N) {
+    R.Sim.emplace_back(Out.begin() + N * PerFrame, Out.begin() + (N + 1) * PerFrame);
+    R.Ref.push_back(ref::runFixed(*G, Frames[N], Hw->AccBits));
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Every frame bit-exact, and informative (distinct frames, real values).
+void checkFrames(const BatchRun &R) {
+  ASSERT_EQ(R.Sim.size(), R.Ref.size());
+  for (size_t N = 0; N < R.Sim.size(); ++N) {
+    RunResult One;
+    One.Sim = R.Sim[N];
+    One.Ref = R.Ref[N];
+    EXPECT_TRUE(sameBits(One)) << "frame " << N;
+    if (One.Ref.size() >= 256) {
+      EXPECT_TRUE(informative(One.Ref)) << "frame " << N;
+    }
+  }
+  if (R.Ref.size() > 1)
+    EXPECT_NE(R.Ref[0], R.Ref[1]) << "frames must differ, or a mix-up would pass";
+}
+
+const char *const TinyYaml = R"(name: tiny
+input: {name: data, shape: [3, 32, 32]}
+weights: {seed: 7}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 16, kernel: 3, stride: 1, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 2, stride: 2}
+  - {name: c2, type: conv, out_channels: 40, kernel: [5, 3], stride: [2, 1], pad: [2, 1]}
+)";
+
+/// AlexNet's shape in small: convs, a pool, an fc over a 5x5 map (flattened
+/// into a 1x1 conv), fc over fc.
+const char *const FcYaml = R"(name: minialex
+input: {name: data, shape: [3, 24, 24]}
+weights: {seed: 11}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 32, kernel: 5, stride: 2, pad: 2, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2}
+  - {name: c2, type: conv, out_channels: 48, kernel: 3, stride: 1, pad: 1, relu: true}
+  - {name: f6, type: fc, out_features: 200, relu: true}
+  - {name: f7, type: fc, out_features: 96, relu: true}
+  - {name: f8, type: fc, out_features: 10}
+)";
+
+/// Global pooling (stacked, not flattened), residual adds, a concat and an
+/// fc reading the concat's tensor.
+const char *const BranchYaml = R"(name: branchy
+input: {name: data, shape: [8, 12, 12]}
+weights: {seed: 5}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 32, kernel: 3, pad: 1, relu: true}
+  - {name: a, type: conv, input: c1, out_channels: 16, kernel: 1}
+  - {name: b, type: conv, input: c1, out_channels: 24, kernel: 3, pad: 1}
+  - {name: cat, type: concat, inputs: [a, b]}
+  - {name: c2, type: conv, input: cat, out_channels: 40, kernel: 3, pad: 1, relu: true}
+  - {name: c3, type: conv, input: c2, out_channels: 40, kernel: 3, pad: 1}
+  - {name: sum, type: add, inputs: [c2, c3]}
+  - {name: gap, type: global_avgpool, input: sum}
+  - {name: fc, type: fc, input: gap, out_features: 20}
+)";
+
+TEST(Batch, TinyEveryFrameBitExact) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun R;
+    ASSERT_TRUE(runBatch(TinyYaml, Hw, 3, R));
+    checkFrames(R);
+  }
+}
+
+TEST(Batch, FcModelEveryFrameBitExact) {
+  for (const char *Hw : {"zc706", "mini64", "narrow8"})
+    for (unsigned N : {1u, 2u, 5u}) {
+      SCOPED_TRACE(fmt::format("{} batch {}", Hw, N));
+      BatchRun R;
+      ASSERT_TRUE(runBatch(FcYaml, Hw, N, R));
+      checkFrames(R);
+    }
+}
+
+TEST(Batch, BranchesConcatGlobalPoolBitExact) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun R;
+    ASSERT_TRUE(runBatch(BranchYaml, Hw, 4, R));
+    checkFrames(R);
+  }
+}
+
+/// The randomized generators of BitExactTest (chains, residual blocks,
+/// grouped convs, fc stacks, concats), batched: every frame bit-exact.
+class RandomBatch : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(RandomBatch, EveryFrameBitExact) {
+  const unsigned I = GetParam();
+  const std::string Yaml = std::vector<std::string>{chainCase(I), blockCase(I), groupedCase(I),
+                                                    fcCase(I), concatCase(I)}[I % 5];
+  const char *const Hw[] = {"zc706", "mini64", "narrow8"};
+  SCOPED_TRACE(fmt::format("{}, batch {}, model:\n{}", Hw[I % 3], 2 + I % 3, Yaml));
+  BatchRun R;
+  ASSERT_TRUE(runBatch(Yaml, Hw[I % 3], 2 + I % 3, R));
+  checkFrames(R);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBatch, ::testing::Range(0u, 15u));
+
+/// Pooling layers beside the convs they read (CompileOptions::PipelinePools):
+/// a pool after a conv, and an inception block whose pool reads the concat
+/// of the block before (the biggest branch moved to be its last producer).
+const char *const PoolsYaml = R"(name: pools
+input: {name: data, shape: [16, 56, 56]}
+weights: {seed: 9}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: 1}
+  - {name: a1, type: conv, input: p1, out_channels: 16, kernel: 1, relu: true}
+  - {name: a3r, type: conv, input: p1, out_channels: 32, kernel: 1, relu: true}
+  - {name: a3, type: conv, input: a3r, out_channels: 48, kernel: 3, pad: 1, relu: true}
+  - {name: ap, type: maxpool, input: p1, kernel: 3, stride: 1, pad: 1}
+  - {name: app, type: conv, input: ap, out_channels: 16, kernel: 1, relu: true}
+  - {name: a, type: concat, inputs: [a1, a3, app]}
+  - {name: bp, type: maxpool, input: a, kernel: 3, stride: 1, pad: 1}
+  - {name: bpp, type: conv, input: bp, out_channels: 24, kernel: 1, relu: true}
+  - {name: b3, type: conv, input: a, out_channels: 40, kernel: 3, pad: 1, relu: true}
+  - {name: b, type: concat, inputs: [bpp, b3]}
+  - {name: p2, type: avgpool, input: b, kernel: 2, stride: 2}
+)";
+
+TEST(Batch, PipelinedPoolsBitExactAndFaster) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun On, Off;
+    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, On));
+    checkFrames(On);
+    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, Off, false, /*PipelinePools=*/false));
+    checkFrames(Off);
+    // Pipelined pools re-mark the layers they run between.
+    unsigned Marks = 0;
+    for (const isa::Word128 &W : On.Prog.Code)
+      Marks += isa::decode(W) && isa::decode(W)->Op == isa::Opcode::MARK;
+    EXPECT_GT(Marks, On.Prog.Layers.size() - 2) << "no pool ran beside a conv (2 concats)";
+    EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  }
+}
+
+TEST(Batch, FcWeightsServeEveryFrame) {
+  // fc layers are bound by their weights' DRAM traffic at batch 1; a batch
+  // loads each weight tile once for all frames, so 8 frames in one run cost
+  // far less than 8 runs, and read fewer bytes.
+  const std::string Yaml = R"(name: bigfc
+input: {name: data, shape: [1024, 1, 1]}
+weights: {seed: 3}
+layers:
+  - {name: fc1, type: fc, input: data, out_features: 1024, relu: true}
+  - {name: fc2, type: fc, out_features: 512}
+)";
+  BatchRun One, Eight;
+  ASSERT_TRUE(runBatch(Yaml, "zc706", 1, One, /*TimingOnly=*/true));
+  ASSERT_TRUE(runBatch(Yaml, "zc706", 8, Eight, /*TimingOnly=*/true));
+  EXPECT_LT(Eight.Stats.Cycles, 2 * One.Stats.Cycles);
+  EXPECT_LT(Eight.Stats.DramReadBytes, 2 * One.Stats.DramReadBytes);
+  EXPECT_EQ(Eight.Prog.Layers[0].Macs, 8 * One.Prog.Layers[0].Macs) << "MACs are the batch's";
+}
+
+TEST(Batch, SingleFrameProgramsUnchanged) {
+  // --batch 1 is the program compiled without it, byte for byte, and writes
+  // no batch field (prog.bin files from before batches stay the same).
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  auto G = ir::parseModel(FcYaml, "test.yaml");
+  ASSERT_TRUE(bool(G));
+  ASSERT_FALSE(bool(ir::canonicalize(*G)));
+  ir::quantize(*G, int(Hw->ActFracBits));
+  compiler::CompileOptions One, Two;
+  One.Batch = 1;
+  Two.Batch = 2;
+  auto A = compiler::compile(*G, *Hw, {});
+  auto B = compiler::compile(*G, *Hw, One);
+  auto C = compiler::compile(*G, *Hw, Two);
+  ASSERT_TRUE(A && B && C);
+  EXPECT_EQ(isa::serialize(*A), isa::serialize(*B));
+  auto Back = isa::deserialize(isa::serialize(*C), "c");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Batch, 2u);
+  EXPECT_EQ(*Back, *C);
+}
+
+} // namespace
