@@ -75,12 +75,13 @@ PAPER_TOTAL = {
 TOTAL_BAND, FIRST_BAND = 3.0, 10.0  # issue 17, "Done when"
 
 # Fidelity: each modelled effect, and the key value that switches it off (the
-# idealised datapath). Every other key stays at the preset's value.
+# idealised datapath; None = one per vMAC of a CU, read from the config).
+# Every other key stays at the preset's value.
 EFFECTS = [
     ("trace start-up", "trace_startup_cycles", 0),
     ("row granule (256-bit map words)", "trace_row_granule", 1),
-    ("one maps read port (vmacp passes)", "maps_read_ports", 4),
-    ("256-bit writeback", "writeback_words", 4),
+    ("one maps read port (vmacp passes)", "maps_read_ports", None),
+    ("256-bit writeback", "writeback_words", None),
     ("DRAM sustained share", "dram_efficiency", 1.0),
 ]
 
@@ -154,7 +155,7 @@ def paper_tables(res, hw_label):
     for m in MODELS:
         d = res[m]
         n = d["hw"]["macs"]
-        mhz = d["hw"].get("clock_mhz", 250)
+        mhz = d["hw"]["clock_mhz"]
         conv = conv_layers(d)
         w(f"\n**{m}**, per layer row\n\n"
           "| row | our layers | our M-ops | our ms | our G-ops/s | our utilization | "
@@ -208,6 +209,7 @@ def fidelity_table(base_res, eff_res, hw_label, keys):
         f"{util(conv_layers(base_res[m]), base_res[m]['hw']['macs']):.2f} / "
         f"{100 * base_res[m]['total']['utilization']:.2f} %" for m in MODELS) + " |\n")
     for label, key, off in EFFECTS:
+        off = keys["vmacs_per_cu"] if off is None else off
         cells = []
         for m in MODELS:
             b, e = base_res[m], eff_res[(key, m)]
@@ -244,10 +246,12 @@ def main():
                     help="also toggle each effect's key and print the fidelity table")
     ap.add_argument("--write", metavar="MD", help="replace the generated block in this file")
     args = ap.parse_args()
+    keys = hw_keys(args.bin, args.hw)
     with tempfile.TemporaryDirectory() as tmp:
         variants = {}
         if args.fidelity:
             for _, key, off in EFFECTS:
+                off = keys["vmacs_per_cu"] if off is None else off
                 p = os.path.join(tmp, f"off_{key}.yaml")
                 with open(p, "w") as f:
                     f.write(f"base: {args.hw}\nname: off_{key}\n{key}: {off}\n")
@@ -262,7 +266,7 @@ def main():
     label = base[MODELS[0]]["hw"].get("name", args.hw)
     text, missed = paper_tables(base, label)
     if args.fidelity:
-        text += fidelity_table(base, res, label, hw_keys(args.bin, args.hw))
+        text += fidelity_table(base, res, label, keys)
     print(text, end="")
     if args.write:
         write_block(args.write, text)
