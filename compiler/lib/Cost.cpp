@@ -29,9 +29,15 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
-  // Per output pixel: a trace over the kernel window and the input channels,
-  // then the writeback of its accumulator entry.
-  const uint64_t Trace = timing::traceCycles(L.KH, uint64_t(L.KW) * Cin);
+  // Per output pixel (or pixel group): a trace per chunk over the kernel
+  // window and the chunk's channels, then the writeback of its accumulator
+  // entry.
+  auto ChunkTrace = [&](unsigned C) {
+    return timing::macTraceCycles(Hw, L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin), P.PixLog);
+  };
+  uint64_t Trace = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Trace += ChunkTrace(C);
   const uint64_t Wb = timing::writebackCycles(Hw, 1);
   const uint64_t Rounds = S.Rounds.size();
   uint64_t Compute = S.Pixels * (Trace + Wb) +
@@ -91,8 +97,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   for (const RoundInfo &I : S.Rounds)
     for (unsigned C = 0; C < P.NChunks; ++C) {
       const bool Last = C + 1 == P.NChunks;
-      uint64_t Comp =
-          I.Pixels * timing::traceCycles(L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin)) + StepOverhead;
+      uint64_t Comp = I.Pixels * ChunkTrace(C) + StepOverhead;
       if (Last)
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
@@ -167,7 +172,7 @@ Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw
     auto [C0, C1] = P.ogChunks(Rd.firstOg());
     for (unsigned C = C0; C < C1; ++C) {
       const uint64_t Cn = P.chunkSize(C, L.In.C);
-      uint64_t Comp = Rd.pixels() * timing::traceCycles(L.KH, L.KW * Cn) + StepOverhead;
+      uint64_t Comp = Rd.pixels() * timing::macTraceCycles(Hw, L.KH, L.KW * Cn) + StepOverhead;
       uint64_t In =
           uint64_t(Tiles) * P.RowsIn * P.ColsIn * roundUp(unsigned(Cn * 2), Hw.DramBurstBytes) +
           G * 2 * (KK * Cn + (C == C0));
@@ -186,7 +191,7 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   const ir::Layer &L = *P.L;
   const uint64_t Pixels = roundPixels(P), Passes = P.passes();
   uint64_t Compute =
-      Pixels * (Passes * timing::traceCycles(L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+      Pixels * (Passes * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
       P.Rounds.size() * StepOverhead;
   // Shifted passes: the control core issues 4 instructions a pixel for the
   // loop and 3 per pass (two address steps and the trace), which bounds

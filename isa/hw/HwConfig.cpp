@@ -88,7 +88,11 @@ const KeyInfo HwKeys[] = {
     {"acc_bits", &HwConfig::AccBits, "bits", 32, 64, false, "",
      "Accumulator width; sums wrap at this width"},
     {"dram_gbps", &HwConfig::DramGbps, "GB/s (1e9 B/s)", 1, 0, false,
-     "bandwidth rounds to ≥ 1/256 byte per cycle", "Usable DRAM bandwidth"},
+     "dram_gbps × dram_efficiency rounds to ≥ 1/256 byte per cycle",
+     "Nominal DRAM bandwidth (the interface's pin rate)"},
+    {"dram_efficiency", &HwConfig::DramEfficiency, "fraction", 1, 0, false, "≤ 1",
+     "Share of `dram_gbps` the memory controller sustains (refresh, row switches, read/write "
+     "turnarounds): the channel moves dram_gbps × dram_efficiency"},
     {"dram_latency_cycles", &HwConfig::DramLatencyCycles, "cycles", 1, NoMax, false, "",
      "Latency of every DMA transfer after its channel time; pipelined"},
     {"dram_burst_bytes", &HwConfig::DramBurstBytes, "bytes", 8, NoMax, true, "",
@@ -97,6 +101,15 @@ const KeyInfo HwKeys[] = {
     {"queue_depth", &HwConfig::QueueDepth, "entries", 2, 1024, false, "", "Entries per unit queue"},
     {"mac_pipeline_depth", &HwConfig::MacPipelineDepth, "cycles", 1, NoMax, false, "",
      "Cycles from a trace's last issue to its accumulator write"},
+    {"trace_startup_cycles", &HwConfig::TraceStartupCycles, "cycles", 0, 1024, false, "",
+     "Cycles a MAC trace (`vmac`, `vmacp`, `vdw`) holds the compute unit before its first MAC "
+     "(decode into the address generator, the maps buffer's registered read)"},
+    {"trace_row_granule", &HwConfig::TraceRowGranule, "elements", 1, 64, true, "",
+     "A `vmac` / `vmacp` trace row of len map elements takes ⌈len / trace_row_granule⌉ × "
+     "trace_row_granule steps, the rest of the last granule idle (1: one element a step)"},
+    {"maps_read_ports", &HwConfig::MapsReadPorts, "addresses", 1, MaxVmacs, false, "",
+     "Distinct read addresses a CU's maps buffer serves per cycle to traces: a `vmacp` of "
+     "2^pix pixel groups takes ⌈2^pix / maps_read_ports⌉ cycles a step"},
     {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, MaxVmacs, false, "",
      "Accumulator words per cycle the writeback (`vwb`) and preload (`vpre`) move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
@@ -417,12 +430,18 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
          fmt::format("'{}' banks do not divide the {} words ({} bytes each) of a {} KiB weights "
                      "buffer",
                      C.WeightsBanks, Words, C.weightWordBytes(), C.WeightsBufferKib));
-  double BwQ8 = std::round(C.DramGbps * 1e9 / (C.ClockMhz * 1e6) * 256.0);
+  if (C.DramEfficiency > 1)
+    Fail(keyOf(&HwConfig::DramEfficiency),
+         fmt::format("must be at most 1 (a controller cannot move more than its pin rate), got "
+                     "'{}'",
+                     C.DramEfficiency));
+  double BwQ8 = std::round(C.DramGbps * C.DramEfficiency * 1e9 / (C.ClockMhz * 1e6) * 256.0);
   if (BwQ8 < 1 || BwQ8 > double(std::numeric_limits<uint32_t>::max()))
     Fail(keyOf(&HwConfig::DramGbps),
-         fmt::format("'{}' GB/s at '{}' MHz rounds to {}/256 bytes per cycle; it must be "
+         fmt::format("'{}' GB/s × '{}' at '{}' MHz rounds to {}/256 bytes per cycle; it must be "
                      "1/256..{}/256",
-                     C.DramGbps, C.ClockMhz, BwQ8, std::numeric_limits<uint32_t>::max()));
+                     C.DramGbps, C.DramEfficiency, C.ClockMhz, BwQ8,
+                     std::numeric_limits<uint32_t>::max()));
   if (!Msgs.empty())
     return Errs();
 
@@ -453,7 +472,7 @@ llvm::Expected<HwConfig> loadText(const std::string &Text, const std::string &Fi
 } // namespace
 
 uint32_t HwConfig::dramBwQ8() const {
-  double V = std::round(DramGbps * 1e9 / (ClockMhz * 1e6) * 256.0);
+  double V = std::round(DramGbps * DramEfficiency * 1e9 / (ClockMhz * 1e6) * 256.0);
   // Only reachable for configs validate() rejects; keep the conversion defined.
   if (!(V >= 0) || V > double(std::numeric_limits<uint32_t>::max()))
     return 0;

@@ -71,8 +71,9 @@ llvm::json::Object snow::isa::isaConstantsJson() {
 std::string snow::isa::hwPresetTable() {
   std::string S =
       "| preset | shape (clusters × CUs × vMACs × lanes) | MACs | clock | peak GOPS | DRAM "
-      "| DRAM B/cycle (`dramBwQ8`) | on-chip use / budget |\n"
-      "|---|---|---|---|---|---|---|---|\n";
+      "(nominal × sustained share) | DRAM B/cycle (`dramBwQ8`) | trace start-up, row granule, "
+      "read ports, writeback words | on-chip use / budget |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
   // zc706 first: it is the reference the others are based on.
   std::vector<std::string> Names = hwPresetNames();
   std::stable_partition(Names.begin(), Names.end(),
@@ -84,11 +85,13 @@ std::string snow::isa::hwPresetTable() {
       llvm::consumeError(C.takeError());
       continue;
     }
-    S += fmt::format("| `{}` | {} × {} × {} × {} | {} | {} MHz | {} | {} GB/s | {:.3g} ({}) | "
-                     "{} / {} KiB |\n",
+    S += fmt::format("| `{}` | {} × {} × {} × {} | {} | {} MHz | {} | {} GB/s × {} | {:.3g} ({}) | "
+                     "{}, {}, {}, {} | {} / {} KiB |\n",
                      C->Name, C->Clusters, C->CusPerCluster, C->VmacsPerCu, C->LanesPerVmac,
-                     C->macs(), C->ClockMhz, C->peakGops(), C->DramGbps, C->dramBwQ8() / 256.0,
-                     C->dramBwQ8(), (C->onchipBytes() + 1023) / 1024, C->OnchipBudgetKib);
+                     C->macs(), C->ClockMhz, C->peakGops(), C->DramGbps, C->DramEfficiency,
+                     C->dramBwQ8() / 256.0, C->dramBwQ8(), C->TraceStartupCycles,
+                     C->TraceRowGranule, C->MapsReadPorts, C->WritebackWords,
+                     (C->onchipBytes() + 1023) / 1024, C->OnchipBudgetKib);
   }
   return S;
 }

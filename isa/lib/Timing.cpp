@@ -33,8 +33,11 @@ uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t S
 uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {
   switch (I.Op) {
   case Opcode::VMAC:
+    return macTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VMACP:
+    return macTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len), unsigned(I.pix));
   case Opcode::VDW:
+    return dwTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VMAX:
   case Opcode::VAVG:
     return traceCycles(uint64_t(I.rows), uint64_t(I.len));

@@ -93,6 +93,10 @@ int main(int Argc, char **Argv) {
   P("ACC_BITS", C->AccBits, "accumulator width; sums wrap at it");
   P("QUEUE_DEPTH", C->QueueDepth, "entries per unit queue");
   P("MAC_PIPE", C->MacPipelineDepth, "cycles from a trace's last issue to its accumulator write");
+  P("TRACE_STARTUP", C->TraceStartupCycles,
+    "cycles a MAC trace holds the unit before its first MAC");
+  P("ROW_GRANULE", C->TraceRowGranule, "vmac/vmacp trace rows take whole granules of elements");
+  P("READ_PORTS", C->MapsReadPorts, "maps read addresses per CU per cycle (vmacp pixel groups)");
   P("WB_WORDS", std::min(C->WritebackWords, C->VmacsPerCu),
     "vMACs whose accumulator words vwb/vpre move per cycle");
   P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");
@@ -100,7 +104,7 @@ int main(int Argc, char **Argv) {
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");
   P("DRAM_BURST_LOG2", log2Ceil(C->DramBurstBytes), "");
   S += fmt::format("  localparam longint unsigned DRAM_BYTES = 64'd{};\n", C->dramBytes());
-  P("BW_Q8", C->dramBwQ8(), "DRAM bytes per cycle x 256");
+  P("BW_Q8", C->dramBwQ8(), "sustained DRAM bytes per cycle x 256 (dram_efficiency applied)");
   P("BEAT_BYTES", Beat, "DMA datapath width in bytes");
   P("INFLIGHT", C->DramLatencyCycles + 4,
     "DMA transfers of one direction that can be in flight (granted ones end within latency)");

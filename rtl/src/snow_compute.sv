@@ -5,7 +5,12 @@
 // The scheduler decides when an operation starts; from that cycle on this
 // datapath walks it one step per cycle (docs/architecture.md §3.2 table):
 // a trace reads one map value (vdw: one per lane) and one weight word per
-// vMAC per cycle and adds the products into the accumulator entry.
+// vMAC per cycle and adds the products into the accumulator entry. A MAC
+// trace first spends TRACE_STARTUP cycles without a MAC; each of its rows
+// then takes whole ROW_GRANULE-element steps (vmac/vmacp: the steps past
+// len are idle), and each step as many passes as its read addresses need
+// (vmacp: 2^pix pixel groups over READ_PORTS ports; the vMACs of pass j
+// take their tap in the j-th cycle of the step).
 //
 // The MAC pipeline: the contract gives a trace's sums MAC_PIPE cycles after
 // its last tap to land, and the scheduler holds vwb/vpre until then (wait_acc).
@@ -51,28 +56,34 @@ module snow_compute
   // The operation in progress (registered after its first cycle).
   logic active_q;
   entry_t e_q;
-  logic [63:0] k_q, n_q, o_q, base_q, off_q;
+  logic [63:0] k_q, n_q, o_q, j_q, base_q, off_q;
 
   // This cycle's view: a starting operation is processed in its start cycle.
   logic active;
   entry_t e;
   logic [7:0] op;
-  logic [63:0] k, n, o, base, off, dur, inner_lim, inner_stride, outer_stride;
+  logic [63:0] k, n, o, j, base, off, dur, startup, passes, inner_lim, inner_stride, outer_stride;
+  logic is_trace;
   assign active = start || active_q;
   assign e = start ? start_entry : e_q;
   assign op = f_op(e.inst);
+  assign is_trace = op == OP_VMAC || op == OP_VMACP || op == OP_VDW;
   assign k = start ? '0 : k_q;
   assign n = start ? '0 : n_q;
   assign o = start ? '0 : o_q;
+  assign j = start ? '0 : j_q;
   assign base = start ? 64'(start_entry.a2) : base_q;
   assign off = start ? '0 : off_q;
 
-  // Walk order: inner counter n, outer o; element address base + off.
-  // vmac: rows x len taps, stride 1; vdw/pools: stride cstride;
+  // Walk order: after the start-up, inner counter n, outer o, and for each
+  // (o, n) the passes j; element address base + off.
+  // vmac: rows x row_steps taps, stride 1; vdw/pools: stride cstride;
   // vwb/vpre: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
   // entries inner (stride bstride), the simulator's order, which decides
   // overlapping writes.
   always_comb begin
+    startup = '0;
+    passes = 64'd1;
     case (op)
       OP_VWB, OP_VPRE: begin
         dur = f_rows(e.inst) * 64'(WB_CYCLES);
@@ -83,10 +94,18 @@ module snow_compute
       OP_VBIAS: begin
         dur = 64'd1; inner_lim = 64'd1; inner_stride = '0; outer_stride = '0;
       end
+      OP_VMAC, OP_VMACP, OP_VDW: begin
+        dur = mac_trace_cycles(op, e.inst);
+        startup = 64'(TRACE_STARTUP);
+        passes = step_passes(op, f_pix(e.inst));
+        inner_lim = row_steps(op, f_len(e.inst));
+        inner_stride = op == OP_VDW ? f_cstride(e.inst) : 64'd1;
+        outer_stride = f_bstride(e.inst);
+      end
       default: begin
         dur = f_rows(e.inst) * f_len(e.inst);
         inner_lim = f_len(e.inst);
-        inner_stride = (op == OP_VMAC || op == OP_VMACP) ? 64'd1 : f_cstride(e.inst);
+        inner_stride = f_cstride(e.inst);
         outer_stride = f_bstride(e.inst);
       end
     endcase
@@ -105,20 +124,23 @@ module snow_compute
     assign vr_addr[v] = op == OP_VMACP ?
         32'(addr + ((64'(v) << f_pix(e.inst)) / 64'(VMACS)) * f_cstride(e.inst)) : 32'(addr);
   end
-  assign wr_addr = 32'(64'(e.a3) + k);
+  // Tap o * len + n reads weight word a3 + o * len + n (vbias: a3).
+  assign wr_addr = 32'(64'(e.a3) + o * f_len(e.inst) + n);
 
   // Controls shared by all lanes.
   logic do_mac, do_dw, do_pre, do_bias, do_pool, is_max, first_init, pre_init, relu;
   logic [F_SHIFT_W-1:0] shift;
   logic [F_MULT_W-1:0] mult;
   logic [AEW-1:0] entry;
-  assign do_mac = active && (op == OP_VMAC || op == OP_VMACP || op == OP_VDW);
+  // A MAC step: past the start-up, on a tap of the row (not a granule's idle
+  // rest); which vMACs take it is the pass (g_vmac below).
+  assign do_mac = active && is_trace && k >= startup && n < f_len(e.inst);
   assign do_dw = op == OP_VDW;
   assign do_pre = active && op == OP_VPRE;
   assign do_bias = active && op == OP_VBIAS;
   assign do_pool = active && (op == OP_VMAX || op == OP_VAVG);
   assign is_max = op == OP_VMAX;
-  assign first_init = k == 0 && f_init(e.inst);
+  assign first_init = o == 0 && n == 0 && f_init(e.inst);
   assign pre_init = f_init(e.inst);
   assign relu = f_relu(e.inst);
   assign shift = f_shift(e.inst);
@@ -131,6 +153,10 @@ module snow_compute
 
   for (genvar c = 0; c < CUS; c++) begin : g_cu
     for (genvar v = 0; v < VMACS; v++) begin : g_vmac
+      // vmacp: this vMAC's pixel group reads in pass group / READ_PORTS.
+      logic mac_here;
+      assign mac_here = do_mac && (op != OP_VMACP ||
+          ((64'(v) << f_pix(e.inst)) / 64'(VMACS)) / 64'(READ_PORTS) == j);
       for (genvar l = 0; l < LANES; l++) begin : g_lane
         logic [ACC_BITS-1:0] acc [ACC_ENTRIES];
         logic [ACC_BITS-1:0] bias;
@@ -141,7 +167,7 @@ module snow_compute
         assign p = 32'(m) * 32'(w);
         assign acc_rd[c][v][l] = acc[entry];
         always_ff @(posedge clk) begin
-          if (do_mac)
+          if (mac_here)
             acc[entry] <= (first_init ? bias : acc[entry]) + ACC_BITS'(p);
           else if (do_pre && o == 64'(v) / 64'(WB_WORDS))
             acc[entry] <= (pre_init ? '0 : acc[entry]) +
@@ -188,19 +214,28 @@ module snow_compute
     if (rst) begin
       active_q <= 1'b0;
       e_q <= '0;
-      k_q <= '0; n_q <= '0; o_q <= '0; base_q <= '0; off_q <= '0;
+      k_q <= '0; n_q <= '0; o_q <= '0; j_q <= '0; base_q <= '0; off_q <= '0;
     end else if (active && !last) begin
       active_q <= 1'b1;
       e_q <= e;
       k_q <= k + 1;
-      if (n + 1 == inner_lim) begin
+      if (k < startup || j + 1 != passes) begin
+        // Start-up, or more passes of this step: the walk holds.
+        n_q <= n;
+        o_q <= o;
+        j_q <= k < startup ? j : j + 1;
+        off_q <= off;
+        base_q <= base;
+      end else if (n + 1 == inner_lim) begin
         n_q <= '0;
         o_q <= o + 1;
+        j_q <= '0;
         off_q <= '0;
         base_q <= base + outer_stride;
       end else begin
         n_q <= n + 1;
         o_q <= o;
+        j_q <= '0;
         off_q <= off + inner_stride;
         base_q <= base;
       end

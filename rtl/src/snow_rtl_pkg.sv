@@ -83,6 +83,24 @@ package snow_rtl_pkg;
     return i[F_MULT_LO +: F_MULT_W];
   endfunction
 
+  // MAC trace timing (docs/architecture.md §3.2), shared by the scheduler
+  // (durations) and the compute datapath (its walk). Steps of a row: vdw one
+  // per tap, vmac/vmacp the row rounded up to whole ROW_GRANULE elements.
+  function automatic logic [63:0] row_steps(input logic [7:0] op, input logic [63:0] len);
+    if (op == OP_VDW) return len;
+    return (len + 64'(ROW_GRANULE) - 1) / 64'(ROW_GRANULE) * 64'(ROW_GRANULE);
+  endfunction
+  // Cycles of one step: vmacp's 2^pix read addresses over READ_PORTS ports.
+  function automatic logic [63:0] step_passes(input logic [7:0] op,
+                                              input logic [F_PIX_W-1:0] pix);
+    if (op != OP_VMACP) return 64'd1;
+    return ((64'd1 << pix) + 64'(READ_PORTS) - 1) / 64'(READ_PORTS);
+  endfunction
+  function automatic logic [63:0] mac_trace_cycles(input logic [7:0] op,
+                                                   input logic [INST_BITS-1:0] i);
+    return 64'(TRACE_STARTUP) + f_rows(i) * row_steps(op, f_len(i)) * step_passes(op, f_pix(i));
+  endfunction
+
   // A DMA transfer as the mover executes it once the channel grants it.
   typedef struct packed {
     logic         store;    // st.map (else a load)

@@ -170,7 +170,7 @@ module snow_sched
     entry_t e;
     logic [INST_BITS-1:0] in;
     logic [7:0] op;
-    logic [63:0] rows, len, bstr, cstr, dur, comp, ext, lo, hi, size, bsz, b0, b1;
+    logic [63:0] rows, len, bstr, cstr, dur, taps, comp, ext, lo, hi, size, bsz, b0, b1;
     logic [63:0] row_bytes, bytes, dlo, dhi, first, last;
     logic signed [63:0] dstr;
     logic weights, write, is_store, is_wgt;
@@ -202,7 +202,7 @@ module snow_sched
     ev_st_bytes = '0;
     flt = 1'b0; fcode = FAULT_NONE; fpc = '0; fa0 = '0; fa1 = '0; fa2 = '0;
     acted = ctrl_acted;
-    e = q_head[0]; in = '0; op = '0; rows = '0; len = '0; bstr = '0; cstr = '0; dur = '0;
+    e = q_head[0]; in = '0; op = '0; rows = '0; len = '0; bstr = '0; cstr = '0; dur = '0; taps = '0;
     comp = '0; ext = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
     weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
@@ -390,7 +390,10 @@ module snow_sched
               end
             end
             OP_VMAC, OP_VMACP, OP_VDW: begin
-              dur = rows * len;
+              // Start-up, whole granules per row, a step per read pass; every
+              // tap still reads one weight word (rows * len of them).
+              dur = mac_trace_cycles(op, in);
+              taps = rows * len;
               comp = t + dur + 64'(MAC_PIPE);
               // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
               ext = op == OP_VDW ?
@@ -409,16 +412,16 @@ module snow_sched
               end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
                 flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
                 fa2 = 64'(e.a2) + ext;
-              end else if (64'(e.a3) + dur > 64'(WEIGHTS_WORDS)) begin
+              end else if (64'(e.a3) + taps > 64'(WEIGHTS_WORDS)) begin
                 flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd1; fa1 = 64'(e.a3);
-                fa2 = 64'(e.a3) + dur;
+                fa2 = 64'(e.a3) + taps;
               end
               if (!flt) begin
                 weights = 1'b0; write = 1'b0; lo = 64'(e.a2); hi = lo + ext; upto = t + dur;
                 `include "snow_sched_banks.svh"
               end
               if (!flt) begin
-                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + dur; upto = t + dur;
+                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + taps; upto = t + dur;
                 `include "snow_sched_banks.svh"
               end
               if (!flt) begin

@@ -211,7 +211,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
-    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Dur, false, T, T + Dur, E))
+    // Every tap reads one weight word, whatever the trace's idle steps.
+    const uint64_t Taps = uint64_t(I.rows) * I.len;
+    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Taps, false, T, T + Dur, E))
       return Err;
     AccReady = T + timing::accumulatorReady(Hw, Dur);
     Finish(Dur, AccReady);

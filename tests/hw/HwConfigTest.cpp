@@ -52,7 +52,8 @@ protected:
 };
 
 TEST(HwPresets, NamesAreTheYamlFilesSorted) {
-  EXPECT_EQ(hwPresetNames(), (std::vector<std::string>{"big1024", "mini64", "narrow8", "zc706"}));
+  EXPECT_EQ(hwPresetNames(),
+            (std::vector<std::string>{"big1024", "mini64", "narrow8", "zc706", "zc706_paper"}));
 }
 
 TEST(HwPresets, EveryPresetLoadsValidatesAndIsNamedAfterItsFile) {
@@ -71,11 +72,12 @@ TEST(HwPresets, Zc706IsThePublishedSnowflakePoint) {
   EXPECT_EQ(C.cus(), 4u);
   EXPECT_EQ(C.macs(), 256u);
   EXPECT_DOUBLE_EQ(C.peakGops(), 128.0);
-  EXPECT_EQ(C.dramBwQ8(), 4301u);  // 4.2 GB/s / 250 MHz = 16.8 B/cycle.
-  EXPECT_EQ(C.dramCycles(64), 4u); // ceil(64 * 256 / 4301).
+  // 4.2 GB/s nominal x 0.8 sustained / 250 MHz = 13.44 B/cycle.
+  EXPECT_EQ(C.dramBwQ8(), 3441u);
+  EXPECT_EQ(C.dramCycles(64), 5u); // ceil(64 * 256 / 3441) = ceil(4.76).
   EXPECT_EQ(C.dramCycles(0), 0u);
-  EXPECT_EQ(C.dramCycles(4301), 256u);
-  EXPECT_EQ(C.dramCycles(4302), 257u);
+  EXPECT_EQ(C.dramCycles(3441), 256u);
+  EXPECT_EQ(C.dramCycles(3442), 257u);
   EXPECT_EQ(C.mapsElems(), 131072u);
   EXPECT_EQ(C.mapsBankElems(), 16384u);
   EXPECT_EQ(C.weightWordBytes(), 32u);
@@ -92,7 +94,8 @@ TEST(HwPresets, Mini64DerivedValues) {
   EXPECT_EQ(C.cus(), 1u);
   EXPECT_EQ(C.macs(), 64u);
   EXPECT_DOUBLE_EQ(C.peakGops(), 32.0);
-  EXPECT_EQ(C.dramBwQ8(), 4301u);
+  // 4.2 GB/s x 0.75 sustained / 250 MHz = 12.6 B/cycle: round(3225.6).
+  EXPECT_EQ(C.dramBwQ8(), 3226u);
   EXPECT_EQ(C.onchipBytes(), 262144u + 131072u + 49152u + 3 * 64 * 16);
 }
 
@@ -101,7 +104,8 @@ TEST(HwPresets, Big1024DerivedValues) {
   EXPECT_EQ(C.cus(), 8u);
   EXPECT_EQ(C.macs(), 1024u);
   EXPECT_DOUBLE_EQ(C.peakGops(), 512.0);
-  EXPECT_EQ(C.dramBwQ8(), 13107u); // 12.8 GB/s / 250 MHz = 51.2 B/cycle.
+  // 12.8 GB/s x 0.8 (zc706's sustained share) / 250 MHz = 40.96 B/cycle.
+  EXPECT_EQ(C.dramBwQ8(), 10486u);
   EXPECT_EQ(C.dramCycles(64), 2u);
   EXPECT_EQ(C.onchipBytes(), 2097152u + 2097152u + 786432u + 3 * 64 * 16);
   EXPECT_EQ(C.AccEntries, 128u) << "inherited from zc706";
@@ -112,14 +116,32 @@ TEST(HwPresets, Narrow8DerivedValues) {
   EXPECT_EQ(C.cus(), 3u);
   EXPECT_EQ(C.macs(), 48u);
   EXPECT_DOUBLE_EQ(C.peakGops(), 24.0);
-  EXPECT_EQ(C.dramBwQ8(), 1024u); // Exactly 4 B/cycle.
-  EXPECT_EQ(C.dramCycles(64), 16u);
+  EXPECT_EQ(C.dramBwQ8(), 819u);    // 1 GB/s x 0.8 / 250 MHz = 3.2 B/cycle: round(819.2).
+  EXPECT_EQ(C.dramCycles(64), 21u); // ceil(16384 / 819) = ceil(20.005).
   EXPECT_EQ(C.weightWordBytes(), 16u);
   EXPECT_EQ(C.weightsWords(), 512u);
   EXPECT_EQ(C.weightsBankWords(), 256u);
   EXPECT_EQ(C.mapsElems(), 32768u);
   EXPECT_EQ(C.mapsBankElems(), 4096u);
   EXPECT_EQ(C.onchipBytes(), 196608u + 49152u + 9216u + 3 * 64 * 16);
+}
+
+// The paper's datapath as the issue states it: 256 MACs at 250 MHz, one maps
+// read address a cycle, a 256-bit writeback, whole 256-bit map words per trace
+// row, a trace start-up, a derated DRAM.
+TEST(HwPresets, Zc706PaperIsThePublishedDatapath) {
+  HwConfig C = preset("zc706_paper");
+  EXPECT_EQ(C.macs(), 256u);
+  EXPECT_DOUBLE_EQ(C.ClockMhz, 250.0);
+  EXPECT_DOUBLE_EQ(C.peakGops(), 128.0);
+  EXPECT_EQ(C.MapsReadPorts, 1u);
+  EXPECT_EQ(C.WritebackWords * C.LanesPerVmac * 16, 256u) << "bits written back a cycle";
+  EXPECT_EQ(C.writebackCyclesPerEntry(), 4u);
+  EXPECT_EQ(C.TraceRowGranule * 16, 256u) << "a trace row is paid in 256-bit words";
+  EXPECT_GT(C.TraceStartupCycles, 0u);
+  EXPECT_DOUBLE_EQ(C.DramGbps, 4.2);
+  EXPECT_GT(C.DramEfficiency, 0.7);
+  EXPECT_LE(C.DramEfficiency, 0.85) << "a long sequential stream moves at most 85 %";
 }
 
 TEST(HwYaml, ToYamlRoundTripsEveryPreset) {
@@ -222,8 +244,8 @@ TEST(HwYaml, DuplicateKeysAreErrors) {
 }
 
 TEST(HwYaml, UnknownBasePresetListsThePresets) {
-  EXPECT_EQ(parseError("name: x\nbase: zc707\n"),
-            "f.yaml:2: unknown base preset 'zc707' (presets: big1024, mini64, narrow8, zc706)");
+  EXPECT_EQ(parseError("name: x\nbase: zc707\n"), "f.yaml:2: unknown base preset 'zc707' (presets: "
+                                                  "big1024, mini64, narrow8, zc706, zc706_paper)");
 }
 
 TEST(HwYaml, DocumentMustBeOneMap) {
@@ -248,8 +270,8 @@ TEST(HwYaml, ParseDoesNotValidate) {
 TEST(HwLoad, UnknownPresetOrFileListsThePresets) {
   auto C = loadHwConfig("zc7060");
   ASSERT_FALSE(bool(C));
-  EXPECT_EQ(llvm::toString(C.takeError()),
-            "unknown hardware preset or file 'zc7060' (presets: big1024, mini64, narrow8, zc706)");
+  EXPECT_EQ(llvm::toString(C.takeError()), "unknown hardware preset or file 'zc7060' (presets: "
+                                           "big1024, mini64, narrow8, zc706, zc706_paper)");
 }
 
 TEST_F(HwFileTest, LoadsAFileWithBaseAndOverrides) {
@@ -305,7 +327,7 @@ TEST(HwDocs, KeyTableListsEveryKeyOfToYaml) {
   unsigned Keys = 0;
   for (std::string Line; std::getline(In, Line); ++Keys)
     EXPECT_TRUE(contains(Table, "| `" + Line.substr(0, Line.find(':')) + "` |"));
-  EXPECT_EQ(Keys, 21u);
+  EXPECT_EQ(Keys, 25u);
 }
 
 } // namespace

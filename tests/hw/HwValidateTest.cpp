@@ -185,13 +185,65 @@ TEST(HwValidate, QueueDepthFrom2To1024) {
   EXPECT_TRUE(rejects(with([](HwConfig &C) { C.QueueDepth = 1025; }), "queue_depth", "1025"));
 }
 
+TEST(HwValidate, TraceKeys) {
+  // The start-up may be 0 (a trace's first MAC in its start cycle).
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.TraceStartupCycles = 0; })));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.TraceStartupCycles = 1024; })));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.TraceStartupCycles = 1025; }),
+                      "trace_startup_cycles", "1025"));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.TraceRowGranule = 1; })));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.TraceRowGranule = 64; })));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.TraceRowGranule = 0; }), "trace_row_granule", "0"));
+  EXPECT_TRUE(
+      rejects(with([](HwConfig &C) { C.TraceRowGranule = 12; }), "trace_row_granule", "12"));
+  EXPECT_TRUE(
+      rejects(with([](HwConfig &C) { C.TraceRowGranule = 128; }), "trace_row_granule", "128"));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.MapsReadPorts = 1; })));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.MapsReadPorts = 16; })));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.MapsReadPorts = 0; }), "maps_read_ports", "0"));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.MapsReadPorts = 17; }), "maps_read_ports", "17"));
+}
+
+TEST(HwValidate, DramEfficiencyIsAFractionUpToOne) {
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.DramEfficiency = 1; })));
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.DramEfficiency = 0.01; })));
+  EXPECT_TRUE(
+      rejects(with([](HwConfig &C) { C.DramEfficiency = 1.01; }), "dram_efficiency", "1.01"));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.DramEfficiency = 0; }), "dram_efficiency", "0"));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.DramEfficiency = NAN; }), "dram_efficiency", "nan"));
+  // The channel moves the sustained share: 4.2 GB/s x 0.8 at 250 MHz is
+  // 13.44 B/cycle, round(3440.64) in 1/256 units; x 1 it is round(4300.8).
+  HwConfig Sustained = with([](HwConfig &C) {
+    C.DramGbps = 4.2;
+    C.DramEfficiency = 0.8;
+  });
+  EXPECT_EQ(Sustained.dramBwQ8(), 3441u);
+  EXPECT_EQ(Sustained.dramCycles(64), 5u); // ceil(16384 / 3441) = ceil(4.76)
+  Sustained.DramEfficiency = 1;
+  EXPECT_EQ(Sustained.dramBwQ8(), 4301u);
+  EXPECT_EQ(Sustained.dramCycles(64), 4u);
+}
+
 TEST(HwValidate, DramBandwidthAtLeastOneQ8StepPerCycle) {
   // At 250 MHz, Q8 = gbps * 1024; it rounds to 1 from exactly 0.5 / 1024.
-  HwConfig AtLimit = with([](HwConfig &C) { C.DramGbps = 0.5 / 1024; });
+  HwConfig AtLimit = with([](HwConfig &C) {
+    C.DramGbps = 0.5 / 1024;
+    C.DramEfficiency = 1;
+  });
   EXPECT_TRUE(accepts(AtLimit));
   EXPECT_EQ(AtLimit.dramBwQ8(), 1u);
   EXPECT_EQ(AtLimit.dramCycles(1), 256u);
-  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.DramGbps = 0.00048; }), "dram_gbps", "0.00048"));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) {
+                        C.DramGbps = 0.00048;
+                        C.DramEfficiency = 1;
+                      }),
+                      "dram_gbps", "0.00048"));
+  // The sustained share counts: 0.5 / 1024 GB/s at half efficiency is too slow.
+  EXPECT_TRUE(rejects(with([](HwConfig &C) {
+                        C.DramGbps = 0.5 / 1024;
+                        C.DramEfficiency = 0.5;
+                      }),
+                      "dram_gbps", "0.5"));
   // And it must fit the 32-bit RTL register.
   EXPECT_TRUE(rejects(with([](HwConfig &C) { C.ClockMhz = 0.0001; }), "dram_gbps", "4.2"));
 }

@@ -40,11 +40,15 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "acc_entries: 128\n"
                                         "acc_bits: 48\n"
                                         "dram_gbps: 4.2\n"
+                                        "dram_efficiency: 1\n"
                                         "dram_latency_cycles: 32\n"
                                         "dram_burst_bytes: 64\n"
                                         "dram_mib: 1024\n"
                                         "queue_depth: 16\n"
                                         "mac_pipeline_depth: 4\n"
+                                        "trace_startup_cycles: 0\n"
+                                        "trace_row_granule: 1\n"
+                                        "maps_read_ports: 4\n"
                                         "writeback_words: 2\n";
 
 // The constants of that machine as the hand derivations use them.

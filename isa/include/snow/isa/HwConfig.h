@@ -46,8 +46,11 @@ struct HwConfig {
   unsigned AccEntries = zc706::acc_entries;
   /// Accumulator width; sums wrap at this width.
   unsigned AccBits = zc706::acc_bits;
-  /// Usable DRAM bandwidth, 1e9 bytes/s.
+  /// Nominal DRAM bandwidth, 1e9 bytes/s (the interface's pin rate).
   double DramGbps = zc706::dram_gbps;
+  /// Fraction of DramGbps the memory controller sustains (refresh, row
+  /// switches, read/write turnarounds): the channel moves DramGbps x this.
+  double DramEfficiency = zc706::dram_efficiency;
   unsigned DramLatencyCycles = zc706::dram_latency_cycles;
   /// Every DMA row is rounded out to whole aligned bursts.
   unsigned DramBurstBytes = zc706::dram_burst_bytes;
@@ -56,6 +59,15 @@ struct HwConfig {
   unsigned QueueDepth = zc706::queue_depth;
   /// Cycles from a trace's last issue to its accumulator write.
   unsigned MacPipelineDepth = zc706::mac_pipeline_depth;
+  /// Cycles a MAC trace (vmac, vmacp, vdw) holds the compute unit before its
+  /// first MAC: decoding it into the address generator, the buffer's read.
+  unsigned TraceStartupCycles = zc706::trace_startup_cycles;
+  /// A vmac / vmacp trace row of len map elements takes len rounded up to a
+  /// whole number of this many elements (1: one element a cycle, no rounding).
+  unsigned TraceRowGranule = zc706::trace_row_granule;
+  /// Distinct read addresses a CU's maps buffer serves per cycle for traces:
+  /// vmacp's 2^pix pixel groups need one each.
+  unsigned MapsReadPorts = zc706::maps_read_ports;
   /// Lane words vwb / vpre move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
   /// Default activation format: Q(15-f).f.
@@ -77,7 +89,8 @@ struct HwConfig {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
   }
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
-  /// DRAM bandwidth in 1/256 bytes per cycle (fixed point, so the RTL can match it).
+  /// Sustained DRAM bandwidth (dram_gbps x dram_efficiency) in 1/256 bytes
+  /// per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;
   /// Cycles the DRAM channel is busy moving Bytes (already burst-rounded).
   uint64_t dramCycles(uint64_t Bytes) const;

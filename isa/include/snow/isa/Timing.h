@@ -34,9 +34,34 @@ constexpr uint64_t UnitOpCycles = 1;
 /// The control core issues at most this many instructions a cycle.
 constexpr uint64_t CtrlIssuePerCycle = 1;
 
-/// A MAC or pooling trace: Rows x Len (map, weight) steps, one a cycle in
-/// every lane (vmac, vmacp, vdw, vmax, vavg).
+/// A pooling trace (vmax, vavg): Rows x Len steps, one a cycle.
 inline uint64_t traceCycles(uint64_t Rows, uint64_t Len) { return Rows * Len; }
+
+/// Steps of one vmac / vmacp trace row of Len map elements: whole granules of
+/// trace_row_granule elements (the rest of the last granule is paid, idle).
+inline uint64_t traceRowSteps(const isa::HwConfig &Hw, uint64_t Len) {
+  const uint64_t G = Hw.TraceRowGranule;
+  return (Len + G - 1) / G * G;
+}
+
+/// Cycles one step of a MAC trace takes: its pixel groups' map reads (2^PixLog
+/// addresses; vmac and vdw read one) over the maps buffer's read ports.
+inline uint64_t traceStepCycles(const isa::HwConfig &Hw, unsigned PixLog) {
+  return ((uint64_t(1) << PixLog) + Hw.MapsReadPorts - 1) / Hw.MapsReadPorts;
+}
+
+/// A vmac (PixLog 0) or vmacp trace of Rows x Len taps: the start-up, then
+/// every row in whole granules, each step as many cycles as its reads need.
+inline uint64_t macTraceCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t Len,
+                               unsigned PixLog = 0) {
+  return Hw.TraceStartupCycles + Rows * traceRowSteps(Hw, Len) * traceStepCycles(Hw, PixLog);
+}
+
+/// A vdw trace of Rows x Len taps: the start-up, then one tap a cycle (each
+/// tap is one wide read at one address, so neither granule nor ports apply).
+inline uint64_t dwTraceCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t Len) {
+  return Hw.TraceStartupCycles + Rows * Len;
+}
 
 /// Cycles from a trace's start until its last accumulator write has landed:
 /// the trace, then the MAC pipeline's depth. vwb / vpre wait for it.

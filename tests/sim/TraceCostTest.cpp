@@ -1,0 +1,156 @@
+//===- TraceCostTest.cpp - What a trace and a DRAM byte cost the hardware -===//
+//
+// Pins the costs of architecture.md §3.2 that the hardware pays beyond one
+// tap a cycle (issue 17): a MAC trace's start-up (trace_startup_cycles), rows
+// paid in whole granules (trace_row_granule, vmac / vmacp only), vmacp steps
+// taking a pass per group of maps_read_ports read addresses, and the DRAM
+// channel moving dram_gbps x dram_efficiency. Each starts from the timing16
+// machine of SimTestUtil.h (every cost neutral) and turns one key; the
+// expected cycles are derived in the comments, and each rule is probed where
+// it changes (a granule's last element and the next one, ports dividing the
+// groups or not).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimTestUtil.h"
+#include "snow/isa/Timing.h"
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+std::string vmacLine(unsigned Rows, unsigned Len) {
+  return "vmac r0, r0, r0, rows=" + std::to_string(Rows) + ", len=" + std::to_string(Len) +
+         ", bstride=" + std::to_string(Len) + ", init=1\n";
+}
+
+std::string vmacpLine(unsigned Rows, unsigned Len, unsigned Pix) {
+  return "vmacp r0, r0, r0, rows=" + std::to_string(Rows) + ", len=" + std::to_string(Len) +
+         ", bstride=" + std::to_string(Len) + ", cstride=64, pix=" + std::to_string(Pix) +
+         ", init=1\n";
+}
+
+// One vmac pushed in 0 starts in 1 and holds the unit S + N cycles (S of
+// start-up, then its N = rows * len taps); its sums land MacPipe later, so the
+// total is 1 + S + N + 4. The start-up counts as MAC-array time: the unit is
+// busy and the array is held. Two back to back pay it twice:
+// 1 + (S + 10) + (S + 20) + 4.
+TEST(TraceCost, StartupDelaysEveryMacTrace) {
+  isa::HwConfig Hw = timingHw();
+  for (unsigned S : {0u, 1u, 3u, 7u}) {
+    Hw.TraceStartupCycles = S;
+    sim::SimStats One = runText(vmacLine(3, 5) + "halt\n", Hw);
+    EXPECT_EQ(One.Cycles, 1 + S + 15 + MacPipe) << S;
+    EXPECT_EQ(One.Compute.Busy, S + 15) << S;
+    EXPECT_EQ(One.MacCycles, S + 15) << S;
+    sim::SimStats Two = runText(vmacLine(1, 10) + vmacLine(1, 20) + "halt\n", Hw);
+    EXPECT_EQ(Two.Cycles, 1 + 2 * S + 30 + MacPipe) << S;
+  }
+}
+
+// vdw pays the start-up too; pooling traces (vmax) do not: 3x3 -> 9 cycles.
+TEST(TraceCost, StartupIsForMacTracesOnly) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceStartupCycles = 5;
+  EXPECT_EQ(
+      runText("vdw r0, r0, r0, rows=3, len=3, bstride=64, cstride=64, init=1\nhalt\n", Hw).Cycles,
+      1 + 5 + 9 + MacPipe);
+  EXPECT_EQ(
+      runText("li r1, imm=1024\nvmax r1, r0, rows=3, len=3, bstride=48, cstride=16\nhalt\n", Hw)
+          .Cycles,
+      2 + 9u);
+}
+
+// Granule 8: a row of len elements takes ceil(len / 8) * 8 steps. len 8 -> 8,
+// 9 -> 16, 16 -> 16, 1 -> 8, for every row: 3 rows of 5 -> 24, of 9 -> 48.
+TEST(TraceCost, RowsArePaidInWholeGranules) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceRowGranule = 8;
+  struct Case {
+    unsigned Rows, Len;
+    uint64_t Steps;
+  };
+  for (Case C : {Case{1, 8, 8}, Case{1, 9, 16}, Case{1, 16, 16}, Case{1, 1, 8}, Case{3, 5, 24},
+                 Case{3, 9, 48}}) {
+    sim::SimStats S = runText(vmacLine(C.Rows, C.Len) + "halt\n", Hw);
+    EXPECT_EQ(S.Cycles, 1 + C.Steps + MacPipe) << C.Rows << "x" << C.Len;
+    EXPECT_EQ(S.MacCycles, C.Steps) << C.Rows << "x" << C.Len;
+  }
+  // vdw reads a whole lane word per tap: not rounded (3 x 3 taps -> 9).
+  EXPECT_EQ(
+      runText("vdw r0, r0, r0, rows=3, len=3, bstride=64, cstride=64, init=1\nhalt\n", Hw).Cycles,
+      1 + 9 + MacPipe);
+}
+
+// A vmacp step reads 2^pix pixel groups' map values at as many addresses:
+// with P ports it takes ceil(2^pix / P) cycles. 4 vMACs: pix 0, 1, 2.
+//   ports 1: 1, 2, 4 cycles a step;  ports 2: 1, 1, 2;  ports 3: 1, 1, 2;
+//   ports 4: 1, 1, 1. A 2x6 trace has 12 steps. vmac needs one address.
+TEST(TraceCost, VmacpStepsTakeAPassPerGroupOfReadPorts) {
+  isa::HwConfig Hw = timingHw();
+  const uint64_t Want[5][3] = {{}, {1, 2, 4}, {1, 1, 2}, {1, 1, 2}, {1, 1, 1}};
+  for (unsigned Ports = 1; Ports <= 4; ++Ports) {
+    Hw.MapsReadPorts = Ports;
+    for (unsigned Pix = 0; Pix <= 2; ++Pix) {
+      sim::SimStats S = runText(vmacpLine(2, 6, Pix) + "halt\n", Hw);
+      EXPECT_EQ(S.Cycles, 1 + 12 * Want[Ports][Pix] + MacPipe) << Ports << " ports, pix " << Pix;
+    }
+    EXPECT_EQ(runText(vmacLine(2, 6) + "halt\n", Hw).Cycles, 1 + 12 + MacPipe) << Ports;
+  }
+}
+
+// The three compose: start-up, then rows of whole granules, each step as many
+// passes as its reads need. Granule 16, 1 port, start-up 2, vmacp pix 1 of
+// 2 rows x 20: 2 + 2 * 32 * 2 = 130 cycles.
+TEST(TraceCost, CostsCompose) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceStartupCycles = 2;
+  Hw.TraceRowGranule = 16;
+  Hw.MapsReadPorts = 1;
+  EXPECT_EQ(runText(vmacpLine(2, 20, 1) + "halt\n", Hw).Cycles, 1 + 130 + MacPipe);
+  EXPECT_EQ(timing::macTraceCycles(Hw, 2, 20, 1), 130u);
+}
+
+// The weights a trace reads are its taps, not its cycles: a 9-tap trace at
+// word 500 reads words 500..508 of bank 0 (512 words a bank) for its 16
+// granule steps, so a load into word 512 (bank 1) while it runs is no hazard.
+// The trace starts in 4 (three li before it), the ld.wgt in 5: 64 burst bytes,
+// D = 4, granted 5, done 5 + 4 + 32 = 41 = total. One word lower (511) the
+// load hits the bank the trace reads: a fault.
+TEST(TraceCost, WeightsWindowIsTheTapsNotTheCycles) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceRowGranule = 16;
+  auto Program = [&](unsigned LoadAt) {
+    return assembleOrFail("li r1, imm=0x10000\n"
+                          "li r3, imm=500\n"
+                          "li r4, imm=" +
+                              std::to_string(LoadAt) +
+                              "\n"
+                              "vmac r0, r0, r3, rows=1, len=9, bstride=0, init=1\n"
+                              "ld.wgt r1, r4, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+                              "halt\n",
+                          Hw);
+  };
+  EXPECT_TRUE(ranFor(runForFault(Program(512)), 41));
+  EXPECT_TRUE(isFaultAt(runForFault(Program(511)), 4, "ld.wgt", "synchronization"));
+}
+
+// The channel moves dram_gbps x dram_efficiency: at 4.2 GB/s x 0.5 and
+// 250 MHz, bw_q8 = round(2150.4) = 2150, so 1024 bytes hold it
+// ceil(262144 / 2150) = 122 cycles (61 at full efficiency): li in 0, the
+// load posts and is granted in 2, done 2 + 122 + 32 = 156.
+TEST(TraceCost, DramEfficiencyDeratesTheChannel) {
+  isa::HwConfig Hw = timingHw();
+  Hw.DramEfficiency = 0.5;
+  ASSERT_EQ(Hw.dramBwQ8(), 2150u);
+  sim::SimStats S = runText("li r1, imm=0x10000\n"
+                            "ld.map r1, r0, rows=1, len=512, dstride=0, bstride=512, mask=1\n"
+                            "halt\n",
+                            Hw);
+  EXPECT_EQ(S.DramBusyCycles, 122u);
+  EXPECT_EQ(S.Cycles, 156u);
+  EXPECT_EQ(S.DramReadBytes, 1024u) << "payload bytes do not change";
+}
+
+} // namespace
