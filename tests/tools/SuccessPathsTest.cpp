@@ -43,6 +43,8 @@ TEST_F(Success, CompileAndSimulateTinyExitZero) {
   ToolResult R = run("snowsim", {"t.bin", "--hw", "zc706"});
   ASSERT_TRUE(succeeded(R));
   EXPECT_NE(R.Out.find("model tiny on zc706"), std::string::npos) << R;
+  // The header's DRAM says the share the timing charges (zc706: 80 % of 4.2).
+  EXPECT_NE(R.Out.find("DRAM 4.2 GB/s (80 % sustained)"), std::string::npos) << R;
   EXPECT_EQ(listing(), std::set<std::string>{"t.bin"})
       << "snowsim wrote files it was not asked for";
 }
