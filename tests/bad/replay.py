@@ -10,6 +10,12 @@ one line, containing "error" and each expected word (the file's name first);
 no crash text; and the directory still empty (no output file, no temporary).
 Prints each failure with its command line, then the slowest and largest
 runs; exits 1 if any case failed.
+
+In a sanitizer build (SNOW_SANITIZE in the build's CMakeCache.txt; the
+sanitizer tier, scripts/sanitize-tests.sh) ASan reserves terabytes of
+address space for its shadow, so the cap is ASan's own hard_rss_limit_mb
+(2048: a case that grows past it is reported as a crash) and the timeout is
+three times longer (the tools run several times slower there).
 """
 import argparse
 import os
@@ -28,8 +34,20 @@ CRASH = ["Stack dump", "PLEASE submit", "Assertion", "terminate called", "LLVM E
          "Segmentation fault", "AddressSanitizer", "runtime error:"]
 
 
+SANITIZED = False
+
+
 def limit():
-    resource.setrlimit(resource.RLIMIT_AS, (MEM_CAP, MEM_CAP))
+    if not SANITIZED:
+        resource.setrlimit(resource.RLIMIT_AS, (MEM_CAP, MEM_CAP))
+
+
+def sanitized_build(build):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            return any(line.startswith("SNOW_SANITIZE:BOOL=ON") for line in f)
+    except OSError:
+        return False
 
 
 def run_case(build, case):
@@ -88,6 +106,13 @@ def main():
     ap.add_argument("--filter", default="")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
+    global SANITIZED, TIMEOUT
+    SANITIZED = sanitized_build(build)
+    if SANITIZED:
+        TIMEOUT *= 3
+        os.environ["ASAN_OPTIONS"] = ":".join(
+            o for o in [os.environ.get("ASAN_OPTIONS", ""), f"hard_rss_limit_mb={MEM_CAP >> 20}"]
+            if o)
     cases = []
     with open(os.path.join(HERE, "cases.tsv")) as f:
         for line in f:
