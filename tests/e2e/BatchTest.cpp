@@ -60,21 +60,11 @@ struct BatchRun {
       Fr.push_back(floatToFixed(float(Gen.uniform(-1.0, 1.0)), G->InputFrac));
     All.insert(All.end(), Fr.begin(), Fr.end());
   }
-  sim::SimOptions SO;
-  SO.TimingOnly = TimingOnly;
-  SO.MaxCycles = 2'000'000'000ULL;
-  auto S = sim::Simulator::create(R.Prog, SO);
-  if (!S)
-    return ::testing::AssertionFailure() << llvm::toString(S.takeError());
-  if (auto Err = (*S)->setInput(All))
-    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
-  auto Stats = (*S)->run();
-  if (!Stats)
-    return ::testing::AssertionFailure() << "simulate: " << llvm::toString(Stats.takeError());
-  R.Stats = *Stats;
+  std::vector<int16_t> Out;
+  if (auto Ok = simulateOn(R.Prog, All, TimingOnly, R.Stats, &Out); !Ok)
+    return Ok;
   if (TimingOnly)
     return ::testing::AssertionSuccess();
-  const std::vector<int16_t> Out = (*S)->output();
   const size_t PerFrame = Out.size() / Batch;
   if (PerFrame * Batch != Out.size() || PerFrame != G->output().Out.elems())
     return ::testing::AssertionFailure() << "output has " << Out.size() << " values";

@@ -32,6 +32,28 @@ struct RunResult {
   std::vector<int> OutFrac; ///< Each layer's output format, as quantized.
 };
 
+/// Runs Prog on In (every frame of a batch, stacked) with the tests' cycle
+/// limit; fills Stats and, unless TimingOnly, *Out with the output tensor.
+inline ::testing::AssertionResult simulateOn(const isa::Program &Prog,
+                                             const std::vector<int16_t> &In, bool TimingOnly,
+                                             sim::SimStats &Stats, std::vector<int16_t> *Out) {
+  sim::SimOptions SO;
+  SO.TimingOnly = TimingOnly;
+  SO.MaxCycles = 2'000'000'000ULL;
+  auto S = sim::Simulator::create(Prog, SO);
+  if (!S)
+    return ::testing::AssertionFailure() << llvm::toString(S.takeError());
+  if (auto Err = (*S)->setInput(In))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
+  auto Run = (*S)->run();
+  if (!Run)
+    return ::testing::AssertionFailure() << "simulate: " << llvm::toString(Run.takeError());
+  Stats = *Run;
+  if (!TimingOnly && Out)
+    *Out = (*S)->output();
+  return ::testing::AssertionSuccess();
+}
+
 /// Runs Yaml on preset Hw; any failure is returned as a test failure message.
 /// UniformFormat quantizes with the hardware's one format, as --uniform-format.
 inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::string &HwName,
@@ -64,22 +86,11 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   std::vector<int16_t> In;
   for (float V : defaultInputValues(G->Input.elems(), G->Name))
     In.push_back(floatToFixed(V, G->InputFrac));
-  sim::SimOptions SO;
-  SO.TimingOnly = TimingOnly;
-  SO.MaxCycles = 2'000'000'000ULL;
-  auto S = sim::Simulator::create(R.Prog, SO);
-  if (!S)
-    return ::testing::AssertionFailure() << llvm::toString(S.takeError());
-  if (auto Err = (*S)->setInput(In))
-    return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
-  auto Stats = (*S)->run();
-  if (!Stats)
-    return ::testing::AssertionFailure() << "simulate: " << llvm::toString(Stats.takeError());
-  R.Stats = *Stats;
+  if (auto Ok = simulateOn(R.Prog, In, TimingOnly, R.Stats, &R.Sim); !Ok)
+    return Ok;
   R.Macs = G->macs();
   if (TimingOnly)
     return ::testing::AssertionSuccess();
-  R.Sim = (*S)->output();
   R.Ref = ref::runFixed(*G, In, Hw->AccBits);
   return ::testing::AssertionSuccess();
 }
