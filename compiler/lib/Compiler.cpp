@@ -12,6 +12,7 @@
 #include "Lower.h"
 #include "Plan.h"
 #include "Schedule.h"
+#include "WeightPack.h"
 #include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
@@ -33,129 +34,6 @@ uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
 
 llvm::Error compileError(const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
-/// Where one block of packed weights goes: plan, output group, chunk,
-/// sub-block, and its byte offset in the data image.
-struct WeightBlock {
-  LayerPlan *P;
-  unsigned Og, C, S;
-  uint64_t Offset;
-};
-
-/// Lays out the weight blocks of a conv layer in the data image, which ends
-/// at Size bytes so far: block (og, chunk, vmac) holds one word per kernel
-/// tap, followed in chunk 0 (or every depthwise block) by the bias word, and
-/// starts on a DRAM burst. Fills the plan's WAddr / WWords and appends the
-/// blocks to Blocks, for fillBlock to write. Laying out first lets the image
-/// be sized once and the blocks filled in parallel, which matters for
-/// VGG-16's 138 M weights.
-void layoutWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uint64_t &Size,
-                   std::vector<WeightBlock> &Blocks) {
-  const unsigned V = Hw.VmacsPerCu, Sub = P.subBlocks(V);
-  P.WAddr.assign(size_t(P.NOg) * P.NChunks * Sub, 0);
-  P.WWords.assign(P.WAddr.size(), 0);
-  for (unsigned Og = 0; Og < P.NOg; ++Og)
-    for (unsigned C = 0; C < P.NChunks; ++C) {
-      if (P.Depthwise && C != Og)
-        continue; // Group Og only ever meets chunk Og.
-      auto [C0, C1] = P.ogChunks(Og);
-      if (C < C0 || C >= C1)
-        continue; // GroupChunks: not one of Og's chunks.
-      for (unsigned S = 0; S < Sub; ++S) {
-        Size = alignTo(Size, Hw.DramBurstBytes);
-        unsigned K = P.wIndex(Og, C, S, V);
-        P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? 1 : 0);
-        Blocks.push_back({&P, Og, C, S, Size});
-        Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
-      }
-    }
-}
-
-/// Writes one block laid out by layoutWeights at Out: for every kernel tap
-/// (ky, kx, input channel of the chunk), one word of `lanes` int16 weights
-/// of consecutive output channels, then the bias word if the block has one.
-/// A depthwise block holds one word per tap (lane l filters channel
-/// og*G + v*lanes + l).
-void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
-  const LayerPlan &P = *B.P;
-  const ir::Layer &L = *P.L;
-  const unsigned Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
-  const unsigned Cin = L.In.C, Cout = L.Out.C;
-  // Grouped (not depthwise) convolutions run as dense ones whose cross-group
-  // weights are zero: correct on this dataflow, at the cost of idle
-  // multiplies, which the utilization shows.
-  const unsigned InPerGroup = Cin / L.Groups, OutPerGroup = Cout / L.Groups;
-  auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
-    if (L.Groups > 1 && Ci / InPerGroup != O / OutPerGroup)
-      return 0;
-    return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
-  };
-  // Multi-pixel plans have one block per vMAC of a pixel group: the groups'
-  // vMACs load the same blocks.
-  const unsigned OgCh = P.ogChannels(G), OcEnd = P.OcBase + P.OcCount;
-  const unsigned O0 = P.OcBase + B.Og * OgCh + B.S * Lanes;
-  // One weight word: lane l holds Value(output channel of lane l).
-  auto Word = [&](auto Value) {
-    for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
-      unsigned O = O0 + Lane;
-      uint16_t X = O < OcEnd ? uint16_t(Value(O)) : 0;
-      Out[2 * Lane] = uint8_t(X);
-      Out[2 * Lane + 1] = uint8_t(X >> 8);
-    }
-    Out += 2 * Lanes;
-  };
-  const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
-  if (P.Depthwise && P.GroupK > 1) {
-    // Grouped conv on vdw: pass p's lane for output channel O meets input
-    // channel O + p - (K - 1), its i-th of the group's K, or another group's
-    // (weight 0).
-    const unsigned K = P.GroupK;
-    for (unsigned Pass = 0; Pass < P.passes(); ++Pass)
-      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-        for (unsigned Kx = 0; Kx < L.KW; ++Kx)
-          Word([&](unsigned O) -> int16_t {
-            int I = int(O % K) + int(Pass) - int(K - 1);
-            if (I < 0 || I >= int(K))
-              return 0;
-            return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
-          });
-    Word([&](unsigned O) { return L.QBias[O]; });
-    return;
-  }
-  for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-    for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
-      if (P.Depthwise) {
-        Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Kx]; });
-        continue;
-      }
-      for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
-        Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
-    }
-  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
-    Word([&](unsigned O) { return L.QBias[O]; });
-}
-
-/// Packs the weights of every conv plan into Data, in program order.
-void packWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw, uint64_t DataAddr,
-                 std::vector<uint8_t> &Data) {
-  std::vector<WeightBlock> Blocks;
-  uint64_t Size = Data.size();
-  for (LayerPlan &P : Plans)
-    if (P.IsConv)
-      layoutWeights(P, Hw, DataAddr, Size, Blocks);
-  snow::reserveHuge(Data, Size);
-  Data.resize(Size); // Zeros: the padding before each block.
-  // Blocks are disjoint, so which thread writes one does not matter. Parts
-  // are equal byte ranges of the image (blocks vary in size): a part fills
-  // the blocks that start in it.
-  snow::parallelFor(Size, 1, 1 << 22, [&](size_t Begin, size_t End) {
-    auto StartsBefore = [](const WeightBlock &B, uint64_t At) { return B.Offset < At; };
-    auto It = std::lower_bound(Blocks.begin(), Blocks.end(), uint64_t(Begin), StartsBefore);
-    for (; It != Blocks.end() && It->Offset < End; ++It)
-      fillBlock(*It, Hw, Data.data() + It->Offset);
-  });
 }
 
 llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
