@@ -15,6 +15,7 @@
 #include "WeightPack.h"
 #include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
+#include "llvm/Support/TimeProfiler.h"
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
@@ -336,7 +337,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   if (N > 1)
     Batched = batchGraph(G, N, Frames);
   const ir::Graph &PG = Batched ? *Batched : G;
-  auto Plans = planAll(PG, Hw, *B, Opts, Frames);
+  llvm::TimeTraceScope Scope("compile");
+  auto Plans = [&] {
+    llvm::TimeTraceScope Scope("plan layers");
+    return planAll(PG, Hw, *B, Opts, Frames);
+  }();
   if (!Plans)
     return Plans.takeError();
 
@@ -360,7 +365,10 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   }
   if (Opts.PipelinePools)
     pipelineOrder(PG, *Plans);
-  packWeights(*Plans, Hw, DataBase, Prog.Data);
+  {
+    llvm::TimeTraceScope Scope("pack weights");
+    packWeights(*Plans, Hw, DataBase, Prog.Data);
+  }
   if (Parts)
     for (const LayerPlan &P : *Plans)
       Parts->push_back(describePart(P));
@@ -443,6 +451,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.Output = {Last.Name,  Views->back().Addr, Last.Out.C,
                  Last.Out.H, Last.Out.W,         uint32_t(Last.OutFrac)};
 
+  llvm::TimeTraceScope EmitScope("emit code");
   Emitter E;
   emitProgram(E, makeSteps(*Plans, Opts), Hw, *B, Opts);
   auto Words = E.finish();

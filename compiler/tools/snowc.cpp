@@ -21,6 +21,7 @@
 #include "snow/support/FileIO.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -119,13 +120,39 @@ static cl::opt<bool> NoPipelinePools(
              "beside it"),
     cl::cat(Cat));
 
+static cl::opt<std::string> TimeTrace(
+    "time-trace",
+    cl::desc("Write where compile time goes (load, calibrate, plan, pack, emit, write) as "
+             "a Chrome trace-event JSON file, for chrome://tracing or ui.perfetto.dev"),
+    cl::value_desc("trace.json"), cl::cat(Cat));
+
 static int fail(const llvm::Twine &Msg) { return toolError("snowc", Msg); }
+
+static int compileModel();
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   if (!parseToolCommandLine(Argc, Argv, "snowc", "Snowflake compiler\n", Cat))
     return 1;
+  if (TimeTrace.empty())
+    return compileModel();
+  // Phases on the main thread; parallel work shows as its phase's span.
+  llvm::timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, "snowc");
+  int Rc;
+  {
+    llvm::TimeTraceScope Total("snowc", ModelPath.getValue());
+    Rc = compileModel();
+  }
+  llvm::SmallString<0> Json;
+  llvm::raw_svector_ostream OS(Json);
+  llvm::timeTraceProfilerWrite(OS);
+  llvm::timeTraceProfilerCleanup();
+  if (auto Err = writeFileAtomic(TimeTrace, OS.str()))
+    return fail(llvm::toString(std::move(Err)));
+  return Rc;
+}
 
+static int compileModel() {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return fail(llvm::toString(Hw.takeError()));
@@ -133,7 +160,10 @@ int main(int Argc, char **Argv) {
   for (const std::string &C : Consts)
     if (auto Err = ir::addOnnxConst(C, OnnxOpts))
       return fail(llvm::toString(std::move(Err)));
-  auto G = ir::loadAnyModel(ModelPath, OnnxOpts);
+  auto G = [&] {
+    llvm::TimeTraceScope Scope("load model");
+    return ir::loadAnyModel(ModelPath, OnnxOpts);
+  }();
   if (!G)
     return fail(llvm::toString(G.takeError()));
   if (!ExportOnnx.empty()) {
@@ -157,9 +187,11 @@ int main(int Argc, char **Argv) {
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");
   if (UniformFormat) {
+    llvm::TimeTraceScope Scope("quantize");
     ir::quantize(*G, int(Hw->ActFracBits), ir::FloatWeights::Release);
   } else {
     llvm::Expected<ir::ActFormats> Formats = ir::ActFormats();
+    llvm::TimeTraceScope Scope("calibrate and quantize");
     if (CalibrateFrames.empty()) {
       Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
     } else {
@@ -224,6 +256,7 @@ int main(int Argc, char **Argv) {
       return fail(llvm::toString(std::move(Err)));
     return 0;
   }
+  llvm::TimeTraceScope Scope("write prog.bin");
   if (auto Err = isa::writeProgram(*Prog, OutPath))
     return fail(llvm::toString(std::move(Err)));
   return 0;

@@ -394,7 +394,7 @@ Serialized serializeParts(const Program &P) {
   uint32_t Crc = llvm::crc32(W.Out);
   // zlib's crc32 restarts on a null buffer, which an empty image may have.
   if (!S.Image.empty())
-    Crc = llvm::crc32(Crc, S.Image);
+    Crc = snow::crc32(Crc, S.Image);
   S.Head = std::move(W.Out);
   W.Out.clear();
   W.Base = S.Head.size() + S.Image.size();

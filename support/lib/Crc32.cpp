@@ -80,13 +80,15 @@ bool hasClmul() {
 } // namespace
 #endif
 
-uint32_t snow::crc32(llvm::ArrayRef<uint8_t> Data) {
+uint32_t snow::crc32(uint32_t Crc, llvm::ArrayRef<uint8_t> Data) {
 #if defined(__x86_64__) || defined(__i386__)
   if (Data.size() >= 64 && hasClmul()) {
     size_t Blocks = Data.size() & ~size_t(15);
-    uint32_t Crc = ~foldClmul(Data.data(), Blocks, ~uint32_t(0));
+    Crc = ~foldClmul(Data.data(), Blocks, ~Crc);
     return llvm::crc32(Crc, Data.drop_front(Blocks));
   }
 #endif
-  return llvm::crc32(Data);
+  return llvm::crc32(Crc, Data);
 }
+
+uint32_t snow::crc32(llvm::ArrayRef<uint8_t> Data) { return snow::crc32(0, Data); }

@@ -32,3 +32,19 @@ TEST(Crc32, EqualsZlibOnLargeUnalignedBuffers) {
                 llvm::crc32(llvm::ArrayRef<uint8_t>(B).slice(Off, N)))
           << "offset " << Off << ", length " << N;
 }
+
+// Continuing a CRC (prog.bin's header, then its weight image, then its
+// footer): every split point of a buffer gives the CRC of the whole.
+TEST(Crc32, ContinuesLikeZlib) {
+  std::mt19937 R(5);
+  std::vector<uint8_t> B(1000);
+  for (uint8_t &X : B)
+    X = uint8_t(R());
+  const uint32_t Whole = llvm::crc32(B);
+  llvm::ArrayRef<uint8_t> A(B);
+  for (size_t Cut = 0; Cut <= B.size(); Cut += 37) {
+    uint32_t Head = snow::crc32(A.take_front(Cut));
+    ASSERT_EQ(snow::crc32(Head, A.drop_front(Cut)), Whole) << "cut at " << Cut;
+    ASSERT_EQ(snow::crc32(Head, A.drop_front(Cut)), llvm::crc32(Head, A.drop_front(Cut)));
+  }
+}

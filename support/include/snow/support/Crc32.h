@@ -17,6 +17,10 @@ namespace snow {
 /// Equal to llvm::crc32(Data) for every input.
 uint32_t crc32(llvm::ArrayRef<uint8_t> Data);
 
+/// The CRC of the bytes so far (Crc) extended by Data: equal to
+/// llvm::crc32(Crc, Data).
+uint32_t crc32(uint32_t Crc, llvm::ArrayRef<uint8_t> Data);
+
 } // namespace snow
 
 #endif
