@@ -36,6 +36,7 @@ def F_dstride : Field<"dstride", 32, 32, "simm", "DRAM row stride in bytes">;
 def F_shift   : Field<"shift",   32,  6, "uimm", "right shift (writeback, average) or left shift (bias)">;
 def F_relu    : Field<"relu",    38,  1, "uimm", "1: clamp negative results to zero">;
 def F_init    : Field<"init",    39,  1, "uimm", "1: trace starts from the bias register, not the accumulator">;
+def F_lut     : Field<"lut",     39,  1, "uimm", "1: pass each written value through the CU's activation table (vwb)">;
 def F_cstride : Field<"cstride", 40, 20, "uimm", "column stride of a pooling window, in elements">;
 def F_value   : Field<"value",   40, 16, "simm", "fill value (int16)">;
 def F_pix     : Field<"pix",     60,  4, "uimm", "log2 of the pixels a vmacp computes at once">;
@@ -76,6 +77,10 @@ def C_MaxRows : Const<"MaxRows", !sub(!shl(1, F_rows.Width), 1),
   "largest rows field: rows of one access, accumulator entries of one vwb / vpre">;
 def C_MaxLen : Const<"MaxLen", !sub(!shl(1, F_len.Width), 1),
   "largest len field: elements or words per row of one access">;
+def C_LutSegmentBits : Const<"LutSegmentBits", 8,
+  "an activation table splits the int16 range into segments of 2^LutSegmentBits values, interpolated linearly">;
+def C_LutEntries : Const<"LutEntries", !add(!shl(1, !sub(16, C_LutSegmentBits.Value)), 1),
+  "int16 entries of an activation table: the ends of its 2^(16 - LutSegmentBits) segments">;
 
 // The unit whose queue executes an instruction.
 //   ctrl    - the control core itself, one instruction per cycle
@@ -166,8 +171,10 @@ def VMACP : Inst<"vmacp", 0x57, "compute",
   [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_cstride, F_pix, F_init],
   "multi-pixel trace: as vmac, but the vMACs form P = 2^pix groups of vmacs/P and group g reads its map values at rs2 + g*cstride: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + (v / (vmacs/P))*cstride + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane] (P must divide vmacs)">;
 def VWB   : Inst<"vwb", 0x52, "compute",
-  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu],
-  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))">;
+  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu, F_lut],
+  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): u = x + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256)">;
+def VLUT  : Inst<"vlut", 0x59, "compute", [F_rs3],
+  "activation table: T[cu][e] = weights[cu][0][rs3 + e / lanes][e % lanes] for e < LutEntries (vMAC 0's weights; one word per cycle)">;
 def VPRE  : Inst<"vpre", 0x55, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_init],
   "for e < rows: acc[cu][v][rs1 + e][lane] = (init ? 0 : acc) + (sext(maps[cu][rs2 + e*bstride + v*lanes + lane]) << shift): preloads a residual (or an operand of an add)">;

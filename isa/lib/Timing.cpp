@@ -44,6 +44,8 @@ uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {
   case Opcode::VWB:
   case Opcode::VPRE:
     return writebackCycles(Hw, uint64_t(I.rows));
+  case Opcode::VLUT:
+    return lutWords(Hw);
   case Opcode::FILL:
     return fillCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
   case Opcode::LD_MAP:

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Machine.h"
+#include "snow/isa/Lut.h"
+#include "snow/isa/Timing.h"
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
@@ -474,6 +476,19 @@ llvm::Error Machine::vdw(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
+/// vlut: every CU's activation table from vMAC 0's weight words at rs3.
+llvm::Error Machine::vlut(const Inst &, const Entry &E, uint64_t T) {
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+  if (auto Err =
+          checkBuffer(*this, E, T, "weights buffer", E.A3, timing::lutWords(Hw), Hw.weightsWords()))
+    return Err;
+  if (Opts.TimingOnly)
+    return llvm::Error::success();
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
+    std::copy_n(&Weights[Cu * V][size_t(E.A3) * L], isa::LutEntries, Lut[Cu].data());
+  return llvm::Error::success();
+}
+
 llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A3, 1, Hw.weightsWords()))
@@ -517,6 +532,8 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
           const int64_t *Src = &Acc[Cu * V + V2][(E.A1 + Entry) * L];
           for (unsigned Lane = 0; Lane < L; ++Lane) {
             int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));
+            if (I.lut)
+              Y = isa::lutLookup(Lut[Cu].data(), Y);
             Out[Lane] = I.relu && Y < 0 ? 0 : Y;
           }
         }

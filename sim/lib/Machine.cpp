@@ -47,6 +47,7 @@ Machine::Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts)
     Weights.assign(K, std::vector<int16_t>(size_t(Hw.weightsWords()) * L));
     Acc.assign(K, std::vector<int64_t>(size_t(Hw.AccEntries) * L));
     Bias.assign(K, std::vector<int64_t>(L));
+    Lut.assign(Hw.cus(), std::vector<int16_t>(isa::LutEntries, 0));
   }
   MapsBanks.resize(Hw.MapsBanks);
   WeightBanks.resize(Hw.WeightsBanks);

@@ -127,6 +127,7 @@ private:
   /// Maps elements a vdw reads from rs2 on (0 where rows or len is 0).
   uint64_t vdwExtent(const isa::Inst &I) const;
   llvm::Error vbias(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vlut(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpre(const isa::Inst &I, const Entry &E, uint64_t T);
@@ -153,6 +154,7 @@ public:
   std::vector<std::vector<int16_t>> Weights; ///< [cu*V + v][word*L + lane]
   std::vector<std::vector<int64_t>> Acc;     ///< [cu*V + v][entry*L + lane]
   std::vector<std::vector<int64_t>> Bias;    ///< [cu*V + v][lane]
+  std::vector<std::vector<int16_t>> Lut;     ///< [cu][entry]: vlut's activation table
 
   // Control core.
   std::array<uint32_t, isa::NumRegs> Regs{};

@@ -228,6 +228,16 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return Err;
     Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
+  case Opcode::VLUT: {
+    if (auto Err = vlut(I, E, T))
+      return Err;
+    const uint64_t Dur = timing::unitCycles(I, Hw);
+    if (auto Err =
+            checkBanks(U.Kind, true, E.A3, E.A3 + timing::lutWords(Hw), false, T, T + Dur, E))
+      return Err;
+    Finish(Dur, T + Dur);
+    return llvm::Error::success();
+  }
   case Opcode::VWB:
   case Opcode::VPRE: {
     // Both move the accumulators through the maps port (writeback_words

@@ -22,6 +22,7 @@
 
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Isa.h"
+#include "snow/isa/IsaConstants.h"
 #include <cstdint>
 
 namespace snow::timing {
@@ -73,6 +74,12 @@ inline uint64_t accumulatorReady(const isa::HwConfig &Hw, uint64_t TraceCycles) 
 /// lanes through the maps port, writeback_words lane words a cycle.
 inline uint64_t writebackCycles(const isa::HwConfig &Hw, uint64_t Entries) {
   return Entries * Hw.writebackCyclesPerEntry();
+}
+
+/// Weight words an activation table occupies (LutEntries int16 values,
+/// LanesPerVmac to a word): what vlut reads, one word a cycle.
+inline uint64_t lutWords(const isa::HwConfig &Hw) {
+  return (uint64_t(isa::LutEntries) + Hw.LanesPerVmac - 1) / Hw.LanesPerVmac;
 }
 
 /// A fill of Rows x Len maps elements: one lane group (LanesPerVmac elements)
