@@ -86,8 +86,30 @@ namespace {
 /// The rule on ranges: LayerMax[I] is the largest magnitude of layer I's
 /// output; InputMax, if given, the graph input's, which then gets a format of
 /// its own choosing instead of ActFrac.
+/// The part of a pre-activation range the table must resolve: past the point
+/// where the function is flat (within far less than an output step of its
+/// limit) saturating the input changes nothing, so resolution is not spent
+/// there. Unbounded functions (HardSwish, SiLU, GELU) need the whole range.
+double tableRange(const Layer &L, float PreMaxF) {
+  const double PreMax = PreMaxF;
+  switch (L.Activation) {
+  case Act::Clip:
+    return std::min(PreMax, double(std::max(std::fabs(L.ActP0), std::fabs(L.ActP1))));
+  case Act::HardSigmoid: // Flat where alpha x + beta leaves [0, 1].
+    return std::min(
+        PreMax, double(std::max(std::fabs(L.ActP1 / L.ActP0), std::fabs((1 - L.ActP1) / L.ActP0))));
+  case Act::Sigmoid: // 1 - sigmoid(12) = 6e-6, a fifth of Q0.15's step.
+    return std::min(PreMax, 12.0);
+  case Act::Tanh: // 1 - tanh(7) = 1.7e-6.
+    return std::min(PreMax, 7.0);
+  default:
+    return PreMax;
+  }
+}
+
 llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
                                             const std::vector<float> &LayerMax,
+                                            const std::vector<float> &PreMax,
                                             std::optional<float> InputMax) {
   assert(ActFrac >= 0 && ActFrac <= MaxActFrac && "activation format must be Q(15-f).f");
   assert(LayerMax.size() == G.Layers.size() && "one range per layer");
@@ -130,7 +152,8 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
     Changed = false;
     for (size_t I = 0; I < N; ++I) {
       const Layer &L = G.Layers[I];
-      if (L.Kind != LayerKind::Conv)
+      // After an activation the table rescales: the bound is on PreFrac.
+      if (L.Kind != LayerKind::Conv || L.Activation != Act::None)
         continue;
       const int Bound = FracOf(L.input()) + WFrac[I];
       int &Out = FracOf(int(I));
@@ -161,6 +184,13 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
   F.OutFrac.reserve(N);
   for (size_t I = 0; I < N; ++I)
     F.OutFrac.push_back(FracOf(int(I)));
+  F.PreFrac = F.OutFrac;
+  for (size_t I = 0; I < N; ++I) {
+    const Layer &L = G.Layers[I];
+    if (L.Kind == LayerKind::Conv && L.Activation != Act::None)
+      F.PreFrac[I] = std::min({MaxActFrac, largestFrac(Headroom * tableRange(L, PreMax[I])),
+                               FracOf(L.input()) + WFrac[I]});
+  }
   return F;
 }
 
@@ -168,12 +198,15 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
 
 llvm::Expected<ActFormats>
 snow::ir::chooseFormats(const Graph &G, int ActFrac,
-                        const std::vector<std::vector<float>> &LayerOutputs) {
+                        const std::vector<std::vector<float>> &LayerOutputs,
+                        const std::vector<float> &PreActMax) {
   assert(LayerOutputs.size() == G.Layers.size() && "one float output per layer");
   std::vector<float> LayerMax;
   for (const std::vector<float> &Out : LayerOutputs)
     LayerMax.push_back(maxAbs(Out));
-  return chooseFromRanges(G, ActFrac, LayerMax, std::nullopt);
+  std::vector<float> PreMax = PreActMax;
+  PreMax.resize(G.Layers.size(), 0.0f);
+  return chooseFromRanges(G, ActFrac, LayerMax, PreMax, std::nullopt);
 }
 
 llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
@@ -182,8 +215,9 @@ llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
   if (llvm::Error E = checkFloatGraph(G, InputChw.size()))
     return E;
   std::vector<std::vector<float>> Outs;
-  runFloat(G, InputChw, &Outs);
-  llvm::Expected<ActFormats> F = chooseFormats(G, ActFrac, Outs);
+  std::vector<float> PreMax;
+  runFloat(G, InputChw, &Outs, &PreMax);
+  llvm::Expected<ActFormats> F = chooseFormats(G, ActFrac, Outs, PreMax);
   if (F && LayerOutputs)
     *LayerOutputs = std::move(Outs);
   return F;
@@ -227,7 +261,7 @@ llvm::Expected<ActFormats>
 snow::ir::calibrateOnFrames(const Graph &G, int ActFrac,
                             const std::vector<std::vector<float>> &Frames) {
   assert(!Frames.empty() && "readCalibrationFrames refuses an empty batch");
-  std::vector<float> LayerMax(G.Layers.size(), 0.0f);
+  std::vector<float> LayerMax(G.Layers.size(), 0.0f), PreMax(G.Layers.size(), 0.0f);
   float InputMax = 0;
   for (const std::vector<float> &Frame : Frames) {
     if (llvm::Error E = checkFloatGraph(G, Frame.size()))
@@ -236,9 +270,12 @@ snow::ir::calibrateOnFrames(const Graph &G, int ActFrac,
     // One frame's outputs at a time: N frames of a large network would not
     // fit in memory together.
     std::vector<std::vector<float>> Outs;
-    runFloat(G, Frame, &Outs);
-    for (size_t I = 0; I < Outs.size(); ++I)
+    std::vector<float> FramePre;
+    runFloat(G, Frame, &Outs, &FramePre);
+    for (size_t I = 0; I < Outs.size(); ++I) {
       LayerMax[I] = std::max(LayerMax[I], maxAbs(Outs[I]));
+      PreMax[I] = std::max(PreMax[I], FramePre[I]);
+    }
   }
-  return chooseFromRanges(G, ActFrac, LayerMax, InputMax);
+  return chooseFromRanges(G, ActFrac, LayerMax, PreMax, InputMax);
 }

@@ -239,7 +239,10 @@ bool fuseRelus(Graph &G) {
     if (R.Kind != LayerKind::Relu || P < 0 || Uses[P] != 1)
       continue;
     Layer &Prod = G.Layers[P];
-    if (Prod.Kind != LayerKind::Conv && Prod.Kind != LayerKind::Add)
+    // After an activation a relu stays a layer of its own: the writeback
+    // rounds, then looks up the table, and a fused relu would come first.
+    if ((Prod.Kind != LayerKind::Conv && Prod.Kind != LayerKind::Add) ||
+        Prod.Activation != Act::None)
       continue;
     Prod.Relu = true;
     Replace[I] = P;
@@ -247,6 +250,48 @@ bool fuseRelus(Graph &G) {
   }
   eraseLayers(G, Replace);
   return Changed;
+}
+
+/// An activation whose producer is a conv or add that feeds only it, with no
+/// ReLU or activation yet, becomes that producer's post-processing table.
+/// Returns whether anything changed.
+bool fuseActivations(Graph &G) {
+  std::vector<unsigned> Uses = useCounts(G);
+  std::vector<int> Replace(G.Layers.size(), Keep);
+  bool Changed = false;
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    const Layer &A = G.Layers[I];
+    int P = A.input();
+    if (A.Kind != LayerKind::Activation || P < 0 || Uses[P] != 1)
+      continue;
+    Layer &Prod = G.Layers[P];
+    if ((Prod.Kind != LayerKind::Conv && Prod.Kind != LayerKind::Add) || Prod.Relu ||
+        Prod.Activation != Act::None)
+      continue;
+    Prod.Activation = A.Activation;
+    Prod.ActP0 = A.ActP0;
+    Prod.ActP1 = A.ActP1;
+    Replace[I] = P;
+    Changed = true;
+  }
+  eraseLayers(G, Replace);
+  return Changed;
+}
+
+/// What is left of activations after fusion: a conv computes them in its
+/// writeback; nothing else can.
+void checkActivations(const Graph &G) {
+  for (const Layer &L : G.Layers) {
+    if (L.Kind == LayerKind::Activation)
+      fail(L, fmt::format("a {} must follow a conv (or an add that fuses into one) whose output "
+                          "only it reads, with no relu in between: the post-processing table "
+                          "sits in the conv's writeback",
+                          actName(L.Activation, L.ActP0, L.ActP1)));
+    if (L.Kind == LayerKind::Add && L.Activation != Act::None)
+      fail(L, fmt::format("the {} after this add needs the add to fuse into the conv before it "
+                          "(a conv that feeds only the add, with no relu of its own)",
+                          actName(L.Activation, L.ActP0, L.ActP1)));
+  }
 }
 
 /// An add of a conv that feeds only the add and has no ReLU of its own
@@ -265,11 +310,15 @@ bool fuseAdds(Graph &G) {
     if (C < 0 || R >= C || Uses[C] != 1)
       continue;
     Layer &Conv = G.Layers[C];
-    if (Conv.Kind != LayerKind::Conv || Conv.Relu || Conv.HasResidual)
+    if (Conv.Kind != LayerKind::Conv || Conv.Relu || Conv.HasResidual ||
+        Conv.Activation != Act::None)
       continue;
     Conv.HasResidual = true;
     Conv.Residual = R;
     Conv.Relu = A.Relu;
+    Conv.Activation = A.Activation;
+    Conv.ActP0 = A.ActP0;
+    Conv.ActP1 = A.ActP1;
     Replace[I] = C;
     Changed = true;
   }
@@ -290,8 +339,10 @@ llvm::Error snow::ir::canonicalize(Graph &G) {
     // add's relu must be on the add before the add moves into its conv.
     for (bool Changed = true; Changed;) {
       Changed = fuseRelus(G);
+      Changed |= fuseActivations(G);
       Changed |= fuseAdds(G);
     }
+    checkActivations(G);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

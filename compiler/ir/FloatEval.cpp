@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <limits>
@@ -149,7 +150,8 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
 }
 
 std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &InputChw,
-                                      std::vector<std::vector<float>> *LayerOutputs) {
+                                      std::vector<std::vector<float>> *LayerOutputs,
+                                      std::vector<float> *PreActMax) {
   // A graph that fails the check is a bug in the caller (the tools check or
   // verify first); abort with the reason rather than read out of bounds.
   if (llvm::Error E = checkFloatGraph(G, InputChw.size())) {
@@ -158,6 +160,8 @@ std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &
     std::abort();
   }
   std::vector<std::vector<float>> Outs(G.Layers.size());
+  if (PreActMax)
+    PreActMax->assign(G.Layers.size(), 0.0f);
   auto Tensor = [&](int P) -> const std::vector<float> & { return P < 0 ? InputChw : Outs[P]; };
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
@@ -165,6 +169,16 @@ std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &
     switch (L.Kind) {
     case LayerKind::Conv:
       Outs[I] = conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      // canonicalize() never gives a conv both a relu and an activation.
+      if (L.Activation != Act::None) {
+        float Max = 0;
+        for (float &X : Outs[I]) {
+          Max = std::max(Max, std::fabs(X));
+          X = float(evalAct(L.Activation, L.ActP0, L.ActP1, X));
+        }
+        if (PreActMax)
+          (*PreActMax)[I] = Max;
+      }
       break;
     case LayerKind::MaxPool:
     case LayerKind::AvgPool:

@@ -11,7 +11,9 @@
 #include "snow/ir/Graph.h"
 
 #include "snow/support/Rng.h"
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 
 using namespace snow::ir;
 
@@ -41,9 +43,60 @@ const char *snow::ir::kindName(LayerKind K) {
     return "flatten";
   case LayerKind::Softmax:
     return "softmax";
+  case LayerKind::Activation:
+    return "activation";
   }
   assert(false && "unhandled LayerKind");
   return "?";
+}
+
+const char *snow::ir::actName(Act A, float P0, float P1) {
+  switch (A) {
+  case Act::None:
+    return "none";
+  case Act::Clip:
+    return P0 == 0 && P1 == 6 ? "relu6" : "clip";
+  case Act::Sigmoid:
+    return "sigmoid";
+  case Act::HardSigmoid:
+    return "hardsigmoid";
+  case Act::HardSwish:
+    return "hardswish";
+  case Act::Silu:
+    return "silu";
+  case Act::Gelu:
+    return "gelu";
+  case Act::Tanh:
+    return "tanh";
+  }
+  assert(false && "unhandled Act");
+  return "?";
+}
+
+// PyTorch's definitions (torch.nn): HardSigmoid is ONNX's max(0, min(1,
+// alpha x + beta)) (PyTorch's own is alpha 1/6, beta 1/2); HardSwish is x *
+// relu6(x + 3) / 6; GELU the exact erf form.
+double snow::ir::evalAct(Act A, float P0, float P1, double X) {
+  switch (A) {
+  case Act::None:
+    return X;
+  case Act::Clip:
+    return std::clamp(X, double(P0), double(P1));
+  case Act::Sigmoid:
+    return 1 / (1 + std::exp(-X));
+  case Act::HardSigmoid:
+    return std::clamp(double(P0) * X + double(P1), 0.0, 1.0);
+  case Act::HardSwish:
+    return X * std::clamp(X + 3, 0.0, 6.0) / 6;
+  case Act::Silu:
+    return X / (1 + std::exp(-X));
+  case Act::Gelu:
+    return 0.5 * X * (1 + std::erf(X / std::sqrt(2.0)));
+  case Act::Tanh:
+    return std::tanh(X);
+  }
+  assert(false && "unhandled Act");
+  return X;
 }
 
 bool snow::ir::isCanonicalKind(LayerKind K) {

@@ -24,6 +24,8 @@ const char *const ConvKeys[] = {"out_channels", "kernel", "stride",       "pad",
 const char *const PoolKeys[] = {"kernel", "stride", "pad", "ceil_mode"};
 const char *const FcKeys[] = {"out_features", "relu", "bias", "weights_file", "bias_file"};
 const char *const AddKeys[] = {"relu"};
+const char *const ClipKeys[] = {"min", "max"};
+const char *const HardSigmoidKeys[] = {"alpha", "beta"};
 const char *const BatchNormKeys[] = {"eps", "gamma_file", "beta_file", "mean_file", "var_file"};
 
 const TypeInfo Types[] = {
@@ -38,6 +40,16 @@ const TypeInfo Types[] = {
     {"batchnorm", LayerKind::BatchNorm, BatchNormKeys, false},
     {"flatten", LayerKind::Flatten, {}, false},
     {"softmax", LayerKind::Softmax, {}, false},
+    // Element-wise functions, fused into the conv before them (the
+    // post-processing table); parseActivation tells them apart by name.
+    {"relu6", LayerKind::Activation, {}, false},
+    {"clip", LayerKind::Activation, ClipKeys, false},
+    {"sigmoid", LayerKind::Activation, {}, false},
+    {"hardsigmoid", LayerKind::Activation, HardSigmoidKeys, false},
+    {"hardswish", LayerKind::Activation, {}, false},
+    {"silu", LayerKind::Activation, {}, false},
+    {"gelu", LayerKind::Activation, {}, false},
+    {"tanh", LayerKind::Activation, {}, false},
 };
 
 } // namespace
@@ -156,6 +168,38 @@ void ModelParser::parseJoin(const YAML::Node &N, Layer &L, const Graph &G) {
   if (IsAdd)
     if (YAML::Node RN = N["relu"])
       L.Relu = boolean(RN, "relu");
+}
+
+void ModelParser::parseActivation(const YAML::Node &N, Layer &L) {
+  L.Out = L.In;
+  const std::string &T = L.TypeName;
+  if (T == "relu6") {
+    L.Activation = Act::Clip, L.ActP0 = 0, L.ActP1 = 6;
+  } else if (T == "clip") {
+    L.Activation = Act::Clip;
+    L.ActP0 = float(finiteNumber(required(N, N, "min"), "min"));
+    L.ActP1 = float(finiteNumber(required(N, N, "max"), "max"));
+    if (L.ActP0 >= L.ActP1)
+      error(N["max"], fmt::format("'max' ({}) must be greater than 'min' ({})", L.ActP1, L.ActP0));
+  } else if (T == "hardsigmoid") {
+    // PyTorch's nn.Hardsigmoid: alpha 1/6, beta 1/2 (ONNX's default alpha is 0.2).
+    L.Activation = Act::HardSigmoid, L.ActP0 = 1.0f / 6, L.ActP1 = 0.5f;
+    if (YAML::Node A = N["alpha"])
+      L.ActP0 = float(positiveNumber(A, "alpha"));
+    if (YAML::Node B = N["beta"])
+      L.ActP1 = float(finiteNumber(B, "beta"));
+  } else if (T == "sigmoid") {
+    L.Activation = Act::Sigmoid;
+  } else if (T == "hardswish") {
+    L.Activation = Act::HardSwish;
+  } else if (T == "silu") {
+    L.Activation = Act::Silu;
+  } else if (T == "gelu") {
+    L.Activation = Act::Gelu;
+  } else {
+    assert(T == "tanh" && "an activation type without a function");
+    L.Activation = Act::Tanh;
+  }
 }
 
 void ModelParser::parseBatchNorm(const YAML::Node &N, Layer &L) {

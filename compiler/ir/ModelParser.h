@@ -91,6 +91,7 @@ private:
   int64_t integer(const YAML::Node &N, const char *Key, int64_t Min, const char *Expect);
   bool boolean(const YAML::Node &N, const char *Key);
   double positiveNumber(const YAML::Node &N, const char *Key);
+  double finiteNumber(const YAML::Node &N, const char *Key);
   HW hw(const YAML::Node &N, const char *Key);
   Pads pads(const YAML::Node &N);
 
@@ -107,6 +108,7 @@ private:
   void parseConv(const YAML::Node &N, Layer &L);
   void parseFc(const YAML::Node &N, Layer &L);
   void parseJoin(const YAML::Node &N, Layer &L, const Graph &G);
+  void parseActivation(const YAML::Node &N, Layer &L);
   void parseBatchNorm(const YAML::Node &N, Layer &L);
   void attachWeights(const YAML::Node &N, Layer &L, const std::vector<uint64_t> &WShape);
   void loadNpy(const YAML::Node &F, const char *Key, const std::vector<uint64_t> &Shape,

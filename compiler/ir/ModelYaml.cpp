@@ -110,6 +110,14 @@ bool ModelParser::boolean(const YAML::Node &N, const char *Key) {
   return B;
 }
 
+double ModelParser::finiteNumber(const YAML::Node &N, const char *Key) {
+  double V;
+  if (!N.IsScalar() || N.Tag() == "!" || llvm::StringRef(N.Scalar()).getAsDouble(V) ||
+      !std::isfinite(V))
+    error(N, fmt::format("'{}' must be a finite number, got {}", Key, describe(N)));
+  return V;
+}
+
 double ModelParser::positiveNumber(const YAML::Node &N, const char *Key) {
   double V;
   if (!N.IsScalar() || N.Tag() == "!" || llvm::StringRef(N.Scalar()).getAsDouble(V) ||
@@ -293,6 +301,9 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     break;
   case LayerKind::Relu:
     L.Out = L.In;
+    break;
+  case LayerKind::Activation:
+    parseActivation(N, L);
     break;
   case LayerKind::Softmax:
     // The host normalizes the whole output vector; over a CxHxW map PyTorch

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/ir/Calibrate.h"
+#include "snow/isa/Lut.h"
 
 #include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
@@ -184,10 +185,35 @@ int snow::ir::weightFrac(const Layer &L) {
   return MaxW == 0 ? 15 : largestFrac(MaxW);
 }
 
+std::vector<int16_t> snow::ir::buildLut(const Layer &L) {
+  assert(L.Activation != Act::None && "a table needs a function");
+  std::vector<int16_t> T(isa::LutEntries);
+  const double InScale = powerOfTwo(-L.PreFrac), OutScale = powerOfTwo(L.OutFrac);
+  for (unsigned E = 0; E < isa::LutEntries; ++E) {
+    const double X = (double(int64_t(E) << isa::LutSegmentBits) - 32768) * InScale;
+    T[E] = roundToFixed(evalAct(L.Activation, L.ActP0, L.ActP1, X) * OutScale);
+  }
+  return T;
+}
+
+double snow::ir::lutErrorLsb(const Layer &L) {
+  assert(L.QLut.size() == isa::LutEntries && "quantize() builds the table");
+  const double InScale = powerOfTwo(-L.PreFrac), OutScale = powerOfTwo(L.OutFrac);
+  double Worst = 0;
+  for (int32_t X = INT16_MIN; X <= INT16_MAX; ++X) {
+    const double Exact = evalAct(L.Activation, L.ActP0, L.ActP1, X * InScale) * OutScale;
+    if (Exact < INT16_MIN || Exact > INT16_MAX)
+      continue;
+    Worst = std::max(Worst, std::fabs(isa::lutLookup(L.QLut.data(), int16_t(X)) - Exact));
+  }
+  return Worst;
+}
+
 ActFormats snow::ir::uniformFormats(const Graph &G, int ActFrac) {
   ActFormats F;
   F.InputFrac = ActFrac;
   F.OutFrac.assign(G.Layers.size(), ActFrac);
+  F.PreFrac.assign(G.Layers.size(), ActFrac);
   return F;
 }
 
@@ -213,9 +239,12 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     Layer &L = G.Layers[I];
     L.InFrac = FracOf(L.input());
     L.OutFrac = F.OutFrac[I];
-    if (L.OutFrac < 0 || L.OutFrac > MaxActFrac)
-      return layerError(L, fmt::format("output format has {} fraction bits, expected 0..{}",
-                                       L.OutFrac, MaxActFrac));
+    L.PreFrac = F.PreFrac.empty() ? L.OutFrac : F.PreFrac[I];
+    if (L.OutFrac < 0 || L.OutFrac > MaxActFrac || L.PreFrac < 0 || L.PreFrac > MaxActFrac)
+      return layerError(L, fmt::format("output format has {} fraction bits ({} before the "
+                                       "activation), expected 0..{}",
+                                       L.OutFrac, L.PreFrac, MaxActFrac));
+    L.QLut.clear();
     L.QWeights.clear();
     L.QBias.clear();
     L.WFrac = L.BFrac = 0;
@@ -239,10 +268,11 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     L.WFrac = weightFrac(L);
     // The accumulator holds InFrac + WFrac fraction bits; the output and the
     // residual are aligned to it by shifts that cannot be negative.
-    if (L.OutFrac > L.InFrac + L.WFrac)
-      return layerError(L, fmt::format("output format has {} fraction bits, more than input {} + "
+    if (L.writebackFrac() > L.InFrac + L.WFrac)
+      return layerError(L, fmt::format("{} format has {} fraction bits, more than input {} + "
                                        "weights {}",
-                                       L.OutFrac, L.InFrac, L.WFrac));
+                                       L.Activation == Act::None ? "output" : "pre-activation",
+                                       L.writebackFrac(), L.InFrac, L.WFrac));
     if (L.HasResidual && L.ResFrac > L.InFrac + L.WFrac)
       return layerError(L, fmt::format("the fused residual has {} fraction bits, more than input "
                                        "{} + weights {}",
@@ -252,6 +282,8 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
     L.QWeights = toFixedAll(L.Weights, L.WFrac);
     L.QBias = toFixedAll(L.Bias, L.BFrac);
+    if (L.Activation != Act::None)
+      L.QLut = buildLut(L);
     if (Floats == FloatWeights::Release) {
       std::vector<float>().swap(L.Weights);
       std::vector<float>().swap(L.Bias);

@@ -55,7 +55,7 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
                            ir::kindName(L.Kind)));
   }
   if (L.Kind == ir::LayerKind::Conv) {
-    int Shift = L.InFrac + L.WFrac - L.OutFrac, BShift = L.InFrac + L.WFrac - L.BFrac;
+    int Shift = L.InFrac + L.WFrac - L.writebackFrac(), BShift = L.InFrac + L.WFrac - L.BFrac;
     int RShift = L.InFrac + L.WFrac - L.ResFrac;
     if (L.HasResidual && (RShift < 0 || RShift > 63))
       return Err(fmt::format("the residual's format ({} fraction bits) needs a shift outside "
@@ -91,13 +91,13 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
 std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
   // A field added to ir::Layer must be added here if planning can read it;
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 440, "ir::Layer changed: update planKey");
+  static_assert(sizeof(ir::Layer) == 480, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{}",
+                     "res{} avg{},{} in{} sl{} f{} lut{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames);
+                     OutIsSlice, Frames, !L.QLut.empty());
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,

@@ -78,7 +78,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
   uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
   uint64_t Bytes = AllTileBytes * MapLoads +
-                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + 1) * WLoads + OutBytes;
+                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + P.TailWords) * WLoads + OutBytes;
   uint64_t Quick = std::max(Compute, timing::dmaChannelCycles(Hw, Bytes));
   if (Quick >= Bound)
     return {Quick, Bytes, Hw};

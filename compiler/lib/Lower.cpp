@@ -300,6 +300,14 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
     Bias.rs3 = 12;
     Bias.shift = L.InFrac + L.WFrac - L.BFrac;
     E.emit(Bias);
+    if (!L.QLut.empty()) {
+      // The table follows the bias word; every writeback of the layer reads it.
+      E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk) + 1);
+      Inst Lut;
+      Lut.Op = Opcode::VLUT;
+      Lut.rs3 = 12;
+      E.emit(Lut);
+    }
   }
   // A full-depth region holds all channels: this chunk starts at its offset.
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
@@ -467,8 +475,9 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     } else {
       E.wait(Unit::Compute, OutFree + S.OutBuf);
     }
-    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.OutFrac);
+    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
     Wb.relu = L.Relu;
+    Wb.lut = !L.QLut.empty();
     E.emit(Wb);
   }
   E.signal(Unit::Compute, OutFull + S.OutBuf);

@@ -12,6 +12,7 @@
 
 #include "Plan.h"
 #include "Cost.h"
+#include "snow/isa/Timing.h"
 #include <algorithm>
 #include <fmt/format.h>
 #include <optional>
@@ -146,6 +147,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   P.OcCount = OcCount;
   P.PixLog = PixLog;
   P.IsConv = L.Kind == ir::LayerKind::Conv;
+  P.TailWords = 1 + (L.QLut.empty() ? 0 : unsigned(timing::lutWords(Hw)));
   P.PadValue = L.Kind == ir::LayerKind::MaxPool ? INT16_MIN : 0;
   const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
   const unsigned C = L.In.C, KK = L.KH * L.KW;
@@ -191,10 +193,11 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Consider(elementwiseCost(P, Operands, Hw), {R, Wt, G});
     }
   } else if (P.Depthwise) {
-    if (KK * P.passes() + 1 > B.WCap)
-      return planError(L, fmt::format("a {}x{} depthwise kernel ({} passes) needs {} weight "
-                                      "words per vMAC, but a weights bank holds {}",
-                                      L.KH, L.KW, P.passes(), KK * P.passes() + 1, B.WCap));
+    if (KK * P.passes() + P.TailWords > B.WCap)
+      return planError(L,
+                       fmt::format("a {}x{} depthwise kernel ({} passes) needs {} weight "
+                                   "words per vMAC, but a weights bank holds {}",
+                                   L.KH, L.KW, P.passes(), KK * P.passes() + P.TailWords, B.WCap));
     P.NOg = ceilDiv(L.Out.C, G);
     P.Chunk = G;
     P.NChunks = P.NOg;
@@ -215,9 +218,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     P.GroupChunks = true;
     P.NOg = ceilDiv(L.Out.C, G);
     P.Chunk = G;
-    while (P.Chunk > 1 && (KK * P.Chunk + 1 > B.WCap || G % P.Chunk != 0))
+    while (P.Chunk > 1 && (KK * P.Chunk + P.TailWords > B.WCap || G % P.Chunk != 0))
       --P.Chunk;
-    if (KK * P.Chunk + 1 > B.WCap)
+    if (KK * P.Chunk + P.TailWords > B.WCap)
       return planError(L, "a kernel of one channel does not fit a weights bank");
     P.NChunks = ceilDiv(C, P.Chunk);
     P.OgSpan = G / P.Chunk;
@@ -230,10 +233,10 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Consider(groupChunksCost(P, Hw), {R, Wt, P.Chunk});
     }
   } else if (P.IsConv) {
-    if (KK + 1 > B.WCap)
+    if (KK + P.TailWords > B.WCap)
       return planError(L, fmt::format("a {}x{} kernel needs {} weight words per vMAC, but a "
                                       "weights bank holds {}",
-                                      L.KH, L.KW, KK + 1, B.WCap));
+                                      L.KH, L.KW, KK + P.TailWords, B.WCap));
     P.NOg = ceilDiv(OcCount, P.ogChannels(G));
     if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB && !L.PadL &&
         !L.PadR) {
@@ -249,7 +252,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     if (NCu > 1 && Opts.BalanceRounds)
       Packings.push_back(Packing::Balanced);
     const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u}) * P.pix();
-    const unsigned MinChunks = ceilDiv(C, (B.WCap - 1) / KK);
+    const unsigned MinChunks = ceilDiv(C, (B.WCap - P.TailWords) / KK);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
       for (bool MS : {false, true}) {
         if (R * roundUp(Wt, P.pix()) > PMax)

@@ -85,6 +85,9 @@ struct LayerPlan {
   const ir::Layer *L = nullptr;
   unsigned Index = 0;
   bool IsConv = true;
+  /// Words after the kernel in a block that carries the bias: the bias word,
+  /// then the activation table if the layer has one (vlut reads it).
+  unsigned TailWords = 1;
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
   /// Grouped conv on vdw (Depthwise is set too): every group has GroupK input

@@ -48,11 +48,23 @@ void layoutWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uin
         Size = alignTo(Size, Hw.DramBurstBytes);
         unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? 1 : 0);
+        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? P.TailWords : 0);
         Blocks.push_back({&P, Og, C, S, Size});
         Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
       }
     }
+}
+
+/// After the bias word: the layer's activation table, LutEntries values in
+/// order, Lanes to a word (the last word zero-padded), which vlut copies
+/// from vMAC 0's words into every CU's table.
+void tableWords(const ir::Layer &L, uint8_t *Out) {
+  for (size_t E = 0; E < L.QLut.size(); ++E) {
+    const uint16_t X = uint16_t(L.QLut[E]);
+    Out[2 * E] = uint8_t(X);
+    Out[2 * E + 1] = uint8_t(X >> 8);
+  }
+  // The last word's padding is already zero: the image starts zero-filled.
 }
 
 /// Writes one block laid out by layoutWeights at Out: for every kernel tap
@@ -104,6 +116,7 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
             return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
           });
     Word([&](unsigned O) { return L.QBias[O]; });
+    tableWords(L, Out);
     return;
   }
   for (unsigned Ky = 0; Ky < L.KH; ++Ky)
@@ -115,8 +128,10 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
       for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
         Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
     }
-  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
+  if (B.C == P.ogChunks(B.Og).first || P.Depthwise) {
     Word([&](unsigned O) { return L.QBias[O]; });
+    tableWords(L, Out);
+  }
 }
 
 } // namespace

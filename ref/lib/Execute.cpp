@@ -135,6 +135,21 @@ int16_t saturate16(__int128 Y) {
 
 int16_t relu16(int16_t Q, bool Relu) { return Relu ? std::max<int16_t>(Q, 0) : Q; }
 
+/// The activation table (contract, "Activation tables"): the int16 range in
+/// 256 segments of 256 values; Table holds their ends, a value between is
+/// interpolated and rounded half up. Written here from the contract, not
+/// shared with the simulator, so that the two check each other.
+int16_t activation(const std::vector<int16_t> &Table, int16_t X) {
+  assert(Table.size() == 257 && "a table holds the ends of 256 segments");
+  const int32_t U = int32_t(X) + 32768, Seg = U / 256, Off = U % 256;
+  const int32_t Lo = Table[size_t(Seg)], Hi = Table[size_t(Seg) + 1];
+  const int32_t Num = (Hi - Lo) * Off + 128;
+  int32_t Step = Num / 256; // Rounds toward zero; the contract floors.
+  if (Num % 256 < 0)
+    --Step;
+  return int16_t(Lo + Step);
+}
+
 /// Writeback (contract, convolution step 4). 128 bits so that adding the
 /// rounding constant cannot overflow even for a 64-bit accumulator.
 int16_t writeback(int64_t Acc, int Shift, bool Relu) {
@@ -156,9 +171,9 @@ int16_t writeback(int64_t Acc, int Shift, bool Relu) {
 // "Convolution with a fused residual add").
 std::vector<int16_t> convFixed(const Layer &L, const std::vector<int16_t> &In,
                                const std::vector<int16_t> *Residual, unsigned AccBits) {
-  const int BiasShift = L.InFrac + L.WFrac - L.BFrac;  // >= 0, verified.
-  const int OutShift = L.InFrac + L.WFrac - L.OutFrac; // >= 0, verified.
-  const int ResShift = L.InFrac + L.WFrac - L.ResFrac; // >= 0 if HasResidual, verified.
+  const int BiasShift = L.InFrac + L.WFrac - L.BFrac;          // >= 0, verified.
+  const int OutShift = L.InFrac + L.WFrac - L.writebackFrac(); // >= 0, verified.
+  const int ResShift = L.InFrac + L.WFrac - L.ResFrac;         // >= 0 if HasResidual, verified.
   const size_t Plane = size_t(L.Out.H) * L.Out.W;
   std::vector<int16_t> Out(L.Out.elems());
   std::vector<uint64_t> Acc(Plane);
@@ -174,6 +189,10 @@ std::vector<int16_t> convFixed(const Layer &L, const std::vector<int16_t> &In,
     for (size_t P = 0; P < Plane; ++P)
       Out[Oc * Plane + P] = writeback(signExtend(Acc[P], AccBits), OutShift, L.Relu);
   }
+  assert((L.QLut.empty() || !L.Relu) && "canonicalize() keeps relus apart from activations");
+  if (!L.QLut.empty())
+    for (int16_t &Y : Out)
+      Y = activation(L.QLut, Y);
   return Out;
 }
 

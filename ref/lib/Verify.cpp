@@ -174,9 +174,16 @@ private:
     if (L.InFrac + L.WFrac < L.BFrac)
       return failAt(L, "bias format ({} fraction bits) is finer than the products ({} + {})",
                     L.BFrac, L.InFrac, L.WFrac);
-    if (L.InFrac + L.WFrac < L.OutFrac)
-      return failAt(L, "output format ({} fraction bits) is finer than the products ({} + {})",
-                    L.OutFrac, L.InFrac, L.WFrac);
+    if (L.InFrac + L.WFrac < L.writebackFrac())
+      return failAt(L, "{} format ({} fraction bits) is finer than the products ({} + {})",
+                    L.Activation == ir::Act::None ? "output" : "pre-activation", L.writebackFrac(),
+                    L.InFrac, L.WFrac);
+    if (L.Activation != ir::Act::None &&
+        (L.PreFrac < 0 || L.PreFrac > MaxActFrac || L.QLut.size() != 257 || L.Relu))
+      return failAt(L,
+                    "activation table: {} entries (expected 257), pre-activation format {} "
+                    "fraction bits (expected 0..{}){}",
+                    L.QLut.size(), L.PreFrac, MaxActFrac, L.Relu ? ", and a relu before it" : "");
     if (!L.HasResidual)
       return llvm::Error::success();
 

@@ -35,6 +35,7 @@ void check(const std::string &Yaml, const std::string &Hw, bool RequireInformati
 class RandomConv : public ::testing::TestWithParam<unsigned> {};
 class RandomPool : public ::testing::TestWithParam<unsigned> {};
 class RandomChain : public ::testing::TestWithParam<unsigned> {};
+class RandomActivation : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(RandomConv, MatchesReferenceBitForBit) {
   check(convCase(GetParam()), HwPresets[GetParam() % 3], true);
@@ -49,6 +50,12 @@ TEST_P(RandomChain, MatchesReferenceBitForBit) {
 INSTANTIATE_TEST_SUITE_P(Cases, RandomConv, ::testing::Range(0u, 90u));
 INSTANTIATE_TEST_SUITE_P(Cases, RandomPool, ::testing::Range(0u, 24u));
 INSTANTIATE_TEST_SUITE_P(Cases, RandomChain, ::testing::Range(0u, 12u));
+
+// Every case runs vlut and vwb's lut; the functions and formats are random.
+TEST_P(RandomActivation, MatchesReferenceBitForBit) {
+  check(activationCase(GetParam()), HwPresets[GetParam() % 3], true);
+}
+INSTANTIATE_TEST_SUITE_P(Cases, RandomActivation, ::testing::Range(0u, 24u));
 
 TEST(BitExact, TinyDemoModelOnEveryPreset) {
   std::string Yaml = R"(name: tiny

@@ -116,6 +116,56 @@ inline std::string chainCase(unsigned Seed) {
   return Y;
 }
 
+/// A random element-wise function of the post-processing table, as a layer
+/// line (name Name): one of the eight the model format has, with random
+/// parameters for clip and hardsigmoid.
+inline std::string activationLine(Rng &R, const std::string &Name) {
+  switch (pick(R, 0, 7)) {
+  case 0:
+    return fmt::format("  - {{name: {}, type: relu6}}\n", Name);
+  case 1: {
+    double Lo = -4 * R.uniform(), Hi = Lo + 0.25 + 6 * R.uniform();
+    return fmt::format("  - {{name: {}, type: clip, min: {:.3f}, max: {:.3f}}}\n", Name, Lo, Hi);
+  }
+  case 2:
+    return fmt::format("  - {{name: {}, type: sigmoid}}\n", Name);
+  case 3:
+    return fmt::format("  - {{name: {}, type: hardsigmoid, alpha: {:.3f}, beta: {:.3f}}}\n", Name,
+                       0.05 + 0.5 * R.uniform(), R.uniform());
+  case 4:
+    return fmt::format("  - {{name: {}, type: hardswish}}\n", Name);
+  case 5:
+    return fmt::format("  - {{name: {}, type: silu}}\n", Name);
+  case 6:
+    return fmt::format("  - {{name: {}, type: gelu}}\n", Name);
+  default:
+    return fmt::format("  - {{name: {}, type: tanh}}\n", Name);
+  }
+}
+
+/// Convs with activations (issue 15's post-processing table): dense,
+/// depthwise and 1x1 convs, random shapes, each followed by a random
+/// function, and for odd seeds a residual add of the block's input before
+/// the last function (the table then reads the sum).
+inline std::string activationCase(unsigned Seed) {
+  Rng R(Seed * 6271 + 5);
+  unsigned C = pickLog(R, 1, 96), H = pick(R, 4, 32), W = pick(R, 4, 32);
+  std::string Y = modelHeader(fmt::format("act{}", Seed), C, H, W, Seed);
+  unsigned K = pick(R, 1, 2) * 2 + 1, Mid = pickLog(R, 1, 120);
+  Y += fmt::format("  - {{name: c0, type: conv, out_channels: {}, kernel: {}, pad: {}}}\n", Mid, K,
+                   K / 2);
+  Y += activationLine(R, "a0");
+  Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: 3, pad: 1, groups: "
+                   "{0}}}\n",
+                   Mid);
+  Y += activationLine(R, "a1");
+  Y += fmt::format("  - {{name: pw, type: conv, out_channels: {}, kernel: 1}}\n", C);
+  if (Seed % 2)
+    Y += "  - {name: sum, type: add, inputs: [pw, data]}\n";
+  Y += activationLine(R, "a2");
+  return Y;
+}
+
 /// A MobileNet block (depthwise + pointwise) for even seeds, a residual
 /// block for odd ones, with random shapes, strides and channel counts.
 inline std::string blockCase(unsigned Seed) {

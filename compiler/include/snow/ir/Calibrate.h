@@ -29,6 +29,9 @@ namespace snow::ir {
 struct ActFormats {
   int InputFrac = 8;        ///< The graph input.
   std::vector<int> OutFrac; ///< Each layer's output, indexed like Graph::Layers.
+  /// Each layer's format before its Activation (the table's input), indexed
+  /// like Graph::Layers; empty: OutFrac.
+  std::vector<int> PreFrac;
 };
 
 /// The same format for every tensor: what quantize(G, ActFrac) uses.
@@ -40,8 +43,11 @@ ActFormats uniformFormats(const Graph &G, int ActFrac);
 /// the constraints cannot be met (a fused residual whose format exceeds
 /// InFrac + WFrac of its conv, or a conv that would have to lower the format
 /// of the graph input).
+/// PreActMax (as runFloat returns it; empty: no activations) gives the range
+/// before each activation.
 llvm::Expected<ActFormats> chooseFormats(const Graph &G, int ActFrac,
-                                         const std::vector<std::vector<float>> &LayerOutputs);
+                                         const std::vector<std::vector<float>> &LayerOutputs,
+                                         const std::vector<float> &PreActMax = {});
 
 /// Runs G in float on InputChw (runFloat) and applies chooseFormats. G must be
 /// canonical (checkFloatGraph; its failure is returned). If LayerOutputs is

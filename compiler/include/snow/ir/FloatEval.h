@@ -29,12 +29,15 @@ llvm::Error checkFloatGraph(const Graph &G, uint64_t InputElems);
 /// the whole window, padding included) and -infinity for max pooling; residual
 /// and unfused adds are plain sums; nothing rounds or saturates; formats
 /// (InFrac, OutFrac, ...) are ignored. If LayerOutputs is given it receives
-/// every layer's output, indexed like G.Layers. Tensors are CHW.
+/// every layer's output, indexed like G.Layers; if PreActMax is given, the
+/// largest magnitude each conv with an Activation had before it (0 for other
+/// layers): what that conv's PreFrac must hold. Tensors are CHW.
 ///
 /// Precondition (asserted, and aborting with the reason even without
 /// assertions): checkFloatGraph(G, InputChw.size()) succeeds.
 std::vector<float> runFloat(const Graph &G, const std::vector<float> &InputChw,
-                            std::vector<std::vector<float>> *LayerOutputs = nullptr);
+                            std::vector<std::vector<float>> *LayerOutputs = nullptr,
+                            std::vector<float> *PreActMax = nullptr);
 
 } // namespace snow::ir
 

@@ -46,9 +46,22 @@ enum class LayerKind {
   Relu,
   BatchNorm,
   Flatten,
-  Softmax
+  Softmax,
+  /// An element-wise function (Layer::Activation); canonicalize() fuses it
+  /// into the conv before it.
+  Activation
 };
 const char *kindName(LayerKind K);
+
+/// Element-wise functions of the post-processing table (vwb's lut, vlut):
+/// any function of one value, tabulated per layer by quantize()
+/// (docs/fixed-point.md, "Activation tables").
+enum class Act : uint8_t { None, Clip, Sigmoid, HardSigmoid, HardSwish, Silu, Gelu, Tanh };
+/// The model-format name ("relu6" for Clip(0, 6), "clip", "sigmoid", ...).
+const char *actName(Act A, float P0 = 0, float P1 = 0);
+/// The function's value at X, in double precision (P0, P1: Clip's min and
+/// max, HardSigmoid's alpha and beta).
+double evalAct(Act A, float P0, float P1, double X);
 /// Whether K may remain after canonicalize() (what the compiler must handle).
 bool isCanonicalKind(LayerKind K);
 
@@ -70,6 +83,10 @@ struct Layer {
   unsigned PadT = 0, PadB = 0, PadL = 0, PadR = 0;
   bool CeilMode = false;
   bool Relu = false;
+  /// Conv (fused) or Activation layer: the function applied after the
+  /// writeback's rounding (and any residual add), and its parameters.
+  Act Activation = Act::None;
+  float ActP0 = 0, ActP1 = 0;
 
   // Conv parameters. Weights are OIHW (PyTorch order, I = In.C / Groups),
   // Bias has Out.C entries. Fc as written: Weights (Out.C, In.elems()).
@@ -97,6 +114,14 @@ struct Layer {
   // Fixed-point formats (number of fraction bits) chosen by quantize().
   int InFrac = 8, OutFrac = 8, WFrac = 0, BFrac = 0;
   std::vector<int16_t> QWeights, QBias; ///< Same order as Weights / Bias.
+  /// With an Activation: the format of the value before it (what the
+  /// accumulator is rounded to), and the table from that format to OutFrac
+  /// (isa::LutEntries values, built by quantize()).
+  int PreFrac = 8;
+  std::vector<int16_t> QLut;
+  /// The format the accumulator is rounded to: PreFrac before an
+  /// activation, else OutFrac.
+  int writebackFrac() const { return Activation == Act::None ? OutFrac : PreFrac; }
 
   /// Conv: Out.elems() * (In.C / Groups) * KH * KW; Fc: Out.C * In.elems();
   /// everything else 0 (docs/model-format.md states the convention).
@@ -171,6 +196,18 @@ unsigned windowOutSize(unsigned In, unsigned K, unsigned S, unsigned PadBegin, u
 /// The quantizer's format search: the largest f in 0..24 with
 /// round(MaxAbs * 2^f) <= 32767, or 0 when none fits (values then saturate).
 int largestFrac(double MaxAbs);
+
+/// The activation table of a layer with an Activation, from its PreFrac to
+/// its OutFrac (docs/fixed-point.md, "Activation tables"): entry e holds the
+/// function at the start of segment e, x = (e * 2^LutSegmentBits - 32768) /
+/// 2^PreFrac, rounded half away from zero to OutFrac and saturated.
+std::vector<int16_t> buildLut(const Layer &L);
+
+/// The largest |lut(x) - f(x)| of L's table over every int16 input x, in
+/// units of the output's last place: f exact, lut as the hardware
+/// interpolates (isa::lutLookup), before the output's saturation (inputs
+/// whose exact value the output format cannot hold are skipped).
+double lutErrorLsb(const Layer &L);
 
 /// Average pooling over K window positions (docs/fixed-point.md): Shift =
 /// 15 + ceil(log2 K), Mult = round(2^Shift / K). quantize() fills AvgMult /

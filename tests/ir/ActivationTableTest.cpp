@@ -1,0 +1,116 @@
+//===- ActivationTableTest.cpp - The post-processing table's error bound --===//
+//
+// docs/fixed-point.md, "Activation tables": a table holds f at the ends of
+// 256 segments of h = 256 / 2^PreFrac input units and the hardware
+// interpolates linearly, so for every int16 input
+//   |lut(x) - f(x)| <= 1 + 2^OutFrac * (h^2 / 8 * max|f''| + h / 4 * J)
+// output LSBs: half an LSB for rounding each entry, half for the
+// interpolation's rounding, the chord's error on a smooth piece, and J, the
+// largest change of slope at a kink that falls inside a segment (0 when
+// every kink is on a segment end). The test measures the true worst case
+// over all 65536 inputs (lutErrorLsb) for every function and many formats.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/ir/Graph.h"
+#include "snow/isa/Lut.h"
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace snow;
+using namespace snow::ir;
+
+namespace {
+
+struct Fn {
+  Act A;
+  float P0, P1;
+  double MaxF2;              ///< max |f''| on the smooth pieces.
+  std::vector<double> Kinks; ///< Where the slope jumps ...
+  std::vector<double> Jumps; ///< ... and by how much.
+};
+
+const Fn Functions[] = {
+    {Act::Clip, 0, 6, 0, {0, 6}, {1, 1}},
+    {Act::Clip, -1.5f, 2.25f, 0, {-1.5, 2.25}, {1, 1}},
+    {Act::Sigmoid, 0, 0, 0.0963, {}, {}},
+    {Act::HardSigmoid, 1.0f / 6, 0.5f, 0, {-3, 3}, {1.0 / 6, 1.0 / 6}},
+    {Act::HardSwish, 0, 0, 1.0 / 3, {-3, 3}, {0.5, 0.5}},
+    {Act::Silu, 0, 0, 0.5, {}, {}},
+    {Act::Gelu, 0, 0, 0.7979, {}, {}},
+    {Act::Tanh, 0, 0, 0.7699, {}, {}},
+};
+
+Layer tableLayer(const Fn &F, int PreFrac, int OutFrac) {
+  Layer L;
+  L.Activation = F.A;
+  L.ActP0 = F.P0;
+  L.ActP1 = F.P1;
+  L.PreFrac = PreFrac;
+  L.OutFrac = OutFrac;
+  L.QLut = buildLut(L);
+  return L;
+}
+
+double bound(const Fn &F, int PreFrac, int OutFrac) {
+  const double H = std::ldexp(1.0, isa::LutSegmentBits - PreFrac);
+  double J = 0;
+  for (size_t K = 0; K < F.Kinks.size(); ++K) {
+    const double Steps = F.Kinks[K] / H; // A kink on a segment end costs nothing.
+    if (std::fabs(Steps - std::round(Steps)) > 1e-9)
+      J = std::max(J, F.Jumps[K]);
+  }
+  return 1 + std::ldexp(H * H / 8 * F.MaxF2 + H / 4 * J, OutFrac);
+}
+
+} // namespace
+
+// Output formats that hold f over the whole input range, as calibration
+// chooses them (an output that saturates inside the range adds a kink at the
+// saturation point, which the bound does not cover).
+TEST(ActivationTable, ErrorWithinTheStatedBoundForEveryFunctionAndFormat) {
+  for (const Fn &F : Functions)
+    for (int Pre = 4; Pre <= 14; Pre += 2)
+      for (int Want : {6, 10, 13}) {
+        double Max = 0;
+        for (int X = -32768; X <= 32768; X += 64)
+          Max = std::max(Max, std::fabs(evalAct(F.A, F.P0, F.P1, std::ldexp(X, -Pre))));
+        const int Out = std::min(Want, largestFrac(Max));
+        Layer L = tableLayer(F, Pre, Out);
+        const double Err = lutErrorLsb(L), Bound = bound(F, Pre, Out);
+        EXPECT_LE(Err, Bound) << actName(F.A, F.P0, F.P1) << " from Q." << Pre << " to Q." << Out;
+      }
+}
+
+// The bound is not loose by construction: piecewise-linear functions whose
+// kinks sit on segment ends come out within the rounding (1 LSB), and a
+// smooth function with a coarse input format shows its curvature term.
+TEST(ActivationTable, PiecewiseLinearOnSegmentEndsIsExactUpToRounding) {
+  Layer Relu6 = tableLayer(Functions[0], 8, 10); // 6 * 2^8 is a segment end.
+  EXPECT_LE(lutErrorLsb(Relu6), 1.0);
+  Layer Sig = tableLayer(Functions[2], 4, 13); // Segments of 16 input units.
+  EXPECT_GT(lutErrorLsb(Sig), 2.0);
+}
+
+TEST(ActivationTable, EntriesAreTheFunctionAtSegmentEnds) {
+  Layer L = tableLayer(Functions[2], 11, 14); // Sigmoid, Q4.11 -> Q1.14.
+  ASSERT_EQ(L.QLut.size(), size_t(isa::LutEntries));
+  EXPECT_EQ(L.QLut[128], 8192);  // sigmoid(0) = 0.5
+  EXPECT_EQ(L.QLut[0], 0);       // sigmoid(-16) < 2^-15
+  EXPECT_EQ(L.QLut[256], 16384); // sigmoid(16) rounds to 1
+  // The interpolation is exact at every segment end.
+  for (unsigned E = 0; E < 256; ++E)
+    EXPECT_EQ(isa::lutLookup(L.QLut.data(), int16_t(int(E) * 256 - 32768)), L.QLut[E]);
+}
+
+TEST(ActivationTable, LookupRoundsHalfUpAndStaysBetweenEntries) {
+  std::vector<int16_t> T(isa::LutEntries);
+  for (unsigned E = 0; E < T.size(); ++E)
+    T[E] = int16_t(E % 2 ? 32767 : -32768); // Steepest possible segments.
+  for (int X = -32768; X <= 32767; ++X) {
+    const int U = X + 32768, I = U >> 8, F = U & 255;
+    const int64_t Num = int64_t(T[I + 1] - T[I]) * F + 128;
+    const int64_t Want = T[I] + (Num >= 0 ? Num / 256 : -((-Num + 255) / 256));
+    ASSERT_EQ(isa::lutLookup(T.data(), int16_t(X)), Want) << "x = " << X;
+  }
+}
