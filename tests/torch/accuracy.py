@@ -35,7 +35,12 @@ except ImportError as e:  # pragma: no cover
     print("skipped: %s (Debian: apt-get install python3-torch python3-torchvision)" % e)
     sys.exit(77)
 
-DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18"]
+DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18", "densenet121",
+           "inception_v3", "mnasnet1_0"]
+# Constructor arguments beyond weights=None, and input sizes other than 224.
+KWARGS = {"googlenet": {"aux_logits": False, "init_weights": True},
+          "inception_v3": {"aux_logits": False, "init_weights": True}}
+SIZE = {"inception_v3": 299}
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1)
 
@@ -59,8 +64,7 @@ def frames(n, seed, kind="smooth", size=224):
 
 def build_model(name, seed):
     torch.manual_seed(seed)
-    kwargs = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
-    m = getattr(torchvision.models, name)(weights=None, **kwargs)
+    m = getattr(torchvision.models, name)(weights=None, **KWARGS.get(name, {}))
     # Randomised batch-norm statistics, so that folding them is not the identity.
     g = torch.Generator().manual_seed(seed + 1)
     for mod in m.modules():
@@ -83,8 +87,9 @@ def run(cmd):
 def check(name, bin_dir, work, calibrate, scale, kind):
     m = build_model(name, seed=11)
     onnx_path = os.path.join(work, name + ".onnx")
-    cal = scale * frames(8, seed=1, kind=kind)
-    test = scale * frames(1, seed=2, kind=kind)
+    size = SIZE.get(name, 224)
+    cal = scale * frames(8, seed=1, kind=kind, size=size)
+    test = scale * frames(1, seed=2, kind=kind, size=size)
     with torch.no_grad():
         torch.onnx.export(m, torch.from_numpy(test), onnx_path, opset_version=13)
         y = m(torch.from_numpy(test)).numpy().reshape(-1)
