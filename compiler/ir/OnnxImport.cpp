@@ -275,7 +275,7 @@ OnnxModel OnnxImporter::run() {
   readConstants();
   readDataInput();
 
-  std::vector<bool> Live = liveNodes();
+  Live = liveNodes();
   for (int I = 0; I < GP.node_size(); ++I) {
     if (!Live[size_t(I)])
       continue;
@@ -290,11 +290,6 @@ OnnxModel OnnxImporter::run() {
   if (It->second.IsConst)
     throw OnnxError{fmt::format("{}: graph output '{}' is a constant; there is nothing to compute",
                                 File, OutputName)};
-  if (It->second.padPending())
-    throw OnnxError{fmt::format("{}: graph output '{}' comes from {}, which is supported only "
-                                "where a Conv, AveragePool or MaxPool reads it and takes its "
-                                "zeros as its own padding",
-                                File, OutputName, It->second.PadNode)};
   // Live nodes are the output's ancestors, in topological order, so the
   // output's layer is the last one (or the graph input itself).
   assert((It->second.Layer < 0 || size_t(It->second.Layer) + 1 == G.Layers.size()) &&

@@ -58,11 +58,10 @@ Shape frameShape(const std::vector<int64_t> &Dims);
 /// input when Layer is -1) or a constant (an initializer, a Constant node or
 /// a --const binding).
 ///
-/// The output of a Pad is an activation with pads pending: Layer's frame
-/// with PadT / PadB / PadL / PadR zeros around it (Dims are the padded
-/// dims). No layer computes it; only a Conv, AveragePool or MaxPool reading
-/// it takes the zeros as its own padding (OnnxPad.cpp), and every other
-/// reader refuses it. PadNode names the Pad for those messages.
+/// The output of a Pad that every reader takes as its own padding is an
+/// activation with pads pending: Layer's frame with PadT / PadB / PadL /
+/// PadR zeros around it (Dims are the padded dims), computed by no layer
+/// (OnnxPad.cpp). PadNode names the Pad for messages.
 struct OnnxValue {
   bool IsConst = false;
   int Layer = -1;
@@ -96,6 +95,7 @@ private:
   /// bias of the conv or fc before them (foldBiasAdds).
   std::set<size_t> BiasAdds;
   std::string OutputName;
+  std::vector<bool> Live; ///< Per node: whether the graph output depends on it.
 
   // The node being imported, for messages and layer locations.
   const onnx::NodeProto *Node = nullptr;
@@ -155,9 +155,11 @@ private:
   /// A GlobalAvgPool layer over X; returns its index.
   int addGlobalAvgPool(const OnnxValue &X);
   void importPad();
+  /// Whether every reader of the Pad's output takes its zeros as its own
+  /// padding (a Conv or AveragePool, a MaxPool on non-negative values).
+  bool padFoldsIntoReaders(int PadInput) const;
   /// Adds the pads pending on X (a Pad before the window's operator) to W.
-  /// A max pooling takes them only where its input is non-negative.
-  void takePendingPads(const OnnxValue &X, Window &W, bool IsMax) const;
+  void takePendingPads(const OnnxValue &X, Window &W) const;
   /// Whether every value of LayerIndex's output is >= 0 in every run (a
   /// relu, or pooling / concat / add of such values).
   bool nonNegative(int LayerIndex) const;

@@ -106,8 +106,8 @@ const OnnxValue &OnnxImporter::input(size_t I, bool AcceptPad) const {
     fail(fmt::format("input '{}' is not defined by an earlier node, an initializer or a graph "
                      "input",
                      Name));
-  // No layer computes a Pad: its zeros exist only as the padding of the
-  // window that reads it.
+  // Only the windows importPad found take a pending Pad; a Pad with any
+  // other reader became a layer.
   if (It->second.padPending() && !AcceptPad)
     fail(fmt::format("input '{}' comes from {}, which is supported only where a Conv, "
                      "AveragePool or MaxPool reads it and takes its zeros as its own padding",

@@ -15,13 +15,17 @@
 //   divisor (the operator's own pads must still be count_include_pad = 1);
 // * MaxPool: a zero is not the smallest value, so only where the input is
 //   non-negative (after a relu) does padding with zeros give the same
-//   maximum as padding that never wins; elsewhere the Pad is refused.
+//   maximum as padding that never wins.
 //
-// So a Pad defines no layer: its output is its input with the pads pending
-// (OnnxValue::PadT..PadR), which the Conv or pooling reading it adds to its
-// own. Any other reader is refused (OnnxImporter::input), as is any Pad the
-// windows cannot take: a mode other than constant, a value other than 0,
-// pads on the batch or channel axes, negative pads (cropping).
+// When every reader of the Pad is such a window, the Pad defines no layer:
+// its output is its input with the pads pending (OnnxValue::PadT..PadR),
+// which each reader adds to its own. Otherwise (another operator reads it,
+// a max pooling of values of either sign, the graph output) it becomes a
+// layer that computes it exactly: a depthwise 1x1 conv with unit weights and
+// no bias, padded as the Pad pads, whose outputs in the padding are the
+// bias, 0. A Pad no layer can compute is refused: a mode other than
+// constant, a value other than 0, pads on the batch or channel axes,
+// negative pads (cropping).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +50,11 @@ void OnnxImporter::importPad() {
   const std::string Mode = attrString("mode", "constant");
   if (Mode != "constant")
     fail(fmt::format("attribute 'mode' = '{}' is not supported: only constant padding with "
-                     "zeros, which the Conv or pooling after it takes as its own padding",
+                     "zeros, the padding the hardware's windows make",
                      Mode));
   const size_t R = X.Dims.size();
   std::vector<int64_t> Pads;
-  double Value = 0;
+  float Value = 0;
   std::vector<int64_t> Axes;
   std::string PadsWhat;
   if (AttrPads) {
@@ -69,7 +73,7 @@ void OnnxImporter::importPad() {
       if (V->elems() != 1)
         fail(fmt::format("constant_value '{}' must be a scalar, got shape {}", inputName(2),
                          dimsStr(V->Dims)));
-      Value = V->Type == OnnxTensor::ElemType::Float ? double(V->Floats[0]) : double(V->Ints[0]);
+      Value = V->Type == OnnxTensor::ElemType::Float ? V->Floats[0] : float(V->Ints[0]);
     }
     if (const OnnxTensor *A = optionalConstant(3)) {
       if (A->Type != OnnxTensor::ElemType::Int64 || A->Dims.size() != 1)
@@ -79,8 +83,8 @@ void OnnxImporter::importPad() {
     PadsWhat = fmt::format("pads '{}'", inputName(1));
   }
   if (Value != 0)
-    fail(fmt::format("padding value {} is not supported: only zeros, which the Conv or pooling "
-                     "after it takes as its own padding",
+    fail(fmt::format("padding value {} is not supported: only zeros, the padding the "
+                     "hardware's windows make",
                      Value));
   if (Axes.empty())
     for (size_t A = 0; A < R; ++A)
@@ -122,30 +126,58 @@ void OnnxImporter::importPad() {
     defineAlias(0, V);
     return;
   }
-  // A Pad of a Pad adds up; the message names the last one.
+  // A Pad of a Pad adds up.
   if (R == 4) {
     V.PadT += unsigned(Begin[2]), V.PadB += unsigned(End[2]);
     V.PadL += unsigned(Begin[3]), V.PadR += unsigned(End[3]);
   } else {
     V.PadL += unsigned(Begin[2]), V.PadR += unsigned(End[2]);
   }
-  V.PadNode = fmt::format("node {}{} (Pad)", NodeIndex,
-                          Node->name().empty() ? "" : " '" + Node->name() + "'");
-  defineAlias(0, V);
+  if (padFoldsIntoReaders(X.Layer)) {
+    V.PadNode = fmt::format("node {}{} (Pad)", NodeIndex,
+                            Node->name().empty() ? "" : " '" + Node->name() + "'");
+    defineAlias(0, V);
+    return;
+  }
+  Layer L;
+  L.Kind = LayerKind::Conv;
+  L.TypeName = "pad";
+  L.Inputs = {X.Layer};
+  L.In = shapeOf(X.Layer);
+  L.Groups = L.In.C;
+  L.PadT = V.PadT, L.PadB = V.PadB, L.PadL = V.PadL, L.PadR = V.PadR;
+  L.Out = {L.In.C, L.In.H + L.PadT + L.PadB, L.In.W + L.PadL + L.PadR};
+  L.Weights.assign(L.In.C, 1.0f);
+  L.Bias.assign(L.In.C, 0.0f);
+  L.HasBias = false;
+  int Id = addLayer(std::move(L));
+  defineActivation(0, Id, V.Dims);
 }
 
-void OnnxImporter::takePendingPads(const OnnxValue &X, Window &W, bool IsMax) const {
-  if (!X.padPending())
-    return;
-  if (IsMax && !nonNegative(X.Layer)) {
-    std::string From = X.Layer < 0 ? "the graph input"
-                                   : fmt::format("'{}' ({})", G.Layers[size_t(X.Layer)].Name,
-                                                 G.Layers[size_t(X.Layer)].TypeName);
-    fail(fmt::format("input '{}' comes from {}, whose zeros a max pooling cannot take as its "
-                     "padding (which never wins a maximum): that is exact only on "
-                     "non-negative values, and the Pad's input, {}, may be negative",
-                     inputName(0), X.PadNode, From));
+bool OnnxImporter::padFoldsIntoReaders(int PadInput) const {
+  const std::string &Out = Node->output(0);
+  if (Out == OutputName)
+    return false;
+  for (int I = NodeIndex + 1; I < GP.node_size(); ++I) {
+    if (!Live[size_t(I)])
+      continue;
+    const onnx::NodeProto &N = GP.node(I);
+    const bool Default = N.domain().empty() || N.domain() == "ai.onnx";
+    for (int J = 0; J < N.input_size(); ++J) {
+      if (N.input(J) != Out)
+        continue;
+      const std::string &Op = N.op_type();
+      bool Window =
+          Default && J == 0 &&
+          (Op == "Conv" || Op == "AveragePool" || (Op == "MaxPool" && nonNegative(PadInput)));
+      if (!Window)
+        return false;
+    }
   }
+  return true;
+}
+
+void OnnxImporter::takePendingPads(const OnnxValue &X, Window &W) const {
   W.PadT += X.PadT, W.PadB += X.PadB, W.PadL += X.PadL, W.PadR += X.PadR;
 }
 

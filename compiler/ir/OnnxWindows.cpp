@@ -157,7 +157,7 @@ void OnnxImporter::importConv() {
   if (B && (B->Dims.size() != 1 || B->Dims[0] != M))
     fail(fmt::format("bias '{}' has shape {}, expected [{}]", inputName(2), dimsStr(B->Dims), M));
   Window Wn = window(X, {W.Dims.begin() + 2, W.Dims.end()}, /*IsConv=*/true);
-  takePendingPads(X, Wn, /*IsMax=*/false);
+  takePendingPads(X, Wn);
 
   Layer L;
   L.Kind = LayerKind::Conv;
@@ -199,7 +199,7 @@ void OnnxImporter::importPool(bool IsMax) {
                        "included (count_include_pad = 1)",
                        Wn.PadT, Wn.PadL, Wn.PadB, Wn.PadR));
   }
-  takePendingPads(X, Wn, IsMax);
+  takePendingPads(X, Wn);
   const Shape In = shapeOf(X.Layer);
   checkWindowFits(Wn, In, /*IsPool=*/true);
   bool Ceil = attrInt("ceil_mode", 0) != 0;

@@ -8,7 +8,8 @@
 //   as the operator with those pads written as attributes, and (MaxPool after
 //   a relu, where zero and "never wins" padding agree only because the input
 //   is non-negative) by the float result against the ONNX semantics computed
-//   here directly; every refusal is one line naming node, op and reason;
+//   here directly; a Pad read otherwise is a depthwise 1x1 conv, checked the
+//   same way; every refusal is one line naming node, op and reason;
 // * ReduceMean over the spatial axes is a global average pooling;
 // * DenseNet's concats of a growing list nest into one another;
 // and each compiles to a program whose simulated output equals the
@@ -232,12 +233,100 @@ TEST(OnnxPad, APadBeforeAMaxPoolFoldsOnlyOnNonNegativeValues) {
   ASSERT_FALSE(compileAndRun(maxPoolAfterPad(true), R).empty());
   EXPECT_TRUE(test::sameBits(R));
 
-  // On the graph input (values of either sign) a zero can be the maximum.
-  EXPECT_EQ(importError(maxPoolAfterPad(/*Relu=*/false)),
-            "m.onnx: node 2 'pool' (MaxPool): input 't' comes from node 1 'pad' (Pad), whose "
-            "zeros a max pooling cannot take as its padding (which never wins a maximum): that "
-            "is exact only on non-negative values, and the Pad's input, the graph input, may be "
-            "negative");
+  // On the graph input (values of either sign) a zero can be the maximum,
+  // so the Pad is a layer of its own and the pooling pads nothing.
+  M = import(maxPoolAfterPad(/*Relu=*/false));
+  ASSERT_EQ(M.G.Layers.size(), 2u);
+  EXPECT_EQ(M.G.Layers[0].TypeName, "pad");
+  EXPECT_EQ(pads(M.G.Layers[1]), (std::vector<unsigned>{0, 0, 0, 0}));
+}
+
+/// The float result of G on its default input, and of ONNX's Pad (1 on
+/// every side of the 3 x 8 x 8 input, zeros) then F over each 3x3 window,
+/// computed here.
+template <typename Fn> void expectPaddedWindows(Graph G, Fn F) {
+  std::vector<float> X = defaultInput(G);
+  ASSERT_FALSE(bool(canonicalize(G)));
+  std::vector<float> Got = runFloat(G, X);
+  ASSERT_EQ(Got.size(), 3u * 8 * 8);
+  auto At = [&](int C, int Y, int Xi) {
+    bool In = Y >= 0 && Y < 8 && Xi >= 0 && Xi < 8;
+    return In ? X[size_t((C * 8 + Y) * 8 + Xi)] : 0.0f;
+  };
+  for (int C = 0; C < 3; ++C)
+    for (int Y = 0; Y < 8; ++Y)
+      for (int Xo = 0; Xo < 8; ++Xo) {
+        std::vector<float> Win;
+        for (int Dy = -1; Dy <= 1; ++Dy)
+          for (int Dx = -1; Dx <= 1; ++Dx)
+            Win.push_back(At(C, Y + Dy, Xo + Dx));
+        ASSERT_NEAR(Got[size_t((C * 8 + Y) * 8 + Xo)], F(Win), 1e-6) << C << " " << Y << " " << Xo;
+      }
+}
+
+TEST(OnnxPad, APadOtherOperatorsReadIsADepthwiseConv) {
+  // A max pooling of signed values: zeros in the padding can win.
+  OnnxModel M = import(maxPoolAfterPad(/*Relu=*/false));
+  const Layer &P = M.G.Layers.at(0);
+  EXPECT_EQ(P.Kind, LayerKind::Conv);
+  EXPECT_EQ(P.Name, "pad");
+  EXPECT_EQ(P.Groups, 3u);
+  EXPECT_EQ(P.KH * P.KW, 1u);
+  EXPECT_EQ(P.Weights, std::vector<float>(3, 1.0f));
+  EXPECT_EQ(P.Bias, std::vector<float>(3, 0.0f));
+  EXPECT_EQ(pads(P), (std::vector<unsigned>{1, 1, 1, 1}));
+  EXPECT_EQ(P.Out, (Shape{3, 10, 10}));
+  expectPaddedWindows(
+      M.G, [](const std::vector<float> &W) { return *std::max_element(W.begin(), W.end()); });
+  // The test means something only if the padding wins somewhere: a window
+  // on the edge whose input values are all negative.
+  unsigned PadWins = 0;
+  {
+    std::vector<float> X = defaultInput(M.G);
+    for (int C = 0; C < 3; ++C)
+      for (int Y = 0; Y < 8; ++Y)
+        for (int Xo = 0; Xo < 8; ++Xo) {
+          bool Edge = Y == 0 || Y == 7 || Xo == 0 || Xo == 7;
+          float Max = -1e30f;
+          for (int Iy = std::max(Y - 1, 0); Iy <= std::min(Y + 1, 7); ++Iy)
+            for (int Ix = std::max(Xo - 1, 0); Ix <= std::min(Xo + 1, 7); ++Ix)
+              Max = std::max(Max, X[size_t((C * 8 + Iy) * 8 + Ix)]);
+          PadWins += Edge && Max < 0;
+        }
+  }
+  EXPECT_GT(PadWins, 0u) << "the test input has no window where the padding wins";
+  test::RunResult R;
+  ASSERT_FALSE(compileAndRun(maxPoolAfterPad(false), R).empty());
+  EXPECT_TRUE(test::sameBits(R));
+
+  // Read by a relu, and the graph output itself.
+  std::vector<int64_t> Pd = {0, 0, 2, 0, 0, 0, 1, 3};
+  std::string Text =
+      model(padNode("x", "t", Pd) + std::vector<std::string>{input("x", {1, 2, 4, 4}),
+                                                             node("Relu", "r", {"t"}, {"y"}),
+                                                             output("y", {1, 2, 7, 7})});
+  M = import(Text);
+  ASSERT_EQ(M.G.Layers.size(), 2u);
+  EXPECT_EQ(pads(M.G.Layers[0]), (std::vector<unsigned>{2, 1, 0, 3}));
+  ASSERT_FALSE(compileAndRun(Text, R).empty());
+  EXPECT_TRUE(test::sameBits(R));
+  Text = model(padNode("x", "t", Pd) +
+               std::vector<std::string>{input("x", {1, 2, 4, 4}), output("t", {1, 2, 7, 7})});
+  M = import(Text);
+  ASSERT_EQ(M.G.Layers.size(), 1u);
+  EXPECT_EQ(M.G.Layers[0].Out, (Shape{2, 7, 7}));
+  ASSERT_FALSE(compileAndRun(Text, R).empty());
+  EXPECT_TRUE(test::sameBits(R));
+  std::vector<float> X = defaultInput(M.G);
+  ASSERT_FALSE(bool(canonicalize(M.G)));
+  std::vector<float> Got = runFloat(M.G, X);
+  for (int C = 0; C < 2; ++C)
+    for (int Y = 0; Y < 7; ++Y)
+      for (int Xo = 0; Xo < 7; ++Xo) {
+        int Iy = Y - 2, Ix = Xo;
+        float Want = Iy >= 0 && Iy < 4 && Ix < 4 ? X[size_t((C * 4 + Iy) * 4 + Ix)] : 0.0f;
+        EXPECT_EQ(Got[size_t((C * 7 + Y) * 7 + Xo)], Want) << C << " " << Y << " " << Xo;
+      }
 }
 
 TEST(OnnxPad, OldOpsetsGiveThePadsAsAnAttribute) {
@@ -263,7 +352,7 @@ TEST(OnnxPad, RankThreePadsTheLength) {
   EXPECT_EQ(pads(M.G.Layers[0]), (std::vector<unsigned>{0, 0, 2, 1}));
 }
 
-TEST(OnnxPad, PadsTheWindowsCannotTakeAreRefused) {
+TEST(OnnxPad, PadsNoLayerComputesAreRefused) {
   auto Conv = [](std::vector<std::string> PadParts) {
     return model(PadParts + std::vector<std::string>{
                                 input("x", {1, 2, 6, 7}), init("W", {3, 2, 3, 3}, weights(54, 1)),
@@ -275,12 +364,11 @@ TEST(OnnxPad, PadsTheWindowsCannotTakeAreRefused) {
                               node("Pad", "pad", {"x", "p"}, {"t"},
                                    {"attribute { name: \"mode\" type: STRING s: \"reflect\" }"})})),
             "m.onnx: node 0 'pad' (Pad): attribute 'mode' = 'reflect' is not supported: only "
-            "constant padding with zeros, which the Conv or pooling after it takes as its own "
-            "padding");
+            "constant padding with zeros, the padding the hardware's windows make");
   EXPECT_EQ(importError(Conv({init("p", {8}, PD, true), init("v", {}, {1.5}),
                               node("Pad", "pad", {"x", "p", "v"}, {"t"})})),
-            "m.onnx: node 0 'pad' (Pad): padding value 1.5 is not supported: only zeros, which "
-            "the Conv or pooling after it takes as its own padding");
+            "m.onnx: node 0 'pad' (Pad): padding value 1.5 is not supported: only zeros, the "
+            "padding the hardware's windows make");
   EXPECT_NE(importError(Conv(padNode("x", "t", {0, 1, 0, 0, 0, 0, 0, 0})))
                 .find("node 0 'pad' (Pad): pads 'p' = [0, 1, 0, 0, 0, 0, 0, 0] on input [1, 2, "
                       "6, 7] is not supported: only the height and width"),
@@ -289,19 +377,6 @@ TEST(OnnxPad, PadsTheWindowsCannotTakeAreRefused) {
                 .find("node 0 'pad' (Pad): pads 'p' = [0, 0, -1, 0, 0, 0, 0, 0] is not "
                       "supported: a negative pad crops"),
             std::string::npos);
-  // Read by anything but a window, or the graph output: no layer computes it.
-  EXPECT_EQ(importError(model(padNode("x", "t", P) +
-                              std::vector<std::string>{input("x", {1, 2, 4, 4}),
-                                                       node("Relu", "r", {"t"}, {"y"}),
-                                                       output("y", {1, 2, 6, 6})})),
-            "m.onnx: node 1 'r' (Relu): input 't' comes from node 0 'pad' (Pad), which is "
-            "supported only where a Conv, AveragePool or MaxPool reads it and takes its zeros "
-            "as its own padding");
-  EXPECT_NE(
-      importError(model(padNode("x", "t", P) + std::vector<std::string>{input("x", {1, 2, 4, 4}),
-                                                                        output("t", {1, 2, 6, 6})}))
-          .find("m.onnx: graph output 't' comes from node 0 'pad' (Pad)"),
-      std::string::npos);
 }
 
 //===-- ReduceMean -------------------------------------------------------===//
