@@ -46,7 +46,7 @@ void OnnxImporter::importPad() {
     checkAttributes({"mode", PadsAttr, "value"});
   else
     checkAttributes({"mode"});
-  const OnnxValue &X = activation(0, /*AcceptPad=*/true);
+  const OnnxValue &X = activation(0);
   const std::string Mode = attrString("mode", "constant");
   if (Mode != "constant")
     fail(fmt::format("attribute 'mode' = '{}' is not supported: only constant padding with "
@@ -102,16 +102,14 @@ void OnnxImporter::importPad() {
   }
   for (size_t A = 0; A < R; ++A) {
     if (Begin[A] < 0 || End[A] < 0)
-      fail(fmt::format("{} = {} is not supported: a negative pad crops, and only padding "
-                       "folds into a window",
+      fail(fmt::format("{} = {} is not supported: a negative pad crops, which no layer does",
                        PadsWhat, dimsStr(Pads)));
     if (Begin[A] > OnnxMaxDim || End[A] > OnnxMaxDim)
       fail(fmt::format("{} = {}: a pad is more than {}", PadsWhat, dimsStr(Pads), OnnxMaxDim));
     bool Spatial = (R == 3 || R == 4) && A >= 2;
     if ((Begin[A] || End[A]) && !Spatial)
       fail(fmt::format("{} = {} on input {} is not supported: only the height and width of "
-                       "a rank-4 input (or the length of a rank-3 one) are padded, by the Conv "
-                       "or pooling after the Pad",
+                       "a rank-4 input (or the length of a rank-3 one) are padded",
                        PadsWhat, dimsStr(Pads), dimsStr(X.Dims)));
   }
   OnnxValue V = X;
@@ -126,12 +124,12 @@ void OnnxImporter::importPad() {
     defineAlias(0, V);
     return;
   }
-  // A Pad of a Pad adds up.
+  // X has no pads pending: a Pad reading a Pad makes the first a layer.
   if (R == 4) {
-    V.PadT += unsigned(Begin[2]), V.PadB += unsigned(End[2]);
-    V.PadL += unsigned(Begin[3]), V.PadR += unsigned(End[3]);
+    V.PadT = unsigned(Begin[2]), V.PadB = unsigned(End[2]);
+    V.PadL = unsigned(Begin[3]), V.PadR = unsigned(End[3]);
   } else {
-    V.PadL += unsigned(Begin[2]), V.PadR += unsigned(End[2]);
+    V.PadL = unsigned(Begin[2]), V.PadR = unsigned(End[2]);
   }
   if (padFoldsIntoReaders(X.Layer)) {
     V.PadNode = fmt::format("node {}{} (Pad)", NodeIndex,

@@ -329,6 +329,23 @@ TEST(OnnxPad, APadOtherOperatorsReadIsADepthwiseConv) {
       }
 }
 
+TEST(OnnxPad, APadReadByAPadIsALayerAndTheSecondFolds) {
+  std::string Text =
+      model({input("x", {1, 2, 6, 7}), init("W", {3, 2, 3, 3}, weights(54, 1)),
+             init("p", {8}, {0, 0, 1, 0, 0, 0, 0, 0}, /*Int64=*/true),
+             init("q", {8}, {0, 0, 0, 0, 0, 0, 0, 2}, /*Int64=*/true),
+             node("Pad", "pad1", {"x", "p"}, {"s"}), node("Pad", "pad2", {"s", "q"}, {"t"}),
+             node("Conv", "c", {"t", "W"}, {"y"}), output("y", {1, 3, 5, 7})});
+  OnnxModel M = import(Text);
+  ASSERT_EQ(M.G.Layers.size(), 2u);
+  EXPECT_EQ(M.G.Layers[0].Name, "pad1");
+  EXPECT_EQ(pads(M.G.Layers[0]), (std::vector<unsigned>{1, 0, 0, 0}));
+  EXPECT_EQ(pads(M.G.Layers[1]), (std::vector<unsigned>{0, 0, 0, 2}));
+  test::RunResult R;
+  ASSERT_FALSE(compileAndRun(Text, R).empty());
+  EXPECT_TRUE(test::sameBits(R));
+}
+
 TEST(OnnxPad, OldOpsetsGiveThePadsAsAnAttribute) {
   for (int Opset : {1, 2, 10}) {
     const char *Name = Opset < 2 ? "paddings" : "pads";
