@@ -8,11 +8,13 @@
 // 2. Liveness: only nodes the (single) graph output depends on are imported,
 //    so an unused second output of a node (Dropout's mask) costs nothing.
 // 3. Nodes in graph order (ONNX requires topological order, which is the
-//    IR's order too); each operator's function is in OnnxOps.cpp.
+//    IR's order too); each operator's function is in OnnxOps.cpp,
+//    OnnxWindows.cpp or OnnxPad.cpp.
 // 4. Passes that need the whole graph (OnnxPasses.cpp): a bias added after a
 //    conv or fc that feeds nothing else is folded into it (MatMul + Add is an
 //    fc); a BatchNormalization that canonicalize() could not fold becomes a
-//    depthwise 1x1 conv; a graph with nothing to compute gets a copy layer.
+//    depthwise 1x1 conv; concats that extend an earlier one nest in it; a
+//    graph with nothing to compute gets a copy layer.
 //
 // The result is the same as-written IR the YAML front end produces (layer
 // names from node names, TypeName as in the YAML), so canonicalize() and all
@@ -214,10 +216,10 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
          "for domain '')");
   const std::string &Op = N.op_type();
   static const char *const Supported[] = {
-      "Conv",    "MaxPool", "AveragePool", "GlobalAveragePool",  "Gemm",
-      "MatMul",  "Add",     "Relu",        "BatchNormalization", "Concat",
-      "Flatten", "Reshape", "Softmax",     "Identity",           "Dropout",
-      "Constant"};
+      "Conv",     "MaxPool", "AveragePool", "GlobalAveragePool",  "Gemm",
+      "MatMul",   "Add",     "Relu",        "BatchNormalization", "Concat",
+      "Flatten",  "Reshape", "Softmax",     "Identity",           "Dropout",
+      "Constant", "Pad",     "ReduceMean"};
   if (!llvm::is_contained(Supported, Op))
     fail(fmt::format("operator '{}' is not supported (supported: {})", Op,
                      fmt::join(Supported, ", ")));
@@ -231,6 +233,10 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
     importPool(/*IsMax=*/false);
   else if (Op == "GlobalAveragePool")
     importGlobalAveragePool();
+  else if (Op == "ReduceMean")
+    importReduceMean();
+  else if (Op == "Pad")
+    importPad();
   else if (Op == "Gemm")
     importGemm(/*IsMatMul=*/false);
   else if (Op == "MatMul")
@@ -269,7 +275,7 @@ OnnxModel OnnxImporter::run() {
   readConstants();
   readDataInput();
 
-  std::vector<bool> Live = liveNodes();
+  Live = liveNodes();
   for (int I = 0; I < GP.node_size(); ++I) {
     if (!Live[size_t(I)])
       continue;
@@ -290,6 +296,7 @@ OnnxModel OnnxImporter::run() {
          "the output is the last layer");
   foldBiasAdds();
   lowerUnfoldableBatchNorms();
+  nestConcats();
   addCopyIfEmpty();
   checkOutput();
   return std::move(Result);

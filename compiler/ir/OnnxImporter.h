@@ -3,8 +3,9 @@
 // Private to compiler/ir. The importer is split like the YAML parser:
 // OnnxImport.cpp walks the graph (inputs, constants, liveness) and holds the
 // API entry points; OnnxNode.cpp reads the current node's attributes and
-// inputs and defines its outputs; OnnxWindows.cpp and OnnxOps.cpp hold one
-// function per operator with its attributes and shape rule; OnnxPasses.cpp
+// inputs and defines its outputs; OnnxWindows.cpp, OnnxPad.cpp and OnnxOps.cpp
+// hold one function per operator with its attributes and shape rule;
+// OnnxPasses.cpp
 // the passes that need the whole graph; OnnxTensor.cpp converts tensors to
 // and from TensorProto. OnnxExport.cpp is the reverse direction.
 //
@@ -56,11 +57,19 @@ Shape frameShape(const std::vector<int64_t> &Dims);
 /// A value between nodes: an activation (the output of a layer, or the graph
 /// input when Layer is -1) or a constant (an initializer, a Constant node or
 /// a --const binding).
+///
+/// The output of a Pad that every reader takes as its own padding is an
+/// activation with pads pending: Layer's frame with PadT / PadB / PadL /
+/// PadR zeros around it (Dims are the padded dims), computed by no layer
+/// (OnnxPad.cpp). PadNode names the Pad for messages.
 struct OnnxValue {
   bool IsConst = false;
   int Layer = -1;
   std::vector<int64_t> Dims;
   const OnnxTensor *Const = nullptr;
+  unsigned PadT = 0, PadB = 0, PadL = 0, PadR = 0;
+  std::string PadNode;
+  bool padPending() const { return !PadNode.empty(); }
 };
 
 class OnnxImporter {
@@ -86,6 +95,7 @@ private:
   /// bias of the conv or fc before them (foldBiasAdds).
   std::set<size_t> BiasAdds;
   std::string OutputName;
+  std::vector<bool> Live; ///< Per node: whether the graph output depends on it.
 
   // The node being imported, for messages and layer locations.
   const onnx::NodeProto *Node = nullptr;
@@ -102,6 +112,7 @@ private:
   void importNode(const onnx::NodeProto &N);
   void foldBiasAdds();
   void lowerUnfoldableBatchNorms();
+  void nestConcats();
   void addCopyIfEmpty();
   void checkOutput();
 
@@ -115,8 +126,9 @@ private:
   std::string attrString(const char *Name, const std::string &Default) const;
   std::vector<int64_t> attrInts(const char *Name, const std::vector<int64_t> &Default) const;
   size_t inputCount() const;
-  const OnnxValue &input(size_t I) const;
-  const OnnxValue &activation(size_t I) const;
+  /// Input I; one with a Pad pending is refused unless AcceptPad.
+  const OnnxValue &input(size_t I, bool AcceptPad = false) const;
+  const OnnxValue &activation(size_t I, bool AcceptPad = false) const;
   const OnnxTensor &constant(size_t I) const;
   const OnnxTensor *optionalConstant(size_t I) const;
   std::string inputName(size_t I) const;
@@ -129,7 +141,7 @@ private:
   Shape shapeOf(int LayerIndex) const;
   std::string uniqueName(const std::string &Want);
 
-  // One function per operator (OnnxWindows.cpp, OnnxOps.cpp).
+  // One function per operator (OnnxWindows.cpp, OnnxPad.cpp, OnnxOps.cpp).
   struct Window {
     unsigned KH = 1, KW = 1, SH = 1, SW = 1, PadT = 0, PadB = 0, PadL = 0, PadR = 0;
     bool CeilMode = false;
@@ -139,6 +151,18 @@ private:
   void importConv();
   void importPool(bool IsMax);
   void importGlobalAveragePool();
+  void importReduceMean();
+  /// A GlobalAvgPool layer over X; returns its index.
+  int addGlobalAvgPool(const OnnxValue &X);
+  void importPad();
+  /// Whether every reader of the Pad's output takes its zeros as its own
+  /// padding (a Conv or AveragePool, a MaxPool on non-negative values).
+  bool padFoldsIntoReaders(int PadInput) const;
+  /// Adds the pads pending on X (a Pad before the window's operator) to W.
+  void takePendingPads(const OnnxValue &X, Window &W) const;
+  /// Whether every value of LayerIndex's output is >= 0 in every run (a
+  /// relu, or pooling / concat / add of such values).
+  bool nonNegative(int LayerIndex) const;
   void importGemm(bool IsMatMul);
   void importAdd();
   void importRelu();

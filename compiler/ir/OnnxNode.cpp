@@ -97,7 +97,7 @@ std::string OnnxImporter::inputName(size_t I) const {
   return I < size_t(Node->input_size()) ? Node->input(int(I)) : std::string();
 }
 
-const OnnxValue &OnnxImporter::input(size_t I) const {
+const OnnxValue &OnnxImporter::input(size_t I, bool AcceptPad) const {
   std::string Name = inputName(I);
   if (Name.empty())
     fail(fmt::format("input {} is missing", I));
@@ -106,11 +106,17 @@ const OnnxValue &OnnxImporter::input(size_t I) const {
     fail(fmt::format("input '{}' is not defined by an earlier node, an initializer or a graph "
                      "input",
                      Name));
+  // Only the windows importPad found take a pending Pad; a Pad with any
+  // other reader became a layer.
+  if (It->second.padPending() && !AcceptPad)
+    fail(fmt::format("input '{}' comes from {}, which is supported only where a Conv, "
+                     "AveragePool or MaxPool reads it and takes its zeros as its own padding",
+                     Name, It->second.PadNode));
   return It->second;
 }
 
-const OnnxValue &OnnxImporter::activation(size_t I) const {
-  const OnnxValue &V = input(I);
+const OnnxValue &OnnxImporter::activation(size_t I, bool AcceptPad) const {
+  const OnnxValue &V = input(I, AcceptPad);
   if (V.IsConst)
     fail(fmt::format("input '{}' is a constant, but the accelerator computes this operator on "
                      "run-time data only",

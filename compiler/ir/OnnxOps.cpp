@@ -422,7 +422,7 @@ void OnnxImporter::importIdentity(bool IsDropout) {
   } else {
     checkAttributes({});
   }
-  defineAlias(0, input(0));
+  defineAlias(0, input(0, /*AcceptPad=*/true));
 }
 
 void OnnxImporter::importConstant() {

@@ -7,6 +7,8 @@
 //   joins its bias (MatMul + Add is one fc, as the YAML writes it);
 // * a BatchNormalization that canonicalize() will not be able to fold
 //   becomes the depthwise 1x1 conv it is;
+// * a Concat whose inputs begin with all the inputs of an earlier Concat
+//   takes that concat as its first input instead (DenseNet's blocks);
 // * a graph with nothing for the accelerator to do gets a copy layer;
 // * the output's shape is checked against the graph's declaration.
 //
@@ -14,6 +16,7 @@
 
 #include "OnnxImporter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -114,6 +117,43 @@ void OnnxImporter::lowerUnfoldableBatchNorms() {
     BN.Beta.clear();
     BN.Mean.clear();
     BN.Var.clear();
+  }
+}
+
+void OnnxImporter::nestConcats() {
+  // The compiler makes a concat a view: its inputs write their outputs into
+  // its tensor, so a tensor can go into one concat only. DenseNet's block
+  // concatenates [x, f1, ..., fk] for every k, each f in every later concat;
+  // as [previous concat, fk] each goes into one, and the concats nest into
+  // the last one's tensor. Concatenation is associative, so the values are
+  // the same; only the copies go.
+  // Prefixes are compared on the inputs as imported (Flat), since an
+  // earlier concat's own list may have been nested already.
+  std::vector<std::vector<int>> Flat(G.Layers.size());
+  std::vector<bool> InConcat(G.Layers.size(), false);
+  for (size_t D = 0; D < G.Layers.size(); ++D) {
+    Layer &L = G.Layers[D];
+    if (L.Kind != LayerKind::Concat)
+      continue;
+    Flat[D] = L.Inputs;
+    size_t Best = D;
+    for (size_t C = 0; C < D; ++C) {
+      const std::vector<int> &P = Flat[C];
+      if (G.Layers[C].Kind != LayerKind::Concat || InConcat[C] || P.size() < 2 ||
+          P.size() >= Flat[D].size() || !std::equal(P.begin(), P.end(), Flat[D].begin()))
+        continue;
+      if (Best == D || P.size() > Flat[Best].size())
+        Best = C;
+    }
+    if (Best != D) {
+      std::vector<int> Ins = {int(Best)};
+      Ins.insert(Ins.end(), Flat[D].begin() + long(Flat[Best].size()), Flat[D].end());
+      L.Inputs = std::move(Ins);
+      L.In = G.Layers[Best].Out;
+    }
+    for (int In : L.Inputs)
+      if (In >= 0)
+        InConcat[size_t(In)] = true;
   }
 }
 

@@ -1,11 +1,13 @@
-//===- OnnxWindows.cpp - Conv, MaxPool, AveragePool, GlobalAveragePool ----===//
+//===- OnnxWindows.cpp - Conv, pooling, GlobalAveragePool, ReduceMean -----===//
 //
 // The operators with a window. ONNX describes a window by kernel_shape,
 // strides, pads (begin values, then end values), dilations and auto_pad;
 // the layer takes kernel, stride and four pads, and the hardware has no
 // dilation. Rank 3 inputs (N x C x L) are 1-D windows over a 1 x L map.
 // Pooling output sizes are checked against ONNX's own rule, which differs
-// from the hardware's (PyTorch's) in ceil mode.
+// from the hardware's (PyTorch's) in ceil mode. A Pad before a window adds
+// to its pads (OnnxPad.cpp). A ReduceMean over the spatial axes is a global
+// average pooling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,7 +136,7 @@ void OnnxImporter::importConv() {
   checkAttributes({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   if (inputCount() < 2)
     fail("a convolution needs inputs X and W");
-  const OnnxValue &X = activation(0);
+  const OnnxValue &X = activation(0, /*AcceptPad=*/true);
   const OnnxTensor &W = constant(1);
   const OnnxTensor *B = inputCount() > 2 ? &constant(2) : nullptr;
   if (W.Type != OnnxTensor::ElemType::Float || (B && B->Type != OnnxTensor::ElemType::Float))
@@ -155,6 +157,7 @@ void OnnxImporter::importConv() {
   if (B && (B->Dims.size() != 1 || B->Dims[0] != M))
     fail(fmt::format("bias '{}' has shape {}, expected [{}]", inputName(2), dimsStr(B->Dims), M));
   Window Wn = window(X, {W.Dims.begin() + 2, W.Dims.end()}, /*IsConv=*/true);
+  takePendingPads(X, Wn);
 
   Layer L;
   L.Kind = LayerKind::Conv;
@@ -184,8 +187,19 @@ void OnnxImporter::importPool(bool IsMax) {
     checkAttributes(
         {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   }
-  const OnnxValue &X = activation(0);
+  const OnnxValue &X = activation(0, /*AcceptPad=*/true);
   Window Wn = window(X, {}, /*IsConv=*/false);
+  if (!IsMax) {
+    // The operator's own padding must count in the divisor; a Pad's zeros
+    // before it are input, so they count either way.
+    bool Padded = Wn.PadT || Wn.PadB || Wn.PadL || Wn.PadR;
+    if (Padded && attrInt("count_include_pad", 0) == 0)
+      fail(fmt::format("attribute 'count_include_pad' = 0 with pads [{}, {}, {}, {}] is not "
+                       "supported: the hardware divides every window by its full size, padding "
+                       "included (count_include_pad = 1)",
+                       Wn.PadT, Wn.PadL, Wn.PadB, Wn.PadR));
+  }
+  takePendingPads(X, Wn);
   const Shape In = shapeOf(X.Layer);
   checkWindowFits(Wn, In, /*IsPool=*/true);
   bool Ceil = attrInt("ceil_mode", 0) != 0;
@@ -203,12 +217,6 @@ void OnnxImporter::importPool(bool IsMax) {
                        Onnx.H, Onnx.W, Size(true).H, Size(true).W));
   }
   if (!IsMax) {
-    bool Padded = Wn.PadT || Wn.PadB || Wn.PadL || Wn.PadR;
-    if (Padded && attrInt("count_include_pad", 0) == 0)
-      fail(fmt::format("attribute 'count_include_pad' = 0 with pads [{}, {}, {}, {}] is not "
-                       "supported: the hardware divides every window by its full size, padding "
-                       "included (count_include_pad = 1)",
-                       Wn.PadT, Wn.PadL, Wn.PadB, Wn.PadR));
     // With ceil_mode a window may hang over the edge and divide by fewer
     // positions; when no window does, ceil_mode changes nothing.
     if (Ceil && !(Size(true) == Size(false)))
@@ -233,9 +241,7 @@ void OnnxImporter::importPool(bool IsMax) {
   defineActivation(0, Id, withSpatial(X.Dims, X.Dims[1], Out));
 }
 
-void OnnxImporter::importGlobalAveragePool() {
-  checkAttributes({});
-  const OnnxValue &X = activation(0);
+int OnnxImporter::addGlobalAvgPool(const OnnxValue &X) {
   if (X.Dims.size() < 3)
     fail(fmt::format("input '{}' has shape {}; a global average needs N x C x spatial axes",
                      inputName(0), dimsStr(X.Dims)));
@@ -248,9 +254,59 @@ void OnnxImporter::importGlobalAveragePool() {
     fail(fmt::format("an average over {}x{} positions is more than the supported {}", L.In.H,
                      L.In.W, MaxAvgWindow));
   L.Out = {L.In.C, 1, 1};
+  return addLayer(std::move(L));
+}
+
+void OnnxImporter::importGlobalAveragePool() {
+  checkAttributes({});
+  const OnnxValue &X = activation(0);
+  int Id = addGlobalAvgPool(X);
   std::vector<int64_t> Dims(X.Dims.size(), 1);
   Dims[0] = X.Dims[0];
   Dims[1] = X.Dims[1];
-  int Id = addLayer(std::move(L));
+  defineActivation(0, Id, std::move(Dims));
+}
+
+void OnnxImporter::importReduceMean() {
+  // From opset 18 the axes are an input, and an empty list reduces nothing
+  // when noop_with_empty_axes is set (else everything).
+  checkAttributes({"axes", "keepdims", "noop_with_empty_axes"});
+  const OnnxValue &X = activation(0);
+  const int64_t R = int64_t(X.Dims.size());
+  std::vector<int64_t> Axes;
+  if (Opset < 18) {
+    Axes = attrInts("axes", {});
+  } else if (attr("axes")) {
+    fail(
+        fmt::format("attribute 'axes' is not an attribute in opset {} (an input since 18)", Opset));
+  } else if (const OnnxTensor *A = optionalConstant(1)) {
+    if (A->Type != OnnxTensor::ElemType::Int64 || A->Dims.size() != 1)
+      fail(fmt::format("axes '{}' must be a 1-D int64 tensor", inputName(1)));
+    Axes = A->Ints;
+  }
+  if (Axes.empty() && Opset >= 18 && attrInt("noop_with_empty_axes", 0) != 0) {
+    defineAlias(0, X);
+    return;
+  }
+  std::vector<bool> Reduced(size_t(R), Axes.empty());
+  for (int64_t A : Axes) {
+    int64_t N = A < 0 ? A + R : A;
+    if (N < 0 || N >= R)
+      fail(fmt::format("axis {} is outside the input's rank {}", A, R));
+    Reduced[size_t(N)] = true;
+  }
+  bool Spatial = R >= 3;
+  for (int64_t A = 0; A < R; ++A)
+    Spatial &= Reduced[size_t(A)] == (A >= 2);
+  if (!Spatial)
+    fail(fmt::format("axes {} on input {} are not supported: only a mean over all the spatial "
+                     "axes (2 and up), which is a global average pooling",
+                     Axes.empty() ? std::string("(all)") : dimsStr(Axes), dimsStr(X.Dims)));
+  int Id = addGlobalAvgPool(X);
+  // keepdims = 0 gives [N, C]: the same frame (C x 1 x 1) as a flatten of
+  // GlobalAveragePool's [N, C, 1, 1], so no layer either way.
+  std::vector<int64_t> Dims = {X.Dims[0], X.Dims[1]};
+  if (attrInt("keepdims", 1) != 0)
+    Dims.resize(size_t(R), 1);
   defineActivation(0, Id, std::move(Dims));
 }
