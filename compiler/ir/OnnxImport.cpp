@@ -215,11 +215,30 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
     fail("the model imports no version of the default operator set (opset_import has no entry "
          "for domain '')");
   const std::string &Op = N.op_type();
-  static const char *const Supported[] = {
-      "Conv",     "MaxPool", "AveragePool", "GlobalAveragePool",  "Gemm",
-      "MatMul",   "Add",     "Relu",        "BatchNormalization", "Concat",
-      "Flatten",  "Reshape", "Softmax",     "Identity",           "Dropout",
-      "Constant", "Pad",     "ReduceMean"};
+  static const char *const Supported[] = {"Conv",
+                                          "MaxPool",
+                                          "AveragePool",
+                                          "GlobalAveragePool",
+                                          "Gemm",
+                                          "MatMul",
+                                          "Add",
+                                          "Relu",
+                                          "BatchNormalization",
+                                          "Concat",
+                                          "Flatten",
+                                          "Reshape",
+                                          "Softmax",
+                                          "Identity",
+                                          "Dropout",
+                                          "Constant",
+                                          "Pad",
+                                          "ReduceMean",
+                                          "Clip",
+                                          "Sigmoid",
+                                          "HardSigmoid",
+                                          "HardSwish",
+                                          "Tanh",
+                                          "Mul"};
   if (!llvm::is_contained(Supported, Op))
     fail(fmt::format("operator '{}' is not supported (supported: {})", Op,
                      fmt::join(Supported, ", ")));
@@ -245,6 +264,11 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
     importAdd();
   else if (Op == "Relu")
     importRelu();
+  else if (Op == "Clip" || Op == "Sigmoid" || Op == "HardSigmoid" || Op == "HardSwish" ||
+           Op == "Tanh")
+    importActivation(Op);
+  else if (Op == "Mul")
+    importMul();
   else if (Op == "BatchNormalization")
     importBatchNorm();
   else if (Op == "Concat")

@@ -155,6 +155,12 @@ private:
   /// A GlobalAvgPool layer over X; returns its index.
   int addGlobalAvgPool(const OnnxValue &X);
   void importPad();
+  /// Clip, Sigmoid, HardSigmoid, HardSwish, Tanh (OnnxActivations.cpp).
+  void importActivation(const std::string &Op);
+  /// Mul: x * sigmoid(x) or x * hardsigmoid(x) only.
+  void importMul();
+  /// Node inputs and graph outputs that read the value called Name.
+  unsigned readers(const std::string &Name) const;
   /// Whether every reader of the Pad's output takes its zeros as its own
   /// padding (a Conv or AveragePool, a MaxPool on non-negative values).
   bool padFoldsIntoReaders(int PadInput) const;
