@@ -244,6 +244,49 @@ followed by batchnorm and ReLU, convs have no bias. Published: 0.569 G MACs,
     return m
 
 
+def mobilenet_v2():
+    m = Model("mobilenet_v2", """
+MobileNet v2, width 1.0, 224x224 (Sandler et al. 2018, Table 2; torchvision's
+layout): inverted residual blocks (1x1 expansion, 3x3 depthwise, linear 1x1
+projection), batchnorm after every conv, ReLU6 after all but the projection,
+a residual add where stride is 1 and the channels match. Published: 300 M
+MACs, 3.4 M parameters (torchvision: 300.8 M MACs, 3,504,872 parameters).
+Dropout is omitted.""")
+    def bn_act(p, act=True):
+        m.add(p + "_bn", "batchnorm")
+        if act:
+            m.add(p + "_relu6", "relu6")
+    m.conv("conv1", 32, 3, s=2, p=1, bias=False)
+    bn_act("conv1")
+    ch = 32
+    n_block = 0
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(n):
+            n_block += 1
+            p = f"block{n_block}_"
+            x = m.last
+            stride = s if i == 0 else 1
+            hidden = ch * t
+            if t != 1:
+                m.conv(p + "expand", hidden, 1, bias=False, input=x)
+                bn_act(p + "expand")
+            m.conv(p + "dw", hidden, 3, s=stride, p=1, groups=hidden, bias=False,
+                   input=None if t != 1 else x)
+            bn_act(p + "dw")
+            m.conv(p + "project", c, 1, bias=False)
+            bn_act(p + "project", act=False)
+            if stride == 1 and ch == c:
+                m.add(p + "add", "add", inputs=[m.last, x])
+            ch = c
+    m.conv("conv_last", 1280, 1, bias=False)
+    bn_act("conv_last")
+    m.add("pool", "global_avgpool")
+    m.add("fc", "fc", out_features=1000)
+    m.add("prob", "softmax")
+    return m
+
+
 def fire(m, n, s, e1, e3):
     p = f"fire{n}_"
     sq = m.conv(p + "squeeze", s, 1, relu=True)
@@ -277,7 +320,7 @@ torchvision.""")
 
 def main():
     for make in [alexnet, googlenet, resnet50, vgg16, mobilenet_v1, squeezenet1_1,
-                 resnext50_32x4d]:
+                 resnext50_32x4d, mobilenet_v2]:
         m = make()
         path = os.path.join(HERE, m.name + ".yaml")
         with open(path, "w") as f:

@@ -204,6 +204,13 @@ snow::ir::chooseFormats(const Graph &G, int ActFrac,
   std::vector<float> LayerMax;
   for (const std::vector<float> &Out : LayerOutputs)
     LayerMax.push_back(maxAbs(Out));
+  // Without the ranges before the activations their formats would be
+  // guesses: refuse rather than saturate silently.
+  if (PreActMax.size() != G.Layers.size())
+    for (const Layer &L : G.Layers)
+      if (L.Activation != Act::None)
+        return layerError(L, "has an activation, but no range before it was given (runFloat's "
+                             "PreActMax)");
   std::vector<float> PreMax = PreActMax;
   PreMax.resize(G.Layers.size(), 0.0f);
   return chooseFromRanges(G, ActFrac, LayerMax, PreMax, std::nullopt);

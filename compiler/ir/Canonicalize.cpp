@@ -278,15 +278,20 @@ bool fuseActivations(Graph &G) {
   return Changed;
 }
 
-/// What is left of activations after fusion: a conv computes them in its
-/// writeback; nothing else can.
-void checkActivations(const Graph &G) {
-  for (const Layer &L : G.Layers) {
-    if (L.Kind == LayerKind::Activation)
-      fail(L, fmt::format("a {} must follow a conv (or an add that fuses into one) whose output "
-                          "only it reads, with no relu in between: the post-processing table "
-                          "sits in the conv's writeback",
-                          actName(L.Activation, L.ActP0, L.ActP1)));
+/// What is left of activations after fusion: an activation with no conv to
+/// sit in becomes one, a depthwise 1x1 conv with unit weights and no bias
+/// (exact: the output is its input before the table); an add that kept one
+/// is an error (its conv could not take the add).
+void lowerActivations(Graph &G) {
+  for (Layer &L : G.Layers) {
+    if (L.Kind == LayerKind::Activation) {
+      L.Kind = LayerKind::Conv;
+      L.Groups = L.In.C;
+      L.KH = L.KW = L.SH = L.SW = 1;
+      L.Weights.assign(L.In.C, 1.0f);
+      L.Bias.assign(L.In.C, 0.0f);
+      L.HasBias = false;
+    }
     if (L.Kind == LayerKind::Add && L.Activation != Act::None)
       fail(L, fmt::format("the {} after this add needs the add to fuse into the conv before it "
                           "(a conv that feeds only the add, with no relu of its own)",
@@ -342,7 +347,7 @@ llvm::Error snow::ir::canonicalize(Graph &G) {
       Changed |= fuseActivations(G);
       Changed |= fuseAdds(G);
     }
-    checkActivations(G);
+    lowerActivations(G);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

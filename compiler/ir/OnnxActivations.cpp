@@ -61,6 +61,10 @@ void OnnxImporter::importActivation(const std::string &Op) {
     }
     if (std::isnan(Lo) || std::isnan(Hi) || !(Lo < Hi))
       fail(fmt::format("min {} and max {} do not bound a range", Lo, Hi));
+    if (std::isinf(Lo) && std::isinf(Hi)) {
+      defineAlias(0, activation(0)); // No bounds: the identity.
+      return;
+    }
     if (Lo == 0 && std::isinf(Hi)) {
       L.Kind = LayerKind::Relu;
       L.TypeName = "relu";
@@ -108,11 +112,15 @@ void OnnxImporter::importMul() {
       continue;
     if (Fn.Activation == Act::Sigmoid) {
       Fn.Activation = Act::Silu;
-    } else if (Fn.Activation == Act::HardSigmoid && Fn.ActP0 == 1.0f / 6 && Fn.ActP1 == 0.5f) {
+    } else if (Fn.Activation == Act::HardSigmoid && std::fabs(Fn.ActP0 - 1.0f / 6) < 1e-6f &&
+               Fn.ActP1 == 0.5f) {
+      // PyTorch's constants (1/6 to the exporter's float precision): x * that
+      // is its hardswish.
       Fn.Activation = Act::HardSwish;
     } else {
       Refuse();
     }
+    Fn.ActP0 = Fn.ActP1 = 0; // Neither function has parameters.
     Fn.TypeName = actName(Fn.Activation);
     defineActivation(0, F.Layer, F.Dims);
     return;

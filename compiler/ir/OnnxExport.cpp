@@ -208,6 +208,46 @@ void OnnxExporter::exportLayer(const Layer &L) {
   case LayerKind::Relu:
     node("Relu", L.Name, {inName(P)}, Out);
     break;
+  case LayerKind::Activation:
+    // Opset 13 has no HardSwish or SiLU node: both are written as PyTorch
+    // exports them, x * f(x), which the importer folds back into one layer.
+    switch (L.Activation) {
+    case Act::Clip: {
+      std::string Lo = initializer(L.Name + ".min", {}, {L.ActP0});
+      std::string Hi = initializer(L.Name + ".max", {}, {L.ActP1});
+      node("Clip", L.Name, {inName(P), Lo, Hi}, Out);
+      break;
+    }
+    case Act::Sigmoid:
+      node("Sigmoid", L.Name, {inName(P)}, Out);
+      break;
+    case Act::Tanh:
+      node("Tanh", L.Name, {inName(P)}, Out);
+      break;
+    case Act::HardSigmoid: {
+      onnx::NodeProto &N = node("HardSigmoid", L.Name, {inName(P)}, Out);
+      attrF(N, "alpha", L.ActP0);
+      attrF(N, "beta", L.ActP1);
+      break;
+    }
+    case Act::HardSwish:
+    case Act::Silu: {
+      std::string F = fresh(L.Name + "_gate");
+      onnx::NodeProto &N =
+          node(L.Activation == Act::Silu ? "Sigmoid" : "HardSigmoid", F, {inName(P)}, F);
+      if (L.Activation == Act::HardSwish) {
+        attrF(N, "alpha", 1.0f / 6);
+        attrF(N, "beta", 0.5f);
+      }
+      node("Mul", L.Name, {inName(P), F}, Out);
+      break;
+    }
+    default:
+      throw ExportError{fmt::format("{}: layer '{}': {} has no ONNX form snowc reads back (opset "
+                                    "13 writes it as Erf arithmetic)",
+                                    L.Loc.str(), L.Name, L.TypeName)};
+    }
+    break;
   case LayerKind::BatchNorm: {
     std::vector<std::string> Ins = {inName(P)};
     Ins.push_back(initializer(L.Name + ".weight", {L.In.C}, L.Gamma));

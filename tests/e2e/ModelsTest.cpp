@@ -65,6 +65,7 @@ TEST_P(Models, MatchBitForBitAndReportTheirCycles) {
 INSTANTIATE_TEST_SUITE_P(CI, Models,
                          ::testing::Values(ModelCase{"alexnet", 224},
                                            ModelCase{"mobilenet_v1", 224},
+                                           ModelCase{"mobilenet_v2", 224},
                                            ModelCase{"googlenet", 96}, ModelCase{"resnet50", 64},
                                            ModelCase{"vgg16", 64}, ModelCase{"squeezenet1_1", 96},
                                            ModelCase{"resnext50_32x4d", 64}),

@@ -161,12 +161,16 @@ void runDataSet(const std::string &Bytes, const std::string &Dir,
     return Unsupported(reason(std::move(E)));
   std::vector<std::vector<std::vector<float>>> FloatLayers(Frames);
   std::vector<std::vector<float>> AllFrames(G.Layers.size());
+  std::vector<float> PreMax(G.Layers.size(), 0.0f), FramePre;
   for (uint64_t F = 0; F < Frames; ++F) {
-    ir::runFloat(G, FrameOf(F), &FloatLayers[F]);
-    for (size_t L = 0; L < G.Layers.size(); ++L)
+    ir::runFloat(G, FrameOf(F), &FloatLayers[F], &FramePre);
+    for (size_t L = 0; L < G.Layers.size(); ++L) {
       AllFrames[L].insert(AllFrames[L].end(), FloatLayers[F][L].begin(), FloatLayers[F][L].end());
+      PreMax[L] = std::max(PreMax[L], FramePre[L]);
+    }
   }
-  llvm::Expected<ir::ActFormats> Formats = ir::chooseFormats(G, int(Hw.ActFracBits), AllFrames);
+  llvm::Expected<ir::ActFormats> Formats =
+      ir::chooseFormats(G, int(Hw.ActFracBits), AllFrames, PreMax);
   if (!Formats)
     return Unsupported(reason(Formats.takeError()));
   if (llvm::Error E = ir::quantize(G, *Formats))

@@ -11,6 +11,9 @@
 //              x^w^ - xw = (x^ - x) w^ + x (w^ - w))
 //   avgpool   E = E_in + (X_in + E_in) * |AvgMult * K / 2^AvgShift - 1|
 //                   + 2^-(OutFrac+1)
+//   conv with an activation f: the conv's bound above at PreFrac (E_pre),
+//             then E = Lip(f) * E_pre + the table's own error (lutErrorLsb
+//             LSBs of OutFrac, measured over every input)
 //   maxpool, relu, concat   E = E_in (max and max(., 0) are 1-Lipschitz)
 //   add       E = E_a + E_b (the integer sum is exact)
 //
@@ -37,6 +40,24 @@ double maxAbs(const std::vector<float> &V) {
 
 double lsbHalf(int Frac) { return std::ldexp(0.5, -Frac); }
 
+/// The largest slope of a layer's activation: how much an input error grows.
+double lipschitz(const Layer &L) {
+  switch (L.Activation) {
+  case Act::Sigmoid:
+    return 0.25;
+  case Act::HardSigmoid:
+    return std::fabs(L.ActP0);
+  case Act::HardSwish: // (2x + 3) / 6 at x = 3.
+    return 1.5;
+  case Act::Silu: // silu' peaks at 1.0998 (x = 2.40).
+    return 1.1;
+  case Act::Gelu: // gelu' peaks at 1.129 (x = 1.41).
+    return 1.13;
+  default: // Clip, Tanh.
+    return 1;
+  }
+}
+
 double convBound(const Layer &L, double EIn, double XIn, double ERes) {
   const size_t PerOut = L.Weights.size() / L.Out.C;
   double Worst = 0;
@@ -50,8 +71,12 @@ double convBound(const Layer &L, double EIn, double XIn, double ERes) {
     double DB = std::fabs(std::ldexp(double(L.QBias[O]), -L.BFrac) - double(L.Bias[O]));
     Worst = std::max(Worst, EIn * SumQ + XIn * SumDiff + DB);
   }
-  const bool Shifts = L.InFrac + L.WFrac - L.OutFrac > 0;
-  return Worst + (L.HasResidual ? ERes : 0.0) + (Shifts ? lsbHalf(L.OutFrac) : 0.0);
+  const int Frac = L.writebackFrac();
+  const bool Shifts = L.InFrac + L.WFrac - Frac > 0;
+  const double Pre = Worst + (L.HasResidual ? ERes : 0.0) + (Shifts ? lsbHalf(Frac) : 0.0);
+  if (L.Activation == Act::None)
+    return Pre;
+  return lipschitz(L) * Pre + std::ldexp(lutErrorLsb(L), -L.OutFrac);
 }
 
 } // namespace

@@ -1,0 +1,166 @@
+//===- ActivationImportTest.cpp - ONNX activations onto the table ---------===//
+//
+// Clip, Sigmoid, HardSigmoid, HardSwish, Tanh and PyTorch's x * f(x) exports
+// of SiLU and HardSwish (compiler/ir/OnnxActivations.cpp): which layer each
+// becomes, that it fuses into the conv before it, that the compiled program
+// equals the reference executor bit for bit, and the one-line refusals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../e2e/Harness.h"
+#include "OnnxBuilder.h"
+
+#include "snow/ir/Onnx.h"
+
+#include <gtest/gtest.h>
+
+using namespace snow;
+using namespace snow::ir;
+using namespace snow::onnxtest;
+
+namespace {
+
+std::vector<double> weights(size_t N, uint64_t Seed) {
+  Rng R(Seed);
+  std::vector<double> W(N);
+  for (double &V : W)
+    V = R.uniform() * 4 - 2;
+  return W;
+}
+
+/// x [1, 3, 6, 5] -> Conv (4 channels, 3x3, pad 1) -> c, then Tail's nodes
+/// to y (same shape as c).
+std::string convThen(const std::vector<std::string> &Tail, int Opset = 13) {
+  std::vector<std::string> P = {
+      input("x", {1, 3, 6, 5}), init("W", {4, 3, 3, 3}, weights(108, 4)),
+      node("Conv", "conv", {"x", "W"}, {"c"}, {intsAttr("pads", {1, 1, 1, 1})}),
+      output("y", {1, 4, 6, 5})};
+  P.insert(P.end(), Tail.begin(), Tail.end());
+  return model(P, Opset);
+}
+
+Graph canonical(const std::string &Text) {
+  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
+  if (!M) {
+    ADD_FAILURE() << llvm::toString(M.takeError());
+    return {};
+  }
+  llvm::Error E = canonicalize(M->G);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  return std::move(M->G);
+}
+
+std::string importError(const std::string &Text) {
+  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
+  if (M) {
+    ADD_FAILURE() << "the model imported";
+    return "";
+  }
+  std::string Msg = llvm::toString(M.takeError());
+  EXPECT_EQ(Msg.find('\n'), std::string::npos) << "one line: " << Msg;
+  return Msg;
+}
+
+/// The one conv of G, with the function fused into it; and G on zc706 equals
+/// the reference bit for bit.
+void expectFusedAndExact(Graph G, Act Want, float P0 = 0, float P1 = 0) {
+  ASSERT_EQ(G.Layers.size(), 1u);
+  const Layer &L = G.Layers[0];
+  EXPECT_EQ(L.Kind, LayerKind::Conv);
+  EXPECT_EQ(L.Activation, Want);
+  EXPECT_EQ(L.ActP0, P0);
+  EXPECT_EQ(L.ActP1, P1);
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  auto F = calibrate(G, int(Hw->ActFracBits), defaultInput(G));
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  ASSERT_FALSE(bool(quantize(G, *F)));
+  auto P = compiler::compile(G, *Hw);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::vector<int16_t> In;
+  for (float V : defaultInput(G))
+    In.push_back(floatToFixed(V, G.InputFrac));
+  test::RunResult R;
+  ASSERT_TRUE(test::simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
+  R.Ref = ref::runFixed(G, In, Hw->AccBits);
+  EXPECT_TRUE(test::sameBits(R));
+  EXPECT_TRUE(test::informative(R.Sim));
+}
+
+} // namespace
+
+TEST(OnnxActivation, ClipWithConstantBoundsIsReLU6OnTheTable) {
+  expectFusedAndExact(canonical(convThen({init("lo", {}, {0.0}), init("hi", {}, {6.0}),
+                                          node("Clip", "clip", {"c", "lo", "hi"}, {"y"})})),
+                      Act::Clip, 0, 6);
+}
+
+TEST(OnnxActivation, ClipAsAttributesBeforeOpset11) {
+  expectFusedAndExact(canonical(convThen({node("Clip", "clip", {"c"}, {"y"},
+                                               {floatAttr("min", -1.5), floatAttr("max", 2)})},
+                                         /*Opset=*/9)),
+                      Act::Clip, -1.5f, 2);
+}
+
+TEST(OnnxActivation, ClipFromZeroWithoutMaxIsARelu) {
+  Graph G =
+      canonical(convThen({init("lo", {}, {0.0}), node("Clip", "clip", {"c", "lo", ""}, {"y"})}));
+  ASSERT_EQ(G.Layers.size(), 1u);
+  EXPECT_TRUE(G.Layers[0].Relu);
+  EXPECT_EQ(G.Layers[0].Activation, Act::None);
+}
+
+TEST(OnnxActivation, SigmoidTanhHardSigmoidAndHardSwish) {
+  expectFusedAndExact(canonical(convThen({node("Sigmoid", "s", {"c"}, {"y"})})), Act::Sigmoid);
+  expectFusedAndExact(canonical(convThen({node("Tanh", "t", {"c"}, {"y"})})), Act::Tanh);
+  expectFusedAndExact(
+      canonical(convThen({node("HardSigmoid", "h", {"c"}, {"y"}, {floatAttr("alpha", 0.25)})})),
+      Act::HardSigmoid, 0.25f, 0.5f);
+  expectFusedAndExact(canonical(convThen({node("HardSwish", "h", {"c"}, {"y"})}, 14)),
+                      Act::HardSwish);
+}
+
+TEST(OnnxActivation, TimesItsSigmoidIsSiLUAndTimesItsHardSigmoidIsHardSwish) {
+  expectFusedAndExact(canonical(convThen({node("Sigmoid", "s", {"c"}, {"g"}),
+                                          node("Mul", "m", {"c", "g"}, {"y"})})),
+                      Act::Silu);
+  // PyTorch's hardswish below opset 14: x * hardsigmoid(x, 1/6, 1/2), either order.
+  expectFusedAndExact(
+      canonical(convThen({node("HardSigmoid", "h", {"c"}, {"g"}, {floatAttr("alpha", 1.0 / 6)}),
+                          node("Mul", "m", {"g", "c"}, {"y"})})),
+      Act::HardSwish);
+}
+
+TEST(OnnxActivation, OtherProductsAreRefusedNamingTheNode) {
+  // Squeeze-and-excitation's scaling: x times a per-channel vector.
+  std::string Msg = importError(
+      convThen({init("s", {1, 4, 1, 1}, {1, 2, 3, 4}), node("Mul", "scale", {"c", "s"}, {"y"})}));
+  EXPECT_NE(Msg.find("'scale' (Mul)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("squeeze-and-excitation"), std::string::npos) << Msg;
+  // A sigmoid read twice cannot become the SiLU of one of its readers.
+  Msg =
+      importError(convThen({node("Sigmoid", "s", {"c"}, {"g"}), node("Mul", "m", {"c", "g"}, {"t"}),
+                            node("Add", "a", {"t", "g"}, {"y"})}));
+  EXPECT_NE(Msg.find("'m' (Mul)"), std::string::npos) << Msg;
+}
+
+TEST(OnnxActivation, AClipOpenOnOneSideIsRefusedAndOneWithNoBoundsIsTheIdentity) {
+  std::string Msg =
+      importError(convThen({init("hi", {}, {6.0}), node("Clip", "clip", {"c", "", "hi"}, {"y"})}));
+  EXPECT_NE(Msg.find("open on one side"), std::string::npos) << Msg;
+  // A clip with neither bound is the identity (no layer but the conv).
+  Graph G = canonical(convThen({node("Clip", "clip", {"c"}, {"y"})}));
+  ASSERT_EQ(G.Layers.size(), 1u);
+  EXPECT_EQ(G.Layers[0].Activation, Act::None);
+}
+
+// A function with no conv to sit in (here of the graph input) gets one: a
+// depthwise 1x1 conv with unit weights, exact before the table.
+TEST(OnnxActivation, AFunctionOfTheInputBecomesADepthwiseUnitConv) {
+  Graph G = canonical(model(
+      {input("x", {1, 3, 5, 4}), node("Sigmoid", "s", {"x"}, {"y"}), output("y", {1, 3, 5, 4})}));
+  ASSERT_EQ(G.Layers.size(), 1u);
+  EXPECT_EQ(G.Layers[0].Groups, 3u);
+  EXPECT_EQ(G.Layers[0].Weights, (std::vector<float>{1, 1, 1}));
+  expectFusedAndExact(std::move(G), Act::Sigmoid);
+}
