@@ -54,7 +54,7 @@ TEST_P(PlanReuse, GivesTheProgramOfAFullSearch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PlanReuse,
-                         ::testing::Values("alexnet", "googlenet", "mobilenet_v1", "resnet50",
-                                           "resnext50_32x4d", "squeezenet1_1", "tiny"));
+                         ::testing::Values("alexnet", "googlenet", "mobilenet_v1", "mobilenet_v2",
+                                           "resnet50", "resnext50_32x4d", "squeezenet1_1", "tiny"));
 
 } // namespace
