@@ -146,8 +146,13 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
   // 3. No conv may shift left: OutFrac <= InFrac + WFrac, to a fixed point.
   std::vector<int> WFrac(N, 0);
   for (size_t I = 0; I < N; ++I)
-    if (G.Layers[I].Kind == LayerKind::Conv)
+    if (G.Layers[I].Kind == LayerKind::Conv && !G.Layers[I].DynamicWeights)
       WFrac[I] = weightFrac(G.Layers[I]);
+  // A conv with run-time weights (x * s) has s's format as its weights'.
+  auto WOf = [&](size_t I) {
+    const Layer &L = G.Layers[I];
+    return L.DynamicWeights ? FracOf(L.Inputs[1]) : WFrac[I];
+  };
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (size_t I = 0; I < N; ++I) {
@@ -155,7 +160,7 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
       // After an activation the table rescales: the bound is on PreFrac.
       if (L.Kind != LayerKind::Conv || L.Activation != Act::None)
         continue;
-      const int Bound = FracOf(L.input()) + WFrac[I];
+      const int Bound = FracOf(L.input()) + WOf(I);
       int &Out = FracOf(int(I));
       if (Out <= Bound)
         continue;
@@ -163,7 +168,7 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
         return layerError(L, fmt::format("its output shares the format of the graph input "
                                          "({} fraction bits), which exceeds what the conv can "
                                          "produce (input {} + weights {} fraction bits)",
-                                         Out, FracOf(L.input()), WFrac[I]));
+                                         Out, FracOf(L.input()), WOf(I)));
       Out = Bound;
       Changed = true;
     }
@@ -172,11 +177,11 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
   for (size_t I = 0; I < N; ++I) {
     const Layer &L = G.Layers[I];
     if (L.Kind == LayerKind::Conv && L.HasResidual &&
-        FracOf(L.Residual) > FracOf(L.input()) + WFrac[I])
+        FracOf(L.Residual) > FracOf(L.input()) + WOf(I))
       return layerError(L, fmt::format("the fused residual's format ({} fraction bits) exceeds "
                                        "the conv's input + weight formats ({} + {}); the "
                                        "accumulator cannot align it",
-                                       FracOf(L.Residual), FracOf(L.input()), WFrac[I]));
+                                       FracOf(L.Residual), FracOf(L.input()), WOf(I)));
   }
 
   ActFormats F;
@@ -189,7 +194,7 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
     const Layer &L = G.Layers[I];
     if (L.Kind == LayerKind::Conv && L.Activation != Act::None)
       F.PreFrac[I] = std::min({MaxActFrac, largestFrac(Headroom * tableRange(L, PreMax[I])),
-                               FracOf(L.input()) + WFrac[I]});
+                               FracOf(L.input()) + WOf(I)});
   }
   return F;
 }

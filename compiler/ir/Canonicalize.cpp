@@ -187,9 +187,13 @@ void foldBatchNorms(Graph &G) {
       Refuse("its input is " + nameOf(G, P));
     if (Uses[P] != 1)
       Refuse(fmt::format("its input '{}' also feeds other layers", C.Name));
-    if (C.Relu || C.HasResidual)
+    if (C.Relu || C.HasResidual || C.Activation != Act::None)
       Refuse(fmt::format("its input '{}' applies {} first", C.Name,
-                         C.Relu ? "a relu" : "a residual add"));
+                         C.Relu          ? "a relu"
+                         : C.HasResidual ? "a residual add"
+                                         : "an activation"));
+    if (C.DynamicWeights)
+      Refuse(fmt::format("its input '{}' takes its weights from a tensor at run time", C.Name));
     assert(BN.Gamma.size() == C.Out.C && BN.Var.size() == C.Out.C && "one entry per channel");
     // In double, as docs/fixed-point.md specifies: the folded float values
     // then do not depend on the order of the float operations.
@@ -216,15 +220,50 @@ void foldBatchNorms(Graph &G) {
 }
 
 void globalToAvgPool(Graph &G) {
-  for (Layer &L : G.Layers) {
-    if (L.Kind != LayerKind::GlobalAvgPool)
-      continue;
-    L.Kind = LayerKind::AvgPool;
-    L.KH = L.SH = L.In.H;
-    L.KW = L.SW = L.In.W;
-    L.PadT = L.PadB = L.PadL = L.PadR = 0;
-    L.CeilMode = false;
+  // A window larger than this is averaged in two steps (see below).
+  constexpr uint64_t MaxOneStep = 32 * 32;
+  std::vector<Layer> Out;
+  std::vector<int> NewIndex(G.Layers.size());
+  auto Renumber = [&](int I) { return I < 0 ? I : NewIndex[size_t(I)]; };
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    Layer L = std::move(G.Layers[I]);
+    for (int &In : L.Inputs)
+      In = Renumber(In);
+    if (L.HasResidual)
+      L.Residual = Renumber(L.Residual);
+    if (L.Kind == LayerKind::GlobalAvgPool) {
+      // The hardware averages a window held in one maps buffer region:
+      // EfficientNet's squeeze-and-excitation averages 112x112 maps. A large
+      // map is first averaged over F x F blocks (F the smallest factor of
+      // both sides that leaves at most 32 x 32), then globally: the same
+      // mean, with one more rounding (docs/model-format.md, step 5).
+      unsigned F = 2;
+      while (uint64_t(L.In.H / F) * (L.In.W / F) > MaxOneStep && F <= std::min(L.In.H, L.In.W))
+        ++F;
+      if (uint64_t(L.In.H) * L.In.W > MaxOneStep && L.In.H % F == 0 && L.In.W % F == 0) {
+        Layer Pre;
+        Pre.Name = L.Name + "_blocks";
+        Pre.Kind = LayerKind::AvgPool;
+        Pre.TypeName = "avgpool";
+        Pre.Loc = L.Loc;
+        Pre.Inputs = L.Inputs;
+        Pre.In = L.In;
+        Pre.KH = Pre.SH = Pre.KW = Pre.SW = F;
+        Pre.Out = {L.In.C, L.In.H / F, L.In.W / F};
+        Out.push_back(std::move(Pre));
+        L.Inputs = {int(Out.size()) - 1};
+        L.In = Out.back().Out;
+      }
+      L.Kind = LayerKind::AvgPool;
+      L.KH = L.SH = L.In.H;
+      L.KW = L.SW = L.In.W;
+      L.PadT = L.PadB = L.PadL = L.PadR = 0;
+      L.CeilMode = false;
+    }
+    NewIndex[I] = int(Out.size());
+    Out.push_back(std::move(L));
   }
+  G.Layers = std::move(Out);
 }
 
 /// A relu whose producer is a conv or add that feeds only it becomes that

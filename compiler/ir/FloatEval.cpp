@@ -106,8 +106,14 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
       if (!Valid(P))
         return Fail(fmt::format("input {} is not an earlier layer", P));
     const bool Multi = L.Kind == LayerKind::Concat || L.Kind == LayerKind::Add;
-    if (!Multi && L.Inputs.size() != 1)
+    if (L.DynamicWeights) {
+      if (L.Inputs.size() != 2 || !Valid(L.Inputs[1]) || Elems(L.Inputs[1]) != L.In.C ||
+          L.Groups != L.In.C || L.KH != 1 || L.KW != 1)
+        return Fail("a conv with run-time weights must be depthwise 1x1 with inputs {x, s}, s "
+                    "one value per channel");
+    } else if (!Multi && L.Inputs.size() != 1) {
       return Fail(fmt::format("has {} inputs, expected 1", L.Inputs.size()));
+    }
     if (L.Kind == LayerKind::Add && L.Inputs.size() != 2)
       return Fail(fmt::format("add has {} inputs, expected 2", L.Inputs.size()));
     if (L.Kind == LayerKind::Concat) {
@@ -168,7 +174,13 @@ std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &
     const std::vector<float> &In = Tensor(L.input());
     switch (L.Kind) {
     case LayerKind::Conv:
-      Outs[I] = conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      if (L.DynamicWeights) {
+        Layer Scaled = L; // x * s: s's values are this conv's weights.
+        Scaled.Weights = Tensor(L.Inputs[1]);
+        Outs[I] = conv(Scaled, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      } else {
+        Outs[I] = conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      }
       // canonicalize() never gives a conv both a relu and an activation.
       if (L.Activation != Act::None) {
         float Max = 0;

@@ -42,6 +42,9 @@ const TypeInfo Types[] = {
     {"softmax", LayerKind::Softmax, {}, false},
     // Element-wise functions, fused into the conv before them (the
     // post-processing table); parseActivation tells them apart by name.
+    // x * s per channel, s computed at run time (squeeze-and-excitation):
+    // a depthwise 1x1 conv whose weights are s.
+    {"scale", LayerKind::Conv, {}, true},
     {"relu6", LayerKind::Activation, {}, false},
     {"clip", LayerKind::Activation, ClipKeys, false},
     {"sigmoid", LayerKind::Activation, {}, false},
@@ -168,6 +171,20 @@ void ModelParser::parseJoin(const YAML::Node &N, Layer &L, const Graph &G) {
   if (IsAdd)
     if (YAML::Node RN = N["relu"])
       L.Relu = boolean(RN, "relu");
+}
+
+void ModelParser::parseScale(const YAML::Node &N, Layer &L, const Graph &G) {
+  const Shape S = L.Inputs[1] < 0 ? G.Input : G.Layers[L.Inputs[1]].Out;
+  if (!(S == Shape{L.In.C, 1, 1}))
+    error(N["inputs"][1], fmt::format("the scale must hold one value per channel of the input, "
+                                      "{}x1x1, got {}",
+                                      L.In.C, shapeStr(S)));
+  L.Out = L.In;
+  L.Groups = L.In.C;
+  L.DynamicWeights = true;
+  L.HasBias = false;
+  L.Weights.assign(L.In.C, 0.0f);
+  L.Bias.assign(L.In.C, 0.0f);
 }
 
 void ModelParser::parseActivation(const YAML::Node &N, Layer &L) {

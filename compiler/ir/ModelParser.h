@@ -109,6 +109,7 @@ private:
   void parseFc(const YAML::Node &N, Layer &L);
   void parseJoin(const YAML::Node &N, Layer &L, const Graph &G);
   void parseActivation(const YAML::Node &N, Layer &L);
+  void parseScale(const YAML::Node &N, Layer &L, const Graph &G);
   void parseBatchNorm(const YAML::Node &N, Layer &L);
   void attachWeights(const YAML::Node &N, Layer &L, const std::vector<uint64_t> &WShape);
   void loadNpy(const YAML::Node &F, const char *Key, const std::vector<uint64_t> &Shape,

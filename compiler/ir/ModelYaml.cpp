@@ -227,7 +227,7 @@ void ModelParser::parseInputs(const YAML::Node &N, Layer &L, const Graph &G) {
       error(List, fmt::format("'inputs' must be a list of at least 2 layer names, got {}",
                               List.IsSequence() ? fmt::format("a list of {}", List.size())
                                                 : describe(List)));
-    if (L.Kind == LayerKind::Add && List.size() != 2)
+    if ((L.Kind == LayerKind::Add || L.TypeName == "scale") && List.size() != 2)
       error(List,
             fmt::format("'inputs' of an add must name exactly 2 layers, got {}", List.size()));
     L.Inputs.clear();
@@ -280,7 +280,10 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
   parseInputs(N, L, G);
   switch (L.Kind) {
   case LayerKind::Conv:
-    parseConv(N, L);
+    if (L.TypeName == "scale")
+      parseScale(N, L, G);
+    else
+      parseConv(N, L);
     break;
   case LayerKind::MaxPool:
   case LayerKind::AvgPool:

@@ -100,8 +100,9 @@ void OnnxImporter::importMul() {
   if (inputCount() != 2)
     fail("needs two inputs");
   auto Refuse = [&] {
-    fail("only x * sigmoid(x) (SiLU) and x * hardsigmoid(x) (HardSwish) are supported; scaling "
-         "by a per-channel vector (squeeze-and-excitation) or by another tensor is not yet");
+    fail("only x * sigmoid(x) (SiLU), x * hardsigmoid(x) (HardSwish) and a map times a run-time "
+         "vector of one value per channel (squeeze-and-excitation) are supported; products with "
+         "constants or of two maps are not yet");
   };
   for (size_t I : {0, 1}) {
     const OnnxValue &F = input(I), &X = input(1 - I);
@@ -123,6 +124,29 @@ void OnnxImporter::importMul() {
     Fn.ActP0 = Fn.ActP1 = 0; // Neither function has parameters.
     Fn.TypeName = actName(Fn.Activation);
     defineActivation(0, F.Layer, F.Dims);
+    return;
+  }
+  // Squeeze-and-excitation: x [N, C, H, W] times s [N, C, 1, 1], both
+  // computed at run time: a depthwise 1x1 conv whose weights are s.
+  for (size_t I : {0, 1}) {
+    const OnnxValue &X = input(I), &Sv = input(1 - I);
+    if (X.IsConst || Sv.IsConst || X.Dims.size() != 4 || Sv.Dims.size() != 4)
+      continue;
+    if (Sv.Dims[1] != X.Dims[1] || Sv.Dims[2] != 1 || Sv.Dims[3] != 1)
+      continue;
+    const Shape In = shapeOf(X.Layer);
+    Layer L;
+    L.Kind = LayerKind::Conv;
+    L.TypeName = "scale";
+    L.Inputs = {X.Layer, Sv.Layer};
+    L.In = L.Out = In;
+    L.Groups = In.C;
+    L.DynamicWeights = true;
+    L.HasBias = false;
+    L.Weights.assign(In.C, 0.0f);
+    L.Bias.assign(In.C, 0.0f);
+    int Id = addLayer(std::move(L));
+    defineActivation(0, Id, X.Dims);
     return;
   }
   Refuse();

@@ -265,7 +265,7 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     }
     if (L.HasResidual)
       L.ResFrac = FracOf(L.Residual);
-    L.WFrac = weightFrac(L);
+    L.WFrac = L.DynamicWeights ? FracOf(L.Inputs[1]) : weightFrac(L);
     // The accumulator holds InFrac + WFrac fraction bits; the output and the
     // residual are aligned to it by shifts that cannot be negative.
     if (L.writebackFrac() > L.InFrac + L.WFrac)
@@ -280,7 +280,8 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
     // so BFrac may not exceed InFrac + WFrac.
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
-    L.QWeights = toFixedAll(L.Weights, L.WFrac);
+    // Run-time weights are s's values, already in s's format.
+    L.QWeights = L.DynamicWeights ? std::vector<int16_t>() : toFixedAll(L.Weights, L.WFrac);
     L.QBias = toFixedAll(L.Bias, L.BFrac);
     if (L.Activation != Act::None)
       L.QLut = buildLut(L);

@@ -65,7 +65,8 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
       return Err(fmt::format("fixed-point formats (in {}, weights {}, bias {}, out {}) need "
                              "shifts outside 0..63",
                              L.InFrac, L.WFrac, L.BFrac, L.OutFrac));
-    if (L.QWeights.size() != size_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW)
+    if (!L.DynamicWeights &&
+        L.QWeights.size() != size_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW)
       return Err("weights are not quantized (run ir::quantize first)");
   }
   return llvm::Error::success();
@@ -328,6 +329,13 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     return B.takeError();
   if (Opts.Batch == 0)
     return compileError("the batch must be at least one frame");
+  if (Opts.Batch > 1)
+    for (const ir::Layer &L : G.Layers)
+      if (L.DynamicWeights)
+        return compileError(fmt::format("{}: layer '{}': run-time weights (a per-channel scale, "
+                                        "as squeeze-and-excitation computes) differ per frame: "
+                                        "not supported with --batch yet",
+                                        L.Loc.str(), L.Name));
   // A batch is planned from a graph whose fc-like layers run over the
   // stacked frames (PG); tensors, the layer table and the input and output
   // keep G's shapes of one frame.
@@ -430,6 +438,17 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     P.Out = ViewOf(int(P.Index));
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
+    if (P.Dynamic) {
+      // Block (og, v) is s's word of channels og * G + v * lanes on: s is
+      // C x 1 x 1, its channels one run in DRAM.
+      const TensorView S = ViewOf(L.Inputs[1]);
+      const unsigned Lanes = Hw.LanesPerVmac, V = Hw.VmacsPerCu, G = V * Lanes;
+      P.WAddr.assign(size_t(P.NOg) * P.NChunks * P.subBlocks(V), 0);
+      P.WWords.assign(P.WAddr.size(), 2);
+      for (unsigned Og = 0; Og < P.NOg; ++Og)
+        for (unsigned Sb = 0; Sb < P.subBlocks(V); ++Sb)
+          P.WAddr[P.wIndex(Og, Og, Sb, V)] = S.Addr + 2 * (uint64_t(Og) * G + Sb * Lanes);
+    }
     if (L.Kind == ir::LayerKind::Add)
       P.In2 = ViewOf(L.Inputs[1]);
   }

@@ -180,12 +180,20 @@ void Lowerer::fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, 
 
 void Lowerer::loadWeights(const Step &S) {
   const LayerPlan &P = *S.P;
+  // Run-time weights are another layer's output: wait for it as maps do.
+  if (P.Dynamic && S.FirstOfLayer)
+    for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, WFree + S.WBuf);
   // CUs computing the same output group share one load.
   for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
     for (unsigned Vm = 0; Vm < V; ++Vm) {
       unsigned K = P.wIndex(unsigned(Og), S.Chunk, Vm, V);
-      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
+      if (P.Dynamic) // Two rows: s's word, then the zero bias word.
+        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
+            int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
+      else
+        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
     }
   E.signal(Unit::Load, WFull + S.WBuf);
 }

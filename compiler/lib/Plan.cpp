@@ -167,6 +167,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
+  P.Dynamic = L.DynamicWeights;
   if (Mode == GroupMode::Vdw) {
     assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
     P.Depthwise = true;

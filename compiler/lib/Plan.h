@@ -168,6 +168,11 @@ struct LayerPlan {
   // Conv weights: DRAM address of block (og, chunk, vmac) and its words.
   std::vector<uint64_t> WAddr;
   std::vector<uint32_t> WWords;
+  /// Run-time weights (ir::Layer::DynamicWeights): each block is one word of
+  /// the weight tensor s in DRAM (WAddr) and a zero bias word at ZeroWord,
+  /// loaded by one two-row ld.wgt; the loads wait for s like maps do.
+  bool Dynamic = false;
+  uint64_t ZeroWord = 0;
 
   // Estimates from the cost model (for --emit=plan and the ablation docs).
   uint64_t EstCycles = 0, EstDramBytes = 0;

@@ -247,7 +247,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (Next) {
       const uint32_t From = E.pc();
       Low.resetCuts();
-      Loads(*Next, true, EarlyMaps);
+      // Run-time weights of a new layer wait for their producer like maps.
+      Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps);
       if (Opts.BalanceLoads && Low.ops() > Hw.QueueDepth / 2) {
         // Cut at the last safe place with at most half a queue of
         // operations before it.
@@ -266,7 +267,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
       if (Next && !EarlyMaps)
-        Loads(*Next, false, true);
+        Loads(*Next, Next->P->Dynamic, true);
     }
   }
   E.halt();

@@ -140,9 +140,19 @@ void snow::compiler::packWeights(std::vector<LayerPlan> &Plans, const isa::HwCon
                                  uint64_t DataAddr, std::vector<uint8_t> &Data) {
   std::vector<WeightBlock> Blocks;
   uint64_t Size = Data.size();
-  for (LayerPlan &P : Plans)
-    if (P.IsConv)
+  bool AnyDynamic = false;
+  for (LayerPlan &P : Plans) {
+    AnyDynamic |= P.Dynamic;
+    if (P.IsConv && !P.Dynamic)
       layoutWeights(P, Hw, DataAddr, Size, Blocks);
+  }
+  if (AnyDynamic) {
+    // One zero word, the bias of every block of run-time weights.
+    Size = alignTo(Size, Hw.DramBurstBytes);
+    for (LayerPlan &P : Plans)
+      P.ZeroWord = DataAddr + Size;
+    Size += uint64_t(2) * Hw.LanesPerVmac;
+  }
   snow::reserveHuge(Data, Size);
   Data.resize(Size); // Zeros: the padding before each block.
   // Blocks are disjoint, so which thread writes one does not matter. Parts

@@ -193,8 +193,11 @@ llvm::Error Assembler::parseInst(StringRef Text, unsigned Line) {
     }
   }
 
+  // One-bit flags (relu, init, lut) may be left out and are then 0, so that
+  // a flag added to an instruction (vwb's lut) leaves older assembly valid;
+  // every other operand must be written.
   for (FieldId F : Info.Operands)
-    if (!Seen[size_t(F)])
+    if (!Seen[size_t(F)] && fieldInfo(F).Width != 1)
       return errorAt(Line, "missing operand '" + Twine(fieldInfo(F).Name) + "' of '" + Mn + "'");
   Code.push_back(I);
   CodeLines.push_back(Line);

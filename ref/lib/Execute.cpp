@@ -26,6 +26,7 @@
 #include <cassert>
 #include <cstdlib>
 #include <limits>
+#include <type_traits>
 
 using namespace snow;
 using namespace snow::ir;
@@ -300,7 +301,17 @@ std::vector<T> runGraph(const Graph &G, const std::vector<T> &Input,
     const std::vector<T> &In = Tensor(L.input());
     switch (L.Kind) {
     case LayerKind::Conv:
-      Outs[I] = Arith.conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      if (L.DynamicWeights) {
+        // x * s (contract, "Run-time weights"): s's values are the weights.
+        Layer Scaled = L;
+        if constexpr (std::is_same_v<T, int16_t>)
+          Scaled.QWeights = Tensor(L.Inputs[1]);
+        else
+          Scaled.Weights = Tensor(L.Inputs[1]);
+        Outs[I] = Arith.conv(Scaled, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      } else {
+        Outs[I] = Arith.conv(L, In, L.HasResidual ? &Tensor(L.Residual) : nullptr);
+      }
       break;
     case LayerKind::MaxPool:
       Outs[I] = Arith.maxPool(L, In);

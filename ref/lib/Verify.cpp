@@ -96,7 +96,7 @@ private:
     for (int P : L.Inputs)
       if (P < -1 || P >= int(I))
         return failAt(L, "input index {} is not an earlier layer (or -1 for the graph input)", P);
-    const size_t Want = L.Kind == LayerKind::Add ? 2 : 1;
+    const size_t Want = L.Kind == LayerKind::Add || L.DynamicWeights ? 2 : 1;
     if (L.Kind != LayerKind::Concat && L.Inputs.size() != Want)
       return failAt(L, "{} takes {} input{}, got {}", typeOf(L), Want, Want == 1 ? "" : "s",
                     L.Inputs.size());
@@ -157,7 +157,14 @@ private:
                     L.Groups, L.In.C, L.Out.C);
     const uint64_t InPerGroup = L.In.C / L.Groups;
     const uint64_t NumWeights = uint64_t(L.Out.C) * InPerGroup * L.KH * L.KW;
-    if (L.QWeights.size() != NumWeights)
+    if (L.DynamicWeights) {
+      // x * s: s holds one weight per channel, in s's format.
+      const int S = L.Inputs[1];
+      if (L.Groups != L.In.C || L.Out.C != L.In.C || L.KH != 1 || L.KW != 1 ||
+          shapeOf(S).elems() != L.In.C || L.WFrac != fracOf(S) || !L.QWeights.empty())
+        return failAt(L, "run-time weights need a depthwise 1x1 conv, a weight tensor of one "
+                         "value per channel and its format as WFrac");
+    } else if (L.QWeights.size() != NumWeights)
       return failAt(L, "has {} quantized weights, expected {} ({}x{}x{}x{}); was it quantized?",
                     L.QWeights.size(), NumWeights, L.Out.C, InPerGroup, L.KH, L.KW);
     if (!L.Weights.empty() && L.Weights.size() != NumWeights)

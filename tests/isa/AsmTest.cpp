@@ -54,6 +54,8 @@ work:
   vmac r26, r27, r28, init=1, bstride=1088, len=192, rows=3
   vmacp r26, r27, r28, rows=3, len=64, bstride=1088, cstride=64, pix=2, init=0
   vwb r26, r29, rows=16, bstride=64, shift=8, relu=1
+  vlut r24
+  vwb r26, r29, rows=16, bstride=64, shift=8, relu=0, lut=1
   vpre r26, r29, rows=16, bstride=64, shift=7, init=1
   vdw r25, r29, r24, rows=3, len=3, bstride=960, cstride=64, init=0
   vmax r30, r29, rows=2, len=2, bstride=56, cstride=16

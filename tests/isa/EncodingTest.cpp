@@ -65,6 +65,11 @@ const Golden Goldens[] = {
     {"vmacp r5, r6, r7, rows=3, len=192, bstride=1088, cstride=20, pix=2, init=1",
      0x200014800398a057, 0x00000044000c0003},
     {"vwb r1, r2, rows=128, bstride=16, shift=10, relu=1", 0x0000004a00082052, 0x0000000100000080},
+    // vwb's lut flag is bit 39 (0x80 in the upper 32 bits' byte 1).
+    {"vwb r1, r2, rows=128, bstride=16, shift=10, relu=0, lut=1", 0x0000008a00082052,
+     0x0000000100000080},
+    // vlut: op 0x59, rs3=5 [27:23].
+    {"vlut r5", 0x0000000002800059, 0x0000000000000000},
     // vdw: op 0x56, rs1=4 [17:13], rs2=6 [22:18], rs3=3 [27:23], init=1 [39],
     // cstride=64 [59:40]; rows=3 [75:64], len=3 [91:76], bstride=3712 [111:92].
     {"vdw r4, r6, r3, rows=3, len=3, bstride=3712, cstride=64, init=1", 0x0000408001988056,

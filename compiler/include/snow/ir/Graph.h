@@ -92,6 +92,11 @@ struct Layer {
   // Bias has Out.C entries. Fc as written: Weights (Out.C, In.elems()).
   unsigned Groups = 1;
   std::vector<float> Weights, Bias;
+  /// A depthwise 1x1 conv whose weights are another layer's output, read at
+  /// run time (squeeze-and-excitation's per-channel scaling, x * s): Inputs
+  /// is {x, s}, s has In.C x 1 x 1 values, weight c is s's value c and its
+  /// format s's. Weights / Bias hold zeros (shapes only).
+  bool DynamicWeights = false;
   /// False for `bias: false` (Bias then holds zeros, so consumers need no
   /// special case); only params() looks at it. A batchnorm folded into the
   /// layer gives it a real bias, so canonicalize() sets it.
