@@ -36,6 +36,7 @@ class RandomConv : public ::testing::TestWithParam<unsigned> {};
 class RandomPool : public ::testing::TestWithParam<unsigned> {};
 class RandomChain : public ::testing::TestWithParam<unsigned> {};
 class RandomActivation : public ::testing::TestWithParam<unsigned> {};
+class RandomSqueezeExcite : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(RandomConv, MatchesReferenceBitForBit) {
   check(convCase(GetParam()), HwPresets[GetParam() % 3], true);
@@ -56,6 +57,12 @@ TEST_P(RandomActivation, MatchesReferenceBitForBit) {
   check(activationCase(GetParam()), HwPresets[GetParam() % 3], true);
 }
 INSTANTIATE_TEST_SUITE_P(Cases, RandomActivation, ::testing::Range(0u, 24u));
+
+// Run-time weights: x * s with s computed by the program itself.
+TEST_P(RandomSqueezeExcite, MatchesReferenceBitForBit) {
+  check(seCase(GetParam()), HwPresets[GetParam() % 3], true);
+}
+INSTANTIATE_TEST_SUITE_P(Cases, RandomSqueezeExcite, ::testing::Range(0u, 18u));
 
 TEST(BitExact, TinyDemoModelOnEveryPreset) {
   std::string Yaml = R"(name: tiny

@@ -166,6 +166,28 @@ inline std::string activationCase(unsigned Seed) {
   return Y;
 }
 
+/// A squeeze-and-excitation block (EfficientNet's): x -> global average ->
+/// 1x1 conv -> activation -> 1x1 conv -> sigmoid (or hardsigmoid) = s, then
+/// x * s per channel (run-time weights) and a 1x1 projection; random channel
+/// counts (often not a multiple of the lanes) and maps, some larger than
+/// 32x32 so that the global average goes in two steps.
+inline std::string seCase(unsigned Seed) {
+  Rng R(Seed * 4409 + 9);
+  unsigned C = pickLog(R, 1, 40), H = pick(R, 2, 40), W = pick(R, 2, 40);
+  std::string Y = modelHeader(fmt::format("se{}", Seed), C, H, W, Seed);
+  unsigned Mid = pickLog(R, 2, 150), Squeeze = std::max(1u, Mid / pick(R, 2, 8));
+  Y += fmt::format("  - {{name: c0, type: conv, out_channels: {}, kernel: 3, pad: 1}}\n", Mid);
+  Y += activationLine(R, "x");
+  Y += "  - {name: pool, type: global_avgpool}\n";
+  Y += fmt::format("  - {{name: fc1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n",
+                   Squeeze);
+  Y += fmt::format("  - {{name: fc2, type: conv, out_channels: {}, kernel: 1}}\n", Mid);
+  Y += R.uniform() < 0.5 ? "  - {name: s, type: sigmoid}\n" : "  - {name: s, type: hardsigmoid}\n";
+  Y += "  - {name: mul, type: scale, inputs: [x, s]}\n";
+  Y += fmt::format("  - {{name: proj, type: conv, out_channels: {}, kernel: 1}}\n", C);
+  return Y;
+}
+
 /// A MobileNet block (depthwise + pointwise) for even seeds, a residual
 /// block for odd ones, with random shapes, strides and channel counts.
 inline std::string blockCase(unsigned Seed) {

@@ -55,9 +55,22 @@ TEST(ModelErrors, DuplicateKey) {
 }
 
 TEST(ModelErrors, UnsupportedLayerType) {
-  expectError(Top + C1 + "  - {name: x, type: lrn, size: 5}\n",
-              {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
-               "avgpool, global_avgpool, fc, concat, add, relu, batchnorm, flatten, softmax, relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, tanh)"});
+  expectError(
+      Top + C1 + "  - {name: x, type: lrn, size: 5}\n",
+      {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
+       "avgpool, global_avgpool, fc, concat, add, relu, batchnorm, flatten, softmax, scale, "
+       "relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, tanh)"});
+}
+
+TEST(ModelErrors, ActivationAndScaleKeys) {
+  expectError(Top + C1 + "  - {name: x, type: clip, min: 2, max: 1}\n",
+              {"layer 'x': 'max' (1) must be greater than 'min' (2)"});
+  expectError(Top + C1 + "  - {name: x, type: clip, max: 1}\n",
+              {"layer 'x': missing required key 'min'"});
+  expectError(Top + C1 + "  - {name: x, type: hardsigmoid, alpha: -1}\n",
+              {"'alpha' must be a positive number"});
+  expectError(Top + C1 + "  - {name: x, type: scale, inputs: [c1, c1]}\n",
+              {"the scale must hold one value per channel of the input"});
 }
 
 TEST(ModelErrors, MissingRequiredTopLevelKeys) {

@@ -164,3 +164,42 @@ TEST(OnnxActivation, AFunctionOfTheInputBecomesADepthwiseUnitConv) {
   EXPECT_EQ(G.Layers[0].Weights, (std::vector<float>{1, 1, 1}));
   expectFusedAndExact(std::move(G), Act::Sigmoid);
 }
+
+// Squeeze-and-excitation as torchvision exports it: the map times the
+// sigmoid of two 1x1 convs of its global average, [1, 4, 6, 5] * [1, 4, 1, 1].
+TEST(OnnxActivation, SqueezeExcitationIsAConvWithRunTimeWeights) {
+  std::string Text = convThen(
+      {node("GlobalAveragePool", "gap", {"c"}, {"p"}), init("W1", {2, 4, 1, 1}, weights(8, 5)),
+       node("Conv", "fc1", {"p", "W1"}, {"q"}), node("Relu", "r", {"q"}, {"q2"}),
+       init("W2", {4, 2, 1, 1}, weights(8, 6)), node("Conv", "fc2", {"q2", "W2"}, {"t"}),
+       node("Sigmoid", "sig", {"t"}, {"s"}), node("Mul", "scale", {"c", "s"}, {"y"})});
+  Graph G = canonical(Text);
+  ASSERT_EQ(G.Layers.size(), 5u);
+  const Layer &M = G.Layers.back();
+  EXPECT_TRUE(M.DynamicWeights);
+  EXPECT_EQ(M.Inputs, (std::vector<int>{0, 3}));
+  EXPECT_EQ(M.Groups, 4u);
+  EXPECT_EQ(G.Layers[3].Activation, Act::Sigmoid) << "the gate's sigmoid sits in fc2";
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  auto F = calibrate(G, int(Hw->ActFracBits), defaultInput(G));
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  ASSERT_FALSE(bool(quantize(G, *F)));
+  EXPECT_EQ(G.Layers.back().WFrac, G.Layers[3].OutFrac) << "the weights are in s's format";
+  auto P = compiler::compile(G, *Hw);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::vector<int16_t> In;
+  for (float V : defaultInput(G))
+    In.push_back(floatToFixed(V, G.InputFrac));
+  test::RunResult R;
+  ASSERT_TRUE(test::simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
+  R.Ref = ref::runFixed(G, In, Hw->AccBits);
+  EXPECT_TRUE(test::sameBits(R));
+  EXPECT_TRUE(test::informative(R.Sim));
+  // A batch would need s per frame.
+  compiler::CompileOptions O;
+  O.Batch = 2;
+  auto B = compiler::compile(G, *Hw, O);
+  ASSERT_FALSE(bool(B));
+  EXPECT_NE(llvm::toString(B.takeError()).find("not supported with --batch"), std::string::npos);
+}

@@ -89,8 +89,8 @@ TEST(OnnxImport, UnknownAttributeAndOperatorAreRefused) {
   EXPECT_NE(Msg.find("node 0 'c' (Conv): attribute 'fancy' is not supported (supported: "),
             std::string::npos)
       << Msg;
-  Msg = importError(
-      model({input("x", {1, 4}), node("Erf", "t", {"x"}, {"y"}), output("y", {1, 4})}));
+  Msg =
+      importError(model({input("x", {1, 4}), node("Erf", "t", {"x"}, {"y"}), output("y", {1, 4})}));
   EXPECT_NE(Msg.find("m.onnx: node 0 't' (Erf): operator 'Erf' is not supported"),
             std::string::npos)
       << Msg;

@@ -37,7 +37,8 @@ except ImportError as e:  # pragma: no cover
     sys.exit(77)
 
 DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18", "densenet121",
-           "inception_v3", "mnasnet1_0", "mobilenet_v2"]
+           "inception_v3", "mnasnet1_0", "mobilenet_v2", "mobilenet_v3_small",
+           "mobilenet_v3_large", "efficientnet_b0", "regnet_x_400mf", "regnet_y_400mf"]
 # Constructor arguments beyond weights=None, and input sizes other than 224.
 KWARGS = {"googlenet": {"aux_logits": False, "init_weights": True},
           "inception_v3": {"aux_logits": False, "init_weights": True}}
