@@ -19,7 +19,8 @@ import subprocess
 import tempfile
 
 MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1",
-          "resnext50_32x4d", "mobilenet_v2"]
+          "resnext50_32x4d", "mobilenet_v2",
+          "efficientnet_b0"]
 # Each pass's switch (snowc --help); "" is everything on.
 ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-grouped-vdw",
             "--no-schedule",

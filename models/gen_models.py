@@ -287,6 +287,57 @@ Dropout is omitted.""")
     return m
 
 
+def efficientnet_b0():
+    m = Model("efficientnet_b0", """
+EfficientNet-B0, 224x224 (Tan & Le 2019, Table 1; torchvision's layout): MBConv
+blocks (1x1 expansion, kxk depthwise, squeeze-and-excitation with a quarter
+of the block's input channels, linear 1x1 projection), batchnorm after every
+conv, SiLU after all but the projection, a residual add where stride is 1
+and the channels match. Published: 0.39 G MACs, 5.3 M parameters
+(torchvision: 5,288,548). Dropout and stochastic depth (identities in
+inference) are omitted.""")
+    def bn_silu(p, act=True):
+        m.add(p + "_bn", "batchnorm")
+        if act:
+            m.add(p + "_silu", "silu")
+    m.conv("stem", 32, 3, s=2, p=1, bias=False)
+    bn_silu("stem")
+    ch = 32
+    n_block = 0
+    for t, k, s, c, n in [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
+                          (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]:
+        for i in range(n):
+            n_block += 1
+            p = f"block{n_block}_"
+            x = m.last
+            stride = s if i == 0 else 1
+            hidden = ch * t
+            if t != 1:
+                m.conv(p + "expand", hidden, 1, bias=False, input=x)
+                bn_silu(p + "expand")
+            m.conv(p + "dw", hidden, k, s=stride, p=k // 2, groups=hidden, bias=False,
+                   input=None if t != 1 else x)
+            bn_silu(p + "dw")
+            act = m.last
+            m.add(p + "se_pool", "global_avgpool")
+            m.conv(p + "se_reduce", max(1, ch // 4), 1)
+            m.add(p + "se_silu", "silu")
+            m.conv(p + "se_expand", hidden, 1)
+            gate = m.add(p + "se_gate", "sigmoid")
+            m.add(p + "se_scale", "scale", inputs=[act, gate])
+            m.conv(p + "project", c, 1, bias=False)
+            bn_silu(p + "project", act=False)
+            if stride == 1 and ch == c:
+                m.add(p + "add", "add", inputs=[m.last, x])
+            ch = c
+    m.conv("head", 1280, 1, bias=False)
+    bn_silu("head")
+    m.add("pool", "global_avgpool")
+    m.add("fc", "fc", out_features=1000)
+    m.add("prob", "softmax")
+    return m
+
+
 def fire(m, n, s, e1, e3):
     p = f"fire{n}_"
     sq = m.conv(p + "squeeze", s, 1, relu=True)
@@ -320,7 +371,7 @@ torchvision.""")
 
 def main():
     for make in [alexnet, googlenet, resnet50, vgg16, mobilenet_v1, squeezenet1_1,
-                 resnext50_32x4d, mobilenet_v2]:
+                 resnext50_32x4d, mobilenet_v2, efficientnet_b0]:
         m = make()
         path = os.path.join(HERE, m.name + ".yaml")
         with open(path, "w") as f:

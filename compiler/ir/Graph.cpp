@@ -131,8 +131,8 @@ uint64_t Layer::macs() const {
 uint64_t Layer::params() const {
   uint64_t Biases = HasBias ? Out.C : 0;
   switch (Kind) {
-  case LayerKind::Conv:
-    return uint64_t(Out.C) * (In.C / Groups) * KH * KW + Biases;
+  case LayerKind::Conv: // Run-time weights (x * s) are not parameters.
+    return DynamicWeights ? Biases : uint64_t(Out.C) * (In.C / Groups) * KH * KW + Biases;
   case LayerKind::Fc:
     return uint64_t(Out.C) * In.elems() + Biases;
   case LayerKind::BatchNorm:

@@ -149,6 +149,14 @@ void OnnxExporter::exportLayer(const Layer &L) {
   switch (L.Kind) {
   case LayerKind::Conv: {
     needMap(L, P);
+    if (L.DynamicWeights) { // scale: x [N, C, H, W] * s [N, C, 1, 1].
+      if (inRank(L.Inputs[1]) != 4)
+        throw ExportError{fmt::format("{}: layer '{}': the scale '{}' must be a C x 1 x 1 map "
+                                      "for ONNX's broadcast",
+                                      L.Loc.str(), L.Name, inName(L.Inputs[1]))};
+      node("Mul", L.Name, {inName(P), inName(L.Inputs[1])}, Out);
+      break;
+    }
     std::vector<std::string> In = {
         inName(P),
         initializer(L.Name + ".weight", {L.Out.C, L.In.C / L.Groups, L.KH, L.KW}, L.Weights)};

@@ -62,15 +62,14 @@ TEST_P(Models, MatchBitForBitAndReportTheirCycles) {
   EXPECT_GT(ConvUtil, 0.3) << "conv layers of a real network should keep the array busy";
 }
 
-INSTANTIATE_TEST_SUITE_P(CI, Models,
-                         ::testing::Values(ModelCase{"alexnet", 224},
-                                           ModelCase{"mobilenet_v1", 224},
-                                           ModelCase{"mobilenet_v2", 224},
-                                           ModelCase{"googlenet", 96}, ModelCase{"resnet50", 64},
-                                           ModelCase{"vgg16", 64}, ModelCase{"squeezenet1_1", 96},
-                                           ModelCase{"resnext50_32x4d", 64}),
-                         [](const ::testing::TestParamInfo<ModelCase> &I) {
-                           return std::string(I.param.Name) + "_" + std::to_string(I.param.Size);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    CI, Models,
+    ::testing::Values(ModelCase{"alexnet", 224}, ModelCase{"mobilenet_v1", 224},
+                      ModelCase{"mobilenet_v2", 224}, ModelCase{"efficientnet_b0", 224},
+                      ModelCase{"googlenet", 96}, ModelCase{"resnet50", 64}, ModelCase{"vgg16", 64},
+                      ModelCase{"squeezenet1_1", 96}, ModelCase{"resnext50_32x4d", 64}),
+    [](const ::testing::TestParamInfo<ModelCase> &I) {
+      return std::string(I.param.Name) + "_" + std::to_string(I.param.Size);
+    });
 
 } // namespace

@@ -103,7 +103,8 @@ INSTANTIATE_TEST_SUITE_P(Models, RoundTrip,
                          ::testing::Values(Case{"tiny", 0}, Case{"alexnet", 64},
                                            Case{"googlenet", 64}, Case{"resnet50", 64},
                                            Case{"vgg16", 64}, Case{"mobilenet_v1", 64},
-                                           Case{"squeezenet1_1", 64}, Case{"mobilenet_v2", 64}),
+                                           Case{"squeezenet1_1", 64}, Case{"mobilenet_v2", 64},
+                                           Case{"efficientnet_b0", 64}),
                          [](const ::testing::TestParamInfo<Case> &I) {
                            return std::string(I.param.Model);
                          });
