@@ -2,7 +2,7 @@
 //
 // The rule of docs/fixed-point.md, "Choosing formats", in three steps:
 //
-// 1. Groups. Pooling, relu, add and concat do not rescale, so their output
+// 1. Groups. Max pooling, relu, add and concat do not rescale, so their output
 //    and inputs must share one format. A union-find over tensors (0 is the
 //    graph input, 1 + I the output of layer I) joins them; every other
 //    tensor (a conv output) starts in a group of its own.
@@ -123,7 +123,9 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
       return layerError(L, fmt::format("'{}' is not a canonical kind (run ir::canonicalize "
                                        "before calibrating)",
                                        kindName(L.Kind)));
-    if (L.Kind != LayerKind::Conv)
+    // A conv rescales by its shift, an average pooling by its multiplier
+    // and shift: their outputs start groups of their own.
+    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool)
       for (int P : L.Inputs)
         Groups.unite(tensorOf(int(I)), tensorOf(P));
   }
@@ -158,9 +160,13 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
     for (size_t I = 0; I < N; ++I) {
       const Layer &L = G.Layers[I];
       // After an activation the table rescales: the bound is on PreFrac.
-      if (L.Kind != LayerKind::Conv || L.Activation != Act::None)
+      if ((L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool) || L.Activation != Act::None)
         continue;
-      const int Bound = FracOf(L.input()) + WOf(I);
+      // An average pooling's shift (avgPoolFactors: 15 + ceil(log2 K) for
+      // the mean alone) shrinks by OutFrac - InFrac; it must stay >= 1.
+      const int Bound = L.Kind == LayerKind::AvgPool
+                            ? FracOf(L.input()) + avgPoolShift(uint64_t(L.KH) * L.KW) - 1
+                            : FracOf(L.input()) + WOf(I);
       int &Out = FracOf(int(I));
       if (Out <= Bound)
         continue;

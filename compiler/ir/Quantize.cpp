@@ -165,6 +165,12 @@ int snow::ir::largestFrac(double MaxAbs) {
   return 0;
 }
 
+int snow::ir::avgPoolShift(uint64_t K) {
+  unsigned Mult, Shift;
+  avgPoolFactors(K, Mult, Shift);
+  return int(Shift);
+}
+
 void snow::ir::avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift) {
   assert(K > 0 && K <= MaxAvgWindow && "window size out of the supported range");
   // ceil(log2 K) in integers: 2^Shift / K then lies in [2^15, 2^16), so the
@@ -185,13 +191,50 @@ int snow::ir::weightFrac(const Layer &L) {
   return MaxW == 0 ? 15 : largestFrac(MaxW);
 }
 
+namespace {
+
+/// f'' of the smooth functions (0 for the piecewise-linear ones, whose
+/// tables are exact where their kinks fall on segment ends).
+double secondDerivative(Act A, double X) {
+  switch (A) {
+  case Act::Sigmoid: {
+    const double S = 1 / (1 + std::exp(-X));
+    return S * (1 - S) * (1 - 2 * S);
+  }
+  case Act::Tanh: {
+    const double T = std::tanh(X);
+    return -2 * T * (1 - T * T);
+  }
+  case Act::Silu: {
+    const double S = 1 / (1 + std::exp(-X));
+    return S * (1 - S) * (2 + X * (1 - 2 * S));
+  }
+  case Act::Gelu: {
+    const double Phi = std::exp(-X * X / 2) / std::sqrt(2 * M_PI);
+    return Phi * (2 - X * X);
+  }
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
 std::vector<int16_t> snow::ir::buildLut(const Layer &L) {
   assert(L.Activation != Act::None && "a table needs a function");
   std::vector<int16_t> T(isa::LutEntries);
   const double InScale = powerOfTwo(-L.PreFrac), OutScale = powerOfTwo(L.OutFrac);
+  const double H = powerOfTwo(int(isa::LutSegmentBits) - L.PreFrac); // Segment width.
   for (unsigned E = 0; E < isa::LutEntries; ++E) {
     const double X = (double(int64_t(E) << isa::LutSegmentBits) - 32768) * InScale;
-    T[E] = roundToFixed(evalAct(L.Activation, L.ActP0, L.ActP1, X) * OutScale);
+    // A chord lies h^2/12 f'' above a smooth function on average over its
+    // segment: entries lowered by that make the interpolation's error average
+    // to zero instead of leaning one way (a mean over many values, such as
+    // squeeze-and-excitation's global average, would keep the bias), and
+    // shrink its largest value from h^2/8 |f''| to about h^2/12 |f''|.
+    const double Y =
+        evalAct(L.Activation, L.ActP0, L.ActP1, X) - H * H / 12 * secondDerivative(L.Activation, X);
+    T[E] = roundToFixed(Y * OutScale);
   }
   return T;
 }
@@ -248,8 +291,18 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     L.QWeights.clear();
     L.QBias.clear();
     L.WFrac = L.BFrac = 0;
-    if (L.Kind == LayerKind::AvgPool)
+    if (L.Kind == LayerKind::AvgPool) {
+      // The mean, rescaled from the input's format to the output's by the
+      // shift (docs/fixed-point.md, "Average pooling").
       avgPoolFactors(uint64_t(L.KH) * L.KW, L.AvgMult, L.AvgShift);
+      const int Shift = int(L.AvgShift) - (L.OutFrac - L.InFrac);
+      if (Shift < 1 || Shift > 63)
+        return layerError(L, fmt::format("average pooling from {} to {} fraction bits needs a "
+                                         "shift of {}, outside 1..63",
+                                         L.InFrac, L.OutFrac, Shift));
+      L.AvgShift = unsigned(Shift);
+      continue;
+    }
     // An fc as written is quantized like the conv it becomes, so that the
     // values do not depend on whether canonicalize() ran first.
     if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::Fc) {

@@ -213,11 +213,12 @@ private:
     const char *What = L.Kind == LayerKind::MaxPool ? "max" : "average";
     if (L.Out.C != L.In.C)
       return failAt(L, "{} pooling keeps channels: output has {}, input {}", What, L.Out.C, L.In.C);
-    if (L.OutFrac != L.InFrac)
-      return failAt(L, "{} pooling keeps the format: output has {} fraction bits, input {}", What,
-                    L.OutFrac, L.InFrac);
-    if (L.Kind == LayerKind::MaxPool)
+    if (L.Kind == LayerKind::MaxPool) {
+      if (L.OutFrac != L.InFrac)
+        return failAt(L, "max pooling keeps the format: output has {} fraction bits, input {}",
+                      L.OutFrac, L.InFrac);
       return llvm::Error::success();
+    }
     if (L.CeilMode)
       return failAt(L, "average pooling does not support ceil_mode (docs/fixed-point.md)");
     const uint64_t K = uint64_t(L.KH) * L.KW;
@@ -229,11 +230,14 @@ private:
                     "average-pooling window {}x{} needs the multiplier {}, which does not fit "
                     "16 bits",
                     L.KH, L.KW, C.Mult);
-    if (L.AvgMult != C.Mult || L.AvgShift != C.Shift)
+    // The mean's shift, less the rescaling from the input's format to the
+    // output's (contract, "Average pooling").
+    const int64_t Shift = int64_t(C.Shift) - (L.OutFrac - L.InFrac);
+    if (L.AvgMult != C.Mult || int64_t(L.AvgShift) != Shift || Shift < 1 || Shift > 63)
       return failAt(L,
-                    "average-pooling constants are mult {} shift {}, but a {}x{} window needs "
-                    "mult {} shift {}; was it quantized?",
-                    L.AvgMult, L.AvgShift, L.KH, L.KW, C.Mult, C.Shift);
+                    "average-pooling constants are mult {} shift {}, but a {}x{} window from {} "
+                    "to {} fraction bits needs mult {} shift {} (1..63); was it quantized?",
+                    L.AvgMult, L.AvgShift, L.KH, L.KW, L.InFrac, L.OutFrac, C.Mult, Shift);
     return llvm::Error::success();
   }
 

@@ -86,13 +86,13 @@ TEST(Calibrate, PoolConcatAndAddShareOneFormatPerGroup) {
       layer("pool", LayerKind::MaxPool, {2}),  // 3
       layer("c", LayerKind::Conv, {3}),        // 4: wants 14 (1.0)
       layer("d", LayerKind::Conv, {3}),        // 5: wants 11 (10.0)
-      layer("sum", LayerKind::Add, {4, 5}),    // 6: {c, d, sum, avg, r}
-      layer("avg", LayerKind::AvgPool, {6}),   // 7
+      layer("sum", LayerKind::Add, {4, 5}),    // 6: {c, d, sum}
+      layer("avg", LayerKind::AvgPool, {6}),   // 7: {avg, r}: it rescales, wants 12 (5.0)
       layer("r", LayerKind::Relu, {7}),        // 8
       layer("e", LayerKind::Conv, {8}),        // 9: alone, wants 15 (0.5)
   });
   EXPECT_EQ(formats(G, 8, {1, 100, 100, 100, 1, 10, 11, 5, 5, 0.5f}),
-            (std::vector<int>{8, 8, 8, 8, 11, 11, 11, 11, 11, 15}))
+            (std::vector<int>{8, 8, 8, 8, 11, 11, 11, 12, 12, 15}))
       << "a group takes the fewest fraction bits any member needs";
 }
 

@@ -101,7 +101,9 @@ snow::onnxtest::layerErrorBounds(const Graph &G, const std::vector<float> &Input
       break;
     case LayerKind::AvgPool: {
       double K = double(L.KH) * L.KW;
-      double Rel = std::fabs(double(L.AvgMult) * K / std::ldexp(1.0, int(L.AvgShift)) - 1.0);
+      // The multiplier and shift scale the sum by 1/K and by 2^(OutFrac - InFrac).
+      double Rel = std::fabs(
+          double(L.AvgMult) * K / std::ldexp(1.0, int(L.AvgShift) + L.OutFrac - L.InFrac) - 1.0);
       E[I] = EIn + (Max(L.input()) + EIn) * Rel + lsbHalf(L.OutFrac);
       break;
     }

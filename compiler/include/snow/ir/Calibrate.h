@@ -5,7 +5,7 @@
 // Calibration runs the float network once on the calibration input (the
 // model's default input), measures each layer's range and gives every tensor
 // the most fraction bits it can afford, under the constraints of the
-// hardware: layers that do not rescale (pooling, relu, add, concat) keep
+// hardware: layers that do not rescale (max pooling, relu, add, concat) keep
 // their inputs' format, a conv cannot shift left (OutFrac <= InFrac + WFrac)
 // and the graph input keeps the hardware's format. The rule is in
 // docs/fixed-point.md, "Choosing formats".

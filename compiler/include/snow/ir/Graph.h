@@ -216,8 +216,11 @@ double lutErrorLsb(const Layer &L);
 
 /// Average pooling over K window positions (docs/fixed-point.md): Shift =
 /// 15 + ceil(log2 K), Mult = round(2^Shift / K). quantize() fills AvgMult /
-/// AvgShift with these.
+/// AvgShift with these, the shift lowered by OutFrac - InFrac (the pooling
+/// rescales to its own output format).
 void avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift);
+/// avgPoolFactors' Shift for a window of K positions.
+int avgPoolShift(uint64_t K);
 /// The largest average-pooling window (KH * KW) the rule above supports.
 constexpr uint64_t MaxAvgWindow = 65536;
 
