@@ -238,12 +238,29 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
                                           "HardSigmoid",
                                           "HardSwish",
                                           "Tanh",
-                                          "Mul"};
+                                          "Mul",
+                                          "Sub",
+                                          "Div",
+                                          "Shape",
+                                          "Gather",
+                                          "Slice",
+                                          "Split",
+                                          "Transpose"};
   if (!llvm::is_contained(Supported, Op))
     fail(fmt::format("operator '{}' is not supported (supported: {})", Op,
                      fmt::join(Supported, ", ")));
-  if (N.output_size() < 1 || N.output(0).empty())
+  if (Op != "Split" && (N.output_size() < 1 || N.output(0).empty()))
     fail("the node's first output is unused; only the first output is supported");
+  prepareInputs(N);
+  importOperator(Op);
+  materializeOutputs(N);
+}
+
+void OnnxImporter::importOperator(const std::string &Op) {
+  bool AllConst = inputCount() > 0;
+  for (size_t I = 0; I < inputCount(); ++I)
+    AllConst &=
+        !inputName(I).empty() && Values.count(inputName(I)) && Values.at(inputName(I)).IsConst;
   if (Op == "Conv")
     importConv();
   else if (Op == "MaxPool")
@@ -260,6 +277,18 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
     importGemm(/*IsMatMul=*/false);
   else if (Op == "MatMul")
     importGemm(/*IsMatMul=*/true);
+  else if (Op == "Sub" || Op == "Div" || ((Op == "Add" || Op == "Mul") && AllConst))
+    foldArithmetic(Op);
+  else if (Op == "Shape")
+    importShape();
+  else if (Op == "Gather")
+    importGather();
+  else if (Op == "Slice")
+    importSlice();
+  else if (Op == "Split")
+    importSplit();
+  else if (Op == "Transpose")
+    importTranspose();
   else if (Op == "Add")
     importAdd();
   else if (Op == "Relu")

@@ -327,6 +327,12 @@ void OnnxImporter::importReshape() {
   if (product(Dims, 0, Dims.size()) != Total || (Infer >= 0 && Dims[size_t(Infer)] < 1))
     fail(fmt::format("shape {} does not fit the {} values of input {}", dimsStr(Target), Total,
                      dimsStr(X.Dims)));
+  // The channel shuffle's reshapes move no data (OnnxShuffle.cpp); any
+  // other reshape needs the channels in order.
+  if (reshapeChannels(X, Dims))
+    return;
+  if (X.chansPending())
+    materialize(inputName(0));
   if (Dims.size() == 2) {
     flattenTo(X, std::move(Dims));
     return;
