@@ -221,9 +221,10 @@ bool OnnxImporter::reshapeChannels(const OnnxValue &X, const std::vector<int64_t
                      "only back to [N, C, H, W] with the channel axes merged",
                      dimsStr(D), dimsStr(Dims)));
   }
-  // [N, C, H, W] -> [N, G, C / G, H, W].
+  // [N, C, H, W] -> [N, G, C / G, H, W]. One that keeps the frame's shape
+  // ([N, C, 1, 1, W] from [N, C, 1, W]) is an alias like any such reshape.
   if (D.size() != 4 || Dims.size() != 5 || Dims[0] != D[0] || Dims[1] * Dims[2] != D[1] ||
-      Dims[3] != D[2] || Dims[4] != D[3])
+      Dims[3] != D[2] || Dims[4] != D[3] || frameShape(Dims) == frameShape(D))
     return false;
   OnnxValue V = X;
   V.Dims = Dims;
