@@ -200,8 +200,13 @@ private:
   /// operator cannot take is materialized; a factored value is refused.
   void prepareInputs(const onnx::NodeProto &N);
   /// Replaces the value called Name (channels pending) by a layer that
-  /// computes it: a 1x1 conv with a 0/1 matrix.
-  void materialize(const std::string &Name);
+  /// computes it: a 1x1 conv with a 0/1 matrix. InPhysicalOrder: the layer
+  /// writes the channels in the order they have in its input, and the value
+  /// keeps a permutation of it pending.
+  void materialize(const std::string &Name, bool InPhysicalOrder = false);
+  /// Whether every reader of the value called Name would take its channels
+  /// with an order pending without a layer of its own (not the graph output).
+  bool readersTakeChannels(const std::string &Name) const;
   /// After the node: a graph output with channels pending is materialized.
   void materializeOutputs(const onnx::NodeProto &N);
   /// Reshape to or from the channel shuffle's 5-D form; false when the

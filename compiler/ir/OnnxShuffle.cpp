@@ -99,6 +99,24 @@ bool OnnxImporter::convTakesChannels(const onnx::NodeProto &N, const OnnxValue &
          W->second.Dims[0] == Group;
 }
 
+bool OnnxImporter::readersTakeChannels(const std::string &Name) const {
+  // Those that reorder (a shuffle, Slice, Split, Concat) or take the order
+  // into weights (a Conv); a depthwise conv may not, which costs a layer at
+  // worst, as in any other case this misjudges.
+  static const char *const Takers[] = {"Reshape", "Slice", "Split", "Concat", "Conv"};
+  if (Name == OutputName)
+    return false;
+  for (int I = NodeIndex + 1; I < GP.node_size(); ++I) {
+    if (!Live[size_t(I)])
+      continue;
+    const onnx::NodeProto &N = GP.node(I);
+    for (int J = 0; J < N.input_size(); ++J)
+      if (N.input(J) == Name && (J != 0 || !llvm::is_contained(Takers, N.op_type())))
+        return false;
+  }
+  return true;
+}
+
 void OnnxImporter::prepareInputs(const onnx::NodeProto &N) {
   const std::string &Op = N.op_type();
   for (int J = 0; J < N.input_size(); ++J) {
@@ -118,8 +136,14 @@ void OnnxImporter::prepareInputs(const onnx::NodeProto &N) {
         Passes ||
         (J == 0 && (Op == "Slice" || Op == "Split" || Op == "Transpose" || Op == "Reshape"));
     Takes |= J == 0 && Op == "Conv" && convTakesChannels(N, V);
+    // A concat takes a permutation of a whole layer's channels: the layer
+    // writes into its part of the concat as it is, and the concat's own
+    // channels are left pending. A selection is materialized for it in the
+    // order cheapest to compute, as such a permutation.
+    const bool Concat = Op == "Concat" && readersTakeChannels(N.output(0));
+    Takes |= Concat && isPermutation(V.ChanMap, shapeOf(V.Layer).C);
     if (!Takes)
-      materialize(N.input(J));
+      materialize(N.input(J), /*InPhysicalOrder=*/Concat);
   }
 }
 
@@ -139,26 +163,37 @@ void OnnxImporter::materializeOutputs(const onnx::NodeProto &N) {
   }
 }
 
-void OnnxImporter::materialize(const std::string &Name) {
+void OnnxImporter::materialize(const std::string &Name, bool InPhysicalOrder) {
   OnnxValue V = Values.at(Name);
   assert(V.chansPending() && !V.ChanFactored && "a 4-D value with channels pending");
   const Shape In = shapeOf(V.Layer);
-  const uint32_t Out = uint32_t(V.ChanMap.size());
+  // The channels the layer writes, in the order it writes them: the
+  // logical order, or (InPhysicalOrder) the order they have in the input,
+  // which lets the 0/1 matrix be block diagonal more often, with the
+  // logical order left pending as a permutation of the new layer.
+  std::vector<uint32_t> Rows = V.ChanMap;
+  if (InPhysicalOrder)
+    llvm::sort(Rows);
+  const uint32_t Out = uint32_t(Rows.size());
   Layer L;
   L.Kind = LayerKind::Conv;
   L.TypeName = "select";
   L.Inputs = {V.Layer};
   L.In = In;
   L.Out = {Out, In.H, In.W};
-  L.Groups = selectionGroups(V.ChanMap, In.C);
+  L.Groups = selectionGroups(Rows, In.C);
   const uint32_t PerGroup = In.C / L.Groups;
   L.Weights.assign(size_t(Out) * PerGroup, 0.0f);
   for (uint32_t I = 0; I < Out; ++I)
-    L.Weights[size_t(I) * PerGroup + V.ChanMap[I] % PerGroup] = 1.0f;
+    L.Weights[size_t(I) * PerGroup + Rows[I] % PerGroup] = 1.0f;
   L.Bias.assign(Out, 0.0f);
   L.HasBias = false;
   V.Layer = addLayer(std::move(L), "_select");
-  V.ChanMap.clear();
+  std::vector<uint32_t> Map;
+  if (InPhysicalOrder)
+    for (uint32_t P : V.ChanMap)
+      Map.push_back(uint32_t(llvm::lower_bound(Rows, P) - Rows.begin()));
+  V.ChanMap = isIdentity(Map, Out) ? std::vector<uint32_t>() : std::move(Map);
   Values[Name] = std::move(V);
 }
 
