@@ -94,12 +94,14 @@ test::RunResult expectBitExact(const std::string &Text, Graph *Q = nullptr) {
   Graph G;
   EXPECT_FALSE(compileAndRun(Text, R, &G).empty());
   EXPECT_TRUE(test::sameBits(R));
-  // A selection layer copies values: calibration gives its output at least
-  // its input's fraction bits (its range is within the input's), so no bit
-  // is lost (docs/fixed-point.md: the writeback shift is then exact).
+  // A selection layer copies values: its weights are exactly 0 and 1 in
+  // their format, so each output is one input value, rounded only when
+  // calibration gives the output fewer fraction bits than the input (a
+  // concat's common format with larger values).
   for (const Layer &L : G.Layers)
     if (L.TypeName == "select")
-      EXPECT_GE(L.OutFrac, L.InFrac) << L.Name;
+      for (int16_t W : L.QWeights)
+        EXPECT_TRUE(W == 0 || W == int16_t(1 << L.WFrac)) << L.Name << " " << W;
   if (Q)
     *Q = std::move(G);
   return R;
@@ -333,6 +335,83 @@ TEST(OnnxSlice, ChunkAsPyTorchExportsIt_AShuffleNetBlock) {
         Sum += W[size_t(O * 4 + I)] * X[size_t(shuffledFrom(4 + I, 8, 2) * 9 + P)];
       ASSERT_NEAR(Got[size_t((4 + O) * 9 + P)], std::max(Sum, 0.0), 1e-5) << O << " " << P;
     }
+  expectBitExact(Text);
+}
+
+/// ShuffleNet v2's stride-1 blocks, Blocks of them on C channels of H x W:
+/// x1, x2 = channel_shuffle(x, 2).chunk(2); x = cat(x1, relu(conv(x2))),
+/// then one last shuffle read by a relu. The 1x1 convs' weights are W[B].
+std::string shuffleBlocks(int Blocks, int64_t C, int64_t H, int64_t W,
+                          const std::vector<std::vector<double>> &Wts) {
+  const double Half = double(C / 2), Full = double(C);
+  std::vector<std::string> P = {input("x", {1, C, H, W}),
+                                ints("s5", {1, 2, Half, double(H), double(W)}),
+                                ints("s4", {1, -1, double(H), double(W)}),
+                                ints("zero", {0}),
+                                ints("half", {Half}),
+                                ints("full", {Full}),
+                                ints("ax1", {1}),
+                                output("y", {1, C, H, W})};
+  std::string In = "x";
+  for (int B = 0; B <= Blocks; ++B) {
+    std::string K = std::to_string(B);
+    P = P + std::vector<std::string>{node("Reshape", "r5_" + K, {In, "s5"}, {"t5_" + K}),
+                                     node("Transpose", "tr_" + K, {"t5_" + K}, {"u5_" + K},
+                                          {intsAttr("perm", {0, 2, 1, 3, 4})}),
+                                     node("Reshape", "r4_" + K, {"u5_" + K, "s4"}, {"s_" + K})};
+    if (B == Blocks) {
+      P.push_back(node("Relu", "out", {"s_" + K}, {"y"}));
+      break;
+    }
+    P = P + std::vector<std::string>{
+                init("W" + K, {C / 2, C / 2, 1, 1}, Wts[size_t(B)]),
+                node("Slice", "x1_" + K, {"s_" + K, "zero", "half", "ax1"}, {"a_" + K}),
+                node("Slice", "x2_" + K, {"s_" + K, "half", "full", "ax1"}, {"b_" + K}),
+                node("Conv", "conv_" + K, {"b_" + K, "W" + K}, {"c_" + K}),
+                node("Relu", "relu_" + K, {"c_" + K}, {"d_" + K}),
+                node("Concat", "cat_" + K, {"a_" + K, "d_" + K}, {"e_" + K}, {intAttr("axis", 1)})};
+    In = "e_" + K;
+  }
+  return model(P);
+}
+
+TEST(OnnxShuffle, ChainedBlocksKeepTheOrderPendingThroughConcats) {
+  // Three blocks: each x1 is a selection in its input's order, each concat
+  // keeps the order pending, each conv takes it into its weights.
+  const int Blocks = 3;
+  const int64_t C = 12, HW = 4;
+  std::vector<std::vector<double>> Wts;
+  for (int B = 0; B < Blocks; ++B)
+    Wts.push_back(weights(size_t(C / 2 * C / 2), 20 + uint64_t(B)));
+  std::string Text = shuffleBlocks(Blocks, C, 2, 2, Wts);
+  OnnxModel M = import(Text);
+  EXPECT_EQ(countType(M.G, "select"), size_t(Blocks) + 1) << "one per block, one for the relu";
+  // The ONNX semantics, in double.
+  std::vector<float> X;
+  std::vector<float> Got = floatRun(std::move(M), X);
+  std::vector<double> V(X.begin(), X.end());
+  auto Shuffle = [&](const std::vector<double> &T) {
+    std::vector<double> S(T.size());
+    for (int64_t K = 0; K < C; ++K)
+      for (int64_t P = 0; P < HW; ++P)
+        S[size_t(K * HW + P)] = T[size_t(shuffledFrom(K, C, 2) * HW + P)];
+    return S;
+  };
+  for (int B = 0; B < Blocks; ++B) {
+    std::vector<double> S = Shuffle(V), Next = S;
+    for (int64_t O = 0; O < C / 2; ++O)
+      for (int64_t P = 0; P < HW; ++P) {
+        double Sum = 0;
+        for (int64_t I = 0; I < C / 2; ++I)
+          Sum += Wts[size_t(B)][size_t(O * C / 2 + I)] * S[size_t((C / 2 + I) * HW + P)];
+        Next[size_t((C / 2 + O) * HW + P)] = std::max(Sum, 0.0);
+      }
+    V = Next;
+  }
+  V = Shuffle(V);
+  ASSERT_EQ(Got.size(), V.size());
+  for (size_t I = 0; I < V.size(); ++I)
+    ASSERT_NEAR(Got[I], std::max(V[I], 0.0), 1e-5) << I;
   expectBitExact(Text);
 }
 
