@@ -13,8 +13,10 @@
 // 4. Passes that need the whole graph (OnnxPasses.cpp): a bias added after a
 //    conv or fc that feeds nothing else is folded into it (MatMul + Add is an
 //    fc); a BatchNormalization that canonicalize() could not fold becomes a
-//    depthwise 1x1 conv; concats that extend an earlier one nest in it; a
-//    graph with nothing to compute gets a copy layer.
+//    depthwise 1x1 conv; a concat whose readers use disjoint parts of it is
+//    split into one per reader (OnnxConcatSplit.cpp); concats that extend an
+//    earlier one nest in it; a graph with nothing to compute gets a copy
+//    layer.
 //
 // The result is the same as-written IR the YAML front end produces (layer
 // names from node names, TypeName as in the YAML), so canonicalize() and all
@@ -349,6 +351,7 @@ OnnxModel OnnxImporter::run() {
          "the output is the last layer");
   foldBiasAdds();
   lowerUnfoldableBatchNorms();
+  splitConcatsByReader();
   nestConcats();
   addCopyIfEmpty();
   checkOutput();

@@ -174,11 +174,22 @@ void OnnxImporter::materialize(const std::string &Name, bool InPhysicalOrder) {
   std::vector<uint32_t> Rows = V.ChanMap;
   if (InPhysicalOrder)
     llvm::sort(Rows);
+  Layer L = selectLayer(V.Layer, In, Rows);
+  V.Layer = addLayer(std::move(L), "_select");
+  std::vector<uint32_t> Map;
+  if (InPhysicalOrder)
+    for (uint32_t P : V.ChanMap)
+      Map.push_back(uint32_t(llvm::lower_bound(Rows, P) - Rows.begin()));
+  V.ChanMap = isIdentity(Map, uint32_t(Rows.size())) ? std::vector<uint32_t>() : std::move(Map);
+  Values[Name] = std::move(V);
+}
+
+Layer OnnxImporter::selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows) {
   const uint32_t Out = uint32_t(Rows.size());
   Layer L;
   L.Kind = LayerKind::Conv;
   L.TypeName = "select";
-  L.Inputs = {V.Layer};
+  L.Inputs = {Input};
   L.In = In;
   L.Out = {Out, In.H, In.W};
   L.Groups = selectionGroups(Rows, In.C);
@@ -188,13 +199,7 @@ void OnnxImporter::materialize(const std::string &Name, bool InPhysicalOrder) {
     L.Weights[size_t(I) * PerGroup + Rows[I] % PerGroup] = 1.0f;
   L.Bias.assign(Out, 0.0f);
   L.HasBias = false;
-  V.Layer = addLayer(std::move(L), "_select");
-  std::vector<uint32_t> Map;
-  if (InPhysicalOrder)
-    for (uint32_t P : V.ChanMap)
-      Map.push_back(uint32_t(llvm::lower_bound(Rows, P) - Rows.begin()));
-  V.ChanMap = isIdentity(Map, Out) ? std::vector<uint32_t>() : std::move(Map);
-  Values[Name] = std::move(V);
+  return L;
 }
 
 OnnxValue OnnxImporter::selectChannels(const OnnxValue &X, const std::vector<uint32_t> &Sel,

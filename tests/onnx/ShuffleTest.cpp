@@ -377,7 +377,8 @@ std::string shuffleBlocks(int Blocks, int64_t C, int64_t H, int64_t W,
 
 TEST(OnnxShuffle, ChainedBlocksKeepTheOrderPendingThroughConcats) {
   // Three blocks: each x1 is a selection in its input's order, each concat
-  // keeps the order pending, each conv takes it into its weights.
+  // keeps the order pending, each conv takes it into its weights, and the
+  // concats split by reader.
   const int Blocks = 3;
   const int64_t C = 12, HW = 4;
   std::vector<std::vector<double>> Wts;
@@ -385,7 +386,25 @@ TEST(OnnxShuffle, ChainedBlocksKeepTheOrderPendingThroughConcats) {
     Wts.push_back(weights(size_t(C / 2 * C / 2), 20 + uint64_t(B)));
   std::string Text = shuffleBlocks(Blocks, C, 2, 2, Wts);
   OnnxModel M = import(Text);
-  EXPECT_EQ(countType(M.G, "select"), size_t(Blocks) + 1) << "one per block, one for the relu";
+  // Each concat but the last is read by two convs using disjoint halves
+  // (OnnxConcatSplit.cpp): it and the layers writing into it split in two,
+  // so each branch conv reads just the C/2 channels it uses, and the
+  // selections of the half passed on split too (two per block from the
+  // second on; one for block 0's, from the input; one for the relu).
+  // The branch convs writing into a split concat split too (conv_K_part0,
+  // _part1), their outputs adding up to C/2 (the last block's concat, read
+  // by the relu, stays whole); from block 1 on they read C/2 channels
+  // (block 0's read the shuffled graph input whole, zero weights for half).
+  EXPECT_EQ(countType(M.G, "select"), size_t(2 * (Blocks - 1) + 2));
+  for (int B = 0; B < Blocks; ++B) {
+    uint32_t OutC = 0;
+    for (const Layer &L : M.G.Layers)
+      if (L.Name.rfind("conv_" + std::to_string(B), 0) == 0) {
+        OutC += L.Out.C;
+        EXPECT_EQ(L.In.C, uint32_t(B == 0 ? C : C / 2)) << L.Name;
+      }
+    EXPECT_EQ(OutC, uint32_t(C / 2)) << "block " << B;
+  }
   // The ONNX semantics, in double.
   std::vector<float> X;
   std::vector<float> Got = floatRun(std::move(M), X);
