@@ -23,7 +23,9 @@
 
 #include "snow/ir/FloatEval.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace snow;
 using namespace snow::ir;
@@ -431,6 +433,88 @@ TEST(OnnxShuffle, ChainedBlocksKeepTheOrderPendingThroughConcats) {
   ASSERT_EQ(Got.size(), V.size());
   for (size_t I = 0; I < V.size(); ++I)
     ASSERT_NEAR(Got[I], std::max(V[I], 0.0), 1e-5) << I;
+  expectBitExact(Text);
+}
+
+//===-- Concats split by reader ------------------------------------------===//
+
+/// x [1, 4, 3, 3] -> convs a (with a relu) and b, 3 channels each -> concat
+/// -> 1x1 convs r1 and r2 using the concat's channels Use1 and Use2 (zero
+/// weights elsewhere) -> concat -> y.
+std::string concatReaders(const std::vector<int> &Use1, const std::vector<int> &Use2,
+                          std::vector<std::vector<double>> &W) {
+  W = {weights(12, 31), weights(12, 32), weights(12, 33), weights(12, 34)};
+  for (size_t R = 0; R < 2; ++R)
+    for (int C = 0; C < 6; ++C)
+      if (!llvm::is_contained(R == 0 ? Use1 : Use2, C))
+        for (int O = 0; O < 2; ++O)
+          W[2 + R][size_t(O * 6 + C)] = 0;
+  return model({input("x", {1, 4, 3, 3}), init("Wa", {3, 4, 1, 1}, W[0]),
+                init("Wb", {3, 4, 1, 1}, W[1]), init("W1", {2, 6, 1, 1}, W[2]),
+                init("W2", {2, 6, 1, 1}, W[3]), node("Conv", "a", {"x", "Wa"}, {"a0"}),
+                node("Relu", "ra", {"a0"}, {"a1"}), node("Conv", "b", {"x", "Wb"}, {"b1"}),
+                node("Concat", "cat", {"a1", "b1"}, {"c"}, {intAttr("axis", 1)}),
+                node("Conv", "r1", {"c", "W1"}, {"y1"}), node("Conv", "r2", {"c", "W2"}, {"y2"}),
+                node("Concat", "out", {"y1", "y2"}, {"y"}, {intAttr("axis", 1)}),
+                output("y", {1, 4, 3, 3})});
+}
+
+void expectConcatReaders(OnnxModel M, const std::vector<std::vector<double>> &W) {
+  std::vector<float> X;
+  std::vector<float> Got = floatRun(std::move(M), X);
+  ASSERT_EQ(Got.size(), 4u * 9);
+  for (int P = 0; P < 9; ++P) {
+    double Cat[6];
+    for (int O = 0; O < 3; ++O) {
+      double A = 0, B = 0;
+      for (int I = 0; I < 4; ++I) {
+        A += W[0][size_t(O * 4 + I)] * X[size_t(I * 9 + P)];
+        B += W[1][size_t(O * 4 + I)] * X[size_t(I * 9 + P)];
+      }
+      Cat[O] = std::max(A, 0.0), Cat[3 + O] = B;
+    }
+    for (int R = 0; R < 2; ++R)
+      for (int O = 0; O < 2; ++O) {
+        double Y = 0;
+        for (int C = 0; C < 6; ++C)
+          Y += W[2 + size_t(R)][size_t(O * 6 + C)] * Cat[C];
+        ASSERT_NEAR(Got[size_t((R * 2 + O) * 9 + P)], Y, 1e-5) << R << " " << O << " " << P;
+      }
+  }
+}
+
+TEST(OnnxConcatSplit, ReadersOfDisjointChannelsGetAConcatEach) {
+  std::vector<std::vector<double>> W;
+  std::string Text = concatReaders({0, 3, 4}, {1, 2, 5}, W);
+  OnnxModel M = import(Text);
+  std::map<std::string, Shape> In, Out;
+  for (const Layer &L : M.G.Layers)
+    In[L.Name] = L.In, Out[L.Name] = L.Out;
+  // a and b split by the reader of each channel; each reader reads 3.
+  EXPECT_EQ(Out.at("a_part0").C, 1u);
+  EXPECT_EQ(Out.at("a_part1").C, 2u);
+  EXPECT_EQ(Out.at("ra_part1").C, 2u);
+  EXPECT_EQ(Out.at("b_part0").C, 2u);
+  EXPECT_EQ(Out.at("b_part1").C, 1u);
+  EXPECT_EQ(Out.at("cat_part0").C, 3u);
+  EXPECT_EQ(Out.at("cat_part1").C, 3u);
+  EXPECT_EQ(In.at("r1").C, 3u);
+  EXPECT_EQ(In.at("r2").C, 3u);
+  EXPECT_EQ(M.G.macs(), uint64_t(9 * (6 * 4 + 4 * 3))) << "no zero weight left";
+  expectConcatReaders(std::move(M), W);
+  expectBitExact(Text);
+}
+
+TEST(OnnxConcatSplit, ReadersSharingAChannelKeepTheConcat) {
+  std::vector<std::vector<double>> W;
+  std::string Text = concatReaders({0, 3, 4}, {0, 1, 2, 5}, W);
+  OnnxModel M = import(Text);
+  for (const Layer &L : M.G.Layers) {
+    EXPECT_EQ(L.Name.find("_part"), std::string::npos) << L.Name;
+    if (L.Name == "r1" || L.Name == "r2")
+      EXPECT_EQ(L.In.C, 6u);
+  }
+  expectConcatReaders(std::move(M), W);
   expectBitExact(Text);
 }
 
