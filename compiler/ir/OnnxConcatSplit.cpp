@@ -43,7 +43,7 @@ bool isSelect(const Layer &L) { return L.Kind == LayerKind::Conv && L.TypeName =
 /// input channels read through a map.
 bool rowsSplit(const Layer &L) {
   return isSelect(L) || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
-                         L.Activation == Act::None && !L.HasResidual);
+                         L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
 }
 
 /// The input channels a reader uses (any weight not zero).
