@@ -242,6 +242,12 @@ bool OnnxImporter::splitConcat(size_t Y) {
 }
 
 void OnnxImporter::splitConcatsByReader() {
+  // One sweep. Splitting a concat splits the selections that read it, which
+  // can give an earlier part two readers of disjoint channels again; sweeping
+  // until nothing changes takes ShuffleNet v2's selections from 15.9 M MACs
+  // to 0.3 M, but the branch convs then split into many small layers and
+  // zc706 takes more cycles (2.03 M per frame instead of 1.81 M; two sweeps
+  // 1.85 M).
   for (size_t Y = 0; Y < G.Layers.size(); ++Y)
     if (G.Layers[Y].Kind == LayerKind::Concat)
       splitConcat(Y);
