@@ -22,7 +22,8 @@ using namespace snow::ir::detail;
 void OnnxImporter::importShape() {
   // 'start' and 'end' are from opset 15.
   checkAttributes({"end", "start"});
-  const OnnxValue &X = input(0);
+  // A Pad's output with its pads pending has the padded dims.
+  const OnnxValue &X = input(0, /*AcceptPad=*/true);
   const int64_t R = int64_t(X.Dims.size());
   auto Axis = [&](const char *Name, int64_t Default) {
     int64_t A = attrInt(Name, Default);
