@@ -13,8 +13,10 @@
 // 4. Passes that need the whole graph (OnnxPasses.cpp): a bias added after a
 //    conv or fc that feeds nothing else is folded into it (MatMul + Add is an
 //    fc); a BatchNormalization that canonicalize() could not fold becomes a
-//    depthwise 1x1 conv; concats that extend an earlier one nest in it; a
-//    graph with nothing to compute gets a copy layer.
+//    depthwise 1x1 conv; a concat whose readers use disjoint parts of it is
+//    split into one per reader (OnnxConcatSplit.cpp); concats that extend an
+//    earlier one nest in it; a graph with nothing to compute gets a copy
+//    layer.
 //
 // The result is the same as-written IR the YAML front end produces (layer
 // names from node names, TypeName as in the YAML), so canonicalize() and all
@@ -238,12 +240,29 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
                                           "HardSigmoid",
                                           "HardSwish",
                                           "Tanh",
-                                          "Mul"};
+                                          "Mul",
+                                          "Sub",
+                                          "Div",
+                                          "Shape",
+                                          "Gather",
+                                          "Slice",
+                                          "Split",
+                                          "Transpose"};
   if (!llvm::is_contained(Supported, Op))
     fail(fmt::format("operator '{}' is not supported (supported: {})", Op,
                      fmt::join(Supported, ", ")));
-  if (N.output_size() < 1 || N.output(0).empty())
+  if (Op != "Split" && (N.output_size() < 1 || N.output(0).empty()))
     fail("the node's first output is unused; only the first output is supported");
+  prepareInputs(N);
+  importOperator(Op);
+  materializeOutputs(N);
+}
+
+void OnnxImporter::importOperator(const std::string &Op) {
+  bool AllConst = inputCount() > 0;
+  for (size_t I = 0; I < inputCount(); ++I)
+    AllConst &=
+        !inputName(I).empty() && Values.count(inputName(I)) && Values.at(inputName(I)).IsConst;
   if (Op == "Conv")
     importConv();
   else if (Op == "MaxPool")
@@ -260,6 +279,18 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
     importGemm(/*IsMatMul=*/false);
   else if (Op == "MatMul")
     importGemm(/*IsMatMul=*/true);
+  else if (Op == "Sub" || Op == "Div" || ((Op == "Add" || Op == "Mul") && AllConst))
+    foldArithmetic(Op);
+  else if (Op == "Shape")
+    importShape();
+  else if (Op == "Gather")
+    importGather();
+  else if (Op == "Slice")
+    importSlice();
+  else if (Op == "Split")
+    importSplit();
+  else if (Op == "Transpose")
+    importTranspose();
   else if (Op == "Add")
     importAdd();
   else if (Op == "Relu")
@@ -320,6 +351,7 @@ OnnxModel OnnxImporter::run() {
          "the output is the last layer");
   foldBiasAdds();
   lowerUnfoldableBatchNorms();
+  splitConcatsByReader();
   nestConcats();
   addCopyIfEmpty();
   checkOutput();

@@ -70,6 +70,17 @@ struct OnnxValue {
   unsigned PadT = 0, PadB = 0, PadL = 0, PadR = 0;
   std::string PadNode;
   bool padPending() const { return !PadNode.empty(); }
+  /// Channels pending (OnnxShuffle.cpp): logical channel I of the value is
+  /// channel ChanMap[I] of Layer's output. Empty: the identity. A channel
+  /// shuffle and a Slice or Split of channels move no data until a reader
+  /// needs them in order: a conv takes them into its weights, any other
+  /// reader gets a 1x1 selection conv (materialize()).
+  std::vector<uint32_t> ChanMap;
+  /// The middle of a channel shuffle: a 5-D [N, G, C/G, H, W] whose axes 1
+  /// and 2 factor the channels (logical channel a * Dims[2] + b). Only a
+  /// Transpose of those two axes and the Reshape back may read it.
+  bool ChanFactored = false;
+  bool chansPending() const { return !ChanMap.empty(); }
 };
 
 class OnnxImporter {
@@ -110,6 +121,7 @@ private:
   void checkConstShapes() const;
   std::vector<bool> liveNodes() const;
   void importNode(const onnx::NodeProto &N);
+  void importOperator(const std::string &Op);
   void foldBiasAdds();
   void lowerUnfoldableBatchNorms();
   void nestConcats();
@@ -182,6 +194,54 @@ private:
   /// The flatten of X to Dims ([N, K]): an alias when the frame shape does
   /// not change, else a Flatten layer.
   void flattenTo(const OnnxValue &X, std::vector<int64_t> Dims);
+
+  // Channels moved without a layer (OnnxShuffle.cpp).
+  /// Before the node runs: every input with channels pending that its
+  /// operator cannot take is materialized; a factored value is refused.
+  void prepareInputs(const onnx::NodeProto &N);
+  /// Replaces the value called Name (channels pending) by a layer that
+  /// computes it: a 1x1 conv with a 0/1 matrix. InPhysicalOrder: the layer
+  /// writes the channels in the order they have in its input, and the value
+  /// keeps a permutation of it pending.
+  void materialize(const std::string &Name, bool InPhysicalOrder = false);
+  /// A selection layer (TypeName "select"): a 1x1 conv of In whose output
+  /// channel I is input channel Rows[I], grouped where the 0/1 matrix is
+  /// block diagonal.
+  Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows);
+  /// Splits the concat at Y into one concat per reader of just the channels
+  /// it uses, where it can (OnnxConcatSplit.cpp); whether it did.
+  bool splitConcat(size_t Y);
+  void splitConcatsByReader();
+  /// Whether every reader of the value called Name would take its channels
+  /// with an order pending without a layer of its own (not the graph output).
+  bool readersTakeChannels(const std::string &Name) const;
+  /// After the node: a graph output with channels pending is materialized.
+  void materializeOutputs(const onnx::NodeProto &N);
+  /// Reshape to or from the channel shuffle's 5-D form; false when the
+  /// reshape is not one.
+  bool reshapeChannels(const OnnxValue &X, const std::vector<int64_t> &Dims);
+  void importTranspose();
+  void importSlice();
+  void importSplit();
+  /// A value whose logical channels Sel (indices into X's logical channels)
+  /// are taken from X, with Dims.
+  OnnxValue selectChannels(const OnnxValue &X, const std::vector<uint32_t> &Sel,
+                           std::vector<int64_t> Dims) const;
+  /// A Conv reading X with channels pending: L (built for X's logical
+  /// channels, L.In already X's layer's shape) takes the order into its
+  /// weights. A depthwise conv over a permutation computes the physical
+  /// channels and leaves the order pending on its output (OutMap). False
+  /// when the conv can do neither.
+  bool convWeightsFollow(const OnnxValue &X, Layer &L, std::vector<uint32_t> &OutMap) const;
+  /// Whether a Conv node (group, weights' output channels) can read X with
+  /// channels pending (convWeightsFollow).
+  bool convTakesChannels(const onnx::NodeProto &N, const OnnxValue &X) const;
+
+  // Integer arithmetic on shapes, folded to constants (OnnxConstFold.cpp).
+  void importShape();
+  void importGather();
+  /// Add, Sub, Mul, Div of constants.
+  void foldArithmetic(const std::string &Op);
 };
 
 } // namespace snow::ir::detail

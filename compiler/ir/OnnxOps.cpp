@@ -253,8 +253,21 @@ void OnnxImporter::importConcat() {
   L.In = shapeOf(First.Layer);
   L.Out = L.In;
   L.Out.C = uint32_t(Dims[size_t(Axis)]);
+  // Inputs with a permutation pending (OnnxShuffle.cpp) leave it pending on
+  // the concat, shifted to their part.
+  std::vector<uint32_t> Map;
+  bool AnyMap = false;
+  for (size_t I = 0; I < inputCount(); ++I) {
+    const OnnxValue &V = activation(I);
+    const uint32_t Base = uint32_t(Map.size()), C = shapeOf(V.Layer).C;
+    AnyMap |= V.chansPending();
+    for (uint32_t Ch = 0; Ch < C; ++Ch)
+      Map.push_back(Base + (V.chansPending() ? V.ChanMap[Ch] : Ch));
+  }
   int Id = addLayer(std::move(L));
   defineActivation(0, Id, std::move(Dims));
+  if (AnyMap)
+    Values[Node->output(0)].ChanMap = std::move(Map);
 }
 
 void OnnxImporter::flattenTo(const OnnxValue &X, std::vector<int64_t> Dims) {
@@ -327,6 +340,12 @@ void OnnxImporter::importReshape() {
   if (product(Dims, 0, Dims.size()) != Total || (Infer >= 0 && Dims[size_t(Infer)] < 1))
     fail(fmt::format("shape {} does not fit the {} values of input {}", dimsStr(Target), Total,
                      dimsStr(X.Dims)));
+  // The channel shuffle's reshapes move no data (OnnxShuffle.cpp); any
+  // other reshape needs the channels in order.
+  if (reshapeChannels(X, Dims))
+    return;
+  if (X.chansPending())
+    materialize(inputName(0));
   if (Dims.size() == 2) {
     flattenTo(X, std::move(Dims));
     return;

@@ -173,9 +173,16 @@ void OnnxImporter::importConv() {
   L.Weights = W.Floats;
   L.HasBias = B != nullptr;
   L.Bias = B ? B->Floats : std::vector<float>(size_t(M), 0.0f);
+  // Channels pending on X (a shuffle or slice before) go into the weights.
+  std::vector<uint32_t> OutMap;
+  if (X.chansPending() && !convWeightsFollow(X, L, OutMap))
+    fail(fmt::format("input '{}' has its channels reordered, which only a conv with group 1 or "
+                     "a depthwise one over a permutation takes into its weights",
+                     inputName(0)));
   Shape Out = L.Out;
   int Id = addLayer(std::move(L));
   defineActivation(0, Id, withSpatial(X.Dims, M, Out));
+  Values[Node->output(0)].ChanMap = std::move(OutMap);
 }
 
 void OnnxImporter::importPool(bool IsMax) {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../e2e/Harness.h"
+#include "CompileRun.h"
 #include "OnnxBuilder.h"
 
 #include "snow/ir/FloatEval.h"
@@ -31,26 +32,6 @@ using namespace snow::ir;
 using namespace snow::onnxtest;
 
 namespace {
-
-OnnxModel import(const std::string &Text) {
-  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
-  if (!M) {
-    ADD_FAILURE() << llvm::toString(M.takeError());
-    return {};
-  }
-  return std::move(*M);
-}
-
-std::string importError(const std::string &Text) {
-  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
-  if (M) {
-    ADD_FAILURE() << "the model imported";
-    return "";
-  }
-  std::string Msg = llvm::toString(M.takeError());
-  EXPECT_EQ(Msg.find('\n'), std::string::npos) << "one line: " << Msg;
-  return Msg;
-}
 
 std::vector<unsigned> pads(const Layer &L) { return {L.PadT, L.PadB, L.PadL, L.PadR}; }
 
@@ -74,38 +55,6 @@ std::vector<std::string> padNode(const std::string &In, const std::string &Out,
 std::vector<std::string> operator+(std::vector<std::string> A, const std::vector<std::string> &B) {
   A.insert(A.end(), B.begin(), B.end());
   return A;
-}
-
-/// snowc's pipeline (canonicalize, calibrate on the default input, quantize,
-/// compile for zc706), then the program on the simulator and the graph on
-/// the reference executor. Returns the program bytes; R gets both outputs.
-std::vector<uint8_t> compileAndRun(const std::string &Text, test::RunResult &R) {
-  OnnxModel M = import(Text);
-  Graph &G = M.G;
-  if (G.Layers.empty())
-    return {};
-  auto Hw = isa::loadHwConfig("zc706");
-  EXPECT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
-  if (!Hw)
-    return {};
-  llvm::Error E = canonicalize(G);
-  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
-  auto F = calibrate(G, int(Hw->ActFracBits), defaultInput(G));
-  EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
-  if (!F)
-    return {};
-  E = quantize(G, *F);
-  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
-  auto P = compiler::compile(G, *Hw);
-  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  if (!P)
-    return {};
-  std::vector<int16_t> In;
-  for (float V : defaultInput(G))
-    In.push_back(floatToFixed(V, G.InputFrac));
-  EXPECT_TRUE(test::simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
-  R.Ref = ref::runFixed(G, In, Hw->AccBits);
-  return isa::serialize(*P);
 }
 
 //===-- Pad --------------------------------------------------------------===//

@@ -38,7 +38,8 @@ except ImportError as e:  # pragma: no cover
 
 DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18", "densenet121",
            "inception_v3", "mnasnet1_0", "mobilenet_v2", "mobilenet_v3_small",
-           "mobilenet_v3_large", "efficientnet_b0", "regnet_x_400mf", "regnet_y_400mf"]
+           "mobilenet_v3_large", "efficientnet_b0", "regnet_x_400mf", "regnet_y_400mf",
+           "shufflenet_v2_x1_0"]
 # Constructor arguments beyond weights=None, and input sizes other than 224.
 KWARGS = {"googlenet": {"aux_logits": False, "init_weights": True},
           "inception_v3": {"aux_logits": False, "init_weights": True}}
@@ -51,12 +52,13 @@ SIZE = {"inception_v3": 299}
 # whatever the input (it changes by 4e-7 between frames), which would make
 # any comparison pass. MobileNet v2 (ReLU6 on the activation table) is
 # measured the same way so that its activations span the ranges a trained
-# network's do, where the table's resolution matters.
-# EfficientNet-B0 and MobileNet v3 are the same case as MNASNet (their output
-# changes by 3e-7 .. 7e-7 of its maximum between frames with random
-# statistics), RegNet nearly so (1.5 - 3 %).
-BN_FROM_DATA = {"inception_v3", "mnasnet1_0", "mobilenet_v2", "efficientnet_b0",
-                "mobilenet_v3_small", "mobilenet_v3_large", "regnet_x_400mf", "regnet_y_400mf"}
+# network's do, where the table's resolution matters. ShuffleNet v2 with
+# random statistics is like MNASNet: its logits change by 5e-6 of their
+# maximum between frames, and every frame gets the same class; EfficientNet-B0
+# and MobileNet v3 too (3e-7 .. 7e-7), RegNet nearly so (1.5 - 3 %).
+BN_FROM_DATA = {"inception_v3", "mnasnet1_0", "mobilenet_v2", "shufflenet_v2_x1_0",
+                "efficientnet_b0", "mobilenet_v3_small", "mobilenet_v3_large", "regnet_x_400mf",
+                "regnet_y_400mf"}
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32).reshape(3, 1, 1)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32).reshape(3, 1, 1)
 
