@@ -1,6 +1,7 @@
 // snow_compute.sv - the compute datapath: vMAC lanes with their accumulators
-// and bias registers, writeback (shift, round, saturate, ReLU), accumulator
-// preload, and the max/average unit, in every CU at once (lockstep).
+// and bias registers, writeback (shift, round, saturate, activation table,
+// ReLU), accumulator preload, and the max/average unit, in every CU at once
+// (lockstep).
 //
 // The scheduler decides when an operation starts; from that cycle on this
 // datapath walks it one step per cycle (docs/architecture.md §3.2 table):
@@ -52,6 +53,7 @@ module snow_compute
   input  logic [15:0] wr_data [CUS*VMACS][LANES]
 );
   localparam int unsigned AEW = $clog2(ACC_ENTRIES);
+  localparam int unsigned LEW = $clog2(LUT_ENTRIES);
 
   // The operation in progress (registered after its first cycle).
   logic active_q;
@@ -94,6 +96,9 @@ module snow_compute
       OP_VBIAS: begin
         dur = 64'd1; inner_lim = 64'd1; inner_stride = '0; outer_stride = '0;
       end
+      OP_VLUT: begin  // word n of the table in cycle n (wr_addr = a3 + n)
+        dur = 64'(LUT_WORDS); inner_lim = dur; inner_stride = '0; outer_stride = '0;
+      end
       OP_VMAC, OP_VMACP, OP_VDW: begin
         dur = mac_trace_cycles(op, e.inst);
         startup = 64'(TRACE_STARTUP);
@@ -124,11 +129,13 @@ module snow_compute
     assign vr_addr[v] = op == OP_VMACP ?
         32'(addr + ((64'(v) << f_pix(e.inst)) / 64'(VMACS)) * f_cstride(e.inst)) : 32'(addr);
   end
-  // Tap o * len + n reads weight word a3 + o * len + n (vbias: a3).
+  // Tap o * len + n reads weight word a3 + o * len + n (vbias: a3; vlut:
+  // a3 + n, its walk never leaves o = 0).
   assign wr_addr = 32'(64'(e.a3) + o * f_len(e.inst) + n);
 
   // Controls shared by all lanes.
-  logic do_mac, do_dw, do_pre, do_bias, do_pool, is_max, first_init, pre_init, relu;
+  logic do_mac, do_dw, do_pre, do_bias, do_lut, do_pool, is_max, first_init, pre_init, relu;
+  logic use_lut;
   logic [F_SHIFT_W-1:0] shift;
   logic [F_MULT_W-1:0] mult;
   logic [AEW-1:0] entry;
@@ -138,6 +145,8 @@ module snow_compute
   assign do_dw = op == OP_VDW;
   assign do_pre = active && op == OP_VPRE;
   assign do_bias = active && op == OP_VBIAS;
+  assign do_lut = active && op == OP_VLUT;
+  assign use_lut = op == OP_VWB && f_lut(e.inst);
   assign do_pool = active && (op == OP_VMAX || op == OP_VAVG);
   assign is_max = op == OP_VMAX;
   assign first_init = o == 0 && n == 0 && f_init(e.inst);
@@ -189,11 +198,31 @@ module snow_compute
     end
   end
 
+  // Activation tables, one per CU (vlut): entry n * LANES + l is lane l of
+  // vMAC 0's weight word a3 + n, read in the vlut's cycle n. Zero at reset,
+  // as the simulator's (a board's block RAM starts at its configured zeros).
+  // The writeback looks up every lane word it writes (WB_WORDS * LANES
+  // lookups per CU a cycle) in the same cycle, so a vwb with lut takes the
+  // cycles of one without; docs/architecture.md §1 has what that costs in
+  // block RAM.
+  logic [15:0] lut [CUS][LUT_ENTRIES];
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      lut <= '{default: '{default: '0}};
+    end else if (do_lut) begin
+      for (int c = 0; c < CUS; c++)
+        for (int l = 0; l < LANES; l++)
+          if (n * 64'(LANES) + 64'(l) < 64'(LUT_ENTRIES))
+            lut[c][LEW'(n * 64'(LANES) + 64'(l))] <= wr_data[c * VMACS][l];
+    end
+  end
+
   // The maps write of this cycle: the words of a writeback group (vMACs
   // o * WB_WORDS on; the last group may be partial) or a pool result.
   always_comb begin
-    logic [15:0] y;
+    logic [15:0] y, u;
     y = '0;
+    u = '0;
     mw_en = (active && op == OP_VWB) || (do_pool && last);
     mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
     mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'd1;
@@ -205,6 +234,13 @@ module snow_compute
           for (int v = 0; v < VMACS; v++)
             if (o * 64'(WB_WORDS) + 64'(w) == 64'(v))
               y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
+          if (use_lut) begin
+            // Segment i = u >> LUT_SEGMENT_BITS of u = y + 32768 (the sign
+            // bit flipped): its ends T[i], T[i + 1], interpolated at u's low bits.
+            u = {~y[15], y[14:0]};
+            y = lut_interp(lut[c][LEW'(u >> LUT_SEGMENT_BITS)],
+                           lut[c][LEW'(u >> LUT_SEGMENT_BITS) + LEW'(1)], u[LUT_SEGMENT_BITS-1:0]);
+          end
           mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
                                       : (w == 0 ? pool_out[c][l] : 16'd0);
         end

@@ -58,6 +58,9 @@ package snow_rtl_pkg;
   function automatic logic f_init(input logic [INST_BITS-1:0] i);
     return i[F_INIT_LO];
   endfunction
+  function automatic logic f_lut(input logic [INST_BITS-1:0] i);
+    return i[F_LUT_LO];
+  endfunction
   function automatic logic [63:0] f_cstride(input logic [INST_BITS-1:0] i);
     return 64'(i[F_CSTRIDE_LO +: F_CSTRIDE_W]);
   endfunction
@@ -134,6 +137,22 @@ package snow_rtl_pkg;
                                                      input logic [F_SHIFT_W-1:0] s);
     if (s == 0) return v;
     return (v + (64'sd1 <<< (s - 1))) >>> s;
+  endfunction
+
+  // Activation table (vlut, vwb's lut flag): LUT_ENTRIES int16 values, LANES
+  // to a weight word, one word read per cycle.
+  localparam int unsigned LUT_WORDS = (LUT_ENTRIES + LANES - 1) / LANES;
+
+  // lut(x) of Snow.td's vwb (isa/include/snow/isa/Lut.h): x selects segment i
+  // = (x + 32768) >> LUT_SEGMENT_BITS, whose ends lo = T[i] and hi = T[i + 1]
+  // are interpolated at f, the low LUT_SEGMENT_BITS bits, rounding half up.
+  function automatic logic [15:0] lut_interp(input logic [15:0] lo, input logic [15:0] hi,
+                                             input logic [LUT_SEGMENT_BITS-1:0] f);
+    logic signed [31:0] d, r;
+    d = 32'(signed'(hi)) - 32'(signed'(lo));
+    r = 32'(signed'(lo)) +
+        ((d * signed'(32'(f)) + (32'sd1 <<< (LUT_SEGMENT_BITS - 1))) >>> LUT_SEGMENT_BITS);
+    return r[15:0];
   endfunction
 
 endpackage

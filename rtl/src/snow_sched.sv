@@ -431,13 +431,17 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VBIAS: begin
-              if (64'(e.a3) + 1 > 64'(WEIGHTS_WORDS)) begin
+            OP_VBIAS, OP_VLUT: begin
+              // vbias reads weight word a3 in one cycle, vlut its LUT_WORDS
+              // words from a3 on, one a cycle.
+              dur = op == OP_VLUT ? 64'(LUT_WORDS) : 64'd1;
+              comp = t + dur;
+              if (64'(e.a3) + dur > 64'(WEIGHTS_WORDS)) begin
                 flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd1; fa1 = 64'(e.a3);
-                fa2 = 64'(e.a3) + 1;
+                fa2 = 64'(e.a3) + dur;
               end
               if (!flt) begin
-                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + 1; upto = t + 1;
+                weights = 1'b1; write = 1'b0; lo = 64'(e.a3); hi = lo + dur; upto = t + dur;
                 `include "snow_sched_banks.svh"
               end
               if (!flt) started = 1'b1;
