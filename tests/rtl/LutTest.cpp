@@ -97,7 +97,8 @@ TEST_P(RtlLutOn, InterpolatesEverySegment) {
   // Tables at weight words 300 and 700 of vMAC 0 (700 is in another bank on
   // presets with 2 banks of 512 words); vMAC 1 holds other values there.
   const unsigned Out = 5;
-  std::string S = fmt::format(".model lut\n.output 0x400000 {} 1 1\n", Cus * Out * N);
+  // The outputs as H = CUs x writebacks rows of W = N values (C is at most 65536).
+  std::string S = fmt::format(".model lut\n.output 0x400000 1 {} {}\n", Cus * Out, N);
   S += data16(0x100000, X);
   std::vector<std::vector<int>> T1(Cus), T2(Cus);
   for (unsigned C = 0; C < Cus; ++C) {
@@ -145,7 +146,7 @@ TEST_P(RtlLutOn, InterpolatesEverySegment) {
       S += li(6, 0x400000 + 2 * (C * Out + K) * N) + OutAt(K) +
            fmt::format("st.map r6, r5, idx={}, rows=1, len={}, dstride=0, bstride=0\n", C, N);
   S += "halt\n";
-  assembleFor("lut.bin", S, GetParam());
+  ASSERT_NO_FATAL_FAILURE(assembleFor("lut.bin", S, GetParam()));
   ASSERT_TRUE(coSimulate("lut.bin"));
 
   std::vector<int> Want;
