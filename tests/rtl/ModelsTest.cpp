@@ -1,7 +1,7 @@
-//===- ModelsTest.cpp - The six networks at reduced size, sim vs RTL ------===//
+//===- ModelsTest.cpp - The networks at reduced size, sim vs RTL ----------===//
 //
 // models/*.yaml with the input shrunk (224x224 -> 32..64) and AlexNet's and
-// VGG-16's 4096-wide fully connected layers narrowed to 256, so that all six
+// VGG-16's 4096-wide fully connected layers narrowed to 256, so that all
 // fit the CI budget on the RTL (about 10^5 cycles per second on zc706; most
 // of these cycles move the real weights of the convolutions, which do not
 // shrink with the input). Everything else (layer structure, channel counts,
