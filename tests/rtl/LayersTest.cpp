@@ -41,6 +41,8 @@ class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
 class RtlRandomGrouped : public RandomLayers {};
+class RtlRandomActivation : public RandomLayers {};
+class RtlRandomSqueezeExcite : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -49,6 +51,10 @@ TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
+// Compiled programs with activation tables (vlut, vwb lut) and run-time
+// weights (squeeze-and-excitation's x * s).
+TEST_P(RtlRandomActivation, SimAndRtlAgree) { check(activationCase(GetParam())); }
+TEST_P(RtlRandomSqueezeExcite, SimAndRtlAgree) { check(seCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -57,6 +63,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
 
 class RtlGrouped : public CoSimTest {};
 
