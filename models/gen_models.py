@@ -244,24 +244,22 @@ followed by batchnorm and ReLU, convs have no bias. Published: 0.569 G MACs,
     return m
 
 
-def mobilenet_v2():
-    m = Model("mobilenet_v2", """
-MobileNet v2, width 1.0, 224x224 (Sandler et al. 2018, Table 2; torchvision's
-layout): inverted residual blocks (1x1 expansion, 3x3 depthwise, linear 1x1
-projection), batchnorm after every conv, ReLU6 after all but the projection,
-a residual add where stride is 1 and the channels match. Published: 300 M
-MACs, 3.4 M parameters (torchvision: 300.8 M MACs, 3,504,872 parameters).
-Dropout is omitted.""")
-    def bn_act(p, act=True):
-        m.add(p + "_bn", "batchnorm")
-        if act:
-            m.add(p + "_relu6", "relu6")
-    m.conv("conv1", 32, 3, s=2, p=1, bias=False)
-    bn_act("conv1")
-    ch = 32
+def bn_act(m, p, act):
+    """Batchnorm after conv p, then the activation type act (None: linear)."""
+    m.add(p + "_bn", "batchnorm")
+    if act:
+        m.add(p + "_" + act, act)
+
+
+def inverted_residuals(m, ch, stages, act, se):
+    """MobileNet v2 / EfficientNet blocks on Model m from ch channels: per
+    stage (expansion t, kernel k, stride s, channels c, blocks n), a 1x1
+    expansion (unless t is 1), a kxk depthwise conv, optionally
+    squeeze-and-excitation over a quarter of the block's input channels, a
+    linear 1x1 projection and a residual add where stride is 1 and the
+    channels match. Returns the channels at the end."""
     n_block = 0
-    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
-                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+    for t, k, s, c, n in stages:
         for i in range(n):
             n_block += 1
             p = f"block{n_block}_"
@@ -270,17 +268,41 @@ Dropout is omitted.""")
             hidden = ch * t
             if t != 1:
                 m.conv(p + "expand", hidden, 1, bias=False, input=x)
-                bn_act(p + "expand")
-            m.conv(p + "dw", hidden, 3, s=stride, p=1, groups=hidden, bias=False,
+                bn_act(m, p + "expand", act)
+            m.conv(p + "dw", hidden, k, s=stride, p=k // 2, groups=hidden, bias=False,
                    input=None if t != 1 else x)
-            bn_act(p + "dw")
+            bn_act(m, p + "dw", act)
+            if se:
+                a = m.last
+                m.add(p + "se_pool", "global_avgpool")
+                m.conv(p + "se_reduce", max(1, ch // 4), 1)
+                m.add(p + "se_silu", "silu")
+                m.conv(p + "se_expand", hidden, 1)
+                gate = m.add(p + "se_gate", "sigmoid")
+                m.add(p + "se_scale", "scale", inputs=[a, gate])
             m.conv(p + "project", c, 1, bias=False)
-            bn_act(p + "project", act=False)
+            bn_act(m, p + "project", None)
             if stride == 1 and ch == c:
                 m.add(p + "add", "add", inputs=[m.last, x])
             ch = c
+    return ch
+
+
+def mobilenet_v2():
+    m = Model("mobilenet_v2", """
+MobileNet v2, width 1.0, 224x224 (Sandler et al. 2018, Table 2; torchvision's
+layout): inverted residual blocks (1x1 expansion, 3x3 depthwise, linear 1x1
+projection), batchnorm after every conv, ReLU6 after all but the projection,
+a residual add where stride is 1 and the channels match. Published: 300 M
+MACs, 3.4 M parameters (torchvision: 300.8 M MACs, 3,504,872 parameters).
+Dropout is omitted.""")
+    m.conv("conv1", 32, 3, s=2, p=1, bias=False)
+    bn_act(m, "conv1", "relu6")
+    inverted_residuals(m, 32, [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 3, 2, 32, 3),
+                               (6, 3, 2, 64, 4), (6, 3, 1, 96, 3), (6, 3, 2, 160, 3),
+                               (6, 3, 1, 320, 1)], "relu6", se=False)
     m.conv("conv_last", 1280, 1, bias=False)
-    bn_act("conv_last")
+    bn_act(m, "conv_last", "relu6")
     m.add("pool", "global_avgpool")
     m.add("fc", "fc", out_features=1000)
     m.add("prob", "softmax")
@@ -296,42 +318,13 @@ conv, SiLU after all but the projection, a residual add where stride is 1
 and the channels match. Published: 0.39 G MACs, 5.3 M parameters
 (torchvision: 5,288,548). Dropout and stochastic depth (identities in
 inference) are omitted.""")
-    def bn_silu(p, act=True):
-        m.add(p + "_bn", "batchnorm")
-        if act:
-            m.add(p + "_silu", "silu")
     m.conv("stem", 32, 3, s=2, p=1, bias=False)
-    bn_silu("stem")
-    ch = 32
-    n_block = 0
-    for t, k, s, c, n in [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
-                          (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]:
-        for i in range(n):
-            n_block += 1
-            p = f"block{n_block}_"
-            x = m.last
-            stride = s if i == 0 else 1
-            hidden = ch * t
-            if t != 1:
-                m.conv(p + "expand", hidden, 1, bias=False, input=x)
-                bn_silu(p + "expand")
-            m.conv(p + "dw", hidden, k, s=stride, p=k // 2, groups=hidden, bias=False,
-                   input=None if t != 1 else x)
-            bn_silu(p + "dw")
-            act = m.last
-            m.add(p + "se_pool", "global_avgpool")
-            m.conv(p + "se_reduce", max(1, ch // 4), 1)
-            m.add(p + "se_silu", "silu")
-            m.conv(p + "se_expand", hidden, 1)
-            gate = m.add(p + "se_gate", "sigmoid")
-            m.add(p + "se_scale", "scale", inputs=[act, gate])
-            m.conv(p + "project", c, 1, bias=False)
-            bn_silu(p + "project", act=False)
-            if stride == 1 and ch == c:
-                m.add(p + "add", "add", inputs=[m.last, x])
-            ch = c
+    bn_act(m, "stem", "silu")
+    inverted_residuals(m, 32, [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2),
+                               (6, 3, 2, 80, 3), (6, 5, 1, 112, 3), (6, 5, 2, 192, 4),
+                               (6, 3, 1, 320, 1)], "silu", se=True)
     m.conv("head", 1280, 1, bias=False)
-    bn_silu("head")
+    bn_act(m, "head", "silu")
     m.add("pool", "global_avgpool")
     m.add("fc", "fc", out_features=1000)
     m.add("prob", "softmax")

@@ -50,6 +50,18 @@ const char *snow::ir::kindName(LayerKind K) {
   return "?";
 }
 
+void snow::ir::makeRunTimeScale(Layer &L) {
+  assert(L.Inputs.size() == 2 && "inputs {x, s}");
+  L.Kind = LayerKind::Conv;
+  L.Out = L.In;
+  L.Groups = L.In.C;
+  L.KH = L.KW = L.SH = L.SW = 1;
+  L.DynamicWeights = true;
+  L.HasBias = false;
+  L.Weights.assign(L.In.C, 0.0f); // Shapes only: s's values replace them.
+  L.Bias.assign(L.In.C, 0.0f);
+}
+
 const char *snow::ir::actName(Act A, float P0, float P1) {
   switch (A) {
   case Act::None:

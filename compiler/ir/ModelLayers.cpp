@@ -179,12 +179,7 @@ void ModelParser::parseScale(const YAML::Node &N, Layer &L, const Graph &G) {
     error(N["inputs"][1], fmt::format("the scale must hold one value per channel of the input, "
                                       "{}x1x1, got {}",
                                       L.In.C, shapeStr(S)));
-  L.Out = L.In;
-  L.Groups = L.In.C;
-  L.DynamicWeights = true;
-  L.HasBias = false;
-  L.Weights.assign(L.In.C, 0.0f);
-  L.Bias.assign(L.In.C, 0.0f);
+  makeRunTimeScale(L);
 }
 
 void ModelParser::parseActivation(const YAML::Node &N, Layer &L) {

@@ -134,17 +134,11 @@ void OnnxImporter::importMul() {
       continue;
     if (Sv.Dims[1] != X.Dims[1] || Sv.Dims[2] != 1 || Sv.Dims[3] != 1)
       continue;
-    const Shape In = shapeOf(X.Layer);
     Layer L;
-    L.Kind = LayerKind::Conv;
     L.TypeName = "scale";
     L.Inputs = {X.Layer, Sv.Layer};
-    L.In = L.Out = In;
-    L.Groups = In.C;
-    L.DynamicWeights = true;
-    L.HasBias = false;
-    L.Weights.assign(In.C, 0.0f);
-    L.Bias.assign(In.C, 0.0f);
+    L.In = shapeOf(X.Layer);
+    makeRunTimeScale(L);
     int Id = addLayer(std::move(L));
     defineActivation(0, Id, X.Dims);
     return;

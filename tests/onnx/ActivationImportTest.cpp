@@ -7,10 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../e2e/Harness.h"
+#include "CompileRun.h"
 #include "OnnxBuilder.h"
-
-#include "snow/ir/Onnx.h"
 
 #include <gtest/gtest.h>
 
@@ -40,49 +38,24 @@ std::string convThen(const std::vector<std::string> &Tail, int Opset = 13) {
 }
 
 Graph canonical(const std::string &Text) {
-  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
-  if (!M) {
-    ADD_FAILURE() << llvm::toString(M.takeError());
-    return {};
-  }
-  llvm::Error E = canonicalize(M->G);
+  OnnxModel M = import(Text);
+  llvm::Error E = canonicalize(M.G);
   EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
-  return std::move(M->G);
+  return std::move(M.G);
 }
 
-std::string importError(const std::string &Text) {
-  llvm::Expected<OnnxModel> M = parseOnnxText(Text, "m.onnx");
-  if (M) {
-    ADD_FAILURE() << "the model imported";
-    return "";
-  }
-  std::string Msg = llvm::toString(M.takeError());
-  EXPECT_EQ(Msg.find('\n'), std::string::npos) << "one line: " << Msg;
-  return Msg;
-}
-
-/// The one conv of G, with the function fused into it; and G on zc706 equals
-/// the reference bit for bit.
-void expectFusedAndExact(Graph G, Act Want, float P0 = 0, float P1 = 0) {
+/// Text compiles to one conv with the function fused into it, and its
+/// program on zc706 equals the reference bit for bit.
+void expectFusedAndExact(const std::string &Text, Act Want, float P0 = 0, float P1 = 0) {
+  test::RunResult R;
+  Graph G;
+  compileAndRun(Text, R, &G);
   ASSERT_EQ(G.Layers.size(), 1u);
   const Layer &L = G.Layers[0];
   EXPECT_EQ(L.Kind, LayerKind::Conv);
   EXPECT_EQ(L.Activation, Want);
   EXPECT_EQ(L.ActP0, P0);
   EXPECT_EQ(L.ActP1, P1);
-  auto Hw = isa::loadHwConfig("zc706");
-  ASSERT_TRUE(bool(Hw));
-  auto F = calibrate(G, int(Hw->ActFracBits), defaultInput(G));
-  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
-  ASSERT_FALSE(bool(quantize(G, *F)));
-  auto P = compiler::compile(G, *Hw);
-  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  std::vector<int16_t> In;
-  for (float V : defaultInput(G))
-    In.push_back(floatToFixed(V, G.InputFrac));
-  test::RunResult R;
-  ASSERT_TRUE(test::simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
-  R.Ref = ref::runFixed(G, In, Hw->AccBits);
   EXPECT_TRUE(test::sameBits(R));
   EXPECT_TRUE(test::informative(R.Sim));
 }
@@ -90,16 +63,16 @@ void expectFusedAndExact(Graph G, Act Want, float P0 = 0, float P1 = 0) {
 } // namespace
 
 TEST(OnnxActivation, ClipWithConstantBoundsIsReLU6OnTheTable) {
-  expectFusedAndExact(canonical(convThen({init("lo", {}, {0.0}), init("hi", {}, {6.0}),
-                                          node("Clip", "clip", {"c", "lo", "hi"}, {"y"})})),
+  expectFusedAndExact(convThen({init("lo", {}, {0.0}), init("hi", {}, {6.0}),
+                                node("Clip", "clip", {"c", "lo", "hi"}, {"y"})}),
                       Act::Clip, 0, 6);
 }
 
 TEST(OnnxActivation, ClipAsAttributesBeforeOpset11) {
-  expectFusedAndExact(canonical(convThen({node("Clip", "clip", {"c"}, {"y"},
-                                               {floatAttr("min", -1.5), floatAttr("max", 2)})},
-                                         /*Opset=*/9)),
-                      Act::Clip, -1.5f, 2);
+  expectFusedAndExact(
+      convThen({node("Clip", "clip", {"c"}, {"y"}, {floatAttr("min", -1.5), floatAttr("max", 2)})},
+               /*Opset=*/9),
+      Act::Clip, -1.5f, 2);
 }
 
 TEST(OnnxActivation, ClipFromZeroWithoutMaxIsARelu) {
@@ -111,23 +84,22 @@ TEST(OnnxActivation, ClipFromZeroWithoutMaxIsARelu) {
 }
 
 TEST(OnnxActivation, SigmoidTanhHardSigmoidAndHardSwish) {
-  expectFusedAndExact(canonical(convThen({node("Sigmoid", "s", {"c"}, {"y"})})), Act::Sigmoid);
-  expectFusedAndExact(canonical(convThen({node("Tanh", "t", {"c"}, {"y"})})), Act::Tanh);
+  expectFusedAndExact(convThen({node("Sigmoid", "s", {"c"}, {"y"})}), Act::Sigmoid);
+  expectFusedAndExact(convThen({node("Tanh", "t", {"c"}, {"y"})}), Act::Tanh);
   expectFusedAndExact(
-      canonical(convThen({node("HardSigmoid", "h", {"c"}, {"y"}, {floatAttr("alpha", 0.25)})})),
+      convThen({node("HardSigmoid", "h", {"c"}, {"y"}, {floatAttr("alpha", 0.25)})}),
       Act::HardSigmoid, 0.25f, 0.5f);
-  expectFusedAndExact(canonical(convThen({node("HardSwish", "h", {"c"}, {"y"})}, 14)),
-                      Act::HardSwish);
+  expectFusedAndExact(convThen({node("HardSwish", "h", {"c"}, {"y"})}, 14), Act::HardSwish);
 }
 
 TEST(OnnxActivation, TimesItsSigmoidIsSiLUAndTimesItsHardSigmoidIsHardSwish) {
-  expectFusedAndExact(canonical(convThen({node("Sigmoid", "s", {"c"}, {"g"}),
-                                          node("Mul", "m", {"c", "g"}, {"y"})})),
-                      Act::Silu);
+  expectFusedAndExact(
+      convThen({node("Sigmoid", "s", {"c"}, {"g"}), node("Mul", "m", {"c", "g"}, {"y"})}),
+      Act::Silu);
   // PyTorch's hardswish below opset 14: x * hardsigmoid(x, 1/6, 1/2), either order.
   expectFusedAndExact(
-      canonical(convThen({node("HardSigmoid", "h", {"c"}, {"g"}, {floatAttr("alpha", 1.0 / 6)}),
-                          node("Mul", "m", {"g", "c"}, {"y"})})),
+      convThen({node("HardSigmoid", "h", {"c"}, {"g"}, {floatAttr("alpha", 1.0 / 6)}),
+                node("Mul", "m", {"g", "c"}, {"y"})}),
       Act::HardSwish);
 }
 
@@ -157,12 +129,13 @@ TEST(OnnxActivation, AClipOpenOnOneSideIsRefusedAndOneWithNoBoundsIsTheIdentity)
 // A function with no conv to sit in (here of the graph input) gets one: a
 // depthwise 1x1 conv with unit weights, exact before the table.
 TEST(OnnxActivation, AFunctionOfTheInputBecomesADepthwiseUnitConv) {
-  Graph G = canonical(model(
-      {input("x", {1, 3, 5, 4}), node("Sigmoid", "s", {"x"}, {"y"}), output("y", {1, 3, 5, 4})}));
+  const std::string Text = model(
+      {input("x", {1, 3, 5, 4}), node("Sigmoid", "s", {"x"}, {"y"}), output("y", {1, 3, 5, 4})});
+  Graph G = canonical(Text);
   ASSERT_EQ(G.Layers.size(), 1u);
   EXPECT_EQ(G.Layers[0].Groups, 3u);
   EXPECT_EQ(G.Layers[0].Weights, (std::vector<float>{1, 1, 1}));
-  expectFusedAndExact(std::move(G), Act::Sigmoid);
+  expectFusedAndExact(Text, Act::Sigmoid);
 }
 
 // Squeeze-and-excitation as torchvision exports it: the map times the
@@ -180,26 +153,19 @@ TEST(OnnxActivation, SqueezeExcitationIsAConvWithRunTimeWeights) {
   EXPECT_EQ(M.Inputs, (std::vector<int>{0, 3}));
   EXPECT_EQ(M.Groups, 4u);
   EXPECT_EQ(G.Layers[3].Activation, Act::Sigmoid) << "the gate's sigmoid sits in fc2";
-  auto Hw = isa::loadHwConfig("zc706");
-  ASSERT_TRUE(bool(Hw));
-  auto F = calibrate(G, int(Hw->ActFracBits), defaultInput(G));
-  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
-  ASSERT_FALSE(bool(quantize(G, *F)));
-  EXPECT_EQ(G.Layers.back().WFrac, G.Layers[3].OutFrac) << "the weights are in s's format";
-  auto P = compiler::compile(G, *Hw);
-  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  std::vector<int16_t> In;
-  for (float V : defaultInput(G))
-    In.push_back(floatToFixed(V, G.InputFrac));
   test::RunResult R;
-  ASSERT_TRUE(test::simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
-  R.Ref = ref::runFixed(G, In, Hw->AccBits);
+  Graph Q;
+  compileAndRun(Text, R, &Q);
+  ASSERT_EQ(Q.Layers.size(), 5u);
+  EXPECT_EQ(Q.Layers.back().WFrac, Q.Layers[3].OutFrac) << "the weights are in s's format";
   EXPECT_TRUE(test::sameBits(R));
   EXPECT_TRUE(test::informative(R.Sim));
   // A batch would need s per frame.
   compiler::CompileOptions O;
   O.Batch = 2;
-  auto B = compiler::compile(G, *Hw, O);
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  auto B = compiler::compile(Q, *Hw, O);
   ASSERT_FALSE(bool(B));
   EXPECT_NE(llvm::toString(B.takeError()).find("not supported with --batch"), std::string::npos);
 }

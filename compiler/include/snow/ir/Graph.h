@@ -136,6 +136,11 @@ struct Layer {
   uint64_t params() const;
 };
 
+/// Makes L, whose Inputs are {x, s} and In x's shape, the per-channel
+/// product x * s (DynamicWeights): a depthwise 1x1 conv without bias whose
+/// weights are s at run time. The YAML `scale` and ONNX's Mul build it.
+void makeRunTimeScale(Layer &L);
+
 struct Graph {
   std::string Name;
   SourceLoc Loc;
