@@ -79,8 +79,12 @@ def C_MaxLen : Const<"MaxLen", !sub(!shl(1, F_len.Width), 1),
   "largest len field: elements or words per row of one access">;
 def C_LutSegmentBits : Const<"LutSegmentBits", 8,
   "an activation table splits the int16 range into segments of 2^LutSegmentBits values, interpolated linearly">;
-def C_LutEntries : Const<"LutEntries", !add(!shl(1, !sub(16, C_LutSegmentBits.Value)), 1),
-  "int16 entries of an activation table: the ends of its 2^(16 - LutSegmentBits) segments">;
+def C_LutEnds : Const<"LutEnds", !add(!shl(1, !sub(16, C_LutSegmentBits.Value)), 1),
+  "segment ends of an activation table: T[0 .. LutEnds - 1] hold the function at the ends of its 2^(16 - LutSegmentBits) segments">;
+def C_LutEntries : Const<"LutEntries", !add(C_LutEnds.Value, 1),
+  "int16 entries of an activation table: its LutEnds segment ends, then its control entry T[LutEnds] (zoom and tail)">;
+def C_LutZoomBits : Const<"LutZoomBits", 3,
+  "low bits of an activation table's control entry that hold its zoom z: the segments cover x * 2^z, i.e. the int16 range / 2^z of x; the next bit selects the upper tail (0: T[LutEnds - 1], 1: T[LutEnds - 1] + x - 2^(15 - z))">;
 
 // The unit whose queue executes an instruction.
 //   ctrl    - the control core itself, one instruction per cycle
@@ -172,7 +176,7 @@ def VMACP : Inst<"vmacp", 0x57, "compute",
   "multi-pixel trace: as vmac, but the vMACs form P = 2^pix groups of vmacs/P and group g reads its map values at rs2 + g*cstride: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + (v / (vmacs/P))*cstride + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane] (P must divide vmacs)">;
 def VWB   : Inst<"vwb", 0x52, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu, F_lut],
-  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): u = x + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256)">;
+  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): z = T[257] & 7, w = x * 2^z; below the table (w < -32768) lut(x) = T[0]; above it (w > 32767) T[256], or with the identity tail (T[257] & 8) sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256)">;
 def VLUT  : Inst<"vlut", 0x59, "compute", [F_rs3],
   "activation table: T[cu][e] = weights[cu][0][rs3 + e / lanes][e % lanes] for e < LutEntries (vMAC 0's weights; one word per cycle)">;
 def VPRE  : Inst<"vpre", 0x55, "compute",

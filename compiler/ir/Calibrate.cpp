@@ -198,9 +198,16 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
   F.PreFrac = F.OutFrac;
   for (size_t I = 0; I < N; ++I) {
     const Layer &L = G.Layers[I];
-    if (L.Kind == LayerKind::Conv && L.Activation != Act::None)
-      F.PreFrac[I] = std::min({MaxActFrac, largestFrac(Headroom * tableRange(L, PreMax[I])),
-                               FracOf(L.input()) + WOf(I)});
+    if (L.Kind != LayerKind::Conv || L.Activation == Act::None)
+      continue;
+    const int Finest = FracOf(L.input()) + WOf(I); // The accumulator shifts right only.
+    F.PreFrac[I] = std::min({MaxActFrac, largestFrac(Headroom * tableRange(L, PreMax[I])), Finest});
+    // A function that turns into y = x above R and flat below -R takes its
+    // output's format when that reaches R: positive inputs then fit (y <= x
+    // there), larger negative ones saturate where the function is flat, and
+    // the table spans only [-R, R), zoomed in (buildLut).
+    if (F.OutFrac[I] <= Finest && lutCover(L.Activation, F.OutFrac[I], F.OutFrac[I]).IdentityTail)
+      F.PreFrac[I] = F.OutFrac[I];
   }
   return F;
 }

@@ -220,12 +220,39 @@ double secondDerivative(Act A, double X) {
 
 } // namespace
 
+double snow::ir::lutLinearBeyond(Act A) {
+  switch (A) {
+  case Act::HardSwish: // Exactly 0 below -3 and x above 3.
+    return 4;
+  case Act::Gelu: // |GELU(-8)| = 5e-15.
+    return 8;
+  case Act::Silu: // |SiLU(-16)| = 16 - SiLU(16) = 1.8e-6, under Q4.11's step / 200.
+    return 16;
+  default:
+    return 0;
+  }
+}
+
+LutCover snow::ir::lutCover(Act A, int PreFrac, int OutFrac) {
+  const double R = lutLinearBeyond(A);
+  LutCover C;
+  if (R == 0 || PreFrac != OutFrac || powerOfTwo(15 - PreFrac) < R)
+    return C;
+  C.IdentityTail = true;
+  const unsigned MaxZoom = (1u << isa::LutZoomBits) - 1;
+  while (C.Zoom < MaxZoom && powerOfTwo(15 - PreFrac - int(C.Zoom) - 1) >= R)
+    ++C.Zoom;
+  return C;
+}
+
 std::vector<int16_t> snow::ir::buildLut(const Layer &L) {
   assert(L.Activation != Act::None && "a table needs a function");
+  const LutCover Cover = lutCover(L.Activation, L.PreFrac, L.OutFrac);
   std::vector<int16_t> T(isa::LutEntries);
-  const double InScale = powerOfTwo(-L.PreFrac), OutScale = powerOfTwo(L.OutFrac);
-  const double H = powerOfTwo(int(isa::LutSegmentBits) - L.PreFrac); // Segment width.
-  for (unsigned E = 0; E < isa::LutEntries; ++E) {
+  const int WFrac = L.PreFrac + int(Cover.Zoom); // Fraction bits of w = x * 2^zoom.
+  const double InScale = powerOfTwo(-WFrac), OutScale = powerOfTwo(L.OutFrac);
+  const double H = powerOfTwo(int(isa::LutSegmentBits) - WFrac); // Segment width.
+  for (unsigned E = 0; E < isa::LutEnds; ++E) {
     const double X = (double(int64_t(E) << isa::LutSegmentBits) - 32768) * InScale;
     // A chord lies h^2/12 f'' above a smooth function on average over its
     // segment: entries lowered by that make the interpolation's error average
@@ -236,6 +263,7 @@ std::vector<int16_t> snow::ir::buildLut(const Layer &L) {
         evalAct(L.Activation, L.ActP0, L.ActP1, X) - H * H / 12 * secondDerivative(L.Activation, X);
     T[E] = roundToFixed(Y * OutScale);
   }
+  T[isa::LutEnds] = isa::lutControl(Cover.Zoom, Cover.IdentityTail);
   return T;
 }
 

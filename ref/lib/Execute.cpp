@@ -136,13 +136,23 @@ int16_t saturate16(__int128 Y) {
 
 int16_t relu16(int16_t Q, bool Relu) { return Relu ? std::max<int16_t>(Q, 0) : Q; }
 
-/// The activation table (contract, "Activation tables"): the int16 range in
-/// 256 segments of 256 values; Table holds their ends, a value between is
-/// interpolated and rounded half up. Written here from the contract, not
-/// shared with the simulator, so that the two check each other.
+/// The activation table (contract, "Activation tables"): 257 segment ends
+/// and a control entry. The 256 segments of 256 values cover x * 2^zoom; a
+/// value within is interpolated between its segment's ends and rounded half
+/// up, one below the table takes the first end, one above the last (plus
+/// x's excess over the table with the identity tail). Written here from the
+/// contract, not shared with the simulator, so that the two check each other.
 int16_t activation(const std::vector<int16_t> &Table, int16_t X) {
-  assert(Table.size() == 257 && "a table holds the ends of 256 segments");
-  const int32_t U = int32_t(X) + 32768, Seg = U / 256, Off = U % 256;
+  assert(Table.size() == 258 && "a table holds the ends of 256 segments and a control entry");
+  const unsigned Control = uint16_t(Table[257]), Zoom = Control % 8;
+  const bool IdentityTail = Control / 8 % 2;
+  const int64_t W = int64_t(X) << Zoom;
+  if (W < -32768)
+    return Table[0];
+  if (W > 32767)
+    return IdentityTail ? saturate16(int64_t(Table[256]) + X - (int64_t(1) << (15 - Zoom)))
+                        : Table[256];
+  const int32_t U = int32_t(W) + 32768, Seg = U / 256, Off = U % 256;
   const int32_t Lo = Table[size_t(Seg)], Hi = Table[size_t(Seg) + 1];
   const int32_t Num = (Hi - Lo) * Off + 128;
   int32_t Step = Num / 256; // Rounds toward zero; the contract floors.

@@ -186,9 +186,9 @@ private:
                     L.Activation == ir::Act::None ? "output" : "pre-activation", L.writebackFrac(),
                     L.InFrac, L.WFrac);
     if (L.Activation != ir::Act::None &&
-        (L.PreFrac < 0 || L.PreFrac > MaxActFrac || L.QLut.size() != 257 || L.Relu))
+        (L.PreFrac < 0 || L.PreFrac > MaxActFrac || L.QLut.size() != 258 || L.Relu))
       return failAt(L,
-                    "activation table: {} entries (expected 257), pre-activation format {} "
+                    "activation table: {} entries (expected 258), pre-activation format {} "
                     "fraction bits (expected 0..{}){}",
                     L.QLut.size(), L.PreFrac, MaxActFrac, L.Relu ? ", and a relu before it" : "");
     if (!L.HasResidual)

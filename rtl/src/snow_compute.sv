@@ -53,7 +53,6 @@ module snow_compute
   input  logic [15:0] wr_data [CUS*VMACS][LANES]
 );
   localparam int unsigned AEW = $clog2(ACC_ENTRIES);
-  localparam int unsigned LEW = $clog2(LUT_ENTRIES);
 
   // The operation in progress (registered after its first cycle).
   logic active_q;
@@ -220,9 +219,8 @@ module snow_compute
   // The maps write of this cycle: the words of a writeback group (vMACs
   // o * WB_WORDS on; the last group may be partial) or a pool result.
   always_comb begin
-    logic [15:0] y, u;
+    logic [15:0] y;
     y = '0;
-    u = '0;
     mw_en = (active && op == OP_VWB) || (do_pool && last);
     mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
     mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'd1;
@@ -234,13 +232,7 @@ module snow_compute
           for (int v = 0; v < VMACS; v++)
             if (o * 64'(WB_WORDS) + 64'(w) == 64'(v))
               y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
-          if (use_lut) begin
-            // Segment i = u >> LUT_SEGMENT_BITS of u = y + 32768 (the sign
-            // bit flipped): its ends T[i], T[i + 1], interpolated at u's low bits.
-            u = {~y[15], y[14:0]};
-            y = lut_interp(lut[c][LEW'(u >> LUT_SEGMENT_BITS)],
-                           lut[c][LEW'(u >> LUT_SEGMENT_BITS) + LEW'(1)], u[LUT_SEGMENT_BITS-1:0]);
-          end
+          if (use_lut) y = lut_lookup(lut[c], y);
           mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
                                       : (w == 0 ? pool_out[c][l] : 16'd0);
         end

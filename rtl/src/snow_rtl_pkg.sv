@@ -142,10 +142,10 @@ package snow_rtl_pkg;
   // Activation table (vlut, vwb's lut flag): LUT_ENTRIES int16 values, LANES
   // to a weight word, one word read per cycle.
   localparam int unsigned LUT_WORDS = (LUT_ENTRIES + LANES - 1) / LANES;
+  localparam int unsigned LEW = $clog2(LUT_ENTRIES);
 
-  // lut(x) of Snow.td's vwb (isa/include/snow/isa/Lut.h): x selects segment i
-  // = (x + 32768) >> LUT_SEGMENT_BITS, whose ends lo = T[i] and hi = T[i + 1]
-  // are interpolated at f, the low LUT_SEGMENT_BITS bits, rounding half up.
+  // Interpolation within the table: segment i's ends lo = T[i] and hi =
+  // T[i + 1] at f, the low LUT_SEGMENT_BITS bits of u, rounding half up.
   function automatic logic [15:0] lut_interp(input logic [15:0] lo, input logic [15:0] hi,
                                              input logic [LUT_SEGMENT_BITS-1:0] f);
     logic signed [31:0] d, r;
@@ -153,6 +153,30 @@ package snow_rtl_pkg;
     r = 32'(signed'(lo)) +
         ((d * signed'(32'(f)) + (32'sd1 <<< (LUT_SEGMENT_BITS - 1))) >>> LUT_SEGMENT_BITS);
     return r[15:0];
+  endfunction
+
+  // lut(x) of Snow.td's vwb (isa/include/snow/isa/Lut.h) on a table t: the
+  // control entry t[LUT_ENDS] holds zoom z and the identity-tail bit; w = x *
+  // 2^z below the int16 range gives t[0], above it t[LUT_ENDS - 1] (plus x's
+  // excess with the tail), within it segment (w + 32768) >> LUT_SEGMENT_BITS.
+  // In hardware: a shifter, two comparators and an adder beside the
+  // interpolator, per lane.
+  function automatic logic [15:0] lut_lookup(input logic [15:0] t [LUT_ENTRIES],
+                                             input logic [15:0] x);
+    logic [LUT_ZOOM_BITS-1:0] z;
+    logic signed [31:0] w;
+    logic [15:0] u;
+    logic [LEW-1:0] i;
+    z = t[LUT_ENDS][LUT_ZOOM_BITS-1:0];
+    w = 32'(signed'(x)) <<< z;
+    if (w < -32'sd32768) return t[0];
+    if (w > 32'sd32767)
+      return t[LUT_ENDS][LUT_ZOOM_BITS] ? sat16(64'(signed'(t[LUT_ENDS - 1])) + 64'(signed'(x))
+                                                - (64'sd32768 >>> z))
+                                        : t[LUT_ENDS - 1];
+    u = {~w[15], w[14:0]};
+    i = LEW'(u >> LUT_SEGMENT_BITS);
+    return lut_interp(t[i], t[i + LEW'(1)], u[LUT_SEGMENT_BITS-1:0]);
   endfunction
 
 endpackage

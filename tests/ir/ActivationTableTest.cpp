@@ -53,7 +53,10 @@ Layer tableLayer(const Fn &F, int PreFrac, int OutFrac) {
 }
 
 double bound(const Fn &F, int PreFrac, int OutFrac) {
-  const double H = std::ldexp(1.0, isa::LutSegmentBits - PreFrac);
+  // A zoomed table's segments are 2^zoom times narrower; past its ends the
+  // functions with an identity tail are flat or y = x to far under an LSB.
+  const int Zoom = int(lutCover(F.A, PreFrac, OutFrac).Zoom);
+  const double H = std::ldexp(1.0, isa::LutSegmentBits - PreFrac - Zoom);
   double J = 0;
   for (size_t K = 0; K < F.Kinks.size(); ++K) {
     const double Steps = F.Kinks[K] / H; // A kink on a segment end costs nothing.
@@ -105,12 +108,42 @@ TEST(ActivationTable, EntriesAreTheFunctionAtSegmentEnds) {
 
 TEST(ActivationTable, LookupRoundsHalfUpAndStaysBetweenEntries) {
   std::vector<int16_t> T(isa::LutEntries);
-  for (unsigned E = 0; E < T.size(); ++E)
+  for (unsigned E = 0; E < isa::LutEnds; ++E)
     T[E] = int16_t(E % 2 ? 32767 : -32768); // Steepest possible segments.
+  T[isa::LutEnds] = isa::lutControl(0, false);
   for (int X = -32768; X <= 32767; ++X) {
     const int U = X + 32768, I = U >> 8, F = U & 255;
     const int64_t Num = int64_t(T[I + 1] - T[I]) * F + 128;
     const int64_t Want = T[I] + (Num >= 0 ? Num / 256 : -((-Num + 255) / 256));
     ASSERT_EQ(isa::lutLookup(T.data(), int16_t(X)), Want) << "x = " << X;
   }
+}
+
+// SiLU, GELU and HardSwish in one format Q7.8 (uniform formats; calibration
+// picks PreFrac = OutFrac for them): the table spans [-R, R) at zoom 3
+// (SiLU's R = 16: segments of 1/8 instead of 1) and continues as y = x above
+// it. Its error is the rounding's and an eighth of the chord's, where the
+// same function spread over the whole Q7.8 range (a different output format,
+// so no tail) is 64 times further off in the chord term.
+TEST(ActivationTable, IdentityTailZoomsIntoTheCurvedPart) {
+  for (const Fn &F : {Functions[4], Functions[5], Functions[6]}) {
+    Layer Tail = tableLayer(F, 8, 8);
+    const LutCover C = lutCover(F.A, 8, 8);
+    EXPECT_TRUE(C.IdentityTail) << actName(F.A, F.P0, F.P1);
+    EXPECT_EQ(std::ldexp(1.0, 15 - 8 - int(C.Zoom)), lutLinearBeyond(F.A));
+    EXPECT_EQ(Tail.QLut[isa::LutEnds], isa::lutControl(C.Zoom, true));
+    EXPECT_LE(lutErrorLsb(Tail), bound(F, 8, 8)) << actName(F.A, F.P0, F.P1);
+    EXPECT_LE(lutErrorLsb(Tail), 1.5) << actName(F.A, F.P0, F.P1);
+    // y = x above the table: 100.0 in Q7.8 stays 100.0 (SiLU(100) = 100).
+    EXPECT_EQ(isa::lutLookup(Tail.QLut.data(), int16_t(25600)), 25600);
+    Layer Whole = tableLayer(F, 8, 9); // Q7.8 -> Q6.9: no tail, zoom 0.
+    EXPECT_EQ(Whole.QLut[isa::LutEnds], 0);
+  }
+  EXPECT_GT(lutErrorLsb(tableLayer(Functions[5], 8, 9)), 8.0); // SiLU spread over Q7.8
+  // Too narrow a format to reach R: no tail (SiLU in Q4.11 reaches 16 exactly;
+  // in Q3.12, 8 < 16).
+  EXPECT_TRUE(lutCover(Act::Silu, 11, 11).IdentityTail);
+  EXPECT_EQ(lutCover(Act::Silu, 11, 11).Zoom, 0u);
+  EXPECT_FALSE(lutCover(Act::Silu, 12, 12).IdentityTail);
+  EXPECT_FALSE(lutCover(Act::Sigmoid, 8, 8).IdentityTail);
 }

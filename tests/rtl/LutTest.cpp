@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "snow/isa/Lut.h"
 #include "CoSim.h"
 #include "Programs.h"
 #include "snow/isa/IsaConstants.h"
@@ -54,31 +55,42 @@ protected:
 };
 class RtlLutOn : public RtlLut, public ::testing::WithParamInterface<const char *> {};
 
-/// lut(x) as Snow.td's vwb states it: u = x + 32768, i = u >> 8, f = u & 255,
-/// T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256), with the divisions done in
-/// floating point (exact at these magnitudes) rather than by shifts.
+/// lut(x) as Snow.td's vwb states it: z = T[257] & 7, w = x * 2^z; below the
+/// table T[0], above it T[256] or, with the identity tail (T[257] & 8),
+/// sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u
+/// & 255, T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256), with the divisions
+/// done in floating point (exact at these magnitudes) rather than by shifts.
 int lutOf(const std::vector<int> &T, int X) {
-  const int Seg = 1 << isa::LutSegmentBits;
-  const int U = X + 32768, I = U / Seg, F = U % Seg;
+  const int Seg = 1 << isa::LutSegmentBits, Control = T[isa::LutEnds] & 0xffff;
+  const int Z = Control & 7, W = X * (1 << Z);
+  if (W < -32768)
+    return T[0];
+  if (W > 32767)
+    return Control & 8 ? std::clamp(T[isa::LutEnds - 1] + X - (32768 >> Z), -32768, 32767)
+                       : T[isa::LutEnds - 1];
+  const int U = W + 32768, I = U / Seg, F = U % Seg;
   return T[I] + int(std::floor((double(T[I + 1] - T[I]) * F + Seg / 2) / Seg));
 }
 
 /// A table that is not monotonic and swings rail to rail where it can (the
-/// largest differences, +-65535, at both ends), random in between.
-std::vector<int> wildTable(uint64_t Seed) {
+/// largest differences, +-65535, at both ends), random in between, with the
+/// given control entry (zoom and tail).
+std::vector<int> wildTable(uint64_t Seed, int Control) {
   std::vector<int> T = randomValues(Seed, isa::LutEntries, -32768, 32767);
   T[0] = -32768;
   T[1] = 32767;
   T[2] = -32768;
-  T[isa::LutEntries - 2] = -32768;
-  T[isa::LutEntries - 1] = 32767;
+  T[isa::LutEnds - 2] = -32768;
+  T[isa::LutEnds - 1] = 32767;
+  T[isa::LutEnds] = Control;
   return T;
 }
 
 // Inputs across all 256 segments (both ends, a half, the extremes -32768 and
 // 32767, random offsets) through per-CU tables: lut alone, lut then ReLU,
 // plain ReLU, lut after a saturating shift, and a second vlut that replaces
-// the table. Outputs against the formula and sim against RTL.
+// the table with a zoomed one (inputs below, within and above it). Outputs against the formula and
+// sim against RTL.
 TEST_P(RtlLutOn, InterpolatesEverySegment) {
   auto Hw = isa::loadHwConfig(GetParam());
   ASSERT_TRUE(bool(Hw));
@@ -102,8 +114,11 @@ TEST_P(RtlLutOn, InterpolatesEverySegment) {
   S += data16(0x100000, X);
   std::vector<std::vector<int>> T1(Cus), T2(Cus);
   for (unsigned C = 0; C < Cus; ++C) {
-    T1[C] = wildTable(100 + C);
-    T2[C] = wildTable(200 + C);
+    // The first table spans the whole range (zoom 0); the second zooms in
+    // by 1 + C % 7 with the identity tail on every other CU, and a CU's high
+    // control bits set, which the lookup ignores.
+    T1[C] = wildTable(100 + C, 0);
+    T2[C] = wildTable(200 + C, int16_t(isa::lutControl(1 + C % 7, C % 2 == 0) | 0x7ff0));
     auto Padded = [&](std::vector<int> T, uint64_t Seed) {
       std::vector<int> Junk = randomValues(Seed, Lw * L - T.size(), -32768, 32767);
       T.insert(T.end(), Junk.begin(), Junk.end());
@@ -180,8 +195,8 @@ TEST_P(RtlLutOn, OrderedAgainstWeightLoads) {
   const unsigned Bank = Hw->weightsBankWords(), Words = Hw->weightsWords();
   ASSERT_GE(Hw->WeightsBanks, 2u);
   std::string S = fmt::format(".model lutsync\n.output 0x400000 {} 1 1\n", 3 * Row);
-  S += data16(0x200000, wildTable(7));
-  S += data16(0x210000, wildTable(8));
+  S += data16(0x200000, wildTable(7, 0));
+  S += data16(0x210000, wildTable(8, isa::lutControl(2, true)));
   S += data16(0x100000, randomValues(9, Row, -32768, 32767));
   S += li(1, 0x100000) +
        fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Row, All);

@@ -19,11 +19,18 @@ using namespace snow::test;
 
 namespace {
 
-/// Snow.td's vwb: u = x + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] +
-/// floor(((T[i+1] - T[i]) * f + 128) / 256), divided in floating point
-/// (exact here) instead of shifted.
+/// Snow.td's vwb: z = T[257] & 7, w = x * 2^z; below the table T[0], above it
+/// T[256] or, with the identity tail (T[257] & 8), sat16(T[256] + x - 2^(15 -
+/// z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] +
+/// floor(((T[i+1] - T[i]) * f + 128) / 256), divided in floating point (exact
+/// here) instead of shifted.
 int lutByFormula(const std::vector<int16_t> &T, int X) {
-  const int U = X + 32768, I = U / 256, F = U % 256;
+  const int Z = T[257] & 7, W = X * (1 << Z);
+  if (W < -32768)
+    return T[0];
+  if (W > 32767)
+    return T[257] & 8 ? std::clamp(T[256] + X - (1 << (15 - Z)), -32768, 32767) : T[256];
+  const int U = W + 32768, I = U / 256, F = U % 256;
   return T[I] + int(std::floor((double(T[I + 1] - T[I]) * F + 128) / 256));
 }
 
@@ -37,20 +44,32 @@ std::vector<int16_t> randomTable(uint64_t Seed) {
 
 TEST(Lut, ConstantsDescribeTheSegments) {
   EXPECT_EQ(isa::LutSegmentBits, 8u);
-  EXPECT_EQ(isa::LutEntries, 257u); // 2^(16 - 8) segments, both ends
+  EXPECT_EQ(isa::LutEnds, 257u);    // 2^(16 - 8) segments, both ends
+  EXPECT_EQ(isa::LutEntries, 258u); // and the control entry
+  EXPECT_EQ(isa::LutZoomBits, 3u);
 }
 
-// Every int16 input, through tables that are random, swing between the rails
-// on every segment (differences of +-65535), are constant, or are the line
-// y = x (T[i] = 256 i - 32768, the last end clipped to 32767).
+// Every int16 input, through tables that are random (control entries too:
+// every zoom, tail on and off), swing between the rails on every segment
+// (differences of +-65535), are constant, or are the line y = x (T[i] = 256
+// i - 32768, the last end clipped to 32767), at zoom 0 and with the tail at
+// every zoom.
 TEST(Lut, MatchesTheFormulaOnEveryInput) {
-  std::vector<std::vector<int16_t>> Tables = {randomTable(1), randomTable(2)};
+  std::vector<std::vector<int16_t>> Tables;
+  for (uint64_t Seed = 1; Seed <= 16; ++Seed)
+    Tables.push_back(randomTable(Seed));
   std::vector<int16_t> Swing(isa::LutEntries), Flat(isa::LutEntries, -1234), Line(isa::LutEntries);
-  for (unsigned I = 0; I < isa::LutEntries; ++I) {
+  for (unsigned I = 0; I < isa::LutEnds; ++I) {
     Swing[I] = I % 2 ? 32767 : -32768;
     Line[I] = int16_t(std::min(256 * int(I) - 32768, 32767));
   }
+  Swing[isa::LutEnds] = Line[isa::LutEnds] = 0;
+  Flat[isa::LutEnds] = isa::lutControl(0, false);
   Tables.insert(Tables.end(), {Swing, Flat, Line});
+  for (unsigned Z = 0; Z < 8; ++Z) {
+    Tables.push_back(Swing);
+    Tables.back()[isa::LutEnds] = isa::lutControl(Z, true);
+  }
   for (size_t K = 0; K < Tables.size(); ++K)
     for (int X = -32768; X <= 32767; ++X)
       ASSERT_EQ(isa::lutLookup(Tables[K].data(), int16_t(X)), lutByFormula(Tables[K], X))
@@ -58,6 +77,32 @@ TEST(Lut, MatchesTheFormulaOnEveryInput) {
   // The line reproduces its input but for the last segment (slope 255/256).
   for (int X = -32768; X < 32512; ++X)
     ASSERT_EQ(isa::lutLookup(Line.data(), int16_t(X)), X);
+}
+
+// Zoom and tails by hand: at zoom 3 the table covers x in [-4096, 4096);
+// below it the first end, above it the last end plus x - 4096 (tail) or the
+// last end alone, saturated.
+TEST(Lut, ZoomAndTailsByHand) {
+  std::vector<int16_t> T(isa::LutEntries, 0);
+  for (unsigned I = 0; I < isa::LutEnds; ++I)
+    T[I] = int16_t(int(I) - 128); // w = 256 (i - 128) maps to i - 128: y = w / 256 = x / 32.
+  T[isa::LutEnds] = isa::lutControl(3, true);
+  auto L = [&](int X) { return int(isa::lutLookup(T.data(), int16_t(X))); };
+  EXPECT_EQ(L(0), 0);
+  EXPECT_EQ(L(-4096), -128); // w = -32768: the first end
+  EXPECT_EQ(L(-4097), -128); // below: the first end
+  EXPECT_EQ(L(-32768), -128);
+  EXPECT_EQ(L(4095), 128);    // w = 32760: 127 + (1 * 248 + 128) / 256 = 128
+  EXPECT_EQ(L(4096), 128);    // above: T[256] + 0
+  EXPECT_EQ(L(4100), 132);    // T[256] + 4
+  EXPECT_EQ(L(32767), 28799); // 128 + 32767 - 4096
+  T[isa::LutEnds - 1] = 32000;
+  EXPECT_EQ(L(32767), 32767); // 32000 + 28671: saturated
+  T[isa::LutEnds] = isa::lutControl(3, false);
+  EXPECT_EQ(L(32767), 32000);        // no tail: the last end
+  T[isa::LutEnds] = int16_t(0xfff3); // other bits ignored: zoom 3, no tail
+  EXPECT_EQ(L(4100), 32000);
+  EXPECT_EQ(L(8), 0); // w = 64: segment 128 + 0.25 -> 0
 }
 
 // Edge inputs worked by hand: the first and last input, segment boundaries
@@ -98,7 +143,7 @@ std::string data16(uint64_t Addr, const std::vector<int> &Values) {
   return Line + "\n";
 }
 
-// vlut takes ceil(257 / 16) = 17 cycles on the timing machine, reading vMAC
+// vlut takes ceil(258 / 16) = 17 cycles on the timing machine, reading vMAC
 // 0's weight words [rs3, rs3 + 17): from 1007 it fits the 1024 words, from
 // 1008 it faults. A vwb with lut takes as long as one without.
 TEST(Lut, VlutDurationAndRange) {

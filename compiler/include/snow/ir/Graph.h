@@ -207,10 +207,28 @@ unsigned windowOutSize(unsigned In, unsigned K, unsigned S, unsigned PadBegin, u
 /// round(MaxAbs * 2^f) <= 32767, or 0 when none fits (values then saturate).
 int largestFrac(double MaxAbs);
 
+/// For a function that is flat below -R and y = x above R (SiLU, GELU,
+/// HardSwish), R as a power of two, past which the difference is far under
+/// an output step; 0 for the others.
+double lutLinearBeyond(Act A);
+
+/// How a table covers its input (docs/fixed-point.md, "Activation tables"):
+/// with the identity tail, input and output share a format and the table
+/// spans [-R, R) of lutLinearBeyond, zoomed in by Zoom; otherwise it spans
+/// the whole int16 range of PreFrac (Zoom 0, tail off).
+struct LutCover {
+  unsigned Zoom = 0;
+  bool IdentityTail = false;
+};
+/// The cover of a table from PreFrac to OutFrac: the identity tail exactly
+/// when the function has one, PreFrac == OutFrac and that format reaches R.
+LutCover lutCover(Act A, int PreFrac, int OutFrac);
+
 /// The activation table of a layer with an Activation, from its PreFrac to
-/// its OutFrac (docs/fixed-point.md, "Activation tables"): entry e holds the
-/// function at the start of segment e, x = (e * 2^LutSegmentBits - 32768) /
-/// 2^PreFrac, rounded half away from zero to OutFrac and saturated.
+/// its OutFrac (docs/fixed-point.md, "Activation tables"): entry e < LutEnds
+/// holds the function at the start of segment e, x = (e * 2^LutSegmentBits -
+/// 32768) / 2^(PreFrac + Zoom), rounded half away from zero to OutFrac and
+/// saturated; entry LutEnds, lutCover's control.
 std::vector<int16_t> buildLut(const Layer &L);
 
 /// The largest |lut(x) - f(x)| of L's table over every int16 input x, in
