@@ -6,7 +6,10 @@
 // exports SiLU and, below opset 14, HardSwish as x * f(x): Mul of a value and
 // a Sigmoid / HardSigmoid of that same value becomes the one function. Any
 // other Mul (squeeze-and-excitation's per-channel scaling, products of two
-// tensors) is refused, naming the node.
+// tensors) is refused, naming the node. GELU has no node below opset 20:
+// PyTorch writes x * 0.5 * (1 + erf(x / sqrt 2)) as Div, Erf, Add, Mul, Mul,
+// which is followed node by node (OnnxValue::GeluStep) and becomes the one
+// function at its last Mul; any other reader of a step is refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,4 +147,88 @@ void OnnxImporter::importMul() {
     return;
   }
   Refuse();
+}
+
+bool OnnxImporter::isGeluStep(const std::string &Op) const {
+  if (Op == "Erf")
+    return true;
+  if (Op != "Div" && Op != "Add" && Op != "Mul")
+    return false;
+  bool RunTime = false;
+  for (size_t I = 0; I < inputCount(); ++I) {
+    auto It = Values.find(inputName(I));
+    if (It == Values.end())
+      continue;
+    if (It->second.GeluStep)
+      return true;
+    RunTime |= !It->second.IsConst;
+  }
+  // A run-time value divided by anything can only be a GELU's first step
+  // (importGeluStep says why when it is not).
+  return Op == "Div" && RunTime;
+}
+
+void OnnxImporter::importGeluStep(const std::string &Op) {
+  checkAttributes({});
+  const std::string Form = "GELU as PyTorch exports it, x * 0.5 * (1 + erf(x / sqrt 2))";
+  auto Step = [&](size_t I) -> const OnnxValue * {
+    auto It = Values.find(inputName(I));
+    return It == Values.end() ? nullptr : &It->second;
+  };
+  auto IsScalar = [&](size_t I, double Want) {
+    const OnnxValue *V = Step(I);
+    bool Ok = V && V->IsConst && V->Const;
+    const float F = Ok ? scalarOf(*V->Const, Ok) : 0.0f;
+    return Ok && std::fabs(double(F) - Want) <= 1e-6 * Want;
+  };
+  auto Next = [&](const OnnxValue &V) {
+    OnnxValue W = V;
+    ++W.GeluStep;
+    defineAlias(0, W);
+  };
+  if (Op == "Erf") {
+    if (inputCount() != 1 || !Step(0) || Step(0)->GeluStep != 1)
+      fail(fmt::format("only erf(x / sqrt 2) of {} is supported", Form));
+    return Next(*Step(0));
+  }
+  if (inputCount() != 2)
+    fail("needs two inputs");
+  if (Op == "Div") {
+    const OnnxValue &X = activation(0);
+    if (X.GeluStep || X.chansPending() || !IsScalar(1, std::sqrt(2.0)))
+      fail(fmt::format("a run-time value may only be divided by sqrt 2, as the first step of {}; "
+                       "other divisions of maps are not supported",
+                       Form));
+    return Next(X);
+  }
+  for (size_t I : {0, 1}) {
+    const OnnxValue *V = Step(I);
+    if (!V || !V->GeluStep)
+      continue;
+    if (Op == "Add" && V->GeluStep == 2 && IsScalar(1 - I, 1.0))
+      return Next(*V);
+    if (Op == "Mul" && V->GeluStep == 3) {
+      const OnnxValue *X = Step(1 - I);
+      if (X && !X->IsConst && !X->GeluStep && !X->chansPending() && !X->padPending() &&
+          X->Layer == V->Layer && X->Dims == V->Dims)
+        return Next(*V);
+    }
+    if (Op == "Mul" && V->GeluStep == 4 && IsScalar(1 - I, 0.5)) {
+      Layer L;
+      L.Kind = LayerKind::Activation;
+      L.Activation = Act::Gelu;
+      L.TypeName = actName(Act::Gelu);
+      L.Inputs = {V->Layer};
+      L.In = L.Out = shapeOf(V->Layer);
+      const std::vector<int64_t> Dims = V->Dims;
+      int Id = addLayer(std::move(L));
+      defineActivation(0, Id, Dims);
+      return;
+    }
+    static const char *const Want[] = {"", "", "erf(x / sqrt 2) + 1",
+                                       "x * (1 + erf(x / sqrt 2)) with the same x",
+                                       "x * (1 + erf(x / sqrt 2)) * 0.5"};
+    fail(fmt::format("step {} of a GELU must be {}: {}", V->GeluStep + 1, Want[V->GeluStep], Form));
+  }
+  fail(fmt::format("not a step of {}", Form));
 }

@@ -21,6 +21,8 @@
 
 #include "snow/support/FileIO.h"
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <fmt/format.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
@@ -250,10 +252,19 @@ void OnnxExporter::exportLayer(const Layer &L) {
       node("Mul", L.Name, {inName(P), F}, Out);
       break;
     }
-    default:
-      throw ExportError{fmt::format("{}: layer '{}': {} has no ONNX form snowc reads back (opset "
-                                    "13 writes it as Erf arithmetic)",
-                                    L.Loc.str(), L.Name, L.TypeName)};
+    case Act::Gelu: { // As PyTorch writes it: x * (1 + erf(x / sqrt 2)) * 0.5.
+      const std::string X = inName(P), Div = fresh(L.Name + "_div"), Erf = fresh(L.Name + "_erf"),
+                        One = fresh(L.Name + "_add"), Twice = fresh(L.Name + "_mul");
+      node("Div", Div, {X, initializer(L.Name + ".sqrt2", {}, {float(M_SQRT2)})}, Div);
+      node("Erf", Erf, {Div}, Erf);
+      node("Add", One, {Erf, initializer(L.Name + ".one", {}, {1.0f})}, One);
+      node("Mul", Twice, {X, One}, Twice);
+      node("Mul", L.Name, {Twice, initializer(L.Name + ".half", {}, {0.5f})}, Out);
+      break;
+    }
+    case Act::None:
+      assert(false && "an Activation layer has a function");
+      break;
     }
     break;
   case LayerKind::BatchNorm: {

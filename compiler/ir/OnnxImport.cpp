@@ -240,6 +240,7 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
                                           "HardSigmoid",
                                           "HardSwish",
                                           "Tanh",
+                                          "Erf",
                                           "Mul",
                                           "Sub",
                                           "Div",
@@ -279,6 +280,8 @@ void OnnxImporter::importOperator(const std::string &Op) {
     importGemm(/*IsMatMul=*/false);
   else if (Op == "MatMul")
     importGemm(/*IsMatMul=*/true);
+  else if (isGeluStep(Op))
+    importGeluStep(Op);
   else if (Op == "Sub" || Op == "Div" || ((Op == "Add" || Op == "Mul") && AllConst))
     foldArithmetic(Op);
   else if (Op == "Shape")
@@ -345,6 +348,10 @@ OnnxModel OnnxImporter::run() {
   if (It->second.IsConst)
     throw OnnxError{fmt::format("{}: graph output '{}' is a constant; there is nothing to compute",
                                 File, OutputName)};
+  if (It->second.GeluStep)
+    throw OnnxError{fmt::format("{}: graph output '{}' is step {} of a GELU's five nodes, not a "
+                                "function snowc computes",
+                                File, OutputName, It->second.GeluStep)};
   // Live nodes are the output's ancestors, in topological order, so the
   // output's layer is the last one (or the graph input itself).
   assert((It->second.Layer < 0 || size_t(It->second.Layer) + 1 == G.Layers.size()) &&

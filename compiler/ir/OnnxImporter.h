@@ -81,6 +81,10 @@ struct OnnxValue {
   /// Transpose of those two axes and the Reshape back may read it.
   bool ChanFactored = false;
   bool chansPending() const { return !ChanMap.empty(); }
+  /// Part way through PyTorch's GELU, x * 0.5 * (1 + erf(x / sqrt 2))
+  /// (OnnxActivations.cpp): 1 x / sqrt 2, 2 its erf, 3 one plus that, 4 x
+  /// times that, all of Layer's x. Only the next node of the chain may read it.
+  uint8_t GeluStep = 0;
 };
 
 class OnnxImporter {
@@ -171,6 +175,10 @@ private:
   void importActivation(const std::string &Op);
   /// Mul: x * sigmoid(x) or x * hardsigmoid(x) only.
   void importMul();
+  /// One node of PyTorch's GELU chain (Div, Erf, Add, Mul, Mul); true if it
+  /// was one (isGeluStep).
+  bool isGeluStep(const std::string &Op) const;
+  void importGeluStep(const std::string &Op);
   /// Node inputs and graph outputs that read the value called Name.
   unsigned readers(const std::string &Name) const;
   /// Whether every reader of the Pad's output takes its zeros as its own

@@ -124,6 +124,11 @@ void OnnxImporter::prepareInputs(const onnx::NodeProto &N) {
     if (It == Values.end() || It->second.IsConst)
       continue;
     const OnnxValue &V = It->second;
+    static const char *const GeluNext[] = {"", "Erf", "Add", "Mul", "Mul"};
+    if (V.GeluStep && Op != GeluNext[V.GeluStep])
+      fail(fmt::format("input '{}' is step {} of a GELU, x * 0.5 * (1 + erf(x / sqrt 2)); only "
+                       "the chain's next node ({}) may read it",
+                       N.input(J), V.GeluStep, GeluNext[V.GeluStep]));
     const bool Passes = J == 0 && (Op == "Identity" || Op == "Dropout" || Op == "Shape");
     if (V.ChanFactored && !(Passes || (J == 0 && (Op == "Transpose" || Op == "Reshape"))))
       fail(fmt::format("input '{}' {} is the middle of a channel shuffle (a Reshape that "

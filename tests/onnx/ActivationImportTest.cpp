@@ -10,6 +10,8 @@
 #include "CompileRun.h"
 #include "OnnxBuilder.h"
 
+#include <cstring>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace snow;
@@ -101,6 +103,66 @@ TEST(OnnxActivation, TimesItsSigmoidIsSiLUAndTimesItsHardSigmoidIsHardSwish) {
       convThen({node("HardSigmoid", "h", {"c"}, {"g"}, {floatAttr("alpha", 1.0 / 6)}),
                 node("Mul", "m", {"g", "c"}, {"y"})}),
       Act::HardSwish);
+}
+
+/// PyTorch's GELU at opset 13: x * (1 + erf(x / sqrt 2)) * 0.5 from c to y,
+/// with Bad replacing one step's constant (Name, value) when given.
+std::vector<std::string> geluNodes(const std::string &Bad = "", double Value = 0) {
+  auto K = [&](const std::string &Name, double V) {
+    return init(Name, {}, {Name == Bad ? Value : V});
+  };
+  return {K("r2", 1.4142135381698608),
+          K("one", 1.0),
+          K("half", 0.5),
+          node("Div", "gelu_div", {"c", "r2"}, {"d"}),
+          node("Erf", "gelu_erf", {"d"}, {"e"}),
+          node("Add", "gelu_add", {"e", "one"}, {"a"}),
+          node("Mul", "gelu_mul", {"c", "a"}, {"m"}),
+          node("Mul", "gelu_half", {"m", "half"}, {"y"})};
+}
+
+TEST(OnnxActivation, PyTorchsErfChainIsGELU) {
+  expectFusedAndExact(convThen(geluNodes()), Act::Gelu);
+  // Other constants, or a step read by anything but the chain, are refused
+  // naming the node.
+  std::string Msg = importError(convThen(geluNodes("r2", 2.0)));
+  EXPECT_NE(Msg.find("'gelu_div' (Div)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("divided by sqrt 2"), std::string::npos) << Msg;
+  Msg = importError(convThen(geluNodes("half", 0.25)));
+  EXPECT_NE(Msg.find("'gelu_half' (Mul)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("step 5 of a GELU"), std::string::npos) << Msg;
+  std::vector<std::string> Tail = geluNodes();
+  Tail.back() = node("Relu", "r", {"e"}, {"y"});
+  Msg = importError(convThen(Tail));
+  EXPECT_NE(Msg.find("'r' (Relu)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("only the chain's next node (Add)"), std::string::npos) << Msg;
+}
+
+// Every function of the model format survives --export-onnx and the import
+// back: the same layer kinds and parameters, and the same program.
+TEST(OnnxActivation, EveryFunctionRoundTripsThroughExport) {
+  for (const char *Fn :
+       {"relu6", "{type: clip, min: -1.5, max: 2}", "sigmoid",
+        "{type: hardsigmoid, alpha: 0.25, beta: 0.375}", "hardswish", "silu", "gelu", "tanh"}) {
+    const std::string Type =
+        Fn[0] == '{' ? std::string(Fn + 1, std::strlen(Fn) - 2) : fmt::format("type: {}", Fn);
+    const std::string Yaml =
+        fmt::format("name: fn\ninput: {{name: x, shape: [3, 6, 5]}}\nlayers:\n"
+                    "  - {{name: c, type: conv, out_channels: 4, kernel: 3, pad: 1}}\n"
+                    "  - {{name: f, {}}}\n",
+                    Type);
+    llvm::Expected<Graph> Y = parseModel(Yaml, "fn.yaml");
+    ASSERT_TRUE(bool(Y)) << Fn << ": " << llvm::toString(Y.takeError());
+    llvm::Expected<std::string> Bytes = exportOnnx(*Y);
+    ASSERT_TRUE(bool(Bytes)) << Fn << ": " << llvm::toString(Bytes.takeError());
+    llvm::Expected<OnnxModel> M = parseOnnx(*Bytes, "fn.onnx");
+    ASSERT_TRUE(bool(M)) << Fn << ": " << llvm::toString(M.takeError());
+    ASSERT_EQ(M->G.Layers.size(), 2u) << Fn;
+    const Layer &A = Y->Layers[1], &B = M->G.Layers[1];
+    EXPECT_EQ(B.Activation, A.Activation) << Fn;
+    EXPECT_EQ(B.ActP0, A.ActP0) << Fn;
+    EXPECT_EQ(B.ActP1, A.ActP1) << Fn;
+  }
 }
 
 TEST(OnnxActivation, OtherProductsAreRefusedNamingTheNode) {
