@@ -146,6 +146,29 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   return Plans;
 }
 
+/// Run-time weights differ per frame, so a batch-N program runs such a
+/// layer (planned for one frame: batchGraph) as N copies of its parts, copy
+/// F over frame F (LayerPlan::FrameShift). The copies are parts of one
+/// layer: LayerDone follows the last, and each loads its own weights.
+void splitDynamicByFrame(std::vector<LayerPlan> &Plans, unsigned N) {
+  std::vector<LayerPlan> Out;
+  for (size_t I = 0; I < Plans.size();) {
+    size_t End = I + 1; // The layer's parts: [I, End).
+    while (End < Plans.size() && Plans[End].Index == Plans[I].Index)
+      ++End;
+    for (unsigned F = 0; F < (Plans[I].Dynamic ? N : 1); ++F)
+      for (size_t K = I; K < End; ++K) {
+        Out.push_back(Plans[K]);
+        LayerPlan &Q = Out.back();
+        Q.FrameShift = F;
+        Q.FirstPart = Plans[K].FirstPart && F == 0;
+        Q.LastPart = Plans[K].LastPart && (!Plans[I].Dynamic || F + 1 == N);
+      }
+    I = End;
+  }
+  Plans = std::move(Out);
+}
+
 /// Decides where every layer's output lives. A concat's inputs become views
 /// into the concat's tensor (so concatenation moves no data); every other
 /// output owns a dense tensor, allocated by Place.
@@ -224,6 +247,8 @@ ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Fram
   for (size_t I = 0; I < B.Layers.size(); ++I) {
     ir::Layer &L = B.Layers[I];
     std::vector<float>().swap(L.Weights); // Packing reads QWeights only.
+    if (L.DynamicWeights)                 // One frame at a time: splitDynamicByFrame.
+      Frames[I] = 1;
     if (N == 1 || !stacksFrames(L))
       continue;
     Frames[I] = 1;
@@ -329,13 +354,6 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     return B.takeError();
   if (Opts.Batch == 0)
     return compileError("the batch must be at least one frame");
-  if (Opts.Batch > 1)
-    for (const ir::Layer &L : G.Layers)
-      if (L.DynamicWeights)
-        return compileError(fmt::format("{}: layer '{}': run-time weights (a per-channel scale, "
-                                        "as squeeze-and-excitation computes) differ per frame: "
-                                        "not supported with --batch yet",
-                                        L.Loc.str(), L.Name));
   // A batch is planned from a graph whose fc-like layers run over the
   // stacked frames (PG); tensors, the layer table and the input and output
   // keep G's shapes of one frame.
@@ -352,6 +370,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   }();
   if (!Plans)
     return Plans.takeError();
+  if (N > 1)
+    splitDynamicByFrame(*Plans, N);
 
   isa::Program Prog;
   Prog.Hw = Hw;
@@ -440,8 +460,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       P.Res = ViewOf(L.Residual);
     if (P.Dynamic) {
       // Block (og, v) is s's word of channels og * G + v * lanes on: s is
-      // C x 1 x 1, its channels one run in DRAM.
-      const TensorView S = ViewOf(L.Inputs[1]);
+      // C x 1 x 1, its channels one run in DRAM; a batch's part F runs
+      // frame F of x, y and s.
+      P.In = P.In.frame(P.FrameShift);
+      P.Out = P.Out.frame(P.FrameShift);
+      const TensorView S = ViewOf(L.Inputs[1]).frame(P.FrameShift);
       const unsigned Lanes = Hw.LanesPerVmac, V = Hw.VmacsPerCu, G = V * Lanes;
       P.WAddr.assign(size_t(P.NOg) * P.NChunks * P.subBlocks(V), 0);
       P.WWords.assign(P.WAddr.size(), 2);

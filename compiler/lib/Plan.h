@@ -156,6 +156,10 @@ struct LayerPlan {
   /// Layers whose frames stack exactly (Compiler.cpp) run as one frame of
   /// stacked rows instead.
   unsigned Frames = 1;
+  /// A layer with run-time weights (Dynamic) has other weights in every
+  /// frame of a batch: it runs as one part per frame (Frames 1), part F
+  /// over frame F of its tensors and of the weights' tensor.
+  unsigned FrameShift = 0;
   unsigned tilesPerFrame() const { return NRowBlocks * NColBlocks; }
   unsigned frameOf(unsigned T) const { return T / tilesPerFrame(); }
   unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.

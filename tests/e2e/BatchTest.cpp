@@ -87,8 +87,9 @@ void checkFrames(const BatchRun &R) {
       EXPECT_TRUE(informative(One.Ref)) << "frame " << N;
     }
   }
-  if (R.Ref.size() > 1)
+  if (R.Ref.size() > 1) {
     EXPECT_NE(R.Ref[0], R.Ref[1]) << "frames must differ, or a mix-up would pass";
+  }
 }
 
 const char *const TinyYaml = R"(name: tiny
@@ -175,6 +176,24 @@ TEST_P(RandomBatch, EveryFrameBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBatch, ::testing::Range(0u, 15u));
+
+/// Squeeze-and-excitation batched: the scale's run-time weights differ per
+/// frame, so that layer runs frame by frame (one part per frame, each
+/// loading its own frame's s) while the others run over the batch; every
+/// frame bit-exact.
+class RandomBatchSqueezeExcite : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(RandomBatchSqueezeExcite, EveryFrameBitExact) {
+  const unsigned I = GetParam();
+  const std::string Yaml = seCase(I);
+  const char *const Hw[] = {"zc706", "mini64", "narrow8"};
+  SCOPED_TRACE(fmt::format("{}, batch {}, model:\n{}", Hw[I % 3], 2 + I % 3, Yaml));
+  BatchRun R;
+  ASSERT_TRUE(runBatch(Yaml, Hw[I % 3], 2 + I % 3, R));
+  checkFrames(R);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBatchSqueezeExcite, ::testing::Range(0u, 9u));
 
 /// Pooling layers beside the convs they read (CompileOptions::PipelinePools):
 /// a pool after a conv, and an inception block whose pool reads the concat

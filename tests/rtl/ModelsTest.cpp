@@ -112,4 +112,33 @@ layers:
   EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
 }
 
+/// Squeeze-and-excitation batched: the scale runs frame by frame, each part
+/// loading its own frame's s after the batch's fc layers computed them.
+TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
+  compileFor("se.bin", R"(name: minise
+input: {name: data, shape: [3, 12, 12]}
+weights: {seed: 5}
+layers:
+  - {name: c1, type: conv, input: data, out_channels: 24, kernel: 3, stride: 1, pad: 1, relu: true}
+  - {name: gap, type: global_avgpool}
+  - {name: f1, type: conv, out_channels: 8, kernel: 1, relu: true}
+  - {name: f2, type: conv, out_channels: 24, kernel: 1}
+  - {name: s, type: sigmoid}
+  - {name: x, type: scale, inputs: [c1, s]}
+  - {name: c2, type: conv, out_channels: 16, kernel: 3, stride: 2, pad: 1}
+)",
+             "mini64", {"--batch", "3"});
+  if (HasFatalFailure())
+    return;
+  std::string Data;
+  for (unsigned I = 0; I < 3 * 3 * 12 * 12; ++I) {
+    float V = float(int(I * 7919 % 2001) - 1000) / 1000.0f;
+    Data.append(reinterpret_cast<const char *>(&V), 4);
+  }
+  write("xse.npy", makeNpy("<f4", {3, 3, 12, 12}, Data));
+  ToolResult Sim;
+  EXPECT_TRUE(coSimulate("se.bin", false, {"--input", "xse.npy"}, &Sim));
+  EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
+}
+
 } // namespace
