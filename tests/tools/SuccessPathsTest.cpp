@@ -62,6 +62,8 @@ TEST_F(Success, StatsJsonHasTheDocumentedKeysAndAddsUp) {
   EXPECT_EQ(Hw->getInteger("macs"), llvm::Optional<int64_t>(256));
   EXPECT_EQ(Hw->getNumber("clock_mhz"), llvm::Optional<double>(250));
   EXPECT_EQ(Hw->getNumber("peak_gops"), llvm::Optional<double>(128));
+  EXPECT_EQ(Hw->getNumber("dram_gbps"), llvm::Optional<double>(4.2));
+  EXPECT_EQ(Hw->getNumber("dram_efficiency"), llvm::Optional<double>(0.8));
   EXPECT_EQ(O->getString("model"), llvm::Optional<llvm::StringRef>("tiny"));
 
   const json::Object *Total = O->getObject("total");
