@@ -161,6 +161,7 @@ void splitDynamicByFrame(std::vector<LayerPlan> &Plans, unsigned N) {
         Out.push_back(Plans[K]);
         LayerPlan &Q = Out.back();
         Q.FrameShift = F;
+        Q.PerFrame = Plans[I].Dynamic;
         Q.FirstPart = Plans[K].FirstPart && F == 0;
         Q.LastPart = Plans[K].LastPart && (!Plans[I].Dynamic || F + 1 == N);
       }

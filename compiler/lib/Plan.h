@@ -160,6 +160,7 @@ struct LayerPlan {
   /// frame of a batch: it runs as one part per frame (Frames 1), part F
   /// over frame F of its tensors and of the weights' tensor.
   unsigned FrameShift = 0;
+  bool PerFrame = false; ///< One of those per-frame parts.
   unsigned tilesPerFrame() const { return NRowBlocks * NColBlocks; }
   unsigned frameOf(unsigned T) const { return T / tilesPerFrame(); }
   unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.

@@ -22,6 +22,8 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
   D.Name = L.Name;
   if (P.OcCount != L.Out.C)
     D.Name += fmt::format("[{}:{}]", P.OcBase, P.OcBase + P.OcCount);
+  if (P.PerFrame) // Run-time weights in a batch: one part per frame.
+    D.Name += fmt::format("@frame{}", P.FrameShift);
   D.Type = ir::kindName(L.Kind);
   D.Chunks = P.NChunks;
   D.ChunkChannels = P.Chunk;
