@@ -4,12 +4,15 @@
 // which canonicalize() fuses into the conv before them (the post-processing
 // table of the writeback, docs/fixed-point.md "Activation tables"). PyTorch
 // exports SiLU and, below opset 14, HardSwish as x * f(x): Mul of a value and
-// a Sigmoid / HardSigmoid of that same value becomes the one function. Any
-// other Mul (squeeze-and-excitation's per-channel scaling, products of two
-// tensors) is refused, naming the node. GELU has no node below opset 20:
+// a Sigmoid / HardSigmoid of that same value becomes the one function; a
+// map times a run-time per-channel vector (squeeze-and-excitation) a conv
+// with run-time weights, and times a constant a per-channel scale
+// (importConstAffine). Other products of two maps are refused, naming the
+// node. GELU has no node below opset 20:
 // PyTorch writes x * 0.5 * (1 + erf(x / sqrt 2)) as Div, Erf, Add, Mul, Mul,
-// which is followed node by node (OnnxValue::GeluStep) and becomes the one
-// function at its last Mul; any other reader of a step is refused.
+// which is followed node by node (OnnxValue::GeluStep) from a Div whose
+// only readers are Erf nodes, and becomes the one function at its last
+// Mul; any other reader of a step is refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,10 +106,12 @@ void OnnxImporter::importMul() {
   if (inputCount() != 2)
     fail("needs two inputs");
   auto Refuse = [&] {
-    fail("only x * sigmoid(x) (SiLU), x * hardsigmoid(x) (HardSwish) and a map times a run-time "
-         "vector of one value per channel (squeeze-and-excitation) are supported; products with "
-         "constants or of two maps are not yet");
+    fail("only x * sigmoid(x) (SiLU), x * hardsigmoid(x) (HardSwish), a map times a run-time "
+         "vector of one value per channel (squeeze-and-excitation) and a map times a constant per "
+         "channel are supported; products of two maps are not");
   };
+  if (input(0).IsConst != input(1).IsConst)
+    return importConstAffine("Mul");
   for (size_t I : {0, 1}) {
     const OnnxValue &F = input(I), &X = input(1 - I);
     if (F.IsConst || X.IsConst || F.Layer < 0)
@@ -154,18 +159,24 @@ bool OnnxImporter::isGeluStep(const std::string &Op) const {
     return true;
   if (Op != "Div" && Op != "Add" && Op != "Mul")
     return false;
-  bool RunTime = false;
   for (size_t I = 0; I < inputCount(); ++I) {
     auto It = Values.find(inputName(I));
-    if (It == Values.end())
-      continue;
-    if (It->second.GeluStep)
+    if (It != Values.end() && It->second.GeluStep)
       return true;
-    RunTime |= !It->second.IsConst;
   }
-  // A run-time value divided by anything can only be a GELU's first step
-  // (importGeluStep says why when it is not).
-  return Op == "Div" && RunTime;
+  if (Op != "Div" || inputCount() != 2 || Node->output_size() < 1)
+    return false;
+  // The first step: a run-time value divided by a constant and read by Erf
+  // alone (any other division by a constant is a per-channel scale).
+  auto X = Values.find(inputName(0)), K = Values.find(inputName(1));
+  if (X == Values.end() || X->second.IsConst || K == Values.end() || !K->second.IsConst)
+    return false;
+  unsigned Erfs = 0;
+  for (const onnx::NodeProto &Other : GP.node())
+    for (const std::string &In : Other.input())
+      if (In == Node->output(0))
+        Erfs += Other.op_type() == "Erf";
+  return Erfs > 0 && Erfs == readers(Node->output(0));
 }
 
 void OnnxImporter::importGeluStep(const std::string &Op) {

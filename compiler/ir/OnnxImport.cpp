@@ -282,8 +282,10 @@ void OnnxImporter::importOperator(const std::string &Op) {
     importGemm(/*IsMatMul=*/true);
   else if (isGeluStep(Op))
     importGeluStep(Op);
-  else if (Op == "Sub" || Op == "Div" || ((Op == "Add" || Op == "Mul") && AllConst))
+  else if ((Op == "Add" || Op == "Sub" || Op == "Mul" || Op == "Div") && AllConst)
     foldArithmetic(Op);
+  else if (Op == "Sub" || Op == "Div")
+    importConstAffine(Op);
   else if (Op == "Shape")
     importShape();
   else if (Op == "Gather")
@@ -356,7 +358,7 @@ OnnxModel OnnxImporter::run() {
   // output's layer is the last one (or the graph input itself).
   assert((It->second.Layer < 0 || size_t(It->second.Layer) + 1 == G.Layers.size()) &&
          "the output is the last layer");
-  foldBiasAdds();
+  foldAffineConsts();
   lowerUnfoldableBatchNorms();
   splitConcatsByReader();
   nestConcats();

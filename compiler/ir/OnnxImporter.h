@@ -106,9 +106,9 @@ private:
   std::map<std::string, OnnxTensor> Consts; ///< Owns every constant by name.
   std::map<std::string, OnnxValue> Values;
   std::set<std::string> LayerNames;
-  /// Layers created for an Add of a per-channel constant: foldable into the
-  /// bias of the conv or fc before them (foldBiasAdds).
-  std::set<size_t> BiasAdds;
+  /// Layers created for an Add, Sub, Mul or Div by a per-channel constant:
+  /// foldable into the conv or fc before them (foldAffineConsts).
+  std::set<size_t> AffineConsts;
   std::string OutputName;
   std::vector<bool> Live; ///< Per node: whether the graph output depends on it.
 
@@ -126,7 +126,7 @@ private:
   std::vector<bool> liveNodes() const;
   void importNode(const onnx::NodeProto &N);
   void importOperator(const std::string &Op);
-  void foldBiasAdds();
+  void foldAffineConsts();
   void lowerUnfoldableBatchNorms();
   void nestConcats();
   void addCopyIfEmpty();
@@ -175,6 +175,12 @@ private:
   void importActivation(const std::string &Op);
   /// Mul: x * sigmoid(x) or x * hardsigmoid(x) only.
   void importMul();
+  /// Add, Sub, Mul or Div of a run-time value and a constant per channel or
+  /// scalar: a depthwise 1x1 conv (a x + b), folded later where it can be.
+  void importConstAffine(const std::string &Op);
+  /// The constant input CstInput applied to X as one value per channel of
+  /// X (a scalar broadcast to all); refuses anything else, naming Op.
+  std::vector<float> perChannelConstant(size_t CstInput, const OnnxValue &X, const std::string &Op);
   /// One node of PyTorch's GELU chain (Div, Erf, Add, Mul, Mul); true if it
   /// was one (isGeluStep).
   bool isGeluStep(const std::string &Op) const;

@@ -15,6 +15,7 @@
 #include "OnnxImporter.h"
 #include "snow/support/Limits.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -116,13 +117,13 @@ void OnnxImporter::importAdd() {
     defineActivation(0, Id, V0.Dims);
     return;
   }
-  // A constant: a bias per channel (or one for all), which a depthwise 1x1
-  // conv with unit weights adds; foldBiasAdds later moves it into the conv
-  // or fc before it where it can.
-  const bool ConstFirst = V0.IsConst;
-  const OnnxValue &X = ConstFirst ? V1 : V0;
-  const OnnxTensor &Cst = *(ConstFirst ? V0 : V1).Const;
-  const std::string CName = inputName(ConstFirst ? 0 : 1);
+  importConstAffine("Add");
+}
+
+std::vector<float> OnnxImporter::perChannelConstant(size_t CstInput, const OnnxValue &X,
+                                                    const std::string &Op) {
+  const OnnxTensor &Cst = *input(CstInput).Const;
+  const std::string CName = inputName(CstInput);
   if (Cst.Type != OnnxTensor::ElemType::Float)
     fail(fmt::format("constant '{}' must be float32", CName));
   const size_t R = X.Dims.size(), Q = Cst.Dims.size();
@@ -143,21 +144,50 @@ void OnnxImporter::importAdd() {
       PerChannel = false;
   }
   if (!PerChannel)
-    fail(fmt::format("constant '{}' of shape {} added to {}: only a constant per channel (axis "
-                     "{}) or a scalar can be added; a value per position would need a second "
-                     "input",
-                     CName, dimsStr(Cst.Dims), dimsStr(X.Dims), ChannelAxis));
+    fail(fmt::format("constant '{}' of shape {} with {}: only a constant per channel (axis {}) "
+                     "or a scalar can be applied by {}; a value per position would need a "
+                     "second input",
+                     CName, dimsStr(Cst.Dims), dimsStr(X.Dims), ChannelAxis, Op));
+  std::vector<float> V;
+  for (int64_t Ch = 0; Ch < C; ++Ch)
+    V.push_back(Cst.Floats[size_t(Ch * CStride)]);
+  return V;
+}
+
+void OnnxImporter::importConstAffine(const std::string &Op) {
+  // One run-time input and a constant per channel (or one for all): y = a x
+  // + b per channel, which a depthwise 1x1 conv computes; foldAffineConsts
+  // later moves it into the conv or fc before it where it can (a bias add
+  // into its bias, a scale into its weights and bias).
+  const bool ConstFirst = input(0).IsConst;
+  const OnnxValue &X = ConstFirst ? activation(1) : activation(0);
+  const std::vector<float> K = perChannelConstant(ConstFirst ? 0 : 1, X, Op);
   Layer L;
   L.Kind = LayerKind::Conv;
-  L.TypeName = "add";
+  L.TypeName = Op == "Add" || Op == "Sub" ? "add" : "mul";
   L.Inputs = {X.Layer};
   L.In = L.Out = shapeOf(X.Layer);
-  L.Groups = unsigned(C);
-  L.Weights.assign(size_t(C), 1.0f);
-  for (int64_t Ch = 0; Ch < C; ++Ch)
-    L.Bias.push_back(Cst.Floats[size_t(Ch * CStride)]);
+  L.Groups = unsigned(K.size());
+  for (float V : K) {
+    float A = 1.0f, B = 0.0f;
+    if (Op == "Add")
+      B = V;
+    else if (Op == "Sub")
+      ConstFirst ? (A = -1.0f, B = V) : (B = -V);
+    else if (Op == "Mul")
+      A = V;
+    else if (ConstFirst)
+      fail(fmt::format("'{}' divided by a map: a reciprocal of run-time values is not supported",
+                       inputName(0)));
+    else if (V == 0.0f || !std::isfinite(1.0f / V))
+      fail(fmt::format("division by {} (constant '{}')", V, inputName(1)));
+    else
+      A = 1.0f / V;
+    L.Weights.push_back(A);
+    L.Bias.push_back(B);
+  }
   int Id = addLayer(std::move(L));
-  BiasAdds.insert(size_t(Id));
+  AffineConsts.insert(size_t(Id));
   defineActivation(0, Id, X.Dims);
 }
 

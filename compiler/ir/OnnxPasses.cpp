@@ -4,7 +4,8 @@
 // often a layer is read:
 //
 // * a per-channel constant added after a conv or fc that feeds nothing else
-//   joins its bias (MatMul + Add is one fc, as the YAML writes it);
+//   joins its bias (MatMul + Add is one fc, as the YAML writes it), and one
+//   it is multiplied or divided by scales its weights and bias;
 // * a BatchNormalization that canonicalize() will not be able to fold
 //   becomes the depthwise 1x1 conv it is;
 // * a Concat whose inputs begin with all the inputs of an earlier Concat
@@ -41,7 +42,7 @@ std::vector<unsigned> layerUses(const Graph &G) {
 
 } // namespace
 
-void OnnxImporter::foldBiasAdds() {
+void OnnxImporter::foldAffineConsts() {
   std::vector<unsigned> Uses = layerUses(G);
   const size_t N = G.Layers.size();
   std::vector<int> Replace(N, -2); // -2: kept
@@ -50,15 +51,15 @@ void OnnxImporter::foldBiasAdds() {
       I = Replace[size_t(I)];
     return I;
   };
-  for (size_t I : BiasAdds) {
+  for (size_t I : AffineConsts) {
     Layer &A = G.Layers[I];
-    // A chain of constant adds folds into one conv: the input may itself be
-    // an add folded already.
+    // A chain of constant operations folds into one conv: the input may
+    // itself be one folded already.
     int Direct = A.input(), P = Resolve(Direct);
     if (P < 0 || Uses[size_t(Direct)] != 1)
       continue;
     Layer &C = G.Layers[size_t(P)];
-    if ((C.Kind != LayerKind::Conv && C.Kind != LayerKind::Fc) || C.Relu)
+    if ((C.Kind != LayerKind::Conv && C.Kind != LayerKind::Fc) || C.Relu || C.DynamicWeights)
       continue;
     // The output layer may only be replaced by one that becomes the last.
     bool Last = true;
@@ -66,8 +67,17 @@ void OnnxImporter::foldBiasAdds() {
       Last &= Replace[K] != -2;
     if (I + 1 == N && !Last)
       continue;
-    for (uint32_t O = 0; O < C.Out.C; ++O)
-      C.Bias[O] += A.Bias[O];
+    // y = a (W x + c) + b: each output channel's weights times a, its bias
+    // a c + b (a = 1 for an add: the same bits as adding to the bias).
+    C.Bias.resize(C.Out.C, 0.0f);
+    const size_t PerOut = C.Weights.size() / C.Out.C;
+    for (uint32_t O = 0; O < C.Out.C; ++O) {
+      const float Scale = A.Weights[O];
+      if (Scale != 1.0f)
+        for (size_t K = 0; K < PerOut; ++K)
+          C.Weights[O * PerOut + K] *= Scale;
+      C.Bias[O] = C.Bias[O] * Scale + A.Bias[O];
+    }
     C.HasBias = true;
     Replace[I] = P;
   }

@@ -165,12 +165,50 @@ TEST(OnnxActivation, EveryFunctionRoundTripsThroughExport) {
   }
 }
 
+// Add, Sub, Mul and Div by a constant per channel (or a scalar): after a conv
+// that feeds nothing else they fold into its weights and bias (one layer);
+// elsewhere they are a depthwise 1x1 conv. Either way bit-exact.
+TEST(OnnxActivation, ConstantsPerChannelFoldOrBecomeADepthwiseConv) {
+  const std::vector<std::string> K = {init("s", {1, 4, 1, 1}, {0.5, -2, 3, 0.25}),
+                                      init("h", {}, {0.75}), init("m", {4, 1, 1}, {1, -1, 2, 0})};
+  auto With = [&](std::vector<std::string> Tail) {
+    Tail.insert(Tail.begin(), K.begin(), K.end());
+    return convThen(Tail);
+  };
+  // (c * s - m) / h + m: all four fold into the conv.
+  expectFusedAndExact(
+      With({node("Mul", "mul", {"c", "s"}, {"a"}), node("Sub", "sub", {"a", "m"}, {"b"}),
+            node("Div", "div", {"b", "h"}, {"d"}), node("Add", "add", {"m", "d"}, {"y"})}),
+      Act::None);
+  // After a relu they cannot fold: a depthwise 1x1 conv (h - relu(c)).
+  Graph G =
+      canonical(With({node("Relu", "r", {"c"}, {"rc"}), node("Sub", "sub", {"h", "rc"}, {"y"})}));
+  ASSERT_EQ(G.Layers.size(), 2u);
+  EXPECT_EQ(G.Layers[1].Groups, 4u);
+  EXPECT_EQ(G.Layers[1].Weights, (std::vector<float>(4, -1.0f)));
+  EXPECT_EQ(G.Layers[1].Bias, (std::vector<float>(4, 0.75f)));
+  test::RunResult R;
+  compileAndRun(With({node("Relu", "r", {"c"}, {"rc"}), node("Sub", "sub", {"h", "rc"}, {"y"})}),
+                R);
+  EXPECT_TRUE(test::sameBits(R));
+  // A constant per position, a reciprocal of a map and a division by zero
+  // are refused naming the node.
+  std::string Msg = importError(convThen({init("p", {1, 4, 6, 5}, std::vector<double>(120, 2.0)),
+                                          node("Mul", "mp", {"c", "p"}, {"y"})}));
+  EXPECT_NE(Msg.find("'mp' (Mul)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("only a constant per channel"), std::string::npos) << Msg;
+  Msg = importError(With({node("Div", "inv", {"h", "c"}, {"y"})}));
+  EXPECT_NE(Msg.find("'inv' (Div): 'h' divided by a map"), std::string::npos) << Msg;
+  Msg = importError(With({init("z", {}, {0.0}), node("Div", "dz", {"c", "z"}, {"y"})}));
+  EXPECT_NE(Msg.find("'dz' (Div): division by 0"), std::string::npos) << Msg;
+}
+
 TEST(OnnxActivation, OtherProductsAreRefusedNamingTheNode) {
-  // Squeeze-and-excitation's scaling: x times a per-channel vector.
+  // Two maps of the same shape.
   std::string Msg = importError(
-      convThen({init("s", {1, 4, 1, 1}, {1, 2, 3, 4}), node("Mul", "scale", {"c", "s"}, {"y"})}));
-  EXPECT_NE(Msg.find("'scale' (Mul)"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("squeeze-and-excitation"), std::string::npos) << Msg;
+      convThen({node("Relu", "r", {"c"}, {"rc"}), node("Mul", "sq", {"c", "rc"}, {"y"})}));
+  EXPECT_NE(Msg.find("'sq' (Mul)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("products of two maps are not"), std::string::npos) << Msg;
   // A sigmoid read twice cannot become the SiLU of one of its readers.
   Msg =
       importError(convThen({node("Sigmoid", "s", {"c"}, {"g"}), node("Mul", "m", {"c", "g"}, {"t"}),

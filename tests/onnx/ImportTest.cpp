@@ -201,7 +201,7 @@ TEST(OnnxImport, AConstantAddedPerChannelIsADepthwiseBiasOtherwiseRefused) {
   std::string Msg =
       importError(model({input("x", {1, 2, 3, 3}), init("k", {3}, {1, 2, 3}),
                          node("Add", "a", {"x", "k"}, {"y"}), output("y", {1, 2, 3, 3})}));
-  EXPECT_NE(Msg.find("node 0 'a' (Add): constant 'k' of shape [3] added to [1, 2, 3, 3]: only a "
+  EXPECT_NE(Msg.find("node 0 'a' (Add): constant 'k' of shape [3] with [1, 2, 3, 3]: only a "
                      "constant per channel"),
             std::string::npos)
       << Msg;
