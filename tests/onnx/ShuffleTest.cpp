@@ -101,9 +101,10 @@ test::RunResult expectBitExact(const std::string &Text, Graph *Q = nullptr) {
   // calibration gives the output fewer fraction bits than the input (a
   // concat's common format with larger values).
   for (const Layer &L : G.Layers)
-    if (L.TypeName == "select")
+    if (L.TypeName == "select") {
       for (int16_t W : L.QWeights)
         EXPECT_TRUE(W == 0 || W == int16_t(1 << L.WFrac)) << L.Name << " " << W;
+    }
   if (Q)
     *Q = std::move(G);
   return R;
@@ -322,8 +323,9 @@ TEST(OnnxSlice, ChunkAsPyTorchExportsIt_AShuffleNetBlock) {
   // x1 is a selection; x2 goes into the conv's weights (8 input channels).
   EXPECT_EQ(countType(M.G, "select"), 1u);
   for (const Layer &L : M.G.Layers)
-    if (L.Name == "conv")
+    if (L.Name == "conv") {
       EXPECT_EQ(L.In.C, 8u);
+    }
   std::vector<float> X;
   std::vector<float> Got = floatRun(std::move(M), X);
   ASSERT_EQ(Got.size(), 8u * 9);
@@ -511,8 +513,9 @@ TEST(OnnxConcatSplit, ReadersSharingAChannelKeepTheConcat) {
   OnnxModel M = import(Text);
   for (const Layer &L : M.G.Layers) {
     EXPECT_EQ(L.Name.find("_part"), std::string::npos) << L.Name;
-    if (L.Name == "r1" || L.Name == "r2")
+    if (L.Name == "r1" || L.Name == "r2") {
       EXPECT_EQ(L.In.C, 6u);
+    }
   }
   expectConcatReaders(std::move(M), W);
   expectBitExact(Text);
