@@ -82,7 +82,18 @@ INSTANTIATE_TEST_SUITE_P(Reduced, RtlModels, ::testing::ValuesIn(Cases),
 
 namespace {
 
-class RtlBatch : public CoSimTest {};
+class RtlBatch : public CoSimTest {
+protected:
+  /// Frames frames of C x H x W distinct values in [-1, 1] as float32 .npy.
+  void writeFrames(const std::string &Name, unsigned Frames, unsigned C, unsigned H, unsigned W) {
+    std::string Data;
+    for (unsigned I = 0; I < Frames * C * H * W; ++I) {
+      float V = float(int(I * 7919 % 2001) - 1000) / 1000.0f;
+      Data.append(reinterpret_cast<const char *>(&V), 4);
+    }
+    write(Name, makeNpy("<f4", {Frames, C, H, W}, Data));
+  }
+};
 
 /// A batched program (snowc --batch, docs/batch.md) runs the same existing
 /// instructions: one run of three distinct frames through convs, a pool and
@@ -101,12 +112,7 @@ layers:
              "mini64", {"--batch", "3"});
   if (HasFatalFailure())
     return;
-  std::string Data;
-  for (unsigned I = 0; I < 3 * 3 * 24 * 24; ++I) {
-    float V = float(int(I * 7919 % 2001) - 1000) / 1000.0f;
-    Data.append(reinterpret_cast<const char *>(&V), 4);
-  }
-  write("x.npy", makeNpy("<f4", {3, 3, 24, 24}, Data));
+  writeFrames("x.npy", 3, 3, 24, 24);
   ToolResult Sim;
   EXPECT_TRUE(coSimulate("b.bin", false, {"--input", "x.npy"}, &Sim));
   EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
@@ -130,12 +136,7 @@ layers:
              "mini64", {"--batch", "3"});
   if (HasFatalFailure())
     return;
-  std::string Data;
-  for (unsigned I = 0; I < 3 * 3 * 12 * 12; ++I) {
-    float V = float(int(I * 7919 % 2001) - 1000) / 1000.0f;
-    Data.append(reinterpret_cast<const char *>(&V), 4);
-  }
-  write("xse.npy", makeNpy("<f4", {3, 3, 12, 12}, Data));
+  writeFrames("xse.npy", 3, 3, 12, 12);
   ToolResult Sim;
   EXPECT_TRUE(coSimulate("se.bin", false, {"--input", "xse.npy"}, &Sim));
   EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
