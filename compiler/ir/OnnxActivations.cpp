@@ -204,13 +204,11 @@ void OnnxImporter::importGeluStep(const std::string &Op) {
   }
   if (inputCount() != 2)
     fail("needs two inputs");
-  if (Op == "Div") {
-    const OnnxValue &X = activation(0);
-    if (X.GeluStep || X.chansPending() || !IsScalar(1, std::sqrt(2.0)))
-      fail(fmt::format("a run-time value may only be divided by sqrt 2, as the first step of {}; "
-                       "other divisions of maps are not supported",
+  if (Op == "Div") { // isGeluStep: a run-time x over a constant, read by Erf alone.
+    if (!IsScalar(1, std::sqrt(2.0)))
+      fail(fmt::format("a map read by Erf may only be divided by sqrt 2, the first step of {}",
                        Form));
-    return Next(X);
+    return Next(activation(0));
   }
   for (size_t I : {0, 1}) {
     const OnnxValue *V = Step(I);
