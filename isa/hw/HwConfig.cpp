@@ -114,11 +114,18 @@ const KeyInfo HwKeys[] = {
      "Accumulator words per cycle the writeback (`vwb`) and preload (`vpre`) move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
+    {"imem_kib", &HwConfig::ImemKib, "KiB", 0, 65536, false,
+     "0, or (imem_kib × 1024) / (16 × fetch_block_insts) a power of two ≥ 2",
+     "On-chip instruction memory, direct-mapped, filled from code in DRAM over the DMA channel "
+     "(0: code preloaded whole and fetched for free, the idealized model)"},
+    {"fetch_block_insts", &HwConfig::FetchBlockInsts, "instructions", 1, 4096, true,
+     "× 16 bytes a multiple of `dram_burst_bytes`",
+     "Instructions one fetch moves from DRAM: a line of the instruction memory"},
     // An int16 activation has at most 15 fraction bits (Q0.15).
     {"act_frac_bits", &HwConfig::ActFracBits, "bits", 0, std::numeric_limits<int16_t>::digits,
      false, "", "Default activation format Q(15-f).f: fraction bits of int16 activations"},
     {"onchip_budget_kib", &HwConfig::OnchipBudgetKib, "KiB", 1, 4194303, false,
-     "≥ total on-chip bytes (maps + weights + accumulators)",
+     "≥ total on-chip bytes (maps + weights + accumulators + queues + instruction memory)",
      "Budget for all buffers and accumulators together"},
 };
 
@@ -340,7 +347,7 @@ llvm::Expected<Parsed> parseImpl(const std::string &Text, const std::string &Fil
 }
 
 struct OnchipParts {
-  uint64_t Maps, Weights, Acc, Queues;
+  uint64_t Maps, Weights, Acc, Queues, Imem;
 };
 
 /// On-chip bytes by kind, in 64 bits so that no accepted value can overflow.
@@ -351,7 +358,7 @@ OnchipParts onchipParts(const HwConfig &C) {
   // Three unit queues of instructions (load, compute, store).
   uint64_t Queues = 3 * uint64_t(C.QueueDepth) * InstBytes;
   return {Cus * C.MapsBufferKib * 1024, Vmacs * C.WeightsBufferKib * 1024, (AccBits + 7) / 8,
-          Queues};
+          Queues, uint64_t(C.ImemKib) * 1024};
 }
 
 bool isPow2(uint64_t V) { return V && !(V & (V - 1)); }
@@ -442,6 +449,22 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
                      "1/256..{}/256",
                      C.DramGbps, C.DramEfficiency, C.ClockMhz, BwQ8,
                      std::numeric_limits<uint32_t>::max()));
+  const uint64_t BlockBytes = uint64_t(C.FetchBlockInsts) * InstBytes;
+  if (BlockBytes % C.DramBurstBytes)
+    Fail(keyOf(&HwConfig::FetchBlockInsts),
+         fmt::format("a block of '{}' instructions is {} bytes, not a multiple of the {}-byte DRAM "
+                     "burst",
+                     C.FetchBlockInsts, BlockBytes, C.DramBurstBytes));
+  else if (C.ImemKib) {
+    // Direct-mapped by the block number's low bits: a power of two of lines,
+    // and at least two so that prefetch can run ahead of the current block.
+    const uint64_t Bytes = uint64_t(C.ImemKib) * 1024, Lines = Bytes / BlockBytes;
+    if (Bytes % BlockBytes || Lines < 2 || !isPow2(Lines))
+      Fail(keyOf(&HwConfig::ImemKib),
+           fmt::format("'{}' KiB holds {} blocks of {} bytes; it must hold a power of two, at "
+                       "least 2, exactly",
+                       C.ImemKib, double(Bytes) / double(BlockBytes), BlockBytes));
+  }
   if (!Msgs.empty())
     return Errs();
 
@@ -450,9 +473,10 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
   if (Onchip > Budget)
     Fail(keyOf(&HwConfig::OnchipBudgetKib),
          fmt::format("buffers and accumulators need {} bytes (maps {} + weights {} + "
-                     "accumulators {} + queues {}), over the budget of '{}' KiB ({} bytes)",
-                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues, C.OnchipBudgetKib,
-                     Budget));
+                     "accumulators {} + queues {} + instruction memory {}), over the budget of "
+                     "'{}' KiB ({} bytes)",
+                     Onchip, Parts.Maps, Parts.Weights, Parts.Acc, Parts.Queues, Parts.Imem,
+                     C.OnchipBudgetKib, Budget));
   return Errs();
 }
 
@@ -489,8 +513,12 @@ uint64_t HwConfig::dramCycles(uint64_t Bytes) const {
 
 uint64_t HwConfig::onchipBytes() const {
   OnchipParts P = onchipParts(*this);
-  return P.Maps + P.Weights + P.Acc + P.Queues;
+  return P.Maps + P.Weights + P.Acc + P.Queues + P.Imem;
 }
+
+uint64_t HwConfig::fetchBlockBytes() const { return uint64_t(FetchBlockInsts) * InstBytes; }
+
+uint64_t HwConfig::imemLines() const { return uint64_t(ImemKib) * 1024 / fetchBlockBytes(); }
 
 std::string HwConfig::toYaml() const {
   std::string S;

@@ -14,6 +14,7 @@
 
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/IsaConstants.h"
+#include "snow/isa/Timing.h"
 #include "snow/support/CommandLine.h"
 #include "snow/support/FileIO.h"
 #include "llvm/Support/CommandLine.h"
@@ -108,7 +109,14 @@ int main(int Argc, char **Argv) {
   P("BEAT_BYTES", Beat, "DMA datapath width in bytes");
   P("INFLIGHT", C->DramLatencyCycles + 4,
     "DMA transfers of one direction that can be in flight (granted ones end within latency)");
-  P("IMEM_AW", 18, "instruction memory: 2^IMEM_AW instructions");
+  P("IMEM_AW", 18, "code image the harness writes: 2^IMEM_AW instructions");
+  P("IMEM_LINES", C->imemLines(), "instruction memory lines (0: code preloaded, fetch free)");
+  P("FETCH_BLOCK", C->FetchBlockInsts, "instructions per fetch (a line)");
+  P("FETCH_BLOCK_LOG2", log2Ceil(C->FetchBlockInsts), "");
+  P("FETCH_AHEAD", C->fetchesCode() ? timing::fetchAheadBlocks(*C) : 0,
+    "blocks past pc's that the fetch engine runs ahead");
+  P("FETCH_CYCLES", timing::fetchChannelCycles(*C), "channel cycles of one fetch");
+  P("FETCH_BYTES", C->fetchBlockBytes(), "bytes of one fetch");
   S += "\n  // Fault codes (rtl/gen/Faults.def).\n";
 #define FAULT(NAME, CODE, ARGS)                                                                    \
   S += fmt::format("  localparam logic [7:0] FAULT_{} = 8'd{};{}\n", #NAME, CODE,                  \

@@ -4,7 +4,8 @@
 // One instruction per cycle (docs/architecture.md §3.1). A unit operation
 // reads its register operands now and is pushed if its queue holds fewer than
 // QUEUE_DEPTH entries at the start of the cycle; otherwise the core stalls and
-// retries. A `mark` also sets the layer that later dispatches are attributed
+// retries; before both, it waits until pc's instructions have been fetched
+// (snow_fetch.sv; fetch_ok is 1 when code is preloaded). A `mark` also sets the layer that later dispatches are attributed
 // to, and must name a layer of the program's table.
 
 module snow_ctrl
@@ -22,6 +23,7 @@ module snow_ctrl
   input  logic [31:0] code_len,
   input  logic [31:0] num_layers,
   input  logic [2:0] q_full,              // per unit: QUEUE_DEPTH entries at the start of the cycle
+  input  logic fetch_ok,                  // pc's instructions have arrived
   output logic [2:0] push,
   output entry_t push_entry,
   output logic acted,
@@ -33,7 +35,8 @@ module snow_ctrl
   output logic [7:0] fault_code,
   output logic [63:0] fault_arg0, fault_arg1,
   output logic [63:0] ctr_insts,
-  output logic [63:0] ctr_stall
+  output logic [63:0] ctr_stall,
+  output logic [63:0] ctr_fetch_stall
 );
   logic [INST_BITS-1:0] imem [2**IMEM_AW];
   logic [31:0] regs [NUM_REGS];
@@ -91,14 +94,15 @@ module snow_ctrl
   assign is_unit = unit != UNIT_CTRL;
   assign blocked = is_unit && q_full[unit - 1];
   assign bad_layer = op == OP_MARK && imm >= num_layers;
-  assign issue = running && !past_end && !blocked && !bad_layer;
+  assign issue = running && !past_end && fetch_ok && !blocked && !bad_layer;
 
-  assign fault = running && (past_end || (!blocked && bad_layer));
+  assign fault = running && (past_end || (fetch_ok && !blocked && bad_layer));
   assign fault_code = past_end ? FAULT_PC_END : FAULT_LAYER;
   assign fault_arg0 = past_end ? 64'(code_len) : 64'(imm);
   assign fault_arg1 = 64'(num_layers);
-  logic stalled;
-  assign stalled = running && !past_end && blocked;
+  logic stalled, fetch_stalled;
+  assign stalled = running && !past_end && fetch_ok && blocked;
+  assign fetch_stalled = running && !past_end && !fetch_ok;
   assign acted = issue;
   assign halting = issue && halt_now;
   assign cur_layer_n = op == OP_MARK ? imm : cur_layer;
@@ -123,9 +127,11 @@ module snow_ctrl
       cur_layer <= NO_LAYER;
       ctr_insts <= '0;
       ctr_stall <= '0;
+      ctr_fetch_stall <= '0;
       for (int r = 0; r < NUM_REGS; r++) regs[r] <= '0;
     end else begin
       if (stalled) ctr_stall <= ctr_stall + 1;
+      if (fetch_stalled) ctr_fetch_stall <= ctr_fetch_stall + 1;
       if (issue) begin
         ctr_insts <= ctr_insts + 1;
         if (halt_now) begin

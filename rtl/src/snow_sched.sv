@@ -35,6 +35,12 @@ module snow_sched
   input  logic ctrl_fault,
   input  logic [7:0] ctrl_fault_code,
   input  logic [63:0] ctrl_fault_arg0, ctrl_fault_arg1,
+  // The fetch engine (snow_fetch.sv): its request for the channel.
+  input  logic fetch_req_v,
+  input  logic [63:0] fetch_req_post,
+  input  logic fetch_acted,
+  input  logic fetch_waiting,
+  output logic fetch_grant,
   // Started operations, to the datapaths.
   output logic ex_start,
   output entry_t ex_entry,
@@ -52,7 +58,7 @@ module snow_sched
   output logic [63:0] fault_cycle, fault_arg0, fault_arg1, fault_arg2,
   // Counters and per-layer events (docs/stats-json.md names).
   output logic [63:0] ctr_mac_cycles, ctr_dram_busy, ctr_unit_ops,
-  output logic [63:0] ctr_dram_rd_bytes, ctr_dram_wr_bytes,
+  output logic [63:0] ctr_dram_rd_bytes, ctr_dram_wr_bytes, ctr_dram_code_bytes,
   output logic [2:0][63:0] ctr_busy, ctr_wait_sem, ctr_wait_dram, ctr_wait_acc,
   output logic ev_mark,
   output logic [31:0] ev_mark_layer,
@@ -110,7 +116,8 @@ module snow_sched
   logic [7:0]  fcode_n;
   logic [31:0] fpc_n;
   logic [63:0] farg0_n, farg1_n, farg2_n;
-  logic [63:0] c_mac_n, c_busy_dram_n, c_ops_n, c_rd_n, c_wr_n;
+  logic [63:0] c_mac_n, c_busy_dram_n, c_ops_n, c_rd_n, c_wr_n, c_code_n;
+  logic fwin;
   logic [2:0][63:0] c_busy_n, c_wsem_n, c_wdram_n, c_wacc_n;
 
   assign stopped = faulted || finished;
@@ -191,6 +198,7 @@ module snow_sched
     fpc_n = fault_pc; farg0_n = fault_arg0; farg1_n = fault_arg1; farg2_n = fault_arg2;
     c_mac_n = ctr_mac_cycles; c_busy_dram_n = ctr_dram_busy; c_ops_n = ctr_unit_ops;
     c_rd_n = ctr_dram_rd_bytes; c_wr_n = ctr_dram_wr_bytes; c_busy_n = ctr_busy;
+    c_code_n = ctr_dram_code_bytes; fetch_grant = 1'b0; fwin = 1'b0;
     c_wsem_n = ctr_wait_sem; c_wdram_n = ctr_wait_dram; c_wacc_n = ctr_wait_acc;
     pop = '0;
     ex_start = 1'b0; ex_entry = q_head[U_EX];
@@ -201,7 +209,7 @@ module snow_sched
     ev_ld = 1'b0; ev_ld_layer = '0; ev_ld_bytes = '0; ev_st = 1'b0; ev_st_layer = '0;
     ev_st_bytes = '0;
     flt = 1'b0; fcode = FAULT_NONE; fpc = '0; fa0 = '0; fa1 = '0; fa2 = '0;
-    acted = ctrl_acted;
+    acted = ctrl_acted || fetch_acted;
     e = q_head[0]; in = '0; op = '0; rows = '0; len = '0; bstr = '0; cstr = '0; dur = '0; taps = '0;
     comp = '0; ext = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
@@ -518,8 +526,17 @@ module snow_sched
         end
       end
 
-      // 4. The channel grants the oldest request; load wins a tie (§3.3.2).
-      if (!flt && chan_free <= t && (req_v_n[0] || req_v_n[1])) begin
+      // 4. The channel grants the oldest request; on a tie a fetch, then the
+      // load unit (§3.3.2). A fetch moves no data here (snow_fetch.sv).
+      fwin = fetch_req_v && (!req_v_n[0] || fetch_req_post <= req_post_n[0]) &&
+             (!req_v_n[1] || fetch_req_post <= req_post_n[1]);
+      if (!flt && chan_free <= t && fwin) begin
+        fetch_grant = 1'b1;
+        chan_free_n = t + 64'(FETCH_CYCLES);
+        c_busy_dram_n = c_busy_dram_n + 64'(FETCH_CYCLES);
+        c_code_n = c_code_n + 64'(FETCH_BYTES);
+        acted = 1'b1;
+      end else if (!flt && chan_free <= t && (req_v_n[0] || req_v_n[1])) begin
         dir = (req_v_n[0] && (!req_v_n[1] || req_post_n[0] <= req_post_n[1])) ? 1'b0 : 1'b1;
         grant = 1'b1;
         grant_xfer = req_x_n[dir];
@@ -551,7 +568,7 @@ module snow_sched
       wake = !drained;
       if (!acted && !flt) begin
         // Nothing moved: does anything have a time at which it will?
-        wake = req_v_n[0] || req_v_n[1];
+        wake = req_v_n[0] || req_v_n[1] || fetch_req_v || fetch_waiting;
         for (int u = 0; u < 3; u++) begin
           if (sig_cnt_n[u] != 0) wake = 1'b1;
           if (q_nonempty[u] && !wgrant_n[u]) begin
@@ -602,7 +619,7 @@ module snow_sched
       fault_pc <= '0; fault_cycle <= '0; fault_arg0 <= '0; fault_arg1 <= '0; fault_arg2 <= '0;
       ctr_mac_cycles <= '0; ctr_dram_busy <= '0; ctr_unit_ops <= '0; ctr_dram_rd_bytes <= '0;
       ctr_dram_wr_bytes <= '0; ctr_busy <= '0; ctr_wait_sem <= '0; ctr_wait_dram <= '0;
-      ctr_wait_acc <= '0;
+      ctr_wait_acc <= '0; ctr_dram_code_bytes <= '0;
     end else begin
       ready_at <= ready_at_n; last_comp <= last_comp_n; blk <= blk_n; blk_since <= blk_since_n;
       wgrant <= wgrant_n; sems <= sems_n; sig_fire <= sig_fire_n; sig_sem <= sig_sem_n;
@@ -617,6 +634,7 @@ module snow_sched
       ctr_mac_cycles <= c_mac_n; ctr_dram_busy <= c_busy_dram_n; ctr_unit_ops <= c_ops_n;
       ctr_dram_rd_bytes <= c_rd_n; ctr_dram_wr_bytes <= c_wr_n; ctr_busy <= c_busy_n;
       ctr_wait_sem <= c_wsem_n; ctr_wait_dram <= c_wdram_n; ctr_wait_acc <= c_wacc_n;
+      ctr_dram_code_bytes <= c_code_n;
     end
   end
 endmodule

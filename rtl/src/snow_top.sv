@@ -30,7 +30,7 @@ module snow_top
   output logic [31:0] cur_pc,
   output logic [63:0] cur_cycle,
   output logic [63:0] ctr_mac_cycles, ctr_dram_busy, ctr_ctrl_insts, ctr_unit_ops, ctr_ctrl_stall,
-  output logic [63:0] ctr_dram_rd_bytes, ctr_dram_wr_bytes,
+  output logic [63:0] ctr_dram_rd_bytes, ctr_dram_wr_bytes, ctr_dram_code_bytes, ctr_fetch_stall,
   output logic [2:0][63:0] ctr_busy, ctr_wait_sem, ctr_wait_dram, ctr_wait_acc,
   output logic ev_mark,
   output logic [31:0] ev_mark_layer,
@@ -62,9 +62,17 @@ module snow_top
   logic [63:0] halt_cycle, ctrl_farg0, ctrl_farg1;
   logic [7:0] ctrl_fcode;
 
+  logic fetch_ok, fetch_req_v, fetch_acted, fetch_waiting, fetch_grant;
+  logic [63:0] fetch_req_post;
+
+  snow_fetch u_fetch (
+    .clk, .rst, .cycle, .active(!ctrl_halted && !stopped), .halting(ctrl_halting), .pc(cur_pc),
+    .code_len, .grant(fetch_grant), .ok(fetch_ok), .req_v(fetch_req_v), .req_post(fetch_req_post),
+    .acted(fetch_acted), .waiting(fetch_waiting));
+
   snow_ctrl u_ctrl (
     .clk, .rst, .freeze(stopped), .cycle, .imem_we, .imem_waddr, .imem_wdata, .code_len,
-    .num_layers, .q_full, .push, .push_entry, .acted(ctrl_acted),
+    .num_layers, .q_full, .fetch_ok, .ctr_fetch_stall, .push, .push_entry, .acted(ctrl_acted),
     .halted(ctrl_halted), .halting(ctrl_halting), .halt_cycle, .pc(cur_pc), .fault(ctrl_fault), .fault_code(ctrl_fcode),
     .fault_arg0(ctrl_farg0), .fault_arg1(ctrl_farg1), .ctr_insts(ctr_ctrl_insts),
     .ctr_stall(ctr_ctrl_stall));
@@ -86,11 +94,12 @@ module snow_top
   snow_sched u_sched (
     .clk, .rst, .cycle, .q_nonempty, .q_last, .q_head, .push, .pop, .ctrl_acted, .ctrl_halted,
     .ctrl_halting, .halt_cycle, .ctrl_pc(cur_pc), .ctrl_fault, .ctrl_fault_code(ctrl_fcode),
-    .ctrl_fault_arg0(ctrl_farg0), .ctrl_fault_arg1(ctrl_farg1), .ex_start, .ex_entry,
+    .ctrl_fault_arg0(ctrl_farg0), .ctrl_fault_arg1(ctrl_farg1), .fetch_req_v, .fetch_req_post,
+    .fetch_acted, .fetch_waiting, .fetch_grant, .ex_start, .ex_entry,
     .fill_start, .fill_entry, .grant, .grant_xfer, .stopped, .finished, .total_cycles,
     .faulted, .fault_code, .fault_pc, .fault_cycle, .fault_arg0, .fault_arg1, .fault_arg2,
     .ctr_mac_cycles, .ctr_dram_busy, .ctr_unit_ops, .ctr_dram_rd_bytes, .ctr_dram_wr_bytes,
-    .ctr_busy, .ctr_wait_sem, .ctr_wait_dram, .ctr_wait_acc, .ev_mark, .ev_mark_layer, .ev_c,
+    .ctr_dram_code_bytes, .ctr_busy, .ctr_wait_sem, .ctr_wait_dram, .ctr_wait_acc, .ev_mark, .ev_mark_layer, .ev_c,
     .ev_c_busy, .ev_c_wait_sem, .ev_c_wait_acc, .ev_mac, .ev_mac_layer, .ev_mac_cycles, .ev_ld,
     .ev_ld_layer, .ev_ld_bytes, .ev_st, .ev_st_layer, .ev_st_bytes);
 

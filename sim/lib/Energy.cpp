@@ -148,9 +148,11 @@ Energy snow::sim::energyOf(const EnergyModel &M, const isa::HwConfig &Hw, const 
 }
 
 Energy snow::sim::energyOf(const EnergyModel &M, const isa::HwConfig &Hw, const SimStats &S) {
-  return energyOf(
-      M, Hw,
-      EnergyEvents{S.Cycles, S.MacCycles, S.DramReadBytes, S.DramWriteBytes, S.CtrlInstructions});
+  // Fetched code is read from DRAM and written into the instruction memory
+  // like any load (whole network only: fetches belong to no layer).
+  return energyOf(M, Hw,
+                  EnergyEvents{S.Cycles, S.MacCycles, S.DramReadBytes + S.DramCodeBytes,
+                               S.DramWriteBytes, S.CtrlInstructions});
 }
 
 Energy snow::sim::energyOf(const EnergyModel &M, const isa::HwConfig &Hw, const LayerStats &L) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Machine.h"
+#include "snow/isa/Timing.h"
 #include "snow/sim/Stats.h"
 #include "snow/support/HugePages.h"
 #include <algorithm>
@@ -51,6 +52,10 @@ Machine::Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts)
   }
   MapsBanks.resize(Hw.MapsBanks);
   WeightBanks.resize(Hw.WeightsBanks);
+  if (Hw.fetchesCode()) {
+    Lines.resize(Hw.imemLines());
+    CodeBlocks = (this->Code.size() + Hw.FetchBlockInsts - 1) / Hw.FetchBlockInsts;
+  }
   Units[0].Kind = Unit::Load;
   Units[1].Kind = Unit::Compute;
   Units[2].Kind = Unit::Store;
@@ -98,6 +103,15 @@ static uint32_t alu(Opcode Op, uint32_t A, uint32_t B) {
   }
 }
 
+void Machine::endStall(uint64_t &Since, uint64_t &Counter, Unit Why, uint64_t T) {
+  if (Since == Never)
+    return;
+  Counter += T - Since;
+  if (Opts.Trace)
+    Opts.Trace->ctrlStall(Why, CurLayer, Since, T);
+  Since = Never;
+}
+
 bool Machine::stepCtrl(uint64_t T) {
   if (Halted)
     return false;
@@ -108,6 +122,12 @@ bool Machine::stepCtrl(uint64_t T) {
                                        Code.size()));
     return true;
   }
+  if (!fetched(T)) {
+    if (FetchStalledSince == Never)
+      FetchStalledSince = T;
+    return false;
+  }
+  endStall(FetchStalledSince, Stats->CtrlStallFetch, Unit::Ctrl, T);
   const Inst &I = Code[Pc];
   const isa::OpInfo &Info = isa::opInfo(I.Op);
   ++Stats->CtrlInstructions;
@@ -119,12 +139,7 @@ bool Machine::stepCtrl(uint64_t T) {
         CtrlStalledSince = T;
       return false;
     }
-    if (CtrlStalledSince != Never) {
-      Stats->CtrlStallQueueFull += T - CtrlStalledSince;
-      if (Opts.Trace)
-        Opts.Trace->ctrlStall(Info.U, CurLayer, CtrlStalledSince, T);
-    }
-    CtrlStalledSince = Never;
+    endStall(CtrlStalledSince, Stats->CtrlStallQueueFull, Info.U, T);
     if (I.Op == Opcode::MARK) {
       if (I.imm < 0 || uint64_t(I.imm) >= Prog.Layers.size()) {
         PendingError = faultAt(Pc, T,
@@ -149,6 +164,12 @@ bool Machine::stepCtrl(uint64_t T) {
   case Opcode::HALT:
     Halted = true;
     HaltCycle = T;
+    // A fetch still waiting for the channel is dropped; fetches granted
+    // earlier finish on the channel, but the program does not wait for them.
+    if (FetchWaiting) {
+      std::erase_if(Pending, [](const DramRequest &R) { return R.From == Unit::Ctrl; });
+      FetchWaiting = false;
+    }
     return true;
   case Opcode::NOP:
     break;
@@ -202,6 +223,13 @@ uint64_t Machine::nextWake(uint64_t T) const {
     W = std::min(W, std::max(Fire + 1, T + 1));
   if (!Pending.empty())
     W = std::min(W, std::max(ChanFree, T + 1));
+  // The control core waits for a block whose fetch has been granted.
+  if (Hw.fetchesCode() && !Halted && Pc < Code.size()) {
+    const uint64_t B = timing::fetchBlock(Hw, Pc);
+    const FetchLine &L = Lines[timing::fetchLine(Hw, B)];
+    if (L.Block == B && L.ReadyAt != Never && L.ReadyAt > T)
+      W = std::min(W, L.ReadyAt);
+  }
   return W;
 }
 
@@ -239,6 +267,8 @@ llvm::Error Machine::deadlock(uint64_t T) const {
 void Machine::closeStats(SimStats &S) {
   if (CtrlStalledSince != Never)
     S.CtrlStallQueueFull += TotalCycles - CtrlStalledSince;
+  if (FetchStalledSince != Never)
+    S.CtrlStallFetch += TotalCycles - FetchStalledSince;
   S.Load = Units[0].Cycles;
   S.Compute = Units[1].Cycles;
   S.Store = Units[2].Cycles;
@@ -297,7 +327,8 @@ llvm::Error Machine::run(SimStats &S) {
         ++Sems[P.second & 0xff];
         return true;
       });
-    bool CtrlActed = stepCtrl(T), UnitsActed = false;
+    bool UnitsActed = stepFetch(T);
+    bool CtrlActed = stepCtrl(T);
     for (UnitState &U : Units)
       UnitsActed |= stepUnit(U, T);
     UnitsActed |= grantChannel(T);
@@ -319,6 +350,9 @@ llvm::Error Machine::run(SimStats &S) {
     // cycle, which becomes Wake.
     uint64_t Wake = UnitsActed ? T + 1 : nextWake(T);
     for (++T; T < Wake && CtrlActed && !Halted;) {
+      // The fetch engine acts in cycle T: visit it in full.
+      if (fetchCanAct())
+        break;
       if (T > Opts.MaxCycles + 1)
         return Runaway(T);
       if (OutOfTime())
@@ -341,6 +375,9 @@ llvm::Error Machine::run(SimStats &S) {
     // The control core stalled in cycle T on a full queue: nothing can act
     // before Wake (or ever).
     if (!CtrlActed && !Halted && T < Wake) {
+      // Stalled on its instructions, it resumes when their fetch lands.
+      if (FetchStalledSince != Never)
+        Wake = std::min(Wake, nextWake(T));
       if (Wake == Never)
         return deadlock(T);
       T = Wake;

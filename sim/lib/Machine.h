@@ -45,7 +45,8 @@ struct UnitState {
   UnitCycles Cycles;
 };
 
-/// A DMA request waiting for the DRAM channel.
+/// A DMA request waiting for the DRAM channel: a unit's (load, store), or
+/// the fetch engine's (From = Ctrl; DramLo holds the block it fetches).
 struct DramRequest {
   isa::Unit From;
   uint64_t PostCycle;
@@ -87,6 +88,15 @@ struct DecodedCode {
   size_t size() const { return Index.size(); }
 };
 
+/// A line of the instruction memory (docs/architecture.md §3.1, "Instruction
+/// fetch"): the code block it holds or is being filled with, and the cycle
+/// from which its instructions can be issued (Never until its fetch is
+/// granted).
+struct FetchLine {
+  uint64_t Block = std::numeric_limits<uint64_t>::max();
+  uint64_t ReadyAt = std::numeric_limits<uint64_t>::max();
+};
+
 struct FreeDeleter {
   void operator()(uint8_t *P) const { std::free(P); }
 };
@@ -104,6 +114,15 @@ public:
 private:
   // Timing.cpp
   bool stepCtrl(uint64_t T);
+  /// The fetch engine: redirect, skip a resident block or post a fetch.
+  bool stepFetch(uint64_t T);
+  /// Whether stepFetch would act now (its state and pc as they stand).
+  bool fetchCanAct() const;
+  /// The control core issues in cycle T after a stall begun at Since (Never:
+  /// none) on Why (Ctrl: its instructions): count it and trace it.
+  void endStall(uint64_t &Since, uint64_t &Counter, isa::Unit Why, uint64_t T);
+  /// Whether the instruction at Pc can be issued in cycle T.
+  bool fetched(uint64_t T) const;
   bool stepUnit(UnitState &U, uint64_t T);
   bool grantChannel(uint64_t T);
   uint64_t nextWake(uint64_t T) const;
@@ -169,6 +188,13 @@ public:
     return Layer == NoLayer ? Prologue : Stats->Layers[Layer];
   }
   uint64_t CtrlStalledSince = Never;
+  uint64_t FetchStalledSince = Never; ///< The core waits for its instructions.
+
+  // Instruction fetch (imem_kib > 0).
+  std::vector<FetchLine> Lines;
+  uint64_t FetchNext = 0;    ///< Next block the engine considers.
+  bool FetchWaiting = false; ///< A fetch request waits for the channel.
+  uint64_t CodeBlocks = 0;   ///< Blocks the program's code spans.
 
   // Units, channel, semaphores, hazards.
   std::array<UnitState, 3> Units; ///< Load, Compute, Store.

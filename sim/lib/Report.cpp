@@ -194,6 +194,8 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                              {"dram_busy_cycles", int64_t(S.DramBusyCycles)},
                              {"ctrl_instructions", int64_t(S.CtrlInstructions)},
                              {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
+                             {"ctrl_stall_fetch", int64_t(S.CtrlStallFetch)},
+                             {"dram_code_bytes", int64_t(S.DramCodeBytes)},
                              {"unit_ops", int64_t(S.UnitOps)}}},
       {"units", json::Object{{"load", Units(S.Load)},
                              {"compute", Units(S.Compute)},

@@ -17,6 +17,7 @@
 #include "snow/isa/Timing.h"
 #include "Machine.h"
 #include <algorithm>
+#include <cassert>
 #include <fmt/format.h>
 
 using namespace snow;
@@ -280,14 +281,74 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   }
 }
 
+bool Machine::fetched(uint64_t T) const {
+  if (!Hw.fetchesCode())
+    return true;
+  const uint64_t B = timing::fetchBlock(Hw, Pc);
+  const FetchLine &L = Lines[timing::fetchLine(Hw, B)];
+  return L.Block == B && L.ReadyAt <= T;
+}
+
+// The fetch engine's rule, once per cycle before the control core (§3.1,
+// "Instruction fetch"): with C the block of pc, the next block to consider
+// is C if C's line holds another block (a miss: redirect), else at least C;
+// within C + fetchAheadBlocks and the code, a block already in its line is
+// skipped, and any other is fetched if no fetch is waiting for the channel.
+bool Machine::fetchCanAct() const {
+  if (!Hw.fetchesCode() || Halted || Pc >= Code.size())
+    return false;
+  const uint64_t C = timing::fetchBlock(Hw, Pc);
+  const uint64_t N = Lines[timing::fetchLine(Hw, C)].Block != C ? C : std::max(FetchNext, C);
+  if (N >= C + timing::fetchAheadBlocks(Hw) || N >= CodeBlocks)
+    return false;
+  return Lines[timing::fetchLine(Hw, N)].Block == N || !FetchWaiting;
+}
+
+bool Machine::stepFetch(uint64_t T) {
+  if (!Hw.fetchesCode() || Halted || Pc >= Code.size())
+    return false;
+  const uint64_t C = timing::fetchBlock(Hw, Pc);
+  FetchNext = Lines[timing::fetchLine(Hw, C)].Block != C ? C : std::max(FetchNext, C);
+  if (FetchNext >= C + timing::fetchAheadBlocks(Hw) || FetchNext >= CodeBlocks)
+    return false;
+  FetchLine &L = Lines[timing::fetchLine(Hw, FetchNext)];
+  if (L.Block == FetchNext) {
+    ++FetchNext;
+    return true;
+  }
+  if (FetchWaiting)
+    return false;
+  // The line is taken now; its instructions count from the fetch's landing.
+  L = {FetchNext, Never};
+  Pending.push_back({Unit::Ctrl, T, timing::fetchChannelCycles(Hw), 0, 0, false, FetchNext,
+                     FetchNext + 1, uint32_t(FetchNext * Hw.FetchBlockInsts), CurLayer});
+  FetchWaiting = true;
+  ++FetchNext;
+  return true;
+}
+
 bool Machine::grantChannel(uint64_t T) {
   if (Pending.empty() || ChanFree > T)
     return false;
+  // Oldest first; among requests of one cycle, the order they were posted:
+  // fetch, load, store.
   auto It = std::min_element(
       Pending.begin(), Pending.end(),
       [](const DramRequest &A, const DramRequest &B) { return A.PostCycle < B.PostCycle; });
   DramRequest R = *It;
   Pending.erase(It);
+  if (R.From == Unit::Ctrl) {
+    FetchLine &L = Lines[timing::fetchLine(Hw, R.DramLo)];
+    assert(L.Block == R.DramLo && "only one fetch waits, so its line is still its own");
+    L.ReadyAt = T + timing::dmaCompletion(Hw, R.Cycles);
+    FetchWaiting = false;
+    ChanFree = T + R.Cycles;
+    Stats->DramBusyCycles += R.Cycles;
+    Stats->DramCodeBytes += Hw.fetchBlockBytes();
+    if (Opts.Trace)
+      Opts.Trace->fetchGrant(R.Pc, R.Layer, T, R.Cycles);
+    return true;
+  }
   UnitState &U = unitFor(Units, R.From);
   uint64_t Done = T + timing::dmaCompletion(Hw, R.Cycles);
   ChanFree = T + R.Cycles;

@@ -75,11 +75,20 @@ void TraceRecorder::dmaGrant(isa::Unit From, isa::Opcode Op, uint32_t Pc, uint32
   add(Dram, K, Pc, Layer, Grant, Cycles);
 }
 
+void TraceRecorder::fetchGrant(uint32_t Pc, uint32_t Layer, uint64_t Grant, uint64_t Cycles) {
+  if (FetchKind < 0) {
+    FetchKind = int(Kinds.size());
+    Kinds.push_back("instruction fetch");
+  }
+  add(Dram, uint16_t(FetchKind), Pc, Layer, Grant, Cycles);
+}
+
 void TraceRecorder::ctrlStall(isa::Unit Full, uint32_t Layer, uint64_t From, uint64_t To) {
   int &K = StallKind[unsigned(Full)];
   if (K < 0) {
     K = int(Kinds.size());
-    Kinds.push_back(fmt::format("{} queue full", isa::unitName(Full)));
+    Kinds.push_back(Full == isa::Unit::Ctrl ? "waiting for instructions"
+                                            : fmt::format("{} queue full", isa::unitName(Full)));
   }
   add(Ctrl, uint16_t(K), 0, Layer, From, To - From);
 }

@@ -45,7 +45,7 @@ TEST(Row, DerivedColumnsFollowFromCyclesMacsAndClock) {
   EXPECT_NEAR(R.opsPerByte(), 2.0 * 1671168 / 137096, 1e-12);
   EXPECT_EQ(R.ArrayMacs, 256u);
   EXPECT_EQ(R.PeakGops, 128);
-  EXPECT_EQ(R.OnchipKib, 1731);
+  EXPECT_EQ(R.OnchipKib, 1763);
   R.Status = PointStatus::CompileFailed;
   EXPECT_EQ(R.fps(), 0) << "a point that did not run has no rate";
 }

@@ -249,10 +249,11 @@ TEST(HwValidate, DramBandwidthAtLeastOneQ8StepPerCycle) {
 }
 
 TEST(HwValidate, OnchipBytesWithinBudget) {
-  // zc706 needs exactly 1731 KiB (1728 of buffers and accumulators, 3 of queues).
-  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.OnchipBudgetKib = 1731; }, HwConfig())));
-  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.OnchipBudgetKib = 1730; }, HwConfig()),
-                      "onchip_budget_kib", "1730"));
+  // zc706 needs exactly 1763 KiB (1728 of buffers and accumulators, 3 of
+  // queues, 32 of instruction memory).
+  EXPECT_TRUE(accepts(with([](HwConfig &C) { C.OnchipBudgetKib = 1763; }, HwConfig())));
+  EXPECT_TRUE(rejects(with([](HwConfig &C) { C.OnchipBudgetKib = 1762; }, HwConfig()),
+                      "onchip_budget_kib", "1762"));
   EXPECT_TRUE(rejects(with([](HwConfig &C) { C.OnchipBudgetKib = 4194304; }), "onchip_budget_kib",
                       "4194304"));
 }

@@ -390,7 +390,7 @@ TEST(ProgramChecks, EmbeddedConfigIsParsedAndValidated) {
             "p.bin[HWCF]: key 'lanes_per_vmac': must be a power of two in 1..64, got '12'");
   Bad = Text + "lanes: 4\n";
   find(S, "HWCF").Payload.assign(Bad.begin(), Bad.end());
-  EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin[HWCF]:26: unknown key 'lanes'"));
+  EXPECT_TRUE(contains(errorOf(assemble(S)), "p.bin[HWCF]:28: unknown key 'lanes'"));
 }
 
 /// A scratch directory removed after each test.

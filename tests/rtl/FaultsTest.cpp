@@ -10,6 +10,7 @@
 
 #include "CoSim.h"
 #include "Programs.h"
+#include "snow/isa/Timing.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -257,12 +258,16 @@ TEST_F(RtlFaults, TooManyPendingSignals) {
 TEST_F(RtlFaults, MaxCycles) {
   expectFault("loop: beq r0, r0, imm=loop\nhalt\n", "still running after --max-cycles 100",
               "mini64", {"--max-cycles", "100"});
-  // The vmac starts in cycle 1 and its sums land after its start-up, 1000
-  // taps (a whole number of mini64's granules) and the MAC pipeline.
+  // The vmac is issued once the code's first block has landed (F), starts
+  // a cycle later, and its sums land after its start-up, 1000 taps (a whole
+  // number of mini64's granules) and the MAC pipeline.
   auto Hw = isa::loadHwConfig("mini64");
   ASSERT_TRUE(bool(Hw));
   ASSERT_EQ(1000 % Hw->TraceRowGranule, 0u);
-  const std::string End = std::to_string(1 + Hw->TraceStartupCycles + 1000 + Hw->MacPipelineDepth);
+  const uint64_t F =
+      Hw->fetchesCode() ? timing::fetchChannelCycles(*Hw) + Hw->DramLatencyCycles : 0;
+  const std::string End =
+      std::to_string(F + 1 + Hw->TraceStartupCycles + 1000 + Hw->MacPipelineDepth);
   const std::string Before = std::to_string(std::stoul(End) - 1);
   expectFault("vmac r0, r0, r0, rows=1, len=1000, bstride=0, init=1\nhalt\n",
               "still running after --max-cycles " + Before + " cycles", "mini64",

@@ -49,7 +49,8 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "trace_startup_cycles: 0\n"
                                         "trace_row_granule: 1\n"
                                         "maps_read_ports: 4\n"
-                                        "writeback_words: 2\n";
+                                        "writeback_words: 2\n"
+                                        "imem_kib: 0\n";
 
 // The constants of that machine as the hand derivations use them.
 constexpr uint64_t Lanes = 16;                    // lanes_per_vmac

@@ -83,7 +83,7 @@ struct EventLog {
 /// The RTL's global counters (names as in SimStats), valid with done.
 struct RtlCounters {
   uint64_t TotalCycles = 0, MacCycles = 0, DramBusy = 0, CtrlInsts = 0, UnitOps = 0, CtrlStall = 0,
-           DramReadBytes = 0, DramWriteBytes = 0;
+           DramReadBytes = 0, DramWriteBytes = 0, FetchStall = 0, DramCodeBytes = 0;
   uint64_t Busy[3] = {}, WaitSem[3] = {}, WaitDram[3] = {},
            WaitAcc[3] = {}; ///< load, compute, store
 };

@@ -164,6 +164,8 @@ llvm::Expected<sim::SimStats> RtlSimulator::run() {
   S.CtrlInstructions = C.CtrlInsts;
   S.UnitOps = C.UnitOps;
   S.CtrlStallQueueFull = C.CtrlStall;
+  S.CtrlStallFetch = C.FetchStall;
+  S.DramCodeBytes = C.DramCodeBytes;
   sim::UnitCycles *Units[] = {&S.Load, &S.Compute, &S.Store};
   for (unsigned U = 0; U < 3; ++U) {
     Units[U]->Busy = C.Busy[U];

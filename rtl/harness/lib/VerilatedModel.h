@@ -178,6 +178,8 @@ public:
         C.CtrlStall = M->ctr_ctrl_stall;
         C.DramReadBytes = M->ctr_dram_rd_bytes;
         C.DramWriteBytes = M->ctr_dram_wr_bytes;
+        C.FetchStall = M->ctr_fetch_stall;
+        C.DramCodeBytes = M->ctr_dram_code_bytes;
         for (unsigned U = 0; U < 3; ++U) {
           C.Busy[U] = portWord64(M->ctr_busy, U);
           C.WaitSem[U] = portWord64(M->ctr_wait_sem, U);

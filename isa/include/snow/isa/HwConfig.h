@@ -70,6 +70,13 @@ struct HwConfig {
   unsigned MapsReadPorts = zc706::maps_read_ports;
   /// Lane words vwb / vpre move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
+  /// On-chip instruction memory: 0 for code preloaded whole and fetched for
+  /// free (the idealized model), else a direct-mapped memory of this many KiB
+  /// that the fetch engine fills from code in DRAM over the DMA channel
+  /// (docs/architecture.md §3.1, "Instruction fetch").
+  unsigned ImemKib = zc706::imem_kib;
+  /// Instructions one fetch moves (a line of the instruction memory).
+  unsigned FetchBlockInsts = zc706::fetch_block_insts;
   /// Default activation format: Q(15-f).f.
   unsigned ActFracBits = zc706::act_frac_bits;
   /// All buffers and accumulators together must fit.
@@ -89,6 +96,12 @@ struct HwConfig {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
   }
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
+  /// Whether instructions are fetched from DRAM (imem_kib > 0).
+  bool fetchesCode() const { return ImemKib != 0; }
+  /// Bytes of one fetch block (a line of the instruction memory).
+  uint64_t fetchBlockBytes() const;
+  /// Lines of the instruction memory (0 when code is preloaded).
+  uint64_t imemLines() const;
   /// Sustained DRAM bandwidth (dram_gbps x dram_efficiency) in 1/256 bytes
   /// per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;

@@ -109,6 +109,20 @@ inline uint64_t dmaCompletion(const isa::HwConfig &Hw, uint64_t ChannelCycles) {
   return ChannelCycles + Hw.DramLatencyCycles;
 }
 
+/// Instruction fetch (imem_kib > 0; docs/architecture.md §3.1, "Instruction
+/// fetch"): the fetch block holding instruction Pc, the line of the
+/// direct-mapped instruction memory it occupies, how many blocks past the
+/// current one the prefetch runs (half the memory: the other half keeps what
+/// was just run, for loops), and the channel cycles of one fetch.
+inline uint64_t fetchBlock(const isa::HwConfig &Hw, uint64_t Pc) { return Pc / Hw.FetchBlockInsts; }
+inline uint64_t fetchLine(const isa::HwConfig &Hw, uint64_t Block) {
+  return Block & (Hw.imemLines() - 1);
+}
+inline uint64_t fetchAheadBlocks(const isa::HwConfig &Hw) { return Hw.imemLines() / 2; }
+inline uint64_t fetchChannelCycles(const isa::HwConfig &Hw) {
+  return Hw.dramCycles(Hw.fetchBlockBytes());
+}
+
 /// Cycles a non-DMA unit operation occupies its unit (the DMA operations'
 /// cost is the channel's: dmaBurstBytes, dmaChannelCycles, dmaCompletion).
 uint64_t unitCycles(const isa::Inst &I, const isa::HwConfig &Hw);

@@ -78,6 +78,9 @@ struct SimStats {
   uint64_t CtrlInstructions = 0, UnitOps = 0;
   UnitCycles Load, Compute, Store;
   uint64_t CtrlStallQueueFull = 0;
+  /// Cycles the control core waited for instructions to arrive from DRAM
+  /// (imem_kib > 0), and the code bytes fetched (not in DramReadBytes).
+  uint64_t CtrlStallFetch = 0, DramCodeBytes = 0;
   std::vector<LayerStats> Layers;
   /// Layers[].RailValues were counted (a functional simulator run; not
   /// timing-only, not the RTL), over this many frames.

@@ -43,8 +43,11 @@ public:
   /// and occupies it for Cycles; the unit is free again at Grant + 1.
   void dmaGrant(isa::Unit From, isa::Opcode Op, uint32_t Pc, uint32_t Layer, uint64_t Post,
                 uint64_t Grant, uint64_t Cycles);
+  /// The fetch of the code block starting at Pc, posted in Layer, was
+  /// granted the DRAM channel at Grant and occupies it for Cycles.
+  void fetchGrant(uint32_t Pc, uint32_t Layer, uint64_t Grant, uint64_t Cycles);
   /// The control core, in Layer, could not issue from From to To: unit
-  /// Full's queue was full.
+  /// Full's queue was full, or (Full = Ctrl) its instructions had not arrived.
   void ctrlStall(isa::Unit Full, uint32_t Layer, uint64_t From, uint64_t To);
 
   /// The trace-event JSON of the run so far; TotalCycles ends the last layer
@@ -75,7 +78,8 @@ private:
   std::vector<Slice> Tracks[NumTracks];
   std::vector<std::string> Kinds;                   ///< Slice names: mnemonics, stall reasons.
   std::vector<int> OpKind;                          ///< Opcode -> index in Kinds, -1 = none yet.
-  int StallKind[isa::NumUnits] = {-1, -1, -1, -1};  ///< Unit -> its queue-full kind.
+  int StallKind[isa::NumUnits] = {-1, -1, -1, -1};  ///< Unit -> its stall kind.
+  int FetchKind = -1;                               ///< The fetches' kind.
   std::vector<std::pair<uint32_t, uint64_t>> Marks; ///< (layer, cycle) as started.
 };
 
