@@ -83,6 +83,7 @@ EFFECTS = [
     ("one maps read port (vmacp passes)", "maps_read_ports", None),
     ("256-bit writeback", "writeback_words", None),
     ("DRAM sustained share", "dram_efficiency", 1.0),
+    ("instruction fetch from DRAM", "imem_kib", 0),
 ]
 
 
