@@ -6,6 +6,11 @@
 // emitted and held as 16-byte words (an isa::Inst is 176 bytes: a 20,000-layer
 // model's 2.9 M instructions took 956 MB as Insts), branches patched at the end.
 //
+// finish() also drops every `li` that sets a register to the value it already
+// holds on every path to it (code is fetched from DRAM, so each instruction
+// costs channel time): the lowering loads DMA addresses and buffer offsets
+// afresh for each operation, and many repeat.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_COMPILER_EMITTER_H
 #define SNOW_COMPILER_EMITTER_H
@@ -38,10 +43,18 @@ public:
   void signal(isa::Unit U, unsigned Sem);
   void mark(unsigned Layer);
 
+  /// What finish() needs to know of an instruction's effect on registers.
+  struct RegEffect {
+    enum Kind : uint8_t { None, Li, Writes } K = None;
+    uint8_t Rd = 0;
+    uint32_t Value = 0; ///< Li: the register's value after it.
+  };
+
   /// A piece of code cut out of the stream, with its own labels and branches
   /// (which must not reach outside it), to be emitted again elsewhere.
   struct Block {
     std::vector<isa::Word128> Insts;
+    std::vector<RegEffect> Effects;
     std::vector<std::pair<unsigned, uint32_t>> Labels; ///< (label, pc in block)
     std::vector<std::pair<uint32_t, unsigned>> Fixups; ///< (pc in block, label)
     size_t size() const { return Insts.size(); }
@@ -55,13 +68,18 @@ public:
   /// Code emitted from now on belongs to What (for error messages).
   void beginRegion(std::string What) { Regions.push_back({pc(), std::move(What)}); }
 
-  /// The code with branch targets filled in; fails if a label is unbound or
-  /// a field overflowed.
+  /// The code with branch targets filled in and redundant `li`s dropped;
+  /// fails if a label is unbound or a field overflowed.
   llvm::Expected<std::vector<isa::Word128>> finish();
 
 private:
+  /// Drops each `li` whose register already holds its value on every path
+  /// (labels are joins: nothing is known there), moving labels and fixups.
+  void dropRedundantLoads();
+
   std::vector<isa::Word128> Code;
-  std::string FirstError; ///< The first instruction that did not encode.
+  std::vector<RegEffect> Effects; ///< [pc]
+  std::string FirstError;         ///< The first instruction that did not encode.
   std::vector<int64_t> LabelPc;
   std::vector<std::pair<uint32_t, unsigned>> Fixups;     ///< (pc, label)
   std::vector<std::pair<uint32_t, std::string>> Regions; ///< (first pc, owner)
