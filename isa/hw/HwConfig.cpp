@@ -516,10 +516,6 @@ uint64_t HwConfig::onchipBytes() const {
   return P.Maps + P.Weights + P.Acc + P.Queues + P.Imem;
 }
 
-uint64_t HwConfig::fetchBlockBytes() const { return uint64_t(FetchBlockInsts) * InstBytes; }
-
-uint64_t HwConfig::imemLines() const { return uint64_t(ImemKib) * 1024 / fetchBlockBytes(); }
-
 std::string HwConfig::toYaml() const {
   std::string S;
   for (const KeyInfo &K : HwKeys)

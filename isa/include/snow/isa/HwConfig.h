@@ -13,6 +13,7 @@
 #ifndef SNOW_ISA_HWCONFIG_H
 #define SNOW_ISA_HWCONFIG_H
 
+#include "snow/isa/Word.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
 #include <string>
@@ -98,10 +99,11 @@ struct HwConfig {
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
   /// Whether instructions are fetched from DRAM (imem_kib > 0).
   bool fetchesCode() const { return ImemKib != 0; }
-  /// Bytes of one fetch block (a line of the instruction memory).
-  uint64_t fetchBlockBytes() const;
+  /// Bytes of one fetch block (a line of the instruction memory). Inline:
+  /// the simulator asks on every instruction it issues.
+  uint64_t fetchBlockBytes() const { return uint64_t(FetchBlockInsts) * InstBytes; }
   /// Lines of the instruction memory (0 when code is preloaded).
-  uint64_t imemLines() const;
+  uint64_t imemLines() const { return uint64_t(ImemKib) * 1024 / fetchBlockBytes(); }
   /// Sustained DRAM bandwidth (dram_gbps x dram_efficiency) in 1/256 bytes
   /// per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;
