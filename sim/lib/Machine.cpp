@@ -226,7 +226,7 @@ uint64_t Machine::nextWake(uint64_t T) const {
   // The control core waits for a block whose fetch has been granted.
   if (Hw.fetchesCode() && !Halted && Pc < Code.size()) {
     const uint64_t B = timing::fetchBlock(Hw, Pc);
-    const FetchLine &L = Lines[timing::fetchLine(Hw, B)];
+    const FetchLine &L = lineOf(B);
     if (L.Block == B && L.ReadyAt != Never && L.ReadyAt > T)
       W = std::min(W, L.ReadyAt);
   }

@@ -11,6 +11,7 @@
 
 #include "snow/isa/Isa.h"
 #include "snow/isa/Program.h"
+#include "snow/isa/Timing.h"
 #include "snow/sim/Simulator.h"
 #include "snow/sim/Trace.h"
 #include <array>
@@ -116,8 +117,18 @@ private:
   bool stepCtrl(uint64_t T);
   /// The fetch engine: redirect, skip a resident block or post a fetch.
   bool stepFetch(uint64_t T);
+  /// The block the fetch engine considers now (after a redirect) and
+  /// whether it is within reach (the prefetch window and the code).
+  struct FetchView {
+    uint64_t Next;
+    bool InReach;
+  };
+  FetchView fetchView() const;
   /// Whether stepFetch would act now (its state and pc as they stand).
   bool fetchCanAct() const;
+  /// The instruction-memory line that holds (or would hold) code block B.
+  FetchLine &lineOf(uint64_t B) { return Lines[timing::fetchLine(Hw, B)]; }
+  const FetchLine &lineOf(uint64_t B) const { return Lines[timing::fetchLine(Hw, B)]; }
   /// The control core issues in cycle T after a stall begun at Since (Never:
   /// none) on Why (Ctrl: its instructions): count it and trace it.
   void endStall(uint64_t &Since, uint64_t &Counter, isa::Unit Why, uint64_t T);

@@ -285,7 +285,7 @@ bool Machine::fetched(uint64_t T) const {
   if (!Hw.fetchesCode())
     return true;
   const uint64_t B = timing::fetchBlock(Hw, Pc);
-  const FetchLine &L = Lines[timing::fetchLine(Hw, B)];
+  const FetchLine &L = lineOf(B);
   return L.Block == B && L.ReadyAt <= T;
 }
 
@@ -294,24 +294,25 @@ bool Machine::fetched(uint64_t T) const {
 // is C if C's line holds another block (a miss: redirect), else at least C;
 // within C + fetchAheadBlocks and the code, a block already in its line is
 // skipped, and any other is fetched if no fetch is waiting for the channel.
-bool Machine::fetchCanAct() const {
+Machine::FetchView Machine::fetchView() const {
   if (!Hw.fetchesCode() || Halted || Pc >= Code.size())
-    return false;
+    return {FetchNext, false};
   const uint64_t C = timing::fetchBlock(Hw, Pc);
-  const uint64_t N = Lines[timing::fetchLine(Hw, C)].Block != C ? C : std::max(FetchNext, C);
-  if (N >= C + timing::fetchAheadBlocks(Hw) || N >= CodeBlocks)
-    return false;
-  return Lines[timing::fetchLine(Hw, N)].Block == N || !FetchWaiting;
+  const uint64_t N = lineOf(C).Block != C ? C : std::max(FetchNext, C);
+  return {N, N < C + timing::fetchAheadBlocks(Hw) && N < CodeBlocks};
+}
+
+bool Machine::fetchCanAct() const {
+  const FetchView V = fetchView();
+  return V.InReach && (lineOf(V.Next).Block == V.Next || !FetchWaiting);
 }
 
 bool Machine::stepFetch(uint64_t T) {
-  if (!Hw.fetchesCode() || Halted || Pc >= Code.size())
+  const FetchView V = fetchView();
+  FetchNext = V.Next; // a redirect holds even when nothing is in reach
+  if (!V.InReach)
     return false;
-  const uint64_t C = timing::fetchBlock(Hw, Pc);
-  FetchNext = Lines[timing::fetchLine(Hw, C)].Block != C ? C : std::max(FetchNext, C);
-  if (FetchNext >= C + timing::fetchAheadBlocks(Hw) || FetchNext >= CodeBlocks)
-    return false;
-  FetchLine &L = Lines[timing::fetchLine(Hw, FetchNext)];
+  FetchLine &L = lineOf(FetchNext);
   if (L.Block == FetchNext) {
     ++FetchNext;
     return true;
@@ -337,22 +338,20 @@ bool Machine::grantChannel(uint64_t T) {
       [](const DramRequest &A, const DramRequest &B) { return A.PostCycle < B.PostCycle; });
   DramRequest R = *It;
   Pending.erase(It);
+  const uint64_t Done = T + timing::dmaCompletion(Hw, R.Cycles);
+  ChanFree = T + R.Cycles;
+  Stats->DramBusyCycles += R.Cycles;
   if (R.From == Unit::Ctrl) {
-    FetchLine &L = Lines[timing::fetchLine(Hw, R.DramLo)];
+    FetchLine &L = lineOf(R.DramLo);
     assert(L.Block == R.DramLo && "only one fetch waits, so its line is still its own");
-    L.ReadyAt = T + timing::dmaCompletion(Hw, R.Cycles);
+    L.ReadyAt = Done;
     FetchWaiting = false;
-    ChanFree = T + R.Cycles;
-    Stats->DramBusyCycles += R.Cycles;
     Stats->DramCodeBytes += Hw.fetchBlockBytes();
     if (Opts.Trace)
       Opts.Trace->fetchGrant(R.Pc, R.Layer, T, R.Cycles);
     return true;
   }
   UnitState &U = unitFor(Units, R.From);
-  uint64_t Done = T + timing::dmaCompletion(Hw, R.Cycles);
-  ChanFree = T + R.Cycles;
-  Stats->DramBusyCycles += R.Cycles;
   U.WaitingGrant = false;
   U.ReadyAt = T + timing::UnitOpCycles;
   U.LastCompletion = std::max(U.LastCompletion, Done);
