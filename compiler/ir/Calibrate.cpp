@@ -239,13 +239,19 @@ llvm::Expected<ActFormats> snow::ir::calibrate(const Graph &G, int ActFrac,
                                                std::vector<std::vector<float>> *LayerOutputs) {
   if (llvm::Error E = checkFloatGraph(G, InputChw.size()))
     return E;
-  std::vector<std::vector<float>> Outs;
   std::vector<float> PreMax;
-  runFloat(G, InputChw, &Outs, &PreMax);
-  llvm::Expected<ActFormats> F = chooseFormats(G, ActFrac, Outs, PreMax);
-  if (F && LayerOutputs)
-    *LayerOutputs = std::move(Outs);
-  return F;
+  if (LayerOutputs) {
+    std::vector<std::vector<float>> Outs;
+    runFloat(G, InputChw, &Outs, &PreMax);
+    llvm::Expected<ActFormats> F = chooseFormats(G, ActFrac, Outs, PreMax);
+    if (F)
+      *LayerOutputs = std::move(Outs);
+    return F;
+  }
+  // Only the ranges: each output goes once its readers have run.
+  std::vector<float> LayerMax;
+  runFloatRanges(G, InputChw, LayerMax, PreMax);
+  return chooseFromRanges(G, ActFrac, LayerMax, PreMax, std::nullopt);
 }
 
 llvm::Expected<std::vector<std::vector<float>>>
@@ -292,13 +298,11 @@ snow::ir::calibrateOnFrames(const Graph &G, int ActFrac,
     if (llvm::Error E = checkFloatGraph(G, Frame.size()))
       return E;
     InputMax = std::max(InputMax, maxAbs(Frame));
-    // One frame's outputs at a time: N frames of a large network would not
-    // fit in memory together.
-    std::vector<std::vector<float>> Outs;
-    std::vector<float> FramePre;
-    runFloat(G, Frame, &Outs, &FramePre);
-    for (size_t I = 0; I < Outs.size(); ++I) {
-      LayerMax[I] = std::max(LayerMax[I], maxAbs(Outs[I]));
+    // One frame's ranges at a time, each output freed once read.
+    std::vector<float> FrameMax, FramePre;
+    runFloatRanges(G, Frame, FrameMax, FramePre);
+    for (size_t I = 0; I < FrameMax.size(); ++I) {
+      LayerMax[I] = std::max(LayerMax[I], FrameMax[I]);
       PreMax[I] = std::max(PreMax[I], FramePre[I]);
     }
   }

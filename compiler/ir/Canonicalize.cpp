@@ -197,10 +197,22 @@ void foldBatchNorms(Graph &G) {
     assert(BN.Gamma.size() == C.Out.C && BN.Var.size() == C.Out.C && "one entry per channel");
     // In double, as docs/fixed-point.md specifies: the folded float values
     // then do not depend on the order of the float operations.
-    size_t PerChannel = C.Weights.size() / C.Out.C;
     auto Scale = [&](uint32_t O) {
       return double(BN.Gamma[O]) / std::sqrt(double(BN.Var[O]) + double(BN.Eps));
     };
+    if (C.Seeded) {
+      assert(C.Seeded->Scale.empty() && "a conv folds one batchnorm (C is not one)");
+      // Deferred weights are scaled where they are drawn. Rounding is
+      // monotonic and symmetric, so a channel's largest |value| is its
+      // largest unscaled one, scaled and rounded the same way.
+      SeededWeights &S = *C.Seeded;
+      S.Scale.resize(C.Out.C);
+      for (uint32_t O = 0; O < C.Out.C; ++O) {
+        S.Scale[O] = Scale(O);
+        S.ChannelMax[O] = float(double(S.ChannelMax[O]) * std::fabs(S.Scale[O]));
+      }
+    }
+    size_t PerChannel = C.Weights.size() / C.Out.C;
     // Channels are independent: a large conv's are scaled on several threads.
     snow::parallelFor(C.Out.C, double(PerChannel), 1 << 18, [&](size_t Begin, size_t End) {
       for (size_t O = Begin; O < End; ++O) {

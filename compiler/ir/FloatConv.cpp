@@ -225,13 +225,26 @@ double *packRun(const ConvJob &J, unsigned Group, unsigned I0, unsigned Channels
 }
 
 /// Block B's weights for input channels [I0, I0 + Channels): [channel][ky]
-/// [kx][lane], lanes past the conv group's channels zero.
-void packWeights(const ConvJob &J, size_t B, unsigned I0, unsigned Channels, double *Dst) {
+/// [kx][lane], lanes past the conv group's channels zero. Deferred weights
+/// are drawn into Drawn first (each lane's slice is one run of draws).
+void packWeights(const ConvJob &J, size_t B, unsigned I0, unsigned Channels, double *Dst,
+                 std::vector<float> &Drawn) {
   const auto [Oc0, Valid] = J.blockChannels(B);
   const size_t Terms = size_t(Channels) * J.KH * J.KW;
   const float *Rows[Lanes]; // lanes past Valid point at a real row, never read
-  for (unsigned C = 0; C < Lanes; ++C)
-    Rows[C] = &J.L->Weights[(Oc0 + std::min(C, Valid - 1)) * J.Taps + size_t(I0) * J.KH * J.KW];
+  const SeededWeights *Seeded = J.L->Seeded ? &*J.L->Seeded : nullptr;
+  if (Seeded)
+    Drawn.resize(Valid * Terms);
+  for (unsigned C = 0; C < Lanes; ++C) {
+    const size_t First = (Oc0 + std::min(C, Valid - 1)) * J.Taps + size_t(I0) * J.KH * J.KW;
+    if (!Seeded) {
+      Rows[C] = &J.L->Weights[First];
+      continue;
+    }
+    Rows[C] = &Drawn[std::min(C, Valid - 1) * Terms];
+    if (C < Valid)
+      Seeded->draw(First, Terms, &Drawn[C * Terms]);
+  }
   for (size_t T = 0; T < Terms; ++T, Dst += Lanes)
     for (unsigned C = 0; C < Lanes; ++C)
       Dst[C] = C < Valid ? Rows[C][T] : 0.0;
@@ -244,12 +257,13 @@ template <bool Fused>
                                         size_t C1) {
   const size_t KK = size_t(J.KH) * J.KW;
   std::vector<double> W((B1 - B0) * J.SliceChannels * KK * Lanes), X;
+  std::vector<float> Drawn;
   std::vector<const double *> Panel;
   for (unsigned I0 = 0; I0 < J.InPerGroup; I0 += J.SliceChannels) {
     const unsigned Channels = std::min(J.SliceChannels, J.InPerGroup - I0);
     const size_t BlockTerms = Channels * KK * Lanes;
     for (size_t B = B0; B < B1; ++B)
-      packWeights(J, B, I0, Channels, &W[(B - B0) * BlockTerms]);
+      packWeights(J, B, I0, Channels, &W[(B - B0) * BlockTerms], Drawn);
     for (size_t Chunk = C0; Chunk < C1; ++Chunk) {
       const size_t R0 = J.ChunkBegin[Chunk], R1 = J.ChunkBegin[Chunk + 1];
       size_t Need = 0;
@@ -431,8 +445,8 @@ int64_t inputCoord(unsigned O, unsigned Stride, unsigned PadBegin, unsigned K) {
 /// inner loops run over output pixels (long and contiguous), adding one tap
 /// to every pixel it reaches, with the pixels whose tap is in the padding
 /// cut off the row beforehand so the loop is branch-free.
-void planeConv(const Layer &L, const float *In, const float *Residual, float *Out, unsigned OcBegin,
-               unsigned OcEnd) {
+void planeConv(const Layer &L, const float *Weights, const float *In, const float *Residual,
+               float *Out, unsigned OcBegin, unsigned OcEnd) {
   const unsigned InPerGroup = L.In.C / L.Groups, OutPerGroup = L.Out.C / L.Groups;
   std::vector<TapRange> OutOfKx(L.KW); // output columns [Lo, Hi) whose tap Kx is real
   for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
@@ -457,7 +471,7 @@ void planeConv(const Layer &L, const float *In, const float *Residual, float *Ou
       for (size_t P = 0; P < Plane; ++P)
         Acc[P] += double(Residual[OutPlane + P]);
     for (unsigned I = 0; I < InPerGroup; ++I) {
-      const float *Taps = &L.Weights[(size_t(Oc) * InPerGroup + I) * L.KH * L.KW];
+      const float *Taps = &Weights[(size_t(Oc) * InPerGroup + I) * L.KH * L.KW];
       const float *Channel = In + (FirstIc + I) * InPlane;
       for (unsigned Ky = 0; Ky < L.KH; ++Ky)
         for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
@@ -486,8 +500,11 @@ void snow::ir::detail::convFloat(const Layer &L, const float *In, const float *R
   assert(L.Kind == LayerKind::Conv && L.Groups && "a conv that passed checkFloatGraph");
   if (L.Out.C / L.Groups >= Lanes / 2)
     return tiledConv(L, In, Residual, Out);
+  // Depthwise layers are small: deferred weights are drawn whole.
+  const std::vector<float> Drawn = L.Seeded ? L.Seeded->drawAll() : std::vector<float>();
+  const float *Weights = L.Seeded ? Drawn.data() : L.Weights.data();
   const double MacsPerChannel = double(L.In.C / L.Groups) * L.KH * L.KW * L.Out.H * L.Out.W;
   snow::parallelFor(L.Out.C, MacsPerChannel, MinMacsPerThread, [&](size_t Begin, size_t End) {
-    planeConv(L, In, Residual, Out, unsigned(Begin), unsigned(End));
+    planeConv(L, Weights, In, Residual, Out, unsigned(Begin), unsigned(End));
   });
 }

@@ -145,8 +145,8 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
       return Fail(fmt::format("{} groups do not divide {} input and {} output channels", L.Groups,
                               L.In.C, L.Out.C));
     const uint64_t NW = uint64_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW;
-    if (L.Weights.size() != NW)
-      return Fail(fmt::format("has {} float weights, expected {}", L.Weights.size(), NW));
+    if (L.heldWeights() != NW)
+      return Fail(fmt::format("has {} float weights, expected {}", L.heldWeights(), NW));
     if (!L.Bias.empty() && L.Bias.size() != L.Out.C)
       return Fail(fmt::format("has {} biases, expected {}", L.Bias.size(), L.Out.C));
     if (L.HasResidual && (!Valid(L.Residual) || Elems(L.Residual) != L.Out.elems()))
@@ -155,9 +155,13 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
   return llvm::Error::success();
 }
 
-std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &InputChw,
-                                      std::vector<std::vector<float>> *LayerOutputs,
-                                      std::vector<float> *PreActMax) {
+namespace {
+
+/// runFloat, and with LayerMax each layer's largest |output|; without
+/// LayerOutputs each output is freed after its last reader.
+std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
+                            std::vector<std::vector<float>> *LayerOutputs,
+                            std::vector<float> *PreActMax, std::vector<float> *LayerMax) {
   // A graph that fails the check is a bug in the caller (the tools check or
   // verify first); abort with the reason rather than read out of bounds.
   if (llvm::Error E = checkFloatGraph(G, InputChw.size())) {
@@ -168,6 +172,19 @@ std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &
   std::vector<std::vector<float>> Outs(G.Layers.size());
   if (PreActMax)
     PreActMax->assign(G.Layers.size(), 0.0f);
+  if (LayerMax)
+    LayerMax->assign(G.Layers.size(), 0.0f);
+  std::vector<size_t> LastUse(G.Layers.size(), G.Layers.size()); // The output: never freed.
+  if (!LayerOutputs)
+    for (size_t I = 0; I + 1 < G.Layers.size(); ++I) {
+      LastUse[I] = I; // Read by nothing: freed at once.
+      for (size_t K = I + 1; K < G.Layers.size(); ++K) {
+        const Layer &R = G.Layers[K];
+        if (std::find(R.Inputs.begin(), R.Inputs.end(), int(I)) != R.Inputs.end() ||
+            (R.HasResidual && R.Residual == int(I)))
+          LastUse[I] = K;
+      }
+    }
   auto Tensor = [&](int P) -> const std::vector<float> & { return P < 0 ? InputChw : Outs[P]; };
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
@@ -213,9 +230,28 @@ std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &
       assert(false && "checkFloatGraph admits only canonical kinds");
       std::abort();
     }
+    if (LayerMax)
+      for (float X : Outs[I])
+        (*LayerMax)[I] = std::max((*LayerMax)[I], std::fabs(X));
+    for (size_t P = 0; P <= I; ++P)
+      if (LastUse[P] == I)
+        std::vector<float>().swap(Outs[P]);
   }
   std::vector<float> Result = Outs.back();
   if (LayerOutputs)
     *LayerOutputs = std::move(Outs);
   return Result;
+}
+
+} // namespace
+
+std::vector<float> snow::ir::runFloat(const Graph &G, const std::vector<float> &InputChw,
+                                      std::vector<std::vector<float>> *LayerOutputs,
+                                      std::vector<float> *PreActMax) {
+  return evaluate(G, InputChw, LayerOutputs, PreActMax, nullptr);
+}
+
+void snow::ir::runFloatRanges(const Graph &G, const std::vector<float> &InputChw,
+                              std::vector<float> &LayerMax, std::vector<float> &PreActMax) {
+  evaluate(G, InputChw, nullptr, &PreActMax, &LayerMax);
 }

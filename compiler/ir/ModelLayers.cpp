@@ -274,7 +274,10 @@ void ModelParser::attachWeights(const YAML::Node &N, Layer &L,
   // Seeded values first; files then replace what they provide. The bias
   // draws follow the weight draws, so a seeded bias does not depend on
   // whether the weights came from a file.
-  seedWeights(L, Seed, L.HasBias);
+  if (WFile || Seeding == SeededValues::Eager)
+    seedWeights(L, Seed, L.HasBias);
+  else
+    deferSeededWeights(L, Seed, L.HasBias);
   if (WFile)
     loadNpy(WFile, "weights_file", WShape, L.Weights);
   if (BFile)

@@ -59,7 +59,7 @@ std::string supportedTypes();
 
 class ModelParser {
 public:
-  explicit ModelParser(const std::string &File);
+  ModelParser(const std::string &File, SeededValues Values);
 
   Graph parse(const std::string &Text);
 
@@ -73,6 +73,8 @@ private:
   /// Layers defined so far, by name.
   std::map<std::string, size_t> Defined;
   uint64_t Seed = 0;
+  /// Whether seeded weights are drawn now or deferred (SeededValues).
+  SeededValues Seeding;
   /// Running totals over the layers so far, checked against the model caps
   /// (snow/support/Limits.h) before anything more is allocated.
   uint64_t TotalValues = 0, TotalWeights = 0, TotalMacs = 0;

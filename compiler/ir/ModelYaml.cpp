@@ -50,8 +50,8 @@ std::string snow::ir::detail::shapeStr(const Shape &S) {
   return fmt::format("{}x{}x{}", S.C, S.H, S.W);
 }
 
-ModelParser::ModelParser(const std::string &File)
-    : File(File), Dir(llvm::sys::path::parent_path(File).str()) {}
+ModelParser::ModelParser(const std::string &File, SeededValues Seeding)
+    : File(File), Dir(llvm::sys::path::parent_path(File).str()), Seeding(Seeding) {}
 
 void ModelParser::error(const YAML::Node &At, const std::string &Msg) const {
   throw ModelError{fmt::format("{}:{}: {}{}", File, line(At), Ctx, Msg)};
@@ -384,9 +384,10 @@ Graph ModelParser::parse(const std::string &Text) {
   return G;
 }
 
-llvm::Expected<Graph> snow::ir::parseModel(const std::string &Text, const std::string &File) {
+llvm::Expected<Graph> snow::ir::parseModel(const std::string &Text, const std::string &File,
+                                           SeededValues Values) {
   try {
-    return ModelParser(File).parse(Text);
+    return ModelParser(File, Values).parse(Text);
   } catch (const ModelError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   } catch (const YAML::Exception &E) {
@@ -396,10 +397,10 @@ llvm::Expected<Graph> snow::ir::parseModel(const std::string &Text, const std::s
   }
 }
 
-llvm::Expected<Graph> snow::ir::loadModel(const std::string &Path) {
+llvm::Expected<Graph> snow::ir::loadModel(const std::string &Path, SeededValues Values) {
   auto BufOrErr = snow::readInputFile(Path, /*IsText=*/true);
   if (!BufOrErr)
     return llvm::createStringError(BufOrErr.getError(), "%s: cannot read model: %s", Path.c_str(),
                                    BufOrErr.getError().message().c_str());
-  return parseModel((*BufOrErr)->getBuffer().str(), Path);
+  return parseModel((*BufOrErr)->getBuffer().str(), Path, Values);
 }

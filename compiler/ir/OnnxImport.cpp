@@ -473,15 +473,15 @@ llvm::Expected<OnnxModel> snow::ir::importOnnx(const std::string &Path,
 
 bool snow::ir::isOnnxPath(llvm::StringRef Path) { return Path.endswith_insensitive(".onnx"); }
 
-llvm::Expected<Graph> snow::ir::loadAnyModel(const std::string &Path,
-                                             const OnnxImportOptions &Opts) {
+llvm::Expected<Graph> snow::ir::loadAnyModel(const std::string &Path, const OnnxImportOptions &Opts,
+                                             SeededValues Values) {
   if (!isOnnxPath(Path)) {
     if (!Opts.Consts.empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "%s: --const binds inputs of an ONNX model; a YAML model "
                                      "has none",
                                      Path.c_str());
-    return loadModel(Path);
+    return loadModel(Path, Values);
   }
   llvm::Expected<OnnxModel> M = importOnnx(Path, Opts);
   if (!M)

@@ -127,16 +127,30 @@ bool hasAvx2() {
 /// (a float times a power of two in 0..24 stays far inside double's range),
 /// so this is the same value as ldexp gives.
 std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
-  const bool Vector = hasAvx2();
-  const double Scale = powerOfTwo(Frac);
   std::vector<int16_t> Q;
   snow::reserveHuge(Q, V.size());
   Q.resize(V.size());
   snow::parallelFor(V.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
-    if (Vector)
-      return roundToFixedVector(&V[Begin], &Q[Begin], End - Begin, Scale);
-    for (size_t I = Begin; I < End; ++I)
-      Q[I] = roundToFixed(double(V[I]) * Scale);
+    toFixedInto(&V[Begin], &Q[Begin], End - Begin, Frac);
+  });
+  return Q;
+}
+
+/// toFixed of every deferred weight, drawn and rounded in parts on several
+/// threads (no float copy of the layer is made).
+std::vector<int16_t> drawFixed(const SeededWeights &S, int Frac) {
+  const uint64_t N = S.PerChannel * S.ChannelMax.size();
+  std::vector<int16_t> Q;
+  snow::reserveHuge(Q, N);
+  Q.resize(N);
+  snow::parallelFor(N, 1, 1 << 18, [&](size_t Begin, size_t End) {
+    constexpr size_t Chunk = 4096;
+    float Buf[Chunk];
+    for (size_t I = Begin; I < End; I += Chunk) {
+      const size_t Len = std::min(Chunk, End - I);
+      S.draw(I, Len, Buf);
+      toFixedInto(Buf, &Q[I], Len, Frac);
+    }
   });
   return Q;
 }
@@ -154,6 +168,21 @@ int16_t snow::ir::toFixed(float X, int Frac) {
   if (Frac >= -800 && Frac <= 800)
     return roundToFixed(double(X) * powerOfTwo(Frac));
   return roundToFixed(std::ldexp(double(X), Frac));
+}
+
+void snow::ir::toFixedInto(const float *X, int16_t *Q, size_t N, int Frac) {
+  assert(Frac >= -800 && Frac <= 800 && "a weight or activation format");
+  const double Scale = powerOfTwo(Frac);
+  if (hasAvx2())
+    return roundToFixedVector(X, Q, N, Scale);
+  for (size_t I = 0; I < N; ++I)
+    Q[I] = roundToFixed(double(X[I]) * Scale);
+}
+
+std::vector<int16_t> snow::ir::quantizedWeights(const Layer &L) {
+  if (!L.Seeded || !L.QWeights.empty())
+    return L.QWeights;
+  return drawFixed(*L.Seeded, L.WFrac);
 }
 
 float snow::ir::fromFixed(int16_t X, int Frac) { return float(std::ldexp(double(X), -Frac)); }
@@ -187,7 +216,7 @@ void snow::ir::avgPoolFactors(uint64_t K, unsigned &Mult, unsigned &Shift) {
 }
 
 int snow::ir::weightFrac(const Layer &L) {
-  const float MaxW = maxAbs(L.Weights);
+  const float MaxW = L.Seeded ? L.Seeded->maxAbs() : maxAbs(L.Weights);
   return MaxW == 0 ? 15 : largestFrac(MaxW);
 }
 
@@ -361,8 +390,14 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
     // so BFrac may not exceed InFrac + WFrac.
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
-    // Run-time weights are s's values, already in s's format.
-    L.QWeights = L.DynamicWeights ? std::vector<int16_t>() : toFixedAll(L.Weights, L.WFrac);
+    // Run-time weights are s's values, already in s's format. A dense conv's
+    // deferred weights stay deferred: the weight image draws them block by
+    // block (quantizedWeights); grouped ones are few and packed by a rule
+    // per group, so they are drawn here.
+    if (L.DynamicWeights || (L.Seeded && L.Groups == 1))
+      L.QWeights.clear();
+    else
+      L.QWeights = L.Seeded ? drawFixed(*L.Seeded, L.WFrac) : toFixedAll(L.Weights, L.WFrac);
     L.QBias = toFixedAll(L.Bias, L.BFrac);
     if (L.Activation != Act::None)
       L.QLut = buildLut(L);

@@ -17,6 +17,7 @@
 #include "snow/support/Npy.h"
 #include "snow/support/Parallel.h"
 #include "snow/support/Rng.h"
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
@@ -33,31 +34,110 @@ std::string shapeStr(const std::vector<uint64_t> &Shape) {
 
 } // namespace
 
-void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
+namespace {
+
+/// The draws seedWeights makes for L, before any are made: an fc's fan-in is
+/// its whole (flattened) input, exactly as for the conv whose kernel covers
+/// that input, which canonicalize() turns it into.
+SeededWeights recipe(const Layer &L, uint64_t Seed) {
   assert((L.Kind == LayerKind::Conv || L.Kind == LayerKind::Fc) &&
          "only conv and fc layers have weights");
   assert(L.Groups > 0 && L.In.C % L.Groups == 0 && "groups must divide the input channels");
-  snow::Rng R(Seed ^ snow::hashName(L.Name));
-  // An fc's fan-in is its whole (flattened) input, exactly as for the conv
-  // whose kernel covers that input, which canonicalize() turns it into.
-  uint64_t FanIn =
-      L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
-  double A = std::sqrt(6.0 / double(FanIn));
-  snow::reserveHuge(L.Weights, uint64_t(L.Out.C) * FanIn);
-  L.Weights.resize(uint64_t(L.Out.C) * FanIn);
-  // One sequence, drawn in parts on several threads (a large model has tens
-  // of millions of weights): each part skips to its first draw.
-  snow::parallelFor(L.Weights.size(), 1, 1 << 18, [&](size_t Begin, size_t End) {
-    snow::Rng Part = R;
-    Part.discard(Begin);
-    for (size_t I = Begin; I < End; ++I)
-      L.Weights[I] = float(Part.uniform(-A, A));
-  });
-  R.discard(L.Weights.size());
+  SeededWeights S;
+  S.Start = snow::Rng(Seed ^ snow::hashName(L.Name));
+  S.PerChannel = L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
+  S.Bound = std::sqrt(6.0 / double(S.PerChannel));
+  return S;
+}
+
+/// The bias draws follow the weight draws (so a seeded bias does not depend
+/// on whether the weights came from a file).
+void drawBias(Layer &L, const SeededWeights &S, bool HasBias) {
+  snow::Rng R = S.Start;
+  R.discard(S.PerChannel * L.Out.C);
   L.Bias.assign(L.Out.C, 0.0f);
   if (HasBias)
     for (float &B : L.Bias)
       B = float(R.uniform(-0.1, 0.1));
+}
+
+/// Values drawn at a time where a caller wants a statistic, not the values.
+constexpr uint64_t DrawChunk = 4096;
+
+} // namespace
+
+void SeededWeights::draw(uint64_t Begin, uint64_t N, float *Out) const {
+  snow::Rng R = Start;
+  R.discard(Begin);
+  const uint64_t End = Begin + N;
+  if (Scale.empty()) {
+    for (uint64_t I = Begin; I < End; ++I)
+      *Out++ = float(R.uniform(-Bound, Bound));
+    return;
+  }
+  for (uint64_t I = Begin; I < End;) {
+    const uint64_t O = I / PerChannel, Stop = std::min(End, (O + 1) * PerChannel);
+    const double S = Scale[O];
+    for (; I < Stop; ++I)
+      *Out++ = float(double(float(R.uniform(-Bound, Bound))) * S);
+  }
+}
+
+std::vector<float> SeededWeights::drawAll() const {
+  std::vector<float> V;
+  const uint64_t N = PerChannel * ChannelMax.size();
+  snow::reserveHuge(V, N);
+  V.resize(N);
+  // One sequence, drawn in parts on several threads (a large model has tens
+  // of millions of weights): each part skips to its first draw.
+  snow::parallelFor(N, 1, 1 << 18,
+                    [&](size_t Begin, size_t End) { draw(Begin, End - Begin, &V[Begin]); });
+  return V;
+}
+
+float SeededWeights::maxAbs() const {
+  float M = 0;
+  for (float C : ChannelMax)
+    M = std::max(M, C);
+  return M;
+}
+
+void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
+  SeededWeights S = recipe(L, Seed);
+  S.ChannelMax.resize(L.Out.C); // Sizes drawAll; the maxima are not needed.
+  L.Weights = S.drawAll();
+  drawBias(L, S, HasBias);
+}
+
+void snow::ir::deferSeededWeights(Layer &L, uint64_t Seed, bool HasBias) {
+  SeededWeights S = recipe(L, Seed);
+  S.ChannelMax.assign(L.Out.C, 0.0f);
+  snow::parallelFor(L.Out.C, double(S.PerChannel), 1 << 18, [&](size_t Begin, size_t End) {
+    float Buf[DrawChunk];
+    for (size_t O = Begin; O < End; ++O)
+      for (uint64_t I = 0; I < S.PerChannel; I += DrawChunk) {
+        const uint64_t N = std::min(DrawChunk, S.PerChannel - I);
+        S.draw(O * S.PerChannel + I, N, Buf);
+        float &M = S.ChannelMax[O];
+        for (uint64_t K = 0; K < N; ++K)
+          M = std::max(M, std::fabs(Buf[K]));
+      }
+  });
+  drawBias(L, S, HasBias);
+  L.Weights.clear();
+  L.Seeded = std::move(S);
+}
+
+void snow::ir::materializeWeights(Layer &L) {
+  if (!L.Seeded)
+    return;
+  L.Weights = L.Seeded->drawAll();
+  L.Seeded.reset();
+}
+
+void snow::ir::materializeWeights(Graph &G) {
+  for (Layer &L : G.Layers)
+    materializeWeights(L);
 }
 
 void snow::ir::seedBatchNorm(Layer &L, uint64_t Seed) {

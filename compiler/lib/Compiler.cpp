@@ -65,7 +65,10 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
       return Err(fmt::format("fixed-point formats (in {}, weights {}, bias {}, out {}) need "
                              "shifts outside 0..63",
                              L.InFrac, L.WFrac, L.BFrac, L.OutFrac));
-    if (!L.DynamicWeights &&
+    // quantize() leaves a dense conv's deferred weights to the packer, and
+    // fills QBias either way.
+    const bool Deferred = L.Seeded && L.Groups == 1 && L.QBias.size() == L.Out.C;
+    if (!L.DynamicWeights && !Deferred &&
         L.QWeights.size() != size_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW)
       return Err("weights are not quantized (run ir::quantize first)");
   }
@@ -90,9 +93,10 @@ std::vector<bool> concatInputs(const ir::Graph &G) {
 /// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
 /// checks that reuse changes no program.
 std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
-  // A field added to ir::Layer must be added here if planning can read it;
+  // A field added to ir::Layer must be added here if planning can read it
+  // (Seeded holds weight values, which planning does not read);
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 480, "ir::Layer changed: update planKey");
+  static_assert(sizeof(ir::Layer) == 560, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
                      "res{} avg{},{} in{} sl{} f{} lut{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
@@ -258,12 +262,14 @@ ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Fram
                          (L.input() < 0 || !InConcat[size_t(L.input())]);
     if (Flatten) {
       const unsigned C = L.In.C, KK = L.KH * L.KW, Cout = L.Out.C;
-      std::vector<int16_t> W(L.QWeights.size());
+      const std::vector<int16_t> Q = ir::quantizedWeights(L);
+      std::vector<int16_t> W(Q.size());
       for (unsigned O = 0; O < Cout; ++O)
         for (unsigned Ci = 0; Ci < C; ++Ci)
           for (unsigned K = 0; K < KK; ++K)
-            W[(size_t(O) * KK + K) * C + Ci] = L.QWeights[(size_t(O) * C + Ci) * KK + K];
+            W[(size_t(O) * KK + K) * C + Ci] = Q[(size_t(O) * C + Ci) * KK + K];
       L.QWeights = std::move(W);
+      L.Seeded.reset(); // Reordered: QWeights holds them now.
       L.In = {C * KK, N, 1};
       L.KH = L.KW = L.SH = L.SW = 1;
       L.Out.H = N;

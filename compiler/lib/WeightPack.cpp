@@ -9,6 +9,7 @@
 #include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
+#include <cassert>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -81,15 +82,34 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   // weights are zero: correct on this dataflow, at the cost of idle
   // multiplies, which the utilization shows.
   const unsigned InPerGroup = Cin / L.Groups, OutPerGroup = Cout / L.Groups;
-  auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
-    if (L.Groups > 1 && Ci / InPerGroup != O / OutPerGroup)
-      return 0;
-    return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
-  };
   // Multi-pixel plans have one block per vMAC of a pixel group: the groups'
   // vMACs load the same blocks.
   const unsigned OgCh = P.ogChannels(G), OcEnd = P.OcBase + P.OcCount;
   const unsigned O0 = P.OcBase + B.Og * OgCh + B.S * Lanes;
+  const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
+  const size_t KK = size_t(L.KH) * L.KW;
+  // Deferred weights (a dense conv's, see ir::quantize): a lane's weights of
+  // this chunk, (ci, ky, kx) in order, are one run of draws, drawn and
+  // rounded here, so the model's integer weights are never held either.
+  const bool Deferred = L.Seeded && L.QWeights.empty();
+  std::vector<int16_t> Drawn;
+  if (Deferred) {
+    assert(L.Groups == 1 && "quantize() defers only dense convs' weights");
+    const size_t Run = Cn * KK;
+    std::vector<float> F(Run);
+    Drawn.resize(Lanes * Run);
+    for (unsigned Lane = 0; Lane < Lanes && O0 + Lane < OcEnd; ++Lane) {
+      L.Seeded->draw((size_t(O0 + Lane) * Cin + C0) * KK, Run, F.data());
+      ir::toFixedInto(F.data(), &Drawn[Lane * Run], Run, L.WFrac);
+    }
+  }
+  auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
+    if (Deferred)
+      return Drawn[(size_t(O - O0) * Cn + (Ci - C0)) * KK + Ky * L.KW + Kx];
+    if (L.Groups > 1 && Ci / InPerGroup != O / OutPerGroup)
+      return 0;
+    return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];
+  };
   // One weight word: lane l holds Value(output channel of lane l).
   auto Word = [&](auto Value) {
     for (unsigned Lane = 0; Lane < Lanes; ++Lane) {
@@ -100,7 +120,6 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     }
     Out += 2 * Lanes;
   };
-  const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
   if (P.Depthwise && P.GroupK > 1) {
     // Grouped conv on vdw: pass p's lane for output channel O meets input
     // channel O + p - (K - 1), its i-th of the group's K, or another group's

@@ -162,11 +162,14 @@ static int compileModel() {
       return fail(llvm::toString(std::move(Err)));
   auto G = [&] {
     llvm::TimeTraceScope Scope("load model");
-    return ir::loadAnyModel(ModelPath, OnnxOpts);
+    // Seeded weights are drawn where they are used (calibration, the weight
+    // image): a compile never holds a model's floats or integers whole.
+    return ir::loadAnyModel(ModelPath, OnnxOpts, ir::SeededValues::Deferred);
   }();
   if (!G)
     return fail(llvm::toString(G.takeError()));
   if (!ExportOnnx.empty()) {
+    ir::materializeWeights(*G);
     if (auto Err = ir::writeOnnx(*G, ExportOnnx))
       return fail(llvm::toString(std::move(Err)));
     return 0;

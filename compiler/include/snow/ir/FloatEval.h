@@ -39,6 +39,12 @@ std::vector<float> runFloat(const Graph &G, const std::vector<float> &InputChw,
                             std::vector<std::vector<float>> *LayerOutputs = nullptr,
                             std::vector<float> *PreActMax = nullptr);
 
+/// runFloat for calibration: only each layer's largest |output| (LayerMax)
+/// and PreActMax. Each output is freed after its last reader, so a network's
+/// activations are not all held at once (nor all memory touched afresh).
+void runFloatRanges(const Graph &G, const std::vector<float> &InputChw,
+                    std::vector<float> &LayerMax, std::vector<float> &PreActMax);
+
 } // namespace snow::ir
 
 #endif

@@ -9,8 +9,10 @@
 #ifndef SNOW_IR_GRAPH_H
 #define SNOW_IR_GRAPH_H
 
+#include "snow/support/Rng.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,27 @@ struct SourceLoc {
   std::string File;
   unsigned Line = 0;
   std::string str() const;
+};
+
+/// Seeded weights not drawn yet (loadModel with SeededValues::Deferred):
+/// value I, in OIHW order, is float(uniform(-Bound, Bound)), the I-th draw of
+/// the sequence from Start, exactly what seedWeights stores; once
+/// canonicalize() folded a batchnorm into the layer, float(double(value) *
+/// Scale[I / PerChannel]) (the same rounding the fold applies to stored
+/// weights). A compiler draws the values where it uses them (calibration's
+/// float conv, the weight image) and never holds a model's floats (VGG-16:
+/// 552 MB); SplitMix64 skips to any draw in O(1).
+struct SeededWeights {
+  snow::Rng Start{0};
+  double Bound = 0;
+  uint64_t PerChannel = 0;       ///< Weights per output channel.
+  std::vector<double> Scale;     ///< Per output channel; empty: none.
+  std::vector<float> ChannelMax; ///< Largest |value| of each output channel.
+  /// Values [Begin, Begin + N) into Out.
+  void draw(uint64_t Begin, uint64_t N, float *Out) const;
+  /// All values, drawn on several threads.
+  std::vector<float> drawAll() const;
+  float maxAbs() const;
 };
 
 struct Shape {
@@ -92,6 +115,11 @@ struct Layer {
   // Bias has Out.C entries. Fc as written: Weights (Out.C, In.elems()).
   unsigned Groups = 1;
   std::vector<float> Weights, Bias;
+  /// Set instead of Weights while seeded weights are deferred; the tools
+  /// that run the float model or export it call materializeWeights first.
+  std::optional<SeededWeights> Seeded;
+  /// Out.C * (In.C / Groups) * KH * KW as held: Weights' size, or Seeded's.
+  uint64_t heldWeights() const { return Seeded ? Seeded->PerChannel * Out.C : Weights.size(); }
   /// A depthwise 1x1 conv whose weights are another layer's output, read at
   /// run time (squeeze-and-excitation's per-channel scaling, x * s): Inputs
   /// is {x, s}, s has In.C x 1 x 1 values, weight c is s's value c and its
@@ -160,10 +188,20 @@ struct Graph {
   uint64_t params() const;
 };
 
+/// Whether loadModel draws seeded weights into Layer::Weights (Eager) or
+/// leaves them to be drawn where used (Deferred, Layer::Seeded): a compiler
+/// that only quantizes and packs them need not hold them.
+enum class SeededValues { Eager, Deferred };
+
 /// Reads a model YAML file: validates keys and shapes, infers output shapes,
 /// creates seeded or .npy weights. Errors carry file:line.
-llvm::Expected<Graph> loadModel(const std::string &Path);
-llvm::Expected<Graph> parseModel(const std::string &Text, const std::string &File);
+llvm::Expected<Graph> loadModel(const std::string &Path, SeededValues Values = SeededValues::Eager);
+llvm::Expected<Graph> parseModel(const std::string &Text, const std::string &File,
+                                 SeededValues Values = SeededValues::Eager);
+
+/// Draws L's deferred weights into L.Weights (nothing when they are held).
+void materializeWeights(Layer &L);
+void materializeWeights(Graph &G);
 
 /// Rewrites G into canonical form (see LayerKind). Errors name the layer and
 /// file:line (e.g. a batchnorm that does not follow a conv).
@@ -184,7 +222,8 @@ enum class FloatWeights { Keep, Release };
 /// Chooses fixed-point formats and fills QWeights / QBias (docs/fixed-point.md)
 /// with one activation format, ActFrac, for every tensor: the hardware's
 /// (HwConfig::ActFracBits). Per-layer formats chosen by calibration go through
-/// the overload in Calibrate.h instead.
+/// the overload in Calibrate.h instead. A dense conv with deferred weights
+/// keeps them deferred: its QWeights stay empty (quantizedWeights draws them).
 void quantize(Graph &G, int ActFrac, FloatWeights Floats = FloatWeights::Keep);
 
 /// The deterministic input used when none is given (snow::defaultInputValues).
@@ -192,6 +231,12 @@ std::vector<float> defaultInput(const Graph &G);
 
 /// float -> int16 in Q(15-Frac).Frac: round half away from zero, saturate.
 int16_t toFixed(float X, int Frac);
+/// toFixed of N values, vectorized where the CPU allows (the same bits).
+void toFixedInto(const float *X, int16_t *Q, size_t N, int Frac);
+/// L's integer weights: QWeights, or, for a dense conv whose weights are
+/// deferred (quantize() then leaves QWeights empty and the weight image is
+/// drawn block by block), the deferred values in WFrac.
+std::vector<int16_t> quantizedWeights(const Layer &L);
 float fromFixed(int16_t X, int Frac);
 
 // Building blocks of loadModel and quantize, for tests and for tools that
@@ -251,6 +296,9 @@ constexpr uint64_t MaxAvgWindow = 65536;
 /// L.In.C, L.Out.C, KH, KW) and L.Bias (zeros when HasBias is false).
 /// Grouped convs draw (Out.C, In.C / Groups, KH, KW), fcs (Out.C, In.elems()).
 void seedWeights(Layer &L, uint64_t Seed, bool HasBias);
+/// The same values, deferred: sets L.Seeded (and its channel maxima, one
+/// pass over the draws) and draws only L.Bias.
+void deferSeededWeights(Layer &L, uint64_t Seed, bool HasBias);
 
 /// Seeded batchnorm statistics (docs/model-format.md): Gamma, Beta, Mean and
 /// Var, In.C entries each, drawn in that order from one generator.

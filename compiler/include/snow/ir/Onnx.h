@@ -94,7 +94,9 @@ bool isOnnxPath(llvm::StringRef Path);
 
 /// loadModel() for either front end, chosen by isOnnxPath(). Consts given for
 /// a YAML model are an error (a YAML model has no graph inputs to bind).
-llvm::Expected<Graph> loadAnyModel(const std::string &Path, const OnnxImportOptions &Opts = {});
+/// Values applies to a YAML model's seeded weights (an ONNX model has its own).
+llvm::Expected<Graph> loadAnyModel(const std::string &Path, const OnnxImportOptions &Opts = {},
+                                   SeededValues Values = SeededValues::Eager);
 
 } // namespace snow::ir
 

@@ -1,0 +1,115 @@
+//===- DeferredWeightsTest.cpp - Deferred seeded weights change no bit ----===//
+//
+// snowc loads seeded weights deferred (ir::SeededValues::Deferred): they are
+// drawn where calibration's float conv and the weight image use them, scaled
+// there by a folded batchnorm, and never held whole. That is only a memory
+// and speed optimisation if every program is the one the eager path gives:
+// each network in models/ (fc, batchnorm, grouped, depthwise, run-time
+// weights, activations) compiled both ways must give byte-identical
+// programs, batched too (a batched fc reorders its weights).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+#include "snow/ir/Calibrate.h"
+#include "snow/isa/Program.h"
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+/// Compiles Yaml for zc706 with seeded weights drawn as Values says; the
+/// serialized program.
+std::vector<uint8_t> compiled(const std::string &Yaml, ir::SeededValues Values, unsigned Batch) {
+  auto Hw = isa::loadHwConfig("zc706");
+  EXPECT_TRUE(bool(Hw));
+  auto G = ir::parseModel(Yaml, "test.yaml", Values);
+  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  if (!G)
+    return {};
+  EXPECT_FALSE(bool(ir::canonicalize(*G)));
+  auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+  EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  if (!F)
+    return {};
+  EXPECT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
+  compiler::CompileOptions Opts;
+  Opts.Batch = Batch;
+  auto P = compiler::compile(*G, *Hw, Opts);
+  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  return P ? isa::serialize(*P) : std::vector<uint8_t>();
+}
+
+std::string readModel(const std::string &Name) {
+  std::ifstream In(std::string(SNOW_SOURCE_DIR) + "/models/" + Name + ".yaml");
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+void expectSameProgram(const std::string &Yaml, unsigned Batch, const std::string &What) {
+  std::vector<uint8_t> Eager = compiled(Yaml, ir::SeededValues::Eager, Batch);
+  std::vector<uint8_t> Deferred = compiled(Yaml, ir::SeededValues::Deferred, Batch);
+  ASSERT_FALSE(Eager.empty()) << What;
+  EXPECT_TRUE(Eager == Deferred) << What << " at batch " << Batch;
+}
+
+class DeferredWeights : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(DeferredWeights, GiveTheProgramOfDrawnWeights) {
+  const std::string Yaml = readModel(GetParam());
+  ASSERT_FALSE(Yaml.empty());
+  expectSameProgram(Yaml, 1, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DeferredWeights,
+                         ::testing::Values("alexnet", "efficientnet_b0", "googlenet",
+                                           "mobilenet_v2", "resnet50", "resnext50_32x4d",
+                                           "squeezenet1_1", "tiny"));
+
+TEST(DeferredWeights, BatchedFcReordersTheDrawnWeights) {
+  expectSameProgram(readModel("alexnet"), 2, "alexnet");
+}
+
+TEST(DeferredWeights, DrawTheFoldedValuesAndTheirMaxima) {
+  // Value by value against the eager path after canonicalize() folded the
+  // batchnorms, and each layer's largest magnitude (its weight format) as
+  // the deferred recipe keeps it without drawing.
+  const std::string Yaml = readModel("resnet50");
+  auto Eager = ir::parseModel(Yaml, "r.yaml", ir::SeededValues::Eager);
+  auto Deferred = ir::parseModel(Yaml, "r.yaml", ir::SeededValues::Deferred);
+  ASSERT_TRUE(Eager && Deferred);
+  ASSERT_FALSE(bool(ir::canonicalize(*Eager)));
+  ASSERT_FALSE(bool(ir::canonicalize(*Deferred)));
+  ASSERT_EQ(Eager->Layers.size(), Deferred->Layers.size());
+  unsigned Scaled = 0;
+  for (size_t I = 0; I < Eager->Layers.size(); ++I) {
+    const ir::Layer &E = Eager->Layers[I], &D = Deferred->Layers[I];
+    ASSERT_EQ(E.Seeded.has_value(), false);
+    if (E.Kind != ir::LayerKind::Conv)
+      continue;
+    ASSERT_TRUE(D.Seeded.has_value()) << D.Name;
+    ASSERT_TRUE(D.Weights.empty()) << D.Name;
+    Scaled += !D.Seeded->Scale.empty();
+    ASSERT_TRUE(D.Seeded->drawAll() == E.Weights) << D.Name;
+    EXPECT_EQ(D.Bias, E.Bias) << D.Name;
+    EXPECT_EQ(ir::weightFrac(D), ir::weightFrac(E)) << D.Name;
+    float Max = 0;
+    for (float W : E.Weights)
+      Max = std::max(Max, std::fabs(W));
+    EXPECT_EQ(D.Seeded->maxAbs(), Max) << D.Name;
+    // A piece from the middle, drawn alone, as the packers draw.
+    const uint64_t At = E.Weights.size() / 3, N = std::min<uint64_t>(100, E.Weights.size() - At);
+    std::vector<float> Piece(N);
+    D.Seeded->draw(At, N, Piece.data());
+    for (uint64_t K = 0; K < N; ++K)
+      ASSERT_EQ(Piece[K], E.Weights[At + K]) << D.Name << " value " << At + K;
+  }
+  EXPECT_GT(Scaled, 50u); // ResNet-50's convs all fold a batchnorm.
+}
+
+} // namespace
