@@ -70,16 +70,14 @@ void SeededWeights::draw(uint64_t Begin, uint64_t N, float *Out) const {
   snow::Rng R = Start;
   R.discard(Begin);
   const uint64_t End = Begin + N;
-  if (Scale.empty()) {
-    for (uint64_t I = Begin; I < End; ++I)
-      *Out++ = float(R.uniform(-Bound, Bound));
+  R.uniformFloats(Out, N, -Bound, Bound);
+  if (Scale.empty())
     return;
-  }
   for (uint64_t I = Begin; I < End;) {
     const uint64_t O = I / PerChannel, Stop = std::min(End, (O + 1) * PerChannel);
     const double S = Scale[O];
-    for (; I < Stop; ++I)
-      *Out++ = float(double(float(R.uniform(-Bound, Bound))) * S);
+    for (; I < Stop; ++I, ++Out)
+      *Out = float(double(*Out) * S);
   }
 }
 
