@@ -353,7 +353,8 @@ void pipelineOrder(const ir::Graph &G, std::vector<LayerPlan> &Plans) {
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                                      const CompileOptions &Opts,
-                                                     std::vector<PlanPart> *Parts) {
+                                                     std::vector<PlanPart> *Parts,
+                                                     isa::ImageFill *DeferredImage) {
   if (G.Layers.empty())
     return compileError(G.Loc.str() + ": model has no layers");
   auto B = makeBufferMap(Hw);
@@ -400,16 +401,21 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   }
   if (Opts.PipelinePools)
     pipelineOrder(PG, *Plans);
-  {
+  WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
+  if (DeferredImage) {
+    Prog.SkippedDataBytes = Image.Size;
+  } else {
     llvm::TimeTraceScope Scope("pack weights");
-    packWeights(*Plans, Hw, DataBase, Prog.Data);
+    snow::reserveHuge(Prog.Data, Image.Size);
+    Prog.Data.resize(Image.Size);
+    Image.fill(Prog.Data.data());
   }
   if (Parts)
     for (const LayerPlan &P : *Plans)
       Parts->push_back(describePart(P));
 
   // Activations: the input, then one tensor per layer output.
-  uint64_t Next = alignTo(DataBase + Prog.Data.size(), TensorAlign);
+  uint64_t Next = alignTo(DataBase + Prog.dataBytes(), TensorAlign);
   const uint64_t WeightBytes = Next - DataBase;
   auto Place = [&](uint32_t C, uint32_t H, uint32_t W) {
     uint64_t A = Next;
@@ -507,6 +513,20 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   if (!Words)
     return Words.takeError();
   Prog.Code = std::move(*Words);
+  if (DeferredImage) {
+    // The image's blocks point at the plans, the plans at PG's layers:
+    // both move into the filler (their elements stay where they are).
+    struct Held {
+      std::vector<LayerPlan> Plans;
+      std::optional<ir::Graph> Batched;
+      WeightImage Image;
+    };
+    auto H = std::make_shared<Held>(Held{std::move(*Plans), std::move(Batched), std::move(Image)});
+    *DeferredImage = [H](uint8_t *Out) {
+      llvm::TimeTraceScope Scope("pack weights");
+      H->Image.fill(Out);
+    };
+  }
   return Prog;
 }
 

@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "WeightPack.h"
-#include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <cassert>
@@ -18,14 +17,6 @@ namespace {
 
 uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
 
-/// Where one block of packed weights goes: plan, output group, chunk,
-/// sub-block, and its byte offset in the data image.
-struct WeightBlock {
-  LayerPlan *P;
-  unsigned Og, C, S;
-  uint64_t Offset;
-};
-
 /// Lays out the weight blocks of a conv layer in the data image, which ends
 /// at Size bytes so far: block (og, chunk, vmac) holds one word per kernel
 /// tap, followed in chunk 0 (or every depthwise block) by the bias word, and
@@ -33,8 +24,8 @@ struct WeightBlock {
 /// blocks to Blocks, for fillBlock to write. Laying out first lets the image
 /// be sized once and the blocks filled in parallel, which matters for
 /// VGG-16's 138 M weights.
-void layoutWeights(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uint64_t &Size,
-                   std::vector<WeightBlock> &Blocks) {
+void layoutLayer(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uint64_t &Size,
+                 std::vector<WeightBlock> &Blocks) {
   const unsigned V = Hw.VmacsPerCu, Sub = P.subBlocks(V);
   P.WAddr.assign(size_t(P.NOg) * P.NChunks * Sub, 0);
   P.WWords.assign(P.WAddr.size(), 0);
@@ -155,15 +146,16 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
 
 } // namespace
 
-void snow::compiler::packWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,
-                                 uint64_t DataAddr, std::vector<uint8_t> &Data) {
-  std::vector<WeightBlock> Blocks;
-  uint64_t Size = Data.size();
+WeightImage snow::compiler::layoutWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,
+                                          uint64_t DataAddr) {
+  WeightImage Image;
+  Image.Hw = Hw;
+  uint64_t &Size = Image.Size;
   bool AnyDynamic = false;
   for (LayerPlan &P : Plans) {
     AnyDynamic |= P.Dynamic;
     if (P.IsConv && !P.Dynamic)
-      layoutWeights(P, Hw, DataAddr, Size, Blocks);
+      layoutLayer(P, Hw, DataAddr, Size, Image.Blocks);
   }
   if (AnyDynamic) {
     // One zero word, the bias of every block of run-time weights.
@@ -172,8 +164,10 @@ void snow::compiler::packWeights(std::vector<LayerPlan> &Plans, const isa::HwCon
       P.ZeroWord = DataAddr + Size;
     Size += uint64_t(2) * Hw.LanesPerVmac;
   }
-  snow::reserveHuge(Data, Size);
-  Data.resize(Size); // Zeros: the padding before each block.
+  return Image;
+}
+
+void WeightImage::fill(uint8_t *Image) const {
   // Blocks are disjoint, so which thread writes one does not matter. Parts
   // are equal byte ranges of the image (blocks vary in size): a part fills
   // the blocks that start in it.
@@ -181,6 +175,6 @@ void snow::compiler::packWeights(std::vector<LayerPlan> &Plans, const isa::HwCon
     auto StartsBefore = [](const WeightBlock &B, uint64_t At) { return B.Offset < At; };
     auto It = std::lower_bound(Blocks.begin(), Blocks.end(), uint64_t(Begin), StartsBefore);
     for (; It != Blocks.end() && It->Offset < End; ++It)
-      fillBlock(*It, Hw, Data.data() + It->Offset);
+      fillBlock(*It, Hw, Image + It->Offset);
   });
 }

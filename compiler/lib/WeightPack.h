@@ -13,10 +13,29 @@
 
 namespace snow::compiler {
 
-/// Packs the weights of every conv plan into Data (the image starting at
-/// DataAddr), in program order, and fills each plan's WAddr / WWords.
-void packWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw, uint64_t DataAddr,
-                 std::vector<uint8_t> &Data);
+/// Where one block of packed weights goes: plan, output group, chunk,
+/// sub-block, and its byte offset in the data image.
+struct WeightBlock {
+  LayerPlan *P;
+  unsigned Og, C, S;
+  uint64_t Offset;
+};
+
+/// A program's weight image, laid out: its size and its blocks, which point
+/// at the plans (and through them at the graph's layers).
+struct WeightImage {
+  isa::HwConfig Hw;
+  uint64_t Size = 0;
+  std::vector<WeightBlock> Blocks; ///< By offset.
+  /// Writes every block into Image (Size bytes, zero before), on several
+  /// threads; the bytes between blocks stay zero.
+  void fill(uint8_t *Image) const;
+};
+
+/// Lays out the weights of every conv plan in the image starting at
+/// DataAddr, in program order, and fills each plan's WAddr / WWords.
+WeightImage layoutWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,
+                          uint64_t DataAddr);
 
 } // namespace snow::compiler
 

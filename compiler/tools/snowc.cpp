@@ -235,7 +235,9 @@ static int compileModel() {
   if (OutPath.empty())
     return fail("no output file: use -o prog.bin");
   std::vector<compiler::PlanPart> Parts;
-  auto Prog = compiler::compile(*G, *Hw, Opts, &Parts);
+  // A prog.bin's weight image is packed straight into the output file.
+  isa::ImageFill Image;
+  auto Prog = compiler::compile(*G, *Hw, Opts, &Parts, Emit == EmitKind::Bin ? &Image : nullptr);
   if (!Prog)
     return fail(llvm::toString(Prog.takeError()));
   if (Emit == EmitKind::PlanJson) {
@@ -260,7 +262,7 @@ static int compileModel() {
     return 0;
   }
   llvm::TimeTraceScope Scope("write prog.bin");
-  if (auto Err = isa::writeProgram(*Prog, OutPath))
+  if (auto Err = isa::writeProgram(*Prog, OutPath, Image))
     return fail(llvm::toString(std::move(Err)));
   return 0;
 }

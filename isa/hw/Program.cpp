@@ -359,13 +359,12 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
 
 namespace {
 
-/// A serialized program in three parts, so that the data image (weights:
-/// hundreds of MB for VGG-16) is neither copied nor held twice: the bytes
-/// before the image, the image itself (P.Data), and the bytes after it,
-/// CRC included.
+/// A serialized program around its data image (weights: hundreds of MB for
+/// VGG-16), so that the image is neither copied nor held twice: the bytes
+/// before it and the bytes after it up to the CRC, which covers Head, the
+/// image and TailBody in that order and follows them.
 struct Serialized {
-  std::vector<uint8_t> Head, Tail;
-  llvm::ArrayRef<uint8_t> Image;
+  std::vector<uint8_t> Head, TailBody;
 };
 
 Serialized serializeParts(const Program &P) {
@@ -385,19 +384,14 @@ Serialized serializeParts(const Program &P) {
     for (size_t I = 0; I < P.Code.size(); ++I)
       storeWord(P.Code[I], W.Out.data() + At + I * InstBytes);
   });
-  // The data section by hand: its payload's bytes stay in P.Data.
+  // The data section by hand: its payload is the image, written apart.
   W.bytes(SectionTags[Data], 4);
   W.u32(0);
-  W.u64(8 + P.Data.size());
+  W.u64(8 + P.dataBytes());
   W.u64(P.DataAddr);
-  S.Image = P.Data;
-  uint32_t Crc = llvm::crc32(W.Out);
-  // zlib's crc32 restarts on a null buffer, which an empty image may have.
-  if (!S.Image.empty())
-    Crc = snow::crc32(Crc, S.Image);
   S.Head = std::move(W.Out);
   W.Out.clear();
-  W.Base = S.Head.size() + S.Image.size();
+  W.Base = S.Head.size() + P.dataBytes();
   W.Out.resize(llvm::alignTo(W.Base, 8) - W.Base, 0); // The data section's padding.
   W.section(Tens, [&] {
     W.tensor(P.Input);
@@ -417,10 +411,22 @@ Serialized serializeParts(const Program &P) {
       W.u32(L.OutW);
     }
   });
-  Crc = llvm::crc32(Crc, W.Out);
-  W.u32(Crc);
-  S.Tail = std::move(W.Out);
+  S.TailBody = std::move(W.Out);
   return S;
+}
+
+/// The file's CRC: Head, then the image, then TailBody.
+uint32_t fileCrc(const Serialized &S, llvm::ArrayRef<uint8_t> Image) {
+  uint32_t Crc = llvm::crc32(S.Head);
+  // zlib's crc32 restarts on a null buffer, which an empty image may have.
+  if (!Image.empty())
+    Crc = snow::crc32(Crc, Image);
+  return llvm::crc32(Crc, S.TailBody);
+}
+
+void storeU32(uint32_t V, uint8_t *Out) {
+  for (int I = 0; I < 4; ++I)
+    Out[I] = uint8_t(V >> (8 * I));
 }
 
 llvm::StringRef asText(llvm::ArrayRef<uint8_t> B) {
@@ -432,10 +438,12 @@ llvm::StringRef asText(llvm::ArrayRef<uint8_t> B) {
 std::vector<uint8_t> snow::isa::serialize(const Program &P) {
   Serialized S = serializeParts(P);
   std::vector<uint8_t> Out;
-  Out.reserve(S.Head.size() + S.Image.size() + S.Tail.size());
+  Out.reserve(S.Head.size() + P.Data.size() + S.TailBody.size() + FooterBytes);
   Out.insert(Out.end(), S.Head.begin(), S.Head.end());
-  Out.insert(Out.end(), S.Image.begin(), S.Image.end());
-  Out.insert(Out.end(), S.Tail.begin(), S.Tail.end());
+  Out.insert(Out.end(), P.Data.begin(), P.Data.end());
+  Out.insert(Out.end(), S.TailBody.begin(), S.TailBody.end());
+  Out.resize(Out.size() + FooterBytes);
+  storeU32(fileCrc(S, P.Data), Out.data() + Out.size() - FooterBytes);
   return Out;
 }
 
@@ -487,12 +495,29 @@ llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path) {
     return makeError(fmt::format("{}: internal error: a program read without its constant data "
                                  "cannot be written",
                                  Path));
+  return writeProgram(P, Path, [&](uint8_t *Image) {
+    if (!P.Data.empty())
+      std::memcpy(Image, P.Data.data(), P.Data.size());
+  });
+}
+
+llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path,
+                                    const ImageFill &Fill) {
   if (llvm::Error E = checkProgram(P, Path))
     return E;
-  Serialized S = serializeParts(P);
-  // Temporary file + rename, removing the temporary on any failure.
-  const llvm::StringRef Parts[] = {asText(S.Head), asText(S.Image), asText(S.Tail)};
-  return writeFileAtomic(Path, Parts);
+  const Serialized S = serializeParts(P);
+  const uint64_t ImageBytes = P.dataBytes();
+  const uint64_t Size = S.Head.size() + ImageBytes + S.TailBody.size() + FooterBytes;
+  // Temporary file + rename, removing the temporary on any failure; the
+  // image is filled where it lies in the file.
+  return writeFileAtomic(Path, Size, [&](uint8_t *Out) {
+    std::memcpy(Out, S.Head.data(), S.Head.size());
+    uint8_t *Image = Out + S.Head.size();
+    Fill(Image);
+    uint8_t *Tail = Image + ImageBytes;
+    std::memcpy(Tail, S.TailBody.data(), S.TailBody.size());
+    storeU32(fileCrc(S, llvm::ArrayRef<uint8_t>(Image, ImageBytes)), Tail + S.TailBody.size());
+  });
 }
 
 llvm::Expected<Program> snow::isa::readProgram(const std::string &Path, ProgramData What) {

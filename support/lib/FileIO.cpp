@@ -5,7 +5,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cerrno>
 #include <cstdlib>
+#ifdef __linux__
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 #include <string>
 #include <system_error>
 
@@ -17,14 +23,20 @@ static llvm::Error cannotWrite(const std::string &Path, std::error_code EC) {
 
 /// Writes the concatenation of Parts to a new temporary file beside Path;
 /// returns its name.
+/// A new file beside Path (so that renaming it over Path is atomic), open.
+static std::error_code createTemporary(const std::string &Path, int &Fd,
+                                       llvm::SmallVectorImpl<char> &Tmp) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  llvm::SmallString<256> Model(Dir.empty() ? "." : Dir);
+  llvm::sys::path::append(Model, llvm::sys::path::filename(Path) + ".tmp-%%%%%%");
+  return llvm::sys::fs::createUniqueFile(Model, Fd, Tmp);
+}
+
 static llvm::Expected<std::string> writeTemporary(const std::string &Path,
                                                   llvm::ArrayRef<llvm::StringRef> Parts) {
   llvm::SmallString<256> Tmp;
   int Fd = -1;
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
-  llvm::SmallString<256> Model(Dir.empty() ? "." : Dir);
-  llvm::sys::path::append(Model, llvm::sys::path::filename(Path) + ".tmp-%%%%%%");
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, Fd, Tmp))
+  if (std::error_code EC = createTemporary(Path, Fd, Tmp))
     return cannotWrite(Path, EC);
   llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true);
   for (llvm::StringRef Part : Parts)
@@ -37,6 +49,56 @@ static llvm::Expected<std::string> writeTemporary(const std::string &Path,
     return cannotWrite(Path, EC);
   }
   return std::string(Tmp);
+}
+
+llvm::Error snow::writeFileAtomic(const std::string &Path, uint64_t Size,
+                                  llvm::function_ref<void(uint8_t *)> Fill) {
+  auto Buffered = [&] {
+    std::vector<uint8_t> Buf(Size);
+    Fill(Buf.data());
+    return writeFileAtomic(Path, llvm::StringRef(reinterpret_cast<const char *>(Buf.data()), Size));
+  };
+#ifdef __linux__
+  if (Path == "-" || Size == 0)
+    return Buffered();
+  llvm::SmallString<256> Tmp;
+  int Fd = -1;
+  if (std::error_code EC = createTemporary(Path, Fd, Tmp))
+    return cannotWrite(Path, EC);
+  auto Fail = [&](int Errno) {
+    ::close(Fd);
+    llvm::sys::fs::remove(Tmp);
+    return cannotWrite(Path, std::error_code(Errno, std::generic_category()));
+  };
+  // Reserving the blocks is what makes the mapping safe; a file system that
+  // cannot (EOPNOTSUPP) gets the buffered write.
+  if (::fallocate(Fd, 0, 0, off_t(Size)) != 0) {
+    const int Errno = errno;
+    if (Errno != EOPNOTSUPP && Errno != ENOSYS)
+      return Fail(Errno);
+    ::close(Fd);
+    llvm::sys::fs::remove(Tmp);
+    return Buffered();
+  }
+  void *Map = ::mmap(nullptr, Size, PROT_READ | PROT_WRITE, MAP_SHARED, Fd, 0);
+  if (Map == MAP_FAILED)
+    return Fail(errno);
+  Fill(static_cast<uint8_t *>(Map));
+  if (::munmap(Map, Size) != 0)
+    return Fail(errno);
+  if (::close(Fd) != 0) {
+    const int Errno = errno;
+    llvm::sys::fs::remove(Tmp);
+    return cannotWrite(Path, std::error_code(Errno, std::generic_category()));
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
+    llvm::sys::fs::remove(Tmp);
+    return cannotWrite(Path, EC);
+  }
+  return llvm::Error::success();
+#else
+  return Buffered();
+#endif
 }
 
 llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files) {

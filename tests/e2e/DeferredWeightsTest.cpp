@@ -13,8 +13,10 @@
 #include "Harness.h"
 #include "snow/ir/Calibrate.h"
 #include "snow/isa/Program.h"
+#include "llvm/Support/FileSystem.h"
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 using namespace snow;
@@ -73,6 +75,38 @@ INSTANTIATE_TEST_SUITE_P(Models, DeferredWeights,
 
 TEST(DeferredWeights, BatchedFcReordersTheDrawnWeights) {
   expectSameProgram(readModel("alexnet"), 2, "alexnet");
+}
+
+TEST(DeferredWeights, TheImagePackedIntoTheFileIsTheImageInMemory) {
+  // snowc's path: the weight image is not built by compile() but packed by
+  // the filler straight into the mapped prog.bin.
+  for (auto [Model, Batch] : {std::pair{"alexnet", 2u}, std::pair{"mobilenet_v2", 1u}}) {
+    const std::string Yaml = readModel(Model);
+    const std::vector<uint8_t> Want = compiled(Yaml, ir::SeededValues::Deferred, Batch);
+    auto Hw = isa::loadHwConfig("zc706");
+    ASSERT_TRUE(bool(Hw));
+    auto G = ir::parseModel(Yaml, "test.yaml", ir::SeededValues::Deferred);
+    ASSERT_TRUE(bool(G));
+    ASSERT_FALSE(bool(ir::canonicalize(*G)));
+    auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    ASSERT_TRUE(bool(F));
+    ASSERT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
+    compiler::CompileOptions Opts;
+    Opts.Batch = Batch;
+    isa::ImageFill Fill;
+    auto P = compiler::compile(*G, *Hw, Opts, nullptr, &Fill);
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    EXPECT_TRUE(P->Data.empty());
+    EXPECT_GT(P->SkippedDataBytes, 0u);
+    llvm::SmallString<128> Path;
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("deferred", "bin", Path));
+    ASSERT_FALSE(bool(isa::writeProgram(*P, std::string(Path), Fill)));
+    std::ifstream In(std::string(Path), std::ios::binary);
+    const std::vector<uint8_t> Got((std::istreambuf_iterator<char>(In)),
+                                   std::istreambuf_iterator<char>());
+    llvm::sys::fs::remove(Path);
+    EXPECT_TRUE(Got == Want) << Model;
+  }
 }
 
 TEST(DeferredWeights, DrawTheFoldedValuesAndTheirMaxima) {

@@ -97,10 +97,15 @@ struct PlanPart {
 };
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw. With
-/// Parts, also lists the plan of every part in program order.
+/// Parts, also lists the plan of every part in program order. With
+/// DeferredImage, the weight image is not built: the program has only its
+/// size (Program::SkippedDataBytes) and *DeferredImage packs it, for
+/// isa::writeProgram to fill the output file in place; it reads G's layers,
+/// so G must outlive it.
 llvm::Expected<isa::Program> compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                      const CompileOptions &Opts = {},
-                                     std::vector<PlanPart> *Parts = nullptr);
+                                     std::vector<PlanPart> *Parts = nullptr,
+                                     isa::ImageFill *DeferredImage = nullptr);
 
 /// A one-line-per-layer description of the chosen tiling (for --emit=plan).
 std::string describePlan(const ir::Graph &G, const isa::HwConfig &Hw,

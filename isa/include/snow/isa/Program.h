@@ -16,6 +16,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,13 @@ llvm::Expected<Program> deserialize(llvm::ArrayRef<uint8_t> Bytes, const std::st
 
 /// Writes atomically (temporary file + rename), so a failure leaves no partial file.
 llvm::Error writeProgram(const Program &P, const std::string &Path);
+/// Fills a program's constant image, P.dataBytes() bytes that start zeroed,
+/// where it lies in the output (the compiler packs weights straight into
+/// the file rather than into a copy of it).
+using ImageFill = std::function<void(uint8_t *Image)>;
+/// writeProgram for a program whose image is not held (P.Data empty,
+/// P.SkippedDataBytes its size): Fill writes it.
+llvm::Error writeProgram(const Program &P, const std::string &Path, const ImageFill &Fill);
 llvm::Expected<Program> readProgram(const std::string &Path, ProgramData What = ProgramData::Read);
 
 } // namespace snow::isa

@@ -12,6 +12,7 @@
 #define SNOW_SUPPORT_FILEIO_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/ErrorOr.h"
@@ -43,6 +44,13 @@ llvm::Error writeFileAtomic(const std::string &Path, llvm::ArrayRef<llvm::String
 /// Writes several outputs of one run all or nothing: each goes to a temporary
 /// file first, and only when every one was written are they renamed into
 /// place. A failure leaves every destination as it was.
+/// Writes Size bytes that Fill produces in place, into the file mapped in
+/// memory where the file system can reserve its blocks first (a full disk is
+/// then an error here, not a SIGBUS in the middle of Fill), else through a
+/// buffer. Fill gets Size zero bytes. The same atomicity as above.
+llvm::Error writeFileAtomic(const std::string &Path, uint64_t Size,
+                            llvm::function_ref<void(uint8_t *)> Fill);
+
 llvm::Error writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files);
 
 } // namespace snow
