@@ -98,6 +98,9 @@ constexpr size_t ChunkPanelBytes = 128 << 10;
 /// One convolution as the kernel sees it.
 struct ConvJob {
   const Layer *L;
+  /// The layer's float weights, or null while they are deferred and each
+  /// block draws its own (Layer::Seeded).
+  const float *Weights;
   const float *In, *Residual;
   float *Out;
   unsigned InPerGroup, OutPerGroup, BlocksPerGroup;
@@ -232,13 +235,13 @@ void packWeights(const ConvJob &J, size_t B, unsigned I0, unsigned Channels, dou
   const auto [Oc0, Valid] = J.blockChannels(B);
   const size_t Terms = size_t(Channels) * J.KH * J.KW;
   const float *Rows[Lanes]; // lanes past Valid point at a real row, never read
-  const SeededWeights *Seeded = J.L->Seeded ? &*J.L->Seeded : nullptr;
+  const SeededWeights *Seeded = J.Weights ? nullptr : &*J.L->Seeded;
   if (Seeded)
     Drawn.resize(Valid * Terms);
   for (unsigned C = 0; C < Lanes; ++C) {
     const size_t First = (Oc0 + std::min(C, Valid - 1)) * J.Taps + size_t(I0) * J.KH * J.KW;
     if (!Seeded) {
-      Rows[C] = &J.L->Weights[First];
+      Rows[C] = &J.Weights[First];
       continue;
     }
     Rows[C] = &Drawn[std::min(C, Valid - 1) * Terms];
@@ -427,7 +430,19 @@ void tiledConv(const Layer &L, const float *In, const float *Residual, float *Ou
   // each packs only its own inputs and all of the (smaller) weights; else
   // they split the channels and each packs all of the inputs.
   const double Macs = double(J.Taps) * Lanes * NumBlocks * J.OutPlane;
-  if (J.OutPlane >= L.Out.C && NumChunks > 1)
+  const bool SplitPixels = J.OutPlane >= L.Out.C && NumChunks > 1;
+  // Threads that split the pixels each pack all the weights: deferred ones
+  // are drawn once for them all, not once per thread, into a buffer kept
+  // from layer to layer (fresh memory costs more than the draws).
+  thread_local std::vector<float> Drawn;
+  J.Weights = L.Seeded ? nullptr : L.Weights.data();
+  if (L.Seeded && SplitPixels && L.heldWeights()) {
+    if (Drawn.size() < L.heldWeights())
+      Drawn.resize(L.heldWeights());
+    L.Seeded->drawAll(Drawn.data());
+    J.Weights = Drawn.data();
+  }
+  if (SplitPixels)
     snow::parallelFor(NumChunks, Macs / NumChunks, MinMacsPerThread,
                       [&](size_t C0, size_t C1) { Run(0, NumBlocks, C0, C1); });
   else

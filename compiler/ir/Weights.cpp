@@ -81,15 +81,18 @@ void SeededWeights::draw(uint64_t Begin, uint64_t N, float *Out) const {
   }
 }
 
-std::vector<float> SeededWeights::drawAll() const {
-  std::vector<float> V;
-  const uint64_t N = PerChannel * ChannelMax.size();
-  snow::reserveHuge(V, N);
-  V.resize(N);
+void SeededWeights::drawAll(float *Out) const {
   // One sequence, drawn in parts on several threads (a large model has tens
   // of millions of weights): each part skips to its first draw.
-  snow::parallelFor(N, 1, 1 << 18,
-                    [&](size_t Begin, size_t End) { draw(Begin, End - Begin, &V[Begin]); });
+  snow::parallelFor(PerChannel * ChannelMax.size(), 1, 1 << 18,
+                    [&](size_t Begin, size_t End) { draw(Begin, End - Begin, Out + Begin); });
+}
+
+std::vector<float> SeededWeights::drawAll() const {
+  std::vector<float> V;
+  snow::reserveHuge(V, PerChannel * ChannelMax.size());
+  V.resize(PerChannel * ChannelMax.size());
+  drawAll(V.data());
   return V;
 }
 

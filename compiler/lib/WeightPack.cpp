@@ -83,12 +83,14 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   // this chunk, (ci, ky, kx) in order, are one run of draws, drawn and
   // rounded here, so the model's integer weights are never held either.
   const bool Deferred = L.Seeded && L.QWeights.empty();
-  std::vector<int16_t> Drawn;
+  // Kept from block to block: thousands of blocks would allocate them anew.
+  thread_local std::vector<float> F;
+  thread_local std::vector<int16_t> Drawn;
   if (Deferred) {
     assert(L.Groups == 1 && "quantize() defers only dense convs' weights");
     const size_t Run = Cn * KK;
-    std::vector<float> F(Run);
-    Drawn.resize(Lanes * Run);
+    F.resize(std::max(F.size(), Run));
+    Drawn.resize(std::max(Drawn.size(), Lanes * Run));
     for (unsigned Lane = 0; Lane < Lanes && O0 + Lane < OcEnd; ++Lane) {
       L.Seeded->draw((size_t(O0 + Lane) * Cin + C0) * KK, Run, F.data());
       ir::toFixedInto(F.data(), &Drawn[Lane * Run], Run, L.WFrac);

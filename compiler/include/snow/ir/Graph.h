@@ -41,7 +41,8 @@ struct SeededWeights {
   std::vector<float> ChannelMax; ///< Largest |value| of each output channel.
   /// Values [Begin, Begin + N) into Out.
   void draw(uint64_t Begin, uint64_t N, float *Out) const;
-  /// All values, drawn on several threads.
+  /// All values, drawn on several threads, into Out or a new vector.
+  void drawAll(float *Out) const;
   std::vector<float> drawAll() const;
   float maxAbs() const;
 };
