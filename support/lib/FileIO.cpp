@@ -1,6 +1,7 @@
 //===- FileIO.cpp - Writing output files without leaving debris -----------===//
 
 #include "snow/support/FileIO.h"
+#include "snow/support/HugePages.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -54,7 +55,9 @@ static llvm::Expected<std::string> writeTemporary(const std::string &Path,
 llvm::Error snow::writeFileAtomic(const std::string &Path, uint64_t Size,
                                   llvm::function_ref<void(uint8_t *)> Fill) {
   auto Buffered = [&] {
-    std::vector<uint8_t> Buf(Size);
+    std::vector<uint8_t> Buf;
+    reserveHuge(Buf, Size);
+    Buf.resize(Size);
     Fill(Buf.data());
     return writeFileAtomic(Path, llvm::StringRef(reinterpret_cast<const char *>(Buf.data()), Size));
   };
