@@ -17,7 +17,6 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
 using namespace snow;
 using namespace snow::test;
@@ -27,30 +26,9 @@ namespace {
 /// Compiles Yaml for zc706 with seeded weights drawn as Values says; the
 /// serialized program.
 std::vector<uint8_t> compiled(const std::string &Yaml, ir::SeededValues Values, unsigned Batch) {
-  auto Hw = isa::loadHwConfig("zc706");
-  EXPECT_TRUE(bool(Hw));
-  auto G = ir::parseModel(Yaml, "test.yaml", Values);
-  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  if (!G)
-    return {};
-  EXPECT_FALSE(bool(ir::canonicalize(*G)));
-  auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
-  EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
-  if (!F)
-    return {};
-  EXPECT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
   compiler::CompileOptions Opts;
   Opts.Batch = Batch;
-  auto P = compiler::compile(*G, *Hw, Opts);
-  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  return P ? isa::serialize(*P) : std::vector<uint8_t>();
-}
-
-std::string readModel(const std::string &Name) {
-  std::ifstream In(std::string(SNOW_SOURCE_DIR) + "/models/" + Name + ".yaml");
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
+  return compiledBytes(Yaml, "zc706", Opts, Values);
 }
 
 void expectSameProgram(const std::string &Yaml, unsigned Batch, const std::string &What) {
@@ -63,7 +41,7 @@ void expectSameProgram(const std::string &Yaml, unsigned Batch, const std::strin
 class DeferredWeights : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(DeferredWeights, GiveTheProgramOfDrawnWeights) {
-  const std::string Yaml = readModel(GetParam());
+  const std::string Yaml = zooModel(GetParam());
   ASSERT_FALSE(Yaml.empty());
   expectSameProgram(Yaml, 1, GetParam());
 }
@@ -74,23 +52,19 @@ INSTANTIATE_TEST_SUITE_P(Models, DeferredWeights,
                                            "squeezenet1_1", "tiny"));
 
 TEST(DeferredWeights, BatchedFcReordersTheDrawnWeights) {
-  expectSameProgram(readModel("alexnet"), 2, "alexnet");
+  expectSameProgram(zooModel("alexnet"), 2, "alexnet");
 }
 
 TEST(DeferredWeights, TheImagePackedIntoTheFileIsTheImageInMemory) {
   // snowc's path: the weight image is not built by compile() but packed by
   // the filler straight into the mapped prog.bin.
   for (auto [Model, Batch] : {std::pair{"alexnet", 2u}, std::pair{"mobilenet_v2", 1u}}) {
-    const std::string Yaml = readModel(Model);
+    const std::string Yaml = zooModel(Model);
     const std::vector<uint8_t> Want = compiled(Yaml, ir::SeededValues::Deferred, Batch);
     auto Hw = isa::loadHwConfig("zc706");
     ASSERT_TRUE(bool(Hw));
-    auto G = ir::parseModel(Yaml, "test.yaml", ir::SeededValues::Deferred);
-    ASSERT_TRUE(bool(G));
-    ASSERT_FALSE(bool(ir::canonicalize(*G)));
-    auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
-    ASSERT_TRUE(bool(F));
-    ASSERT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
+    std::optional<ir::Graph> G = quantizedGraph(Yaml, *Hw, ir::SeededValues::Deferred);
+    ASSERT_TRUE(G.has_value());
     compiler::CompileOptions Opts;
     Opts.Batch = Batch;
     isa::ImageFill Fill;
@@ -113,7 +87,7 @@ TEST(DeferredWeights, DrawTheFoldedValuesAndTheirMaxima) {
   // Value by value against the eager path after canonicalize() folded the
   // batchnorms, and each layer's largest magnitude (its weight format) as
   // the deferred recipe keeps it without drawing.
-  const std::string Yaml = readModel("resnet50");
+  const std::string Yaml = zooModel("resnet50");
   auto Eager = ir::parseModel(Yaml, "r.yaml", ir::SeededValues::Eager);
   auto Deferred = ir::parseModel(Yaml, "r.yaml", ir::SeededValues::Deferred);
   ASSERT_TRUE(Eager && Deferred);

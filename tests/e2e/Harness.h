@@ -18,11 +18,57 @@
 #include "snow/sim/Simulator.h"
 #include "snow/support/Rng.h"
 #include "snow/support/Tensor.h"
+#include <fstream>
 #include <gtest/gtest.h>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace snow::test {
+
+/// The text of models/NAME.yaml.
+inline std::string zooModel(const std::string &Name) {
+  std::ifstream In(std::string(SNOW_SOURCE_DIR) + "/models/" + Name + ".yaml");
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// Yaml parsed, canonicalized and quantized as snowc does by default
+/// (calibrated formats, floats released once quantized), seeded weights
+/// drawn as Values says; nullopt after a failure (which fails the test).
+inline std::optional<ir::Graph> quantizedGraph(const std::string &Yaml, const isa::HwConfig &Hw,
+                                               ir::SeededValues Values = ir::SeededValues::Eager) {
+  auto G = ir::parseModel(Yaml, "test.yaml", Values);
+  EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  if (!G)
+    return std::nullopt;
+  EXPECT_FALSE(bool(ir::canonicalize(*G)));
+  auto F = ir::calibrate(*G, int(Hw.ActFracBits), ir::defaultInput(*G));
+  EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  if (!F)
+    return std::nullopt;
+  EXPECT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
+  return std::move(*G);
+}
+
+/// quantizedGraph compiled for HwName with Opts: the serialized program,
+/// empty after a failure.
+inline std::vector<uint8_t> compiledBytes(const std::string &Yaml, const std::string &HwName,
+                                          const compiler::CompileOptions &Opts,
+                                          ir::SeededValues Values = ir::SeededValues::Eager) {
+  auto Hw = isa::loadHwConfig(HwName);
+  EXPECT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
+  if (!Hw)
+    return {};
+  std::optional<ir::Graph> G = quantizedGraph(Yaml, *Hw, Values);
+  if (!G)
+    return {};
+  auto P = compiler::compile(*G, *Hw, Opts);
+  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  return P ? isa::serialize(*P) : std::vector<uint8_t>();
+}
 
 struct RunResult {
   std::vector<int16_t> Sim, Ref;
