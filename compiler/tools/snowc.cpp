@@ -24,6 +24,7 @@
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <csignal>
 
 using namespace snow;
 namespace cl = llvm::cl;
@@ -132,6 +133,9 @@ static int compileModel();
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
+  // Past a file-size limit the output's reservation fails with EFBIG and is
+  // reported like a full disk; the signal would only add LLVM's stack dump.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (!parseToolCommandLine(Argc, Argv, "snowc", "Snowflake compiler\n", Cat))
     return 1;
   if (TimeTrace.empty())
