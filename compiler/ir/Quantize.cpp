@@ -139,7 +139,7 @@ std::vector<int16_t> toFixedAll(const std::vector<float> &V, int Frac) {
 /// toFixed of every deferred weight, drawn and rounded in parts on several
 /// threads (no float copy of the layer is made).
 std::vector<int16_t> drawFixed(const SeededWeights &S, int Frac) {
-  const uint64_t N = S.PerChannel * S.ChannelMax.size();
+  const uint64_t N = S.size();
   std::vector<int16_t> Q;
   snow::reserveHuge(Q, N);
   Q.resize(N);
@@ -390,11 +390,9 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
     // The bias is shifted left by InFrac + WFrac - BFrac before accumulation,
     // so BFrac may not exceed InFrac + WFrac.
     L.BFrac = std::min(L.InFrac + L.WFrac, largestFrac(maxAbs(L.Bias)));
-    // Run-time weights are s's values, already in s's format. A dense conv's
-    // deferred weights stay deferred: the weight image draws them block by
-    // block (quantizedWeights); grouped ones are few and packed by a rule
-    // per group, so they are drawn here.
-    if (L.DynamicWeights || (L.Seeded && L.Groups == 1))
+    // Run-time weights are s's values, already in s's format; deferred ones
+    // the packer draws stay deferred (Layer::packerDrawsWeights).
+    if (L.DynamicWeights || L.packerDrawsWeights())
       L.QWeights.clear();
     else
       L.QWeights = L.Seeded ? drawFixed(*L.Seeded, L.WFrac) : toFixedAll(L.Weights, L.WFrac);

@@ -47,6 +47,7 @@ SeededWeights recipe(const Layer &L, uint64_t Seed) {
   S.Start = snow::Rng(Seed ^ snow::hashName(L.Name));
   S.PerChannel = L.Kind == LayerKind::Fc ? L.In.elems() : uint64_t(L.In.C / L.Groups) * L.KH * L.KW;
   S.Bound = std::sqrt(6.0 / double(S.PerChannel));
+  S.Channels = L.Out.C;
   return S;
 }
 
@@ -84,14 +85,14 @@ void SeededWeights::draw(uint64_t Begin, uint64_t N, float *Out) const {
 void SeededWeights::drawAll(float *Out) const {
   // One sequence, drawn in parts on several threads (a large model has tens
   // of millions of weights): each part skips to its first draw.
-  snow::parallelFor(PerChannel * ChannelMax.size(), 1, 1 << 18,
+  snow::parallelFor(size(), 1, 1 << 18,
                     [&](size_t Begin, size_t End) { draw(Begin, End - Begin, Out + Begin); });
 }
 
 std::vector<float> SeededWeights::drawAll() const {
   std::vector<float> V;
-  snow::reserveHuge(V, PerChannel * ChannelMax.size());
-  V.resize(PerChannel * ChannelMax.size());
+  snow::reserveHuge(V, size());
+  V.resize(size());
   drawAll(V.data());
   return V;
 }
@@ -105,7 +106,6 @@ float SeededWeights::maxAbs() const {
 
 void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
   SeededWeights S = recipe(L, Seed);
-  S.ChannelMax.resize(L.Out.C); // Sizes drawAll; the maxima are not needed.
   L.Weights = S.drawAll();
   drawBias(L, S, HasBias);
 }

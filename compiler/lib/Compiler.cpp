@@ -65,9 +65,9 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
       return Err(fmt::format("fixed-point formats (in {}, weights {}, bias {}, out {}) need "
                              "shifts outside 0..63",
                              L.InFrac, L.WFrac, L.BFrac, L.OutFrac));
-    // quantize() leaves a dense conv's deferred weights to the packer, and
-    // fills QBias either way.
-    const bool Deferred = L.Seeded && L.Groups == 1 && L.QBias.size() == L.Out.C;
+    // quantize() leaves some deferred weights to the packer, and fills
+    // QBias either way.
+    const bool Deferred = L.packerDrawsWeights() && L.QBias.size() == L.Out.C;
     if (!L.DynamicWeights && !Deferred &&
         L.QWeights.size() != size_t(L.Out.C) * (L.In.C / L.Groups) * L.KH * L.KW)
       return Err("weights are not quantized (run ir::quantize first)");
@@ -96,7 +96,7 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
   // A field added to ir::Layer must be added here if planning can read it
   // (Seeded holds weight values, which planning does not read);
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 560, "ir::Layer changed: update planKey");
+  static_assert(sizeof(ir::Layer) == 568, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
                      "res{} avg{},{} in{} sl{} f{} lut{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,

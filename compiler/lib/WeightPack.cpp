@@ -8,7 +8,6 @@
 #include "WeightPack.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
-#include <cassert>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -82,12 +81,11 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   // Deferred weights (a dense conv's, see ir::quantize): a lane's weights of
   // this chunk, (ci, ky, kx) in order, are one run of draws, drawn and
   // rounded here, so the model's integer weights are never held either.
-  const bool Deferred = L.Seeded && L.QWeights.empty();
+  const bool Deferred = L.packerDrawsWeights();
   // Kept from block to block: thousands of blocks would allocate them anew.
   thread_local std::vector<float> F;
   thread_local std::vector<int16_t> Drawn;
   if (Deferred) {
-    assert(L.Groups == 1 && "quantize() defers only dense convs' weights");
     const size_t Run = Cn * KK;
     F.resize(std::max(F.size(), Run));
     Drawn.resize(std::max(Drawn.size(), Lanes * Run));

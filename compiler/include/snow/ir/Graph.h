@@ -37,8 +37,10 @@ struct SeededWeights {
   snow::Rng Start{0};
   double Bound = 0;
   uint64_t PerChannel = 0;       ///< Weights per output channel.
+  uint32_t Channels = 0;         ///< Output channels.
   std::vector<double> Scale;     ///< Per output channel; empty: none.
   std::vector<float> ChannelMax; ///< Largest |value| of each output channel.
+  uint64_t size() const { return PerChannel * Channels; }
   /// Values [Begin, Begin + N) into Out.
   void draw(uint64_t Begin, uint64_t N, float *Out) const;
   /// All values, drawn on several threads, into Out or a new vector.
@@ -120,7 +122,11 @@ struct Layer {
   /// that run the float model or export it call materializeWeights first.
   std::optional<SeededWeights> Seeded;
   /// Out.C * (In.C / Groups) * KH * KW as held: Weights' size, or Seeded's.
-  uint64_t heldWeights() const { return Seeded ? Seeded->PerChannel * Out.C : Weights.size(); }
+  uint64_t heldWeights() const { return Seeded ? Seeded->size() : Weights.size(); }
+  /// Whether quantize() leaves QWeights empty for the weight packer to draw
+  /// (ir::quantizedWeights): a dense conv's deferred weights. Grouped ones
+  /// are few and packed by a rule per group, so quantize() draws them.
+  bool packerDrawsWeights() const { return Seeded && Groups == 1; }
   /// A depthwise 1x1 conv whose weights are another layer's output, read at
   /// run time (squeeze-and-excitation's per-channel scaling, x * s): Inputs
   /// is {x, s}, s has In.C x 1 x 1 values, weight c is s's value c and its
