@@ -124,6 +124,13 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
         return Fail(fmt::format("inputs hold {} values, the output {}", Sum, L.Out.elems()));
       continue;
     }
+    if (L.Kind == LayerKind::Slice) {
+      if (Elems(L.input()) != L.In.elems() || L.Out.H != L.In.H || L.Out.W != L.In.W ||
+          uint64_t(L.SliceBegin) + L.Out.C > L.In.C)
+        return Fail(fmt::format("slice of channels {}..{} does not fit its input", L.SliceBegin,
+                                uint64_t(L.SliceBegin) + L.Out.C));
+      continue;
+    }
     if (L.Kind == LayerKind::Add) {
       for (int P : L.Inputs)
         if (Elems(P) != L.Out.elems())
@@ -218,6 +225,13 @@ std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
       for (int P : L.Inputs)
         Outs[I].insert(Outs[I].end(), Tensor(P).begin(), Tensor(P).end());
       break;
+    case LayerKind::Slice: {
+      // CHW: the channels are one run of the input.
+      const size_t Plane = size_t(L.In.H) * L.In.W;
+      Outs[I].assign(In.begin() + ptrdiff_t(L.SliceBegin * Plane),
+                     In.begin() + ptrdiff_t((L.SliceBegin + L.Out.C) * Plane));
+      break;
+    }
     case LayerKind::Add:
       Outs[I] = add(L, In, Tensor(L.Inputs[1]));
       break;

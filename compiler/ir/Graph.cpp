@@ -45,6 +45,8 @@ const char *snow::ir::kindName(LayerKind K) {
     return "softmax";
   case LayerKind::Activation:
     return "activation";
+  case LayerKind::Slice:
+    return "slice";
   }
   assert(false && "unhandled LayerKind");
   return "?";
@@ -119,6 +121,7 @@ bool snow::ir::isCanonicalKind(LayerKind K) {
   case LayerKind::Concat:
   case LayerKind::Add:
   case LayerKind::Relu:
+  case LayerKind::Slice:
     return true;
   default:
     return false;

@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include <cassert>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -307,6 +308,9 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     break;
   case LayerKind::Activation:
     parseActivation(N, L);
+    break;
+  case LayerKind::Slice: // Made by canonicalize() only; no model type names it.
+    assert(false && "no layer type parses as a slice");
     break;
   case LayerKind::Softmax:
     // The host normalizes the whole output vector; over a CxHxW map PyTorch

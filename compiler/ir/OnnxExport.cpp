@@ -218,6 +218,8 @@ void OnnxExporter::exportLayer(const Layer &L) {
   case LayerKind::Relu:
     node("Relu", L.Name, {inName(P)}, Out);
     break;
+  case LayerKind::Slice: // Refused by writeOnnx (canonical graphs only).
+    break;
   case LayerKind::Activation:
     // Opset 13 has no HardSwish or SiLU node: both are written as PyTorch
     // exports them, x * f(x), which the importer folds back into one layer.
@@ -305,10 +307,12 @@ std::string OnnxExporter::run() {
     Used.insert(L.Name);
   valueInfo(*GP.add_input(), G.InputName, {1, G.Input.C, G.Input.H, G.Input.W});
   for (const Layer &L : G.Layers) {
-    if (L.HasResidual)
-      throw ExportError{fmt::format("{}: layer '{}': the graph is canonical (a residual is fused "
-                                    "into a conv); export the graph as written",
-                                    L.Loc.str(), L.Name)};
+    if (L.HasResidual || L.Kind == LayerKind::Slice)
+      throw ExportError{fmt::format("{}: layer '{}': the graph is canonical ({}); export the "
+                                    "graph as written",
+                                    L.Loc.str(), L.Name,
+                                    L.HasResidual ? "a residual is fused into a conv"
+                                                  : "sibling convs are merged")};
     exportLayer(L);
   }
   if (G.Layers.empty())

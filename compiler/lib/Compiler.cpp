@@ -48,6 +48,7 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
   case ir::LayerKind::Concat:
   case ir::LayerKind::Add:
   case ir::LayerKind::Relu:
+  case ir::LayerKind::Slice:
     break;
   default:
     return Err(fmt::format("layer type '{}' must be removed by ir::canonicalize() before "
@@ -75,15 +76,23 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
   return llvm::Error::success();
 }
 
-/// Which layers write into a concat's tensor (a channel slice of it).
+/// Which layers write channel slices of other tensors: a concat's inputs
+/// (into the concat's tensor) and convs read through slices (into the
+/// slices' tensors: LayerPlan::Pieces).
 std::vector<bool> concatInputs(const ir::Graph &G) {
   std::vector<bool> In(G.Layers.size(), false);
   for (const ir::Layer &L : G.Layers)
-    if (L.Kind == ir::LayerKind::Concat)
+    if (L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice)
       for (int I : L.Inputs)
         if (I >= 0)
           In[size_t(I)] = true;
   return In;
+}
+
+/// Views are layers without code: a concat's inputs write into its tensor,
+/// a slice's input writes into the slice's tensor.
+bool isView(const ir::Layer &L) {
+  return L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice;
 }
 
 /// What a layer's plan depends on: its geometry and kind, not its name,
@@ -131,7 +140,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     const size_t I = Distinct[K];
     if (auto Err = checkLayer(G.Layers[I], Hw))
       Parts[I].emplace(std::move(Err));
-    else if (G.Layers[I].Kind != ir::LayerKind::Concat) // A view: its inputs write into it.
+    else if (!isView(G.Layers[I])) // Its input writes into it.
       Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I]));
   });
   std::vector<LayerPlan> Plans;
@@ -175,15 +184,38 @@ void splitDynamicByFrame(std::vector<LayerPlan> &Plans, unsigned N) {
 }
 
 /// Decides where every layer's output lives. A concat's inputs become views
-/// into the concat's tensor (so concatenation moves no data); every other
+/// into the concat's tensor (so concatenation moves no data); a conv read
+/// through slices (a merged conv) has no tensor: each slice owns one (or is
+/// a concat's input) and the conv stores into them (Pieces). Every other
 /// output owns a dense tensor, allocated by Place.
 template <typename PlaceFn>
-llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn Place) {
+llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn Place,
+                                                     std::vector<std::vector<OutPiece>> &Pieces) {
   const size_t N = G.Layers.size();
   std::vector<int> Owner(N);
   std::vector<uint32_t> Off(N, 0);
-  for (size_t I = 0; I < N; ++I)
+  std::vector<bool> Sliced(N, false); // Read through slices only.
+  std::vector<unsigned> Reads(N, 0), SliceReads(N, 0);
+  for (size_t I = 0; I < N; ++I) {
     Owner[I] = int(I);
+    const ir::Layer &L = G.Layers[I];
+    std::vector<int> R = L.Inputs;
+    if (L.HasResidual)
+      R.push_back(L.Residual);
+    for (int In : R)
+      if (In >= 0) {
+        ++Reads[size_t(In)];
+        SliceReads[size_t(In)] += L.Kind == ir::LayerKind::Slice;
+      }
+  }
+  for (size_t I = 0; I < N; ++I) {
+    Sliced[I] = SliceReads[I] > 0;
+    if (Sliced[I] &&
+        (Reads[I] != SliceReads[I] || G.Layers[I].Kind != ir::LayerKind::Conv || I + 1 == N))
+      return compileError(fmt::format("{}: layer '{}': a layer read through slices must be a conv "
+                                      "read by nothing else",
+                                      G.Layers[I].Loc.str(), G.Layers[I].Name));
+  }
   for (size_t I = 0; I < N; ++I) {
     const ir::Layer &L = G.Layers[I];
     if (L.Kind != ir::LayerKind::Concat)
@@ -194,7 +226,7 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
         return compileError(fmt::format("{}: layer '{}': concatenating the graph input needs a "
                                         "copy, which the compiler does not do yet",
                                         L.Loc.str(), L.Name));
-      if (Owner[In] != In)
+      if (Owner[In] != In || Sliced[size_t(In)])
         return compileError(fmt::format("{}: layer '{}': the output of '{}' already goes into "
                                         "another concat",
                                         L.Loc.str(), L.Name, G.Layers[In].Name));
@@ -205,7 +237,7 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
   }
   std::vector<uint64_t> Addr(N, 0);
   for (size_t I = 0; I < N; ++I)
-    if (Owner[I] == int(I))
+    if (Owner[I] == int(I) && !Sliced[I])
       Addr[I] = Place(G.Layers[I].Out.C, G.Layers[I].Out.H, G.Layers[I].Out.W);
   std::vector<TensorView> Views(N);
   for (size_t I = 0; I < N; ++I) {
@@ -219,6 +251,12 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
     Views[I] = {Addr[Root], G.Layers[I].Out.W, RootOut.C, Offset,
                 uint64_t(RootOut.C) * RootOut.H * RootOut.W * 2};
   }
+  Pieces.assign(N, {});
+  for (size_t I = 0; I < N; ++I) {
+    const ir::Layer &L = G.Layers[I];
+    if (L.Kind == ir::LayerKind::Slice)
+      Pieces[size_t(L.input())].push_back({L.SliceBegin, L.Out.C, Views[I]});
+  }
   return Views;
 }
 
@@ -229,8 +267,7 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
 /// and global pooling: no vertical padding, and one output row per frame
 /// whose window is the frame's every row (the stride becomes H).
 bool stacksFrames(const ir::Layer &L) {
-  return L.Kind != ir::LayerKind::Concat && L.PadT == 0 && L.PadB == 0 && L.Out.H == 1 &&
-         L.KH == L.In.H;
+  return !isView(L) && L.PadT == 0 && L.PadB == 0 && L.Out.H == 1 && L.KH == L.In.H;
 }
 
 /// The graph a batch-N program is planned from (docs/batch.md), and the
@@ -299,7 +336,7 @@ void pipelineOrder(const ir::Graph &G, std::vector<LayerPlan> &Plans) {
     if (I < 0)
       return;
     const ir::Layer &L = G.Layers[size_t(I)];
-    if (L.Kind != ir::LayerKind::Concat) {
+    if (!isView(L)) {
       Out.push_back(unsigned(I));
       return;
     }
@@ -426,7 +463,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
                 G.Input.C,   G.Input.H,
                 G.Input.W,   uint32_t(G.InputFrac)};
   const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0, Prog.Input.bytes()};
-  auto Views = placeTensors(G, Place);
+  std::vector<std::vector<OutPiece>> Pieces;
+  auto Views = placeTensors(G, Place, Pieces);
   if (!Views)
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
@@ -445,7 +483,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       DoneAfter[P.Index] = Ordinal;
     }
     for (size_t I = 0; I < G.Layers.size(); ++I) // Inputs come first in the graph.
-      if (G.Layers[I].Kind == ir::LayerKind::Concat)
+      if (isView(G.Layers[I]))
         for (int In : G.Layers[I].Inputs)
           if (In >= 0)
             DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
@@ -469,6 +507,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       P.In.Stride = L.In.C;
     }
     P.Out = ViewOf(int(P.Index));
+    P.Pieces = Pieces[P.Index];
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
     if (P.Dynamic) {
@@ -549,6 +588,12 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     if (L.Kind == ir::LayerKind::Concat) {
       Out += fmt::format("{:<16} {:<8} (a view: its inputs write into its tensor)\n", L.Name,
                          "concat");
+      continue;
+    }
+    if (L.Kind == ir::LayerKind::Slice) {
+      Out += fmt::format("{:<16} {:<8} (channels {}..{} of '{}', which writes them)\n", L.Name,
+                         "slice", L.SliceBegin, L.SliceBegin + L.Out.C - 1,
+                         PG.Layers[size_t(L.input())].Name);
       continue;
     }
     auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I]);

@@ -27,13 +27,14 @@ static constexpr uint64_t StepOverhead = 20;
 Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
                               uint64_t Bound) {
   const ir::Layer &L = *P.L;
-  const uint64_t KK = uint64_t(L.KH) * L.KW, Cin = L.In.C, V = Hw.VmacsPerCu;
+  const uint64_t KK = uint64_t(L.KH) * P.traceCols(), Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
   // Per output pixel (or pixel group): a trace per chunk over the kernel
   // window and the chunk's channels, then the writeback of its accumulator
   // entry.
   auto ChunkTrace = [&](unsigned C) {
-    return timing::macTraceCycles(Hw, L.KH, uint64_t(L.KW) * P.chunkSize(C, Cin), P.PixLog);
+    return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, Cin),
+                                  P.Wide ? 0 : P.PixLog);
   };
   uint64_t Trace = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)

@@ -339,9 +339,11 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
     Mac.len = L.KW;
     Mac.cstride = Stride;
   } else {
-    Mac.Op = P.PixLog ? Opcode::VMACP : Opcode::VMAC;
-    Mac.len = L.KW * Cn; // Contiguous: Stride == Cn, or KW == 1 for full depth.
-    if (P.PixLog) {
+    Mac.Op = P.PixLog && !P.Wide ? Opcode::VMACP : Opcode::VMAC;
+    // Contiguous: Stride == Cn, or KW == 1 for full depth. A wide trace's
+    // row spans its pixel groups' windows (their weights are shifted).
+    Mac.len = P.traceCols() * Cn;
+    if (Mac.Op == Opcode::VMACP) {
       Mac.pix = P.PixLog;
       Mac.cstride = P.bufStrideX() * Stride; // The next pixel of the row.
     }
@@ -511,35 +513,44 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
 
 /// Moves every CU's output tile of step S between the output region and the
 /// tensor V (a store, or the load of a residual), one DMA per run of pixels
-/// that is contiguous in DRAM.
-void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op) {
+/// that is contiguous in DRAM. Only the layer's channels [First, First +
+/// Count) move, to V's channels from 0 on (a piece of a merged conv's output).
+void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First,
+                       unsigned Count) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const uint32_t Base = B.OutBase[S.OutBuf];
   const int64_t DStride = int64_t(V.Stride) * 2;
   const Round &Rd = S.round();
+  const uint64_t Last = uint64_t(First) + Count;
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
     if (!Rd.Cus[Cu].active())
       continue;
     unsigned Chan0, NCh, Entry;
     outputSlice(S, Cu, Chan0, NCh, Entry);
     TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
-    if (NCh == 0)
+    const unsigned Lo = std::max(Chan0, First);
+    const unsigned Hi = unsigned(std::min<uint64_t>(uint64_t(Chan0) + NCh, Last));
+    if (Lo >= Hi)
       continue;
     const TensorView F = V.frame(T.Frame);
+    const uint32_t Buf = Base + (Lo - Chan0);
     if (T.VC == L.Out.W && Rd.ExtC == T.VC) {
       // Whole output rows: the tile is one run of pixels.
-      dma(Op, F.at(T.OY0, 0, Chan0), Base, Cu, T.VR * T.VC, NCh, DStride, Entry, 1u << Cu);
+      dma(Op, F.at(T.OY0, 0, Lo - First), Buf, Cu, T.VR * T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
       continue;
     }
-    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op, F.at(T.OY0, T.OX0, Chan0),
-              Base, Cu, T.VC, NCh, DStride, Entry, 1u << Cu);
+    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op,
+              F.at(T.OY0, T.OX0, Lo - First), Buf, Cu, T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
   }
 }
 
 void Lowerer::store(const Step &S) {
   E.wait(Unit::Store, OutFull + S.OutBuf);
-  tileRuns(S, S.P->Out, Opcode::ST_MAP);
+  if (S.P->Pieces.empty())
+    tileRuns(S, S.P->Out, Opcode::ST_MAP);
+  for (const OutPiece &Pc : S.P->Pieces)
+    tileRuns(S, Pc.View, Opcode::ST_MAP, Pc.Begin, Pc.Count);
   E.signal(Unit::Store, OutFree + S.OutBuf);
 }
 

@@ -53,7 +53,8 @@ public:
 private:
   void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
                    unsigned &Entry) const;
-  void tileRuns(const Step &S, const TensorView &V, Opcode Op);
+  void tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First = 0,
+                unsigned Count = ~0u);
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
            int64_t DStride, uint32_t BStride, uint32_t Mask);
   /// N DMA operations whose addresses advance by DStep bytes and BStep

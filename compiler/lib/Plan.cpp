@@ -61,7 +61,7 @@ unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
 }
 
 unsigned LayerPlan::kernelWords(unsigned C) const {
-  return L->KH * L->KW * (Depthwise ? passes() : chunkSize(C, L->In.C));
+  return L->KH * traceCols() * (Depthwise ? passes() : chunkSize(C, L->In.C));
 }
 
 unsigned LayerPlan::validRows(unsigned T) const {
@@ -133,12 +133,14 @@ enum class GroupMode {
 };
 
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
-/// traces (PixLog > 0 only for dense convs), grouped convs as Mode says.
+/// traces (PixLog > 0 only for dense convs; Wide: on vmac, LayerPlan::Wide),
+/// grouped convs as Mode says.
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense) {
+         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense, bool Wide = false) {
   LayerPlan P;
+  P.Wide = Wide && PixLog > 0;
   P.L = &L;
   P.Frames = Frames;
   P.Index = Index;
@@ -234,10 +236,13 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Consider(groupChunksCost(P, Hw), {R, Wt, P.Chunk});
     }
   } else if (P.IsConv) {
-    if (KK + P.TailWords > B.WCap)
+    // Weight words per input channel of a block: KH x KW taps, or a wide
+    // trace's widened rows.
+    const unsigned KKw = L.KH * P.traceCols();
+    if (KKw + P.TailWords > B.WCap)
       return planError(L, fmt::format("a {}x{} kernel needs {} weight words per vMAC, but a "
                                       "weights bank holds {}",
-                                      L.KH, L.KW, KK + P.TailWords, B.WCap));
+                                      L.KH, P.traceCols(), KKw + P.TailWords, B.WCap));
     P.NOg = ceilDiv(OcCount, P.ogChannels(G));
     if (Opts.GatherStrided && KK == 1 && (L.SH > 1 || L.SW > 1) && !L.PadT && !L.PadB && !L.PadL &&
         !L.PadR) {
@@ -253,7 +258,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     if (NCu > 1 && Opts.BalanceRounds)
       Packings.push_back(Packing::Balanced);
     const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u}) * P.pix();
-    const unsigned MinChunks = ceilDiv(C, (B.WCap - P.TailWords) / KK);
+    const unsigned MinChunks = ceilDiv(C, (B.WCap - P.TailWords) / KKw);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
       for (bool MS : {false, true}) {
         if (R * roundUp(Wt, P.pix()) > PMax)
@@ -388,35 +393,41 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       return A.takeError(); // The whole layer planned, so should its first groups.
     WholeGroups = std::move(*A);
   }
-  for (unsigned K = 1; (1u << K) <= V; ++K) {
-    if (V % (1u << K) != 0)
-      continue;
-    auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames);
-    if (One && One->second < BestCost) {
-      BestCost = One->second;
-      Best.clear();
-      Best.push_back(std::move(One->first));
-    } else if (!One) {
-      llvm::consumeError(One.takeError()); // This mode does not fit; others do.
+  // Wide traces only where vmacp steps are slow (fewer read ports than
+  // pixels) and the pixels' windows overlap (a kernel wider than a column).
+  for (unsigned K = 1; (1u << K) <= V; ++K)
+    for (bool Wide : {false, true}) {
+      if (V % (1u << K) != 0 ||
+          (Wide && (!Opts.WideTraces || Hw.MapsReadPorts >= (1u << K) || L.KW <= L.SW)))
+        continue;
+      auto One =
+          planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense, Wide);
+      if (One && One->second < BestCost) {
+        BestCost = One->second;
+        Best.clear();
+        Best.push_back(std::move(One->first));
+      } else if (!One) {
+        llvm::consumeError(One.takeError()); // This mode does not fit; others do.
+      }
+      if (!WholeGroups)
+        continue;
+      auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K, Frames,
+                           GroupMode::Dense, Wide);
+      if (!Rest) {
+        llvm::consumeError(Rest.takeError());
+        continue;
+      }
+      const auto &[A, ACost] = *WholeGroups;
+      Cost Sum{ACost.Cycles + Rest->second.Cycles, ACost.Bytes + Rest->second.Bytes, Hw};
+      if (Sum < BestCost) {
+        BestCost = Sum;
+        Best.clear();
+        Best.push_back(A);
+        Best.push_back(std::move(Rest->first));
+        Best[0].LastPart = false;
+        Best[1].FirstPart = false;
+      }
     }
-    if (!WholeGroups)
-      continue;
-    auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K, Frames);
-    if (!Rest) {
-      llvm::consumeError(Rest.takeError());
-      continue;
-    }
-    const auto &[A, ACost] = *WholeGroups;
-    Cost Sum{ACost.Cycles + Rest->second.Cycles, ACost.Bytes + Rest->second.Bytes, Hw};
-    if (Sum < BestCost) {
-      BestCost = Sum;
-      Best.clear();
-      Best.push_back(A);
-      Best.push_back(std::move(Rest->first));
-      Best[0].LastPart = false;
-      Best[1].FirstPart = false;
-    }
-  }
   TryGroupedVdw();
   return Best;
 }

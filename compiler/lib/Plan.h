@@ -55,6 +55,13 @@ struct TensorView {
   bool dense(uint32_t C) const { return Offset == 0 && Stride == C; }
 };
 
+/// A run of a merged conv's output channels (ir canonicalize's sibling
+/// merge): channels [Begin, Begin + Count) go to View's channels 0 on.
+struct OutPiece {
+  unsigned Begin = 0, Count = 0;
+  TensorView View;
+};
+
 /// What one CU computes in a round: output-channel group Og of output tile
 /// Tile (Tile < 0: the CU idles and its results are never stored).
 struct Work {
@@ -122,12 +129,19 @@ struct LayerPlan {
   /// channels and an accumulator entry holds 2^PixLog consecutive pixels of a
   /// row. Layers with few output channels keep every lane busy this way.
   unsigned PixLog = 0;
+  /// Multi-pixel traces on plain vmac, for machines whose vMACs share one
+  /// maps read address (maps_read_ports < pix(), where a vmacp step takes
+  /// several cycles): every pixel group reads one widened window of
+  /// traceCols() = KW + (pix() - 1) x-steps per kernel row (the pixels'
+  /// windows overlap), and group g's weights are its kernel shifted g x-steps
+  /// along it, zero elsewhere. Entries, tiles and stores are vmacp's.
+  bool Wide = false;
   /// The output channels this plan computes: a layer may be planned in two
   /// parts, whole output groups and a remainder with another PixLog.
   unsigned OcBase = 0, OcCount = 0;
   bool FirstPart = true, LastPart = true;
-  /// The output is a channel slice of a concat's tensor (its pixels are not
-  /// contiguous in DRAM).
+  /// The output is a channel slice of a concat's tensor, or pieces
+  /// (Pieces): its pixels are not contiguous in DRAM.
   bool OutIsSlice = false;
   /// The region holds every StepY-th row / StepX-th column of the input (1x1
   /// strided convs without padding gather only the pixels the kernel reads).
@@ -139,6 +153,9 @@ struct LayerPlan {
   int Ordinal = 0, NeedsDone = -1;
   TensorView In, Out, Res; ///< Res: the fused residual's tensor (conv only).
   TensorView In2;          ///< Second operand of an elementwise add.
+  /// A conv merged from siblings has no tensor of its own: its stores write
+  /// these pieces (empty: every channel goes to Out).
+  std::vector<OutPiece> Pieces;
 
   // Channel chunks: conv splits input channels (weights bank capacity),
   // pooling splits channels (buffer capacity). Chunk c covers channels
@@ -187,8 +204,11 @@ struct LayerPlan {
   unsigned passes() const { return 2 * GroupK - 1; }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }
-  /// Weight blocks per (output group, chunk): one per vMAC of a pixel group.
-  unsigned subBlocks(unsigned Vmacs) const { return Vmacs >> PixLog; }
+  /// Weight blocks per (output group, chunk): one per vMAC of a pixel group
+  /// (the groups share them), or with Wide one per vMAC.
+  unsigned subBlocks(unsigned Vmacs) const { return Wide ? Vmacs : Vmacs >> PixLog; }
+  /// Kernel columns a trace row covers (Wide: the pixel groups' windows).
+  unsigned traceCols() const { return L->KW + (Wide ? (pix() - 1) * bufStrideX() : 0); }
   unsigned chunkBegin(unsigned C) const { return C * Chunk; }
   /// The input chunks output group Og reads: all of them, or with
   /// GroupChunks those of its own channels, [first, second).
@@ -220,7 +240,7 @@ struct LayerPlan {
 
 /// Chooses chunks, tile shape, loop order and trace mode for layer L: one
 /// plan, or two parts over its output channels.
-/// OutIsSlice: L's output goes into a concat's tensor.
+/// OutIsSlice: L's output goes into a concat's tensor, or into slices' tensors.
 /// Frames: the frames of a batch the layer runs per frame (1 otherwise).
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,

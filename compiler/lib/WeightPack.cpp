@@ -74,8 +74,13 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   const unsigned InPerGroup = Cin / L.Groups, OutPerGroup = Cout / L.Groups;
   // Multi-pixel plans have one block per vMAC of a pixel group: the groups'
   // vMACs load the same blocks.
+  // Wide plans have a block per vMAC: vMAC S is word S % PerPixel of pixel
+  // group S / PerPixel, whose kernel starts Shift columns into the row.
+  const unsigned PerPixel = Hw.VmacsPerCu >> P.PixLog;
+  const unsigned Word0 = P.Wide ? B.S % PerPixel : B.S;
+  const unsigned Shift = P.Wide ? B.S / PerPixel * P.bufStrideX() : 0;
   const unsigned OgCh = P.ogChannels(G), OcEnd = P.OcBase + P.OcCount;
-  const unsigned O0 = P.OcBase + B.Og * OgCh + B.S * Lanes;
+  const unsigned O0 = P.OcBase + B.Og * OgCh + Word0 * Lanes;
   const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
   const size_t KK = size_t(L.KH) * L.KW;
   // Deferred weights (a dense conv's, see ir::quantize): a lane's weights of
@@ -130,13 +135,17 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     return;
   }
   for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-    for (unsigned Kx = 0; Kx < L.KW; ++Kx) {
+    for (unsigned Col = 0; Col < P.traceCols(); ++Col) {
       if (P.Depthwise) {
-        Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Kx]; });
+        Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
         continue;
       }
+      // Kernel column Col - Shift (a wide trace's other columns are zero).
+      const unsigned Kx = Col - Shift;
       for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
-        Word([&](unsigned O) { return Weight(O, Ci, Ky, Kx); });
+        Word([&](unsigned O) -> int16_t {
+          return Col < Shift || Kx >= L.KW ? 0 : Weight(O, Ci, Ky, Kx);
+        });
     }
   if (B.C == P.ogChunks(B.Og).first || P.Depthwise) {
     Word([&](unsigned O) { return L.QBias[O]; });

@@ -70,6 +70,10 @@ static cl::opt<bool> NoMultiPixel("no-multi-pixel",
                                   cl::desc("Never give the vMACs of a CU different pixels "
                                            "(vmacp), even where lanes would idle"),
                                   cl::cat(Cat));
+static cl::opt<bool> NoWideTraces("no-wide-traces",
+                                  cl::desc("Never run multi-pixel traces as widened vmac traces "
+                                           "with shifted weights (vmacp only)"),
+                                  cl::cat(Cat));
 static cl::opt<bool> NoSchedule("no-schedule", cl::desc("Run layers in the model's order"),
                                 cl::cat(Cat));
 static cl::opt<bool> NoBalanceLoads("no-balance-loads",
@@ -222,6 +226,7 @@ static int compileModel() {
   Opts.SplitChannels = !NoSplit;
   Opts.BalanceRounds = !NoBalance;
   Opts.MultiPixel = !NoMultiPixel;
+  Opts.WideTraces = !NoWideTraces;
   Opts.GroupedVdw = !NoGroupedVdw;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;

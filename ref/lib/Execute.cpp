@@ -277,6 +277,13 @@ std::vector<T> concat(const Layer &L, const std::vector<const std::vector<T> *> 
   return Out;
 }
 
+/// Channels [SliceBegin, SliceBegin + Out.C) of a CHW tensor: one run.
+template <typename T> std::vector<T> slice(const Layer &L, const std::vector<T> &In) {
+  const size_t Plane = size_t(L.In.H) * L.In.W;
+  return std::vector<T>(In.begin() + ptrdiff_t(L.SliceBegin * Plane),
+                        In.begin() + ptrdiff_t((L.SliceBegin + L.Out.C) * Plane));
+}
+
 template <typename T> std::vector<T> relu(const std::vector<T> &In) {
   std::vector<T> Out(In.size());
   for (size_t I = 0; I < In.size(); ++I)
@@ -341,6 +348,9 @@ std::vector<T> runGraph(const Graph &G, const std::vector<T> &Input,
       break;
     case LayerKind::Relu:
       Outs[I] = relu(In);
+      break;
+    case LayerKind::Slice:
+      Outs[I] = slice(L, In);
       break;
     default:
       assert(false && "verifyGraph admits only canonical kinds");

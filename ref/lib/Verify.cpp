@@ -128,6 +128,8 @@ private:
       return checkPool(L);
     case LayerKind::Concat:
       return checkConcat(L);
+    case LayerKind::Slice:
+      return checkSlice(L);
     default: // Add and Relu: elementwise.
       return checkElementwise(L);
     }
@@ -263,6 +265,17 @@ private:
                     Channels, L.In.H, L.In.W);
     if (L.OutFrac != L.InFrac)
       return failAt(L, "concat keeps the format: output has {} fraction bits, input {}", L.OutFrac,
+                    L.InFrac);
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkSlice(const Layer &L) {
+    if (L.Out.H != L.In.H || L.Out.W != L.In.W || L.Out.C == 0 ||
+        uint64_t(L.SliceBegin) + L.Out.C > L.In.C)
+      return failAt(L, "output {} is not a run of channels of the input {} from channel {}",
+                    shapeStr(L.Out), shapeStr(L.In), L.SliceBegin);
+    if (L.OutFrac != L.InFrac)
+      return failAt(L, "slice keeps the format: output has {} fraction bits, input {}", L.OutFrac,
                     L.InFrac);
     return llvm::Error::success();
   }

@@ -274,6 +274,33 @@ inline std::string concatCase(unsigned Seed) {
   return Y;
 }
 
+/// An inception block: 1x1 branches on one input (canonicalize merges the
+/// ones with a relu into one conv whose output channels go to the concat and
+/// to the reduce convs: LayerPlan::Pieces), a pooled projection, and channel
+/// counts that split lane words between the pieces.
+inline std::string inceptionCase(unsigned Seed) {
+  Rng R(Seed * 2654435761u + 11);
+  unsigned C = pickLog(R, 1, 96), H = pick(R, 3, 20), W = pick(R, 3, 20);
+  std::string Y = modelHeader(fmt::format("inception{}", Seed), C, H, W, Seed);
+  const unsigned K3 = pick(R, 0, 1) * 2 + 3; // 3 or 5
+  Y += fmt::format("  - {{name: b1, type: conv, input: data, out_channels: {}, kernel: 1, relu: "
+                   "true}}\n"
+                   "  - {{name: b2r, type: conv, input: data, out_channels: {}, kernel: 1, relu: "
+                   "true}}\n"
+                   "  - {{name: b2, type: conv, out_channels: {}, kernel: 3, pad: 1, relu: true}}\n"
+                   "  - {{name: b3r, type: conv, input: data, out_channels: {}, kernel: 1, relu: "
+                   "true}}\n"
+                   "  - {{name: b3, type: conv, out_channels: {}, kernel: {}, pad: {}, relu: "
+                   "true}}\n"
+                   "  - {{name: b4p, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}}\n"
+                   "  - {{name: b4, type: conv, out_channels: {}, kernel: 1, relu: true}}\n"
+                   "  - {{name: cat, type: concat, inputs: [b1, b2, b3, b4]}}\n"
+                   "  - {{name: after, type: conv, out_channels: {}, kernel: 1}}\n",
+                   pickLog(R, 1, 80), pickLog(R, 1, 96), pickLog(R, 1, 64), pickLog(R, 1, 24),
+                   pickLog(R, 1, 32), K3, K3 / 2, pickLog(R, 1, 32), pickLog(R, 1, 48));
+  return Y;
+}
+
 } // namespace snow::test
 
 #endif

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IrTestUtil.h"
+#include "snow/ir/FloatEval.h"
 #include "snow/ir/Graph.h"
 
 #include <cmath>
@@ -341,9 +342,86 @@ TEST(Canonicalize, IsAFixedPoint) {
 
 TEST(Canonicalize, CanonicalKinds) {
   for (LayerKind K : {LayerKind::Conv, LayerKind::MaxPool, LayerKind::AvgPool, LayerKind::Concat,
-                      LayerKind::Add, LayerKind::Relu})
+                      LayerKind::Add, LayerKind::Relu, LayerKind::Slice})
     EXPECT_TRUE(isCanonicalKind(K)) << kindName(K);
   for (LayerKind K : {LayerKind::GlobalAvgPool, LayerKind::Fc, LayerKind::BatchNorm,
                       LayerKind::Flatten, LayerKind::Softmax})
     EXPECT_FALSE(isCanonicalKind(K)) << kindName(K);
+}
+
+// An inception block's branches: three convs on one input, two of them with
+// the same window and relu (merged), one 3x3 (its own), and one 1x1 without
+// a relu (its own). The merged conv holds the members' weights and biases in
+// order; each member becomes a slice, under its name, read where it was.
+TEST(Canonicalize, SiblingConvsMergeIntoOneConvWithSlices) {
+  const std::string Layers = "  - {name: a, type: conv, out_channels: 3, kernel: 1, relu: true}\n"
+                             "  - {name: b, type: conv, input: data, out_channels: 5, kernel: 3,"
+                             " pad: 1, relu: true}\n"
+                             "  - {name: c, type: conv, input: data, out_channels: 2, kernel: 1,"
+                             " relu: true}\n"
+                             "  - {name: d, type: conv, input: data, out_channels: 2, kernel: 1}\n"
+                             "  - {name: cc, type: conv, input: c, out_channels: 4, kernel: 3,"
+                             " pad: 1}\n"
+                             "  - {name: cat, type: concat, inputs: [a, b, cc, d]}\n";
+  const Graph Raw = parseOk(Layers);
+  Graph G = canon(Layers);
+  EXPECT_EQ(names(G), (std::vector<std::string>{"a+c", "a", "c", "b", "d", "cc", "cat"}));
+  const Layer &M = byName(G, "a+c");
+  EXPECT_EQ(M.Kind, LayerKind::Conv);
+  EXPECT_EQ(M.Out.C, 5u);
+  EXPECT_TRUE(M.Relu);
+  EXPECT_EQ(M.Inputs, std::vector<int>{-1});
+  std::vector<float> W = byName(Raw, "a").Weights, B = byName(Raw, "a").Bias;
+  W.insert(W.end(), byName(Raw, "c").Weights.begin(), byName(Raw, "c").Weights.end());
+  B.insert(B.end(), byName(Raw, "c").Bias.begin(), byName(Raw, "c").Bias.end());
+  EXPECT_EQ(M.Weights, W);
+  EXPECT_EQ(M.Bias, B);
+  const Layer &A = byName(G, "a"), &C = byName(G, "c");
+  EXPECT_EQ(A.Kind, LayerKind::Slice);
+  EXPECT_EQ(A.SliceBegin, 0u);
+  EXPECT_EQ(A.Out.C, 3u);
+  EXPECT_EQ(C.SliceBegin, 3u);
+  EXPECT_EQ(C.Out.C, 2u);
+  EXPECT_EQ(A.Loc.Line, byName(Raw, "a").Loc.Line) << "errors still point at the member";
+  EXPECT_EQ(A.Inputs, std::vector<int>{indexOf(G, "a+c")});
+  EXPECT_EQ(byName(G, "cc").Inputs, std::vector<int>{indexOf(G, "c")});
+  EXPECT_EQ(byName(G, "cat").Inputs, (std::vector<int>{indexOf(G, "a"), indexOf(G, "b"),
+                                                       indexOf(G, "cc"), indexOf(G, "d")}));
+  EXPECT_EQ(byName(G, "b").Kind, LayerKind::Conv) << "another window";
+  EXPECT_EQ(byName(G, "d").Kind, LayerKind::Conv) << "no relu";
+
+  // Merging is done once: a merged graph has nothing left to merge.
+  std::vector<std::string> Names = names(G);
+  ASSERT_FALSE(bool(canonicalize(G)));
+  EXPECT_EQ(names(G), Names);
+
+  // The float model computes the same function: each slice's values are
+  // its member's, run as a conv of its own (the unmerged graph, by hand).
+  Graph Apart = G;
+  for (const char *Name : {"a", "c"}) {
+    Layer &S = Apart.Layers[size_t(indexOf(Apart, Name))];
+    const Layer &Member = byName(Raw, Name);
+    const Shape Out = S.Out;
+    S = byName(Apart, "a+c");
+    S.Name = Name;
+    S.Out = Out;
+    S.Weights = Member.Weights;
+    S.Bias = Member.Bias;
+  }
+  std::vector<float> In(Raw.Input.elems());
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(int(I % 13) - 6) / 8;
+  std::vector<std::vector<float>> Merged, Separate;
+  runFloat(G, In, &Merged);
+  runFloat(Apart, In, &Separate);
+  for (const char *Name : {"a", "c", "cc", "cat"})
+    EXPECT_EQ(Merged[size_t(indexOf(G, Name))], Separate[size_t(indexOf(G, Name))]) << Name;
+}
+
+// The graph output is read by the host from the last layer: a conv that is
+// the output keeps its tensor and is not merged.
+TEST(Canonicalize, TheOutputConvIsNotMerged) {
+  Graph G = canon("  - {name: a, type: conv, out_channels: 3, kernel: 1}\n"
+                  "  - {name: b, type: conv, input: data, out_channels: 2, kernel: 1}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"a", "b"}));
 }

@@ -43,6 +43,7 @@ class RtlRandomConcat : public RandomLayers {};
 class RtlRandomGrouped : public RandomLayers {};
 class RtlRandomActivation : public RandomLayers {};
 class RtlRandomSqueezeExcite : public RandomLayers {};
+class RtlRandomInception : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -51,6 +52,8 @@ TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
+// Merged sibling convs storing into slices (Lower.cpp, LayerPlan::Pieces).
+TEST_P(RtlRandomInception, SimAndRtlAgree) { check(inceptionCase(GetParam())); }
 // Compiled programs with activation tables (vlut, vwb lut) and run-time
 // weights (squeeze-and-excitation's x * s).
 TEST_P(RtlRandomActivation, SimAndRtlAgree) { check(activationCase(GetParam())); }
@@ -63,6 +66,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInception, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
 

@@ -48,6 +48,10 @@ struct CompileOptions {
   /// beyond whole output groups) use multi-pixel traces (vmacp), where the
   /// vMACs of a CU compute different pixels instead of leaving lanes idle.
   bool MultiPixel = true;
+  /// Let multi-pixel traces run on plain vmac with widened windows and
+  /// shifted weights (LayerPlan::Wide) where vmacp steps are slow: machines
+  /// with fewer maps read ports than pixels a trace computes.
+  bool WideTraces = true;
   /// Let grouped convolutions whose groups have as many input as output
   /// channels run per group on depthwise traces (vdw, one pass per channel
   /// shift within a group) where that is cheaper than a dense conv with

@@ -75,7 +75,11 @@ enum class LayerKind {
   Softmax,
   /// An element-wise function (Layer::Activation); canonicalize() fuses it
   /// into the conv before it.
-  Activation
+  Activation,
+  /// Channels [SliceBegin, SliceBegin + Out.C) of its input, a view: made
+  /// by canonicalize() when it merges sibling convs (docs/model-format.md,
+  /// "Canonical form"), each former sibling's readers read its slice.
+  Slice
 };
 const char *kindName(LayerKind K);
 
@@ -142,6 +146,9 @@ struct Layer {
   bool HasResidual = false;
   int Residual = -1;
   int ResFrac = 8;
+
+  /// Slice: the first channel of the input it views.
+  unsigned SliceBegin = 0;
 
   // BatchNorm as written (folded away by canonicalize()).
   std::vector<float> Gamma, Beta, Mean, Var;
