@@ -8,7 +8,12 @@ network (every layer's cycles, pooling and fc included), 224x224, int16,
 utilization = all MACs of the batch / (cycles of the run x the array's MACs),
 1 MAC = 2 ops; fps counts frames (N per run). The 4096x4096 fc is a one-layer
 model (input 4096x1x1). Also prints the code size, which grows with the batch
-(conv steps are unrolled per frame; the RTL's IMEM holds 2^18 instructions).
+(conv steps are unrolled per frame; the RTL's IMEM holds 2^18 instructions),
+and a bound: the utilization if every layer ran at its own roofline for the
+traffic it has, max(MACs / array MACs, DRAM bytes / sustained bytes a cycle)
+summed over the layers (no overlap between layers, no instruction fetch). A
+goal above the bound needs less traffic, not a better schedule: AlexNet's fc
+weights (117 MB a batch) stream at the sustained DRAM share whatever the batch.
 Usage:  bench/batch-goals.py [--bin build/bin] [--hw zc706] [--batch 16]
 Exit status 1 if a goal is missed.
 """
@@ -39,8 +44,17 @@ def run(binary, tmp, model_path, name, hw, batch):
     subprocess.run([os.path.join(binary, "snowsim"), prog, "--timing-only", "--quiet",
                     "--stats-json", stats], check=True)
     with open(stats) as f:
-        total = json.load(f)["total"]
-    return total
+        return json.load(f)
+
+
+def roofline_bound(stats):
+    """Utilization in % with every layer at max(compute, its DRAM traffic)."""
+    hw = stats["hw"]
+    per_cycle = hw["dram_gbps"] * 1e3 * hw["dram_efficiency"] / hw["clock_mhz"]
+    cycles = sum(max(l["macs"] / hw["macs"],
+                     (l["dram_read_bytes"] + l["dram_write_bytes"]) / per_cycle)
+                 for l in stats["layers"])
+    return 100 * stats["total"]["macs"] / (cycles * hw["macs"])
 
 
 def count_instructions(binary, prog):
@@ -69,7 +83,7 @@ def main():
     missed = 0
     print(f"hardware {args.hw}; scope: whole network, int16, 1 MAC = 2 ops, snowsim --timing-only")
     print(f"{'model':<10} {'batch':>5} {'util %':>7} {'fps':>9} {'ms/frame':>9} {'ms/batch':>9} "
-          f"{'insts':>9} | {'batch 1 util %':>14} {'fps':>8} | goal")
+          f"{'insts':>9} {'bound %':>8} | {'batch 1 util %':>14} {'fps':>8} | goal")
     with tempfile.TemporaryDirectory() as tmp:
         fc_path = os.path.join(tmp, "fc4096.yaml")
         with open(fc_path, "w") as f:
@@ -77,14 +91,16 @@ def main():
         for model, batch, goal in GOALS:
             batch = batch or args.batch
             path = fc_path if model == "fc4096" else f"models/{model}.yaml"
-            one = run(args.bin, tmp, path, model, args.hw, 1)
-            many = run(args.bin, tmp, path, model, args.hw, batch)
+            one = run(args.bin, tmp, path, model, args.hw, 1)["total"]
+            stats = run(args.bin, tmp, path, model, args.hw, batch)
+            many = stats["total"]
             insts = count_instructions(args.bin, os.path.join(tmp, f"{model}-{batch}.bin"))
             util = 100 * many["utilization"]
             ok = util >= goal
             missed += not ok
             print(f"{model:<10} {batch:>5} {util:>7.2f} {many['fps']:>9.1f} "
-                  f"{many['frame_ms']:>9.3f} {many['batch_ms']:>9.2f} {insts:>9} | "
+                  f"{many['frame_ms']:>9.3f} {many['batch_ms']:>9.2f} {insts:>9} "
+                  f"{roofline_bound(stats):>8.2f} | "
                   f"{100 * one['utilization']:>14.2f} {one['fps']:>8.1f} | "
                   f">= {goal} % {'met' if ok else 'MISSED'}", flush=True)
     return 1 if missed else 0

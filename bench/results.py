@@ -22,7 +22,8 @@ MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezen
           "resnext50_32x4d", "mobilenet_v2",
           "efficientnet_b0"]
 # Each pass's switch (snowc --help); "" is everything on.
-ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-grouped-vdw",
+ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces",
+            "--no-grouped-vdw",
             "--no-schedule",
             "--no-balance-loads", "--no-dma-loops", "--no-gather", "--no-precise-deps",
             "--no-loop-reorder", "--no-double-buffer"]

@@ -101,17 +101,47 @@ bool isView(const ir::Layer &L) {
 /// get equal plans, so each key is planned once: planning is a search that
 /// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
 /// checks that reuse changes no program.
-std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames) {
+std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty) {
   // A field added to ir::Layer must be added here if planning can read it
   // (Seeded holds weight values, which planning does not read);
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 568, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{}",
+                     "res{} avg{},{} in{} sl{} f{} lut{} pen{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, !L.QLut.empty());
+                     OutIsSlice, Frames, !L.QLut.empty(), Penalty);
+}
+
+/// For each conv of a batch that a pooling layer reads directly: what
+/// planning it in two parts costs beyond its own cycles. pipelineOrder runs
+/// such a pool frame-pipelined beside a conv planned whole, hiding its
+/// cycles; beside a conv in parts it runs after it. The pool's estimate is
+/// the penalty (0 where nothing would pipeline).
+std::vector<uint64_t> splitPenalties(const ir::Graph &G, const isa::HwConfig &Hw,
+                                     const BufferMap &B, const CompileOptions &Opts,
+                                     const std::vector<unsigned> &Frames,
+                                     const std::vector<bool> &InConcat) {
+  std::vector<uint64_t> Penalty(G.Layers.size(), 0);
+  if (!Opts.PipelinePools)
+    return Penalty;
+  for (size_t Q = 0; Q < G.Layers.size(); ++Q) {
+    const ir::Layer &Pool = G.Layers[Q];
+    const int C = Pool.input();
+    if ((Pool.Kind != ir::LayerKind::MaxPool && Pool.Kind != ir::LayerKind::AvgPool) || C < 0 ||
+        G.Layers[size_t(C)].Kind != ir::LayerKind::Conv || Frames[Q] < 2 ||
+        Frames[size_t(C)] != Frames[Q])
+      continue;
+    auto Plan = planLayer(Pool, unsigned(Q), InConcat[Q], Hw, B, Opts, Frames[Q]);
+    if (!Plan) {
+      llvm::consumeError(Plan.takeError()); // Reported when the pool itself is planned.
+      continue;
+    }
+    if (Plan->size() == 1 && Plan->front().Rounds.size() > 1)
+      Penalty[size_t(C)] += Plan->front().EstCycles;
+  }
+  return Penalty;
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -119,6 +149,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
                                                const std::vector<unsigned> &Frames) {
   const size_t N = G.Layers.size();
   const std::vector<bool> InConcat = concatInputs(G);
+  const std::vector<uint64_t> Penalty = splitPenalties(G, Hw, B, Opts, Frames, InConcat);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
   // layer); the distinct ones in parallel, a plan depending only on its
   // layer, the hardware and the options. The first error in layer order is
@@ -129,7 +160,8 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     for (size_t I = 0; I < N; ++I) {
       Reuse[I] =
           Opts.ReusePlans
-              ? First.try_emplace(planKey(G.Layers[I], InConcat[I], Frames[I]), I).first->second
+              ? First.try_emplace(planKey(G.Layers[I], InConcat[I], Frames[I], Penalty[I]), I)
+                    .first->second
               : I;
       if (Reuse[I] == I)
         Distinct.push_back(I);
@@ -141,7 +173,8 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     if (auto Err = checkLayer(G.Layers[I], Hw))
       Parts[I].emplace(std::move(Err));
     else if (!isView(G.Layers[I])) // Its input writes into it.
-      Parts[I].emplace(planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I]));
+      Parts[I].emplace(
+          planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I], Penalty[I]));
   });
   std::vector<LayerPlan> Plans;
   for (size_t I = 0; I < N; ++I) {

@@ -7,6 +7,8 @@
 #include "Cost.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -46,13 +48,24 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
-  // A tile's maps for chunk C; short DMA rows are rounded out to whole bursts.
-  auto TileBytes = [&](unsigned C) {
-    uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
-    if (Chunked)
-      PixelBytes = roundUp(unsigned(PixelBytes), Hw.DramBurstBytes);
-    return RegionRows * RegionCols * PixelBytes;
-  };
+  // A tile's maps for chunk C as the DMA rows the load moves
+  // (Lowerer::loadRegion): a run of whole pixels per region row, or with
+  // chunks (and gathered columns) a row per pixel; each row moves every burst
+  // it touches (timing::dmaBurstBytes).
+  std::vector<uint64_t> TileBytesOf(P.NChunks);
+  for (unsigned C = 0; C < P.NChunks; ++C) {
+    const uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
+    const bool PerPixel = Chunked || P.StepX > 1;
+    const uint64_t Rows = RegionRows * (PerPixel ? RegionCols : 1);
+    const uint64_t RowBytes = PerPixel ? PixelBytes : RegionCols * PixelBytes;
+    // Pixels a whole number of bursts apart start every row at the chunk's
+    // offset in its pixel; otherwise rows start anywhere in a burst.
+    std::optional<uint64_t> Offset;
+    if (Cin * 2 % Hw.DramBurstBytes == 0)
+      Offset = PerPixel ? uint64_t(P.chunkBegin(C)) * 2 % Hw.DramBurstBytes : 0;
+    TileBytesOf[C] = Rows * timing::rowSpanBytes(Hw, RowBytes, Offset);
+  }
+  auto TileBytes = [&](unsigned C) { return TileBytesOf[C]; };
   // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
   // load the same blocks (one transfer each).
   auto OgBytes = [&](unsigned C) {

@@ -138,7 +138,8 @@ enum class GroupMode {
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense, bool Wide = false) {
+         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense, bool Wide = false,
+         uint64_t OrderPenalty = 0) {
   LayerPlan P;
   P.Wide = Wide && PixLog > 0;
   P.L = &L;
@@ -294,7 +295,12 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
               P.FullDepth = Full;
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B))
                 continue;
-              Consider(convCost(P, S, Hw, BestCost.Score), {R, Wt, P.Chunk, MS, Full, How});
+              Cost Ct = convCost(P, S, Hw, BestCost.Score);
+              // Rounds packed by tile size finish a batch's frames only at
+              // the end: a pool pipelined beside the conv then waits.
+              if (How == Packing::Balanced && P.Frames > 1 && OrderPenalty)
+                Ct = Cost(Ct.Cycles + OrderPenalty, Ct.Bytes, Hw);
+              Consider(Ct, {R, Wt, P.Chunk, MS, Full, How});
             }
           }
         }
@@ -349,9 +355,10 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
 llvm::Expected<std::vector<LayerPlan>>
 snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
                           const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
-                          unsigned Frames) {
+                          unsigned Frames, uint64_t SplitPenalty) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
-  auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames);
+  auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, GroupMode::Dense,
+                        false, SplitPenalty);
   if (!Whole)
     return Whole.takeError();
   std::vector<LayerPlan> Best;
@@ -388,7 +395,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   const unsigned Whole1 = Cout / G * G;
   std::optional<std::pair<LayerPlan, Cost>> WholeGroups;
   if (Whole1 > 0) {
-    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0, Frames);
+    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0, Frames, GroupMode::Dense,
+                      false, SplitPenalty);
     if (!A)
       return A.takeError(); // The whole layer planned, so should its first groups.
     WholeGroups = std::move(*A);
@@ -400,8 +408,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       if (V % (1u << K) != 0 ||
           (Wide && (!Opts.WideTraces || Hw.MapsReadPorts >= (1u << K) || L.KW <= L.SW)))
         continue;
-      auto One =
-          planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense, Wide);
+      auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense,
+                          Wide, SplitPenalty);
       if (One && One->second < BestCost) {
         BestCost = One->second;
         Best.clear();
@@ -418,7 +426,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
         continue;
       }
       const auto &[A, ACost] = *WholeGroups;
-      Cost Sum{ACost.Cycles + Rest->second.Cycles, ACost.Bytes + Rest->second.Bytes, Hw};
+      Cost Sum{ACost.Cycles + Rest->second.Cycles + SplitPenalty, ACost.Bytes + Rest->second.Bytes,
+               Hw};
       if (Sum < BestCost) {
         BestCost = Sum;
         Best.clear();

@@ -242,10 +242,14 @@ struct LayerPlan {
 /// plan, or two parts over its output channels.
 /// OutIsSlice: L's output goes into a concat's tensor, or into slices' tensors.
 /// Frames: the frames of a batch the layer runs per frame (1 otherwise).
+/// SplitPenalty: cycles a plan in two parts, or with rounds that finish a
+/// batch's frames only at the end (Packing::Balanced), costs beyond its
+/// estimate: a pooling layer pipelines beside a whole conv, frame by frame,
+/// only (pipelineOrder).
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
                                                  const BufferMap &B, const CompileOptions &Opts,
-                                                 unsigned Frames = 1);
+                                                 unsigned Frames = 1, uint64_t SplitPenalty = 0);
 
 /// The report form of a part's plan (--emit=plan, --emit=plan-json).
 PlanPart describePart(const LayerPlan &P);

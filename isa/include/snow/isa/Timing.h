@@ -24,6 +24,7 @@
 #include "snow/isa/Isa.h"
 #include "snow/isa/IsaConstants.h"
 #include <cstdint>
+#include <optional>
 
 namespace snow::timing {
 
@@ -97,6 +98,12 @@ uint64_t dmaRowBytes(const isa::Inst &I, const isa::HwConfig &Hw);
 /// aligned bursts.
 uint64_t dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride, uint64_t Rows,
                        uint64_t RowBytes);
+
+/// The bytes dmaBurstBytes charges a DMA row of RowBytes that starts Offset
+/// bytes into a burst, or without an Offset the mean over the (2-byte
+/// aligned) offsets a row may start at: for planners, which do not know
+/// addresses yet.
+uint64_t rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes, std::optional<uint64_t> Offset);
 
 /// Cycles the channel is busy moving BurstBytes (already burst-rounded).
 inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
