@@ -275,9 +275,9 @@ inline std::string concatCase(unsigned Seed) {
 }
 
 /// An inception block: 1x1 branches on one input (canonicalize merges the
-/// ones with a relu into one conv whose output channels go to the concat and
-/// to the reduce convs: LayerPlan::Pieces), a pooled projection, and channel
-/// counts that split lane words between the pieces.
+/// reduce convs into one conv whose output channels go to the tensors the
+/// 3x3 and 5x5 convs read: LayerPlan::Pieces), a pooled projection, and
+/// channel counts that split lane words between the pieces.
 inline std::string inceptionCase(unsigned Seed) {
   Rng R(Seed * 2654435761u + 11);
   unsigned C = pickLog(R, 1, 96), H = pick(R, 3, 20), W = pick(R, 3, 20);

@@ -349,44 +349,50 @@ TEST(Canonicalize, CanonicalKinds) {
     EXPECT_FALSE(isCanonicalKind(K)) << kindName(K);
 }
 
-// An inception block's branches: three convs on one input, two of them with
-// the same window and relu (merged), one 3x3 (its own), and one 1x1 without
-// a relu (its own). The merged conv holds the members' weights and biases in
-// order; each member becomes a slice, under its name, read where it was.
+// An inception block's branches: convs on one input. Two reduce convs with
+// the same window and relu, each read by a conv, merge; a 3x3 (another
+// window), a 1x1 without a relu, and a 1x1 that feeds the concat (whose
+// format group spans the block) keep their own. The merged conv holds the
+// members' weights and biases in order; each member becomes a slice, under
+// its name, read where it was.
 TEST(Canonicalize, SiblingConvsMergeIntoOneConvWithSlices) {
   const std::string Layers = "  - {name: a, type: conv, out_channels: 3, kernel: 1, relu: true}\n"
                              "  - {name: b, type: conv, input: data, out_channels: 5, kernel: 3,"
                              " pad: 1, relu: true}\n"
+                             "  - {name: r1, type: conv, input: data, out_channels: 3, kernel: 1,"
+                             " relu: true}\n"
                              "  - {name: c, type: conv, input: data, out_channels: 2, kernel: 1,"
                              " relu: true}\n"
                              "  - {name: d, type: conv, input: data, out_channels: 2, kernel: 1}\n"
+                             "  - {name: rr, type: conv, input: r1, out_channels: 3, kernel: 1}\n"
                              "  - {name: cc, type: conv, input: c, out_channels: 4, kernel: 3,"
                              " pad: 1}\n"
-                             "  - {name: cat, type: concat, inputs: [a, b, cc, d]}\n";
+                             "  - {name: cat, type: concat, inputs: [a, b, rr, cc, d]}\n";
   const Graph Raw = parseOk(Layers);
   Graph G = canon(Layers);
-  EXPECT_EQ(names(G), (std::vector<std::string>{"a+c", "a", "c", "b", "d", "cc", "cat"}));
-  const Layer &M = byName(G, "a+c");
+  EXPECT_EQ(names(G),
+            (std::vector<std::string>{"a", "b", "r1+c", "r1", "c", "d", "rr", "cc", "cat"}));
+  const Layer &M = byName(G, "r1+c");
   EXPECT_EQ(M.Kind, LayerKind::Conv);
   EXPECT_EQ(M.Out.C, 5u);
   EXPECT_TRUE(M.Relu);
   EXPECT_EQ(M.Inputs, std::vector<int>{-1});
-  std::vector<float> W = byName(Raw, "a").Weights, B = byName(Raw, "a").Bias;
+  std::vector<float> W = byName(Raw, "r1").Weights, B = byName(Raw, "r1").Bias;
   W.insert(W.end(), byName(Raw, "c").Weights.begin(), byName(Raw, "c").Weights.end());
   B.insert(B.end(), byName(Raw, "c").Bias.begin(), byName(Raw, "c").Bias.end());
   EXPECT_EQ(M.Weights, W);
   EXPECT_EQ(M.Bias, B);
-  const Layer &A = byName(G, "a"), &C = byName(G, "c");
-  EXPECT_EQ(A.Kind, LayerKind::Slice);
-  EXPECT_EQ(A.SliceBegin, 0u);
-  EXPECT_EQ(A.Out.C, 3u);
+  const Layer &R1 = byName(G, "r1"), &C = byName(G, "c");
+  EXPECT_EQ(R1.Kind, LayerKind::Slice);
+  EXPECT_EQ(R1.SliceBegin, 0u);
+  EXPECT_EQ(R1.Out.C, 3u);
   EXPECT_EQ(C.SliceBegin, 3u);
   EXPECT_EQ(C.Out.C, 2u);
-  EXPECT_EQ(A.Loc.Line, byName(Raw, "a").Loc.Line) << "errors still point at the member";
-  EXPECT_EQ(A.Inputs, std::vector<int>{indexOf(G, "a+c")});
+  EXPECT_EQ(R1.Loc.Line, byName(Raw, "r1").Loc.Line) << "errors still point at the member";
+  EXPECT_EQ(R1.Inputs, std::vector<int>{indexOf(G, "r1+c")});
+  EXPECT_EQ(byName(G, "rr").Inputs, std::vector<int>{indexOf(G, "r1")});
   EXPECT_EQ(byName(G, "cc").Inputs, std::vector<int>{indexOf(G, "c")});
-  EXPECT_EQ(byName(G, "cat").Inputs, (std::vector<int>{indexOf(G, "a"), indexOf(G, "b"),
-                                                       indexOf(G, "cc"), indexOf(G, "d")}));
+  EXPECT_EQ(byName(G, "a").Kind, LayerKind::Conv) << "feeds the concat";
   EXPECT_EQ(byName(G, "b").Kind, LayerKind::Conv) << "another window";
   EXPECT_EQ(byName(G, "d").Kind, LayerKind::Conv) << "no relu";
 
@@ -398,11 +404,11 @@ TEST(Canonicalize, SiblingConvsMergeIntoOneConvWithSlices) {
   // The float model computes the same function: each slice's values are
   // its member's, run as a conv of its own (the unmerged graph, by hand).
   Graph Apart = G;
-  for (const char *Name : {"a", "c"}) {
+  for (const char *Name : {"r1", "c"}) {
     Layer &S = Apart.Layers[size_t(indexOf(Apart, Name))];
     const Layer &Member = byName(Raw, Name);
     const Shape Out = S.Out;
-    S = byName(Apart, "a+c");
+    S = byName(Apart, "r1+c");
     S.Name = Name;
     S.Out = Out;
     S.Weights = Member.Weights;
@@ -414,14 +420,17 @@ TEST(Canonicalize, SiblingConvsMergeIntoOneConvWithSlices) {
   std::vector<std::vector<float>> Merged, Separate;
   runFloat(G, In, &Merged);
   runFloat(Apart, In, &Separate);
-  for (const char *Name : {"a", "c", "cc", "cat"})
+  for (const char *Name : {"r1", "c", "rr", "cc", "cat"})
     EXPECT_EQ(Merged[size_t(indexOf(G, Name))], Separate[size_t(indexOf(G, Name))]) << Name;
 }
 
 // The graph output is read by the host from the last layer: a conv that is
-// the output keeps its tensor and is not merged.
-TEST(Canonicalize, TheOutputConvIsNotMerged) {
+// the output keeps its tensor and is not merged; nor is a conv read by a
+// pool (its format is the pool's).
+TEST(Canonicalize, TheOutputConvAndAPooledConvAreNotMerged) {
   Graph G = canon("  - {name: a, type: conv, out_channels: 3, kernel: 1}\n"
-                  "  - {name: b, type: conv, input: data, out_channels: 2, kernel: 1}\n");
-  EXPECT_EQ(names(G), (std::vector<std::string>{"a", "b"}));
+                  "  - {name: p, type: maxpool, kernel: 1}\n"
+                  "  - {name: b, type: conv, input: data, out_channels: 2, kernel: 1}\n"
+                  "  - {name: c, type: conv, input: data, out_channels: 2, kernel: 1}\n");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"a", "p", "b", "c"}));
 }
