@@ -23,6 +23,7 @@
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
+#include <unordered_map>
 
 using namespace snow::ir;
 
@@ -434,14 +435,21 @@ bool siblings(const Layer &A, const Layer &B) {
 void mergeSiblings(Graph &G) {
   const size_t N = G.Layers.size();
   const std::vector<bool> ConvReadOnly = convReadOnly(G);
+  // Candidates by the tensor they read (-1: the graph input), in layer
+  // order: siblings are looked for among those only, so a long chain of
+  // layers costs linear time, not a scan of every later layer.
+  std::unordered_map<int, std::vector<size_t>> ByInput;
+  for (size_t I = 0; I < N; ++I)
+    if (mergeable(G, I, ConvReadOnly))
+      ByInput[G.Layers[I].input()].push_back(I);
   std::vector<int> GroupOf(N, -1);
   std::vector<std::vector<size_t>> Groups;
   for (size_t I = 0; I < N; ++I) {
     if (GroupOf[I] >= 0 || !mergeable(G, I, ConvReadOnly))
       continue;
     std::vector<size_t> Members = {I};
-    for (size_t J = I + 1; J < N; ++J)
-      if (GroupOf[J] < 0 && mergeable(G, J, ConvReadOnly) && siblings(G.Layers[I], G.Layers[J]))
+    for (size_t J : ByInput[G.Layers[I].input()])
+      if (J > I && GroupOf[J] < 0 && siblings(G.Layers[I], G.Layers[J]))
         Members.push_back(J);
     if (Members.size() < 2)
       continue;

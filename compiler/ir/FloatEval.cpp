@@ -181,17 +181,25 @@ std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
     PreActMax->assign(G.Layers.size(), 0.0f);
   if (LayerMax)
     LayerMax->assign(G.Layers.size(), 0.0f);
-  std::vector<size_t> LastUse(G.Layers.size(), G.Layers.size()); // The output: never freed.
-  if (!LayerOutputs)
-    for (size_t I = 0; I + 1 < G.Layers.size(); ++I) {
+  // Without LayerOutputs each output is freed after its last reader (Free[K]:
+  // the outputs layer K reads last); one pass over the readers, so a chain of
+  // 20,000 layers costs linear time.
+  std::vector<std::vector<size_t>> Free(G.Layers.size());
+  if (!LayerOutputs && !G.Layers.empty()) {
+    std::vector<size_t> LastUse(G.Layers.size());
+    for (size_t I = 0; I < G.Layers.size(); ++I)
       LastUse[I] = I; // Read by nothing: freed at once.
-      for (size_t K = I + 1; K < G.Layers.size(); ++K) {
-        const Layer &R = G.Layers[K];
-        if (std::find(R.Inputs.begin(), R.Inputs.end(), int(I)) != R.Inputs.end() ||
-            (R.HasResidual && R.Residual == int(I)))
-          LastUse[I] = K;
-      }
+    for (size_t K = 0; K < G.Layers.size(); ++K) {
+      const Layer &R = G.Layers[K];
+      for (int P : R.Inputs)
+        if (P >= 0)
+          LastUse[size_t(P)] = std::max(LastUse[size_t(P)], K);
+      if (R.HasResidual && R.Residual >= 0)
+        LastUse[size_t(R.Residual)] = std::max(LastUse[size_t(R.Residual)], K);
     }
+    for (size_t I = 0; I + 1 < G.Layers.size(); ++I) // The output: never freed.
+      Free[LastUse[I]].push_back(I);
+  }
   auto Tensor = [&](int P) -> const std::vector<float> & { return P < 0 ? InputChw : Outs[P]; };
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
@@ -247,9 +255,8 @@ std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
     if (LayerMax)
       for (float X : Outs[I])
         (*LayerMax)[I] = std::max((*LayerMax)[I], std::fabs(X));
-    for (size_t P = 0; P <= I; ++P)
-      if (LastUse[P] == I)
-        std::vector<float>().swap(Outs[P]);
+    for (size_t P : Free[I])
+      std::vector<float>().swap(Outs[P]);
   }
   std::vector<float> Result = Outs.back();
   if (LayerOutputs)
