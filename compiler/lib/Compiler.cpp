@@ -616,6 +616,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     Batched = batchGraph(G, Opts.Batch, Frames);
   const ir::Graph &PG = Batched ? *Batched : G;
   const std::vector<bool> InConcat = concatInputs(PG);
+  const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, InConcat);
   for (unsigned I = 0; I < PG.Layers.size(); ++I) {
     const ir::Layer &L = PG.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
@@ -629,7 +630,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          PG.Layers[size_t(L.input())].Name);
       continue;
     }
-    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I]);
+    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I], Penalty[I]);
     if (!Parts) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;
