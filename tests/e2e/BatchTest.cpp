@@ -233,6 +233,32 @@ TEST(Batch, PipelinedPoolsBitExactAndFaster) {
   }
 }
 
+TEST(Batch, EmitPlanListsTheCompiledPlans) {
+  // At a batch, a conv with a pool pipelined beside it is planned with that
+  // pool in mind (Compiler.cpp, splitPenalties): --emit=plan must list the
+  // plans the program was compiled with, not those of the conv alone.
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  // AlexNet at 16 frames: without the pool in mind, conv1 would pack its
+  // rounds by tile size (frames finishing only at the end).
+  std::optional<ir::Graph> G = quantizedGraph(zooModel("alexnet"), *Hw);
+  ASSERT_TRUE(G);
+  compiler::CompileOptions Opts;
+  Opts.Batch = 16;
+  Opts.PipelinePools = true; // As snowc sets it for a batch.
+  std::vector<compiler::PlanPart> Parts;
+  ASSERT_TRUE(bool(compiler::compile(*G, *Hw, Opts, &Parts)));
+  const std::string Listing = compiler::describePlan(*G, *Hw, Opts);
+  for (const compiler::PlanPart &P : Parts) {
+    const size_t At = Listing.find("\n" + P.Name + " ");
+    ASSERT_NE(At, std::string::npos) << P.Name << " not listed:\n" << Listing;
+    const std::string Line = Listing.substr(At + 1, Listing.find('\n', At + 1) - At - 1);
+    EXPECT_NE(Line.find(fmt::format(" {}x{} ", P.TileRows, P.TileCols)), std::string::npos) << Line;
+    EXPECT_NE(Line.find(" " + P.Order + " "), std::string::npos) << Line;
+    EXPECT_NE(Line.find(fmt::format(" {} ", P.EstCycles)), std::string::npos) << Line;
+  }
+}
+
 TEST(Batch, FcWeightsServeEveryFrame) {
   // fc layers are bound by their weights' DRAM traffic at batch 1; a batch
   // loads each weight tile once for all frames, so 8 frames in one run cost
