@@ -416,11 +416,10 @@ std::vector<bool> convReadOnly(const Graph &G) {
 /// Whether convs A and B compute the same function of the same tensor up to
 /// their weights: one conv over both weight sets computes both.
 bool siblings(const Layer &A, const Layer &B) {
-  return A.input() == B.input() && A.In == B.In && A.Out.H == B.Out.H && A.Out.W == B.Out.W &&
-         A.KH == B.KH && A.KW == B.KW && A.SH == B.SH && A.SW == B.SW && A.PadT == B.PadT &&
-         A.PadB == B.PadB && A.PadL == B.PadL && A.PadR == B.PadR && A.CeilMode == B.CeilMode &&
-         A.Relu == B.Relu && A.Activation == B.Activation && A.ActP0 == B.ActP0 &&
-         A.ActP1 == B.ActP1;
+  return A.input() == B.input() && A.Out.H == B.Out.H && A.Out.W == B.Out.W && A.KH == B.KH &&
+         A.KW == B.KW && A.SH == B.SH && A.SW == B.SW && A.PadT == B.PadT && A.PadB == B.PadB &&
+         A.PadL == B.PadL && A.PadR == B.PadR && A.CeilMode == B.CeilMode && A.Relu == B.Relu &&
+         A.Activation == B.Activation && A.ActP0 == B.ActP0 && A.ActP1 == B.ActP1;
 }
 
 /// Horizontal fusion: convs that read the same tensor with the same window

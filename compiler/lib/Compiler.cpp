@@ -79,7 +79,7 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
 /// Which layers write channel slices of other tensors: a concat's inputs
 /// (into the concat's tensor) and convs read through slices (into the
 /// slices' tensors: LayerPlan::Pieces).
-std::vector<bool> concatInputs(const ir::Graph &G) {
+std::vector<bool> slicedOutputs(const ir::Graph &G) {
   std::vector<bool> In(G.Layers.size(), false);
   for (const ir::Layer &L : G.Layers)
     if (L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice)
@@ -122,7 +122,7 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
 std::vector<uint64_t> splitPenalties(const ir::Graph &G, const isa::HwConfig &Hw,
                                      const BufferMap &B, const CompileOptions &Opts,
                                      const std::vector<unsigned> &Frames,
-                                     const std::vector<bool> &InConcat) {
+                                     const std::vector<bool> &SlicedOut) {
   std::vector<uint64_t> Penalty(G.Layers.size(), 0);
   if (!Opts.PipelinePools)
     return Penalty;
@@ -133,7 +133,7 @@ std::vector<uint64_t> splitPenalties(const ir::Graph &G, const isa::HwConfig &Hw
         G.Layers[size_t(C)].Kind != ir::LayerKind::Conv || Frames[Q] < 2 ||
         Frames[size_t(C)] != Frames[Q])
       continue;
-    auto Plan = planLayer(Pool, unsigned(Q), InConcat[Q], Hw, B, Opts, Frames[Q]);
+    auto Plan = planLayer(Pool, unsigned(Q), SlicedOut[Q], Hw, B, Opts, Frames[Q]);
     if (!Plan) {
       llvm::consumeError(Plan.takeError()); // Reported when the pool itself is planned.
       continue;
@@ -148,8 +148,8 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
                                                const BufferMap &B, const CompileOptions &Opts,
                                                const std::vector<unsigned> &Frames) {
   const size_t N = G.Layers.size();
-  const std::vector<bool> InConcat = concatInputs(G);
-  const std::vector<uint64_t> Penalty = splitPenalties(G, Hw, B, Opts, Frames, InConcat);
+  const std::vector<bool> SlicedOut = slicedOutputs(G);
+  const std::vector<uint64_t> Penalty = splitPenalties(G, Hw, B, Opts, Frames, SlicedOut);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
   // layer); the distinct ones in parallel, a plan depending only on its
   // layer, the hardware and the options. The first error in layer order is
@@ -160,7 +160,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     for (size_t I = 0; I < N; ++I) {
       Reuse[I] =
           Opts.ReusePlans
-              ? First.try_emplace(planKey(G.Layers[I], InConcat[I], Frames[I], Penalty[I]), I)
+              ? First.try_emplace(planKey(G.Layers[I], SlicedOut[I], Frames[I], Penalty[I]), I)
                     .first->second
               : I;
       if (Reuse[I] == I)
@@ -174,7 +174,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
       Parts[I].emplace(std::move(Err));
     else if (!isView(G.Layers[I])) // Its input writes into it.
       Parts[I].emplace(
-          planLayer(G.Layers[I], unsigned(I), InConcat[I], Hw, B, Opts, Frames[I], Penalty[I]));
+          planLayer(G.Layers[I], unsigned(I), SlicedOut[I], Hw, B, Opts, Frames[I], Penalty[I]));
   });
   std::vector<LayerPlan> Plans;
   for (size_t I = 0; I < N; ++I) {
@@ -318,7 +318,7 @@ bool stacksFrames(const ir::Layer &L) {
 ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Frames) {
   ir::Graph B = G;
   Frames.assign(G.Layers.size(), N);
-  const std::vector<bool> InConcat = concatInputs(G);
+  const std::vector<bool> SlicedOut = slicedOutputs(G);
   for (size_t I = 0; I < B.Layers.size(); ++I) {
     ir::Layer &L = B.Layers[I];
     std::vector<float>().swap(L.Weights); // Packing reads QWeights only.
@@ -329,7 +329,7 @@ ir::Graph batchGraph(const ir::Graph &G, unsigned N, std::vector<unsigned> &Fram
     Frames[I] = 1;
     const bool Flatten = L.Kind == ir::LayerKind::Conv && L.Groups == 1 && !L.HasResidual &&
                          L.In.H * L.In.W > 1 && L.KW == L.In.W && L.PadL == 0 && L.PadR == 0 &&
-                         (L.input() < 0 || !InConcat[size_t(L.input())]);
+                         (L.input() < 0 || !SlicedOut[size_t(L.input())]);
     if (Flatten) {
       const unsigned C = L.In.C, KK = L.KH * L.KW, Cout = L.Out.C;
       const std::vector<int16_t> Q = ir::quantizedWeights(L);
@@ -615,8 +615,8 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   if (Opts.Batch > 1)
     Batched = batchGraph(G, Opts.Batch, Frames);
   const ir::Graph &PG = Batched ? *Batched : G;
-  const std::vector<bool> InConcat = concatInputs(PG);
-  const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, InConcat);
+  const std::vector<bool> SlicedOut = slicedOutputs(PG);
+  const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, SlicedOut);
   for (unsigned I = 0; I < PG.Layers.size(); ++I) {
     const ir::Layer &L = PG.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
@@ -630,7 +630,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          PG.Layers[size_t(L.input())].Name);
       continue;
     }
-    auto Parts = planLayer(L, I, InConcat[I], Hw, *B, Opts, Frames[I], Penalty[I]);
+    auto Parts = planLayer(L, I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
     if (!Parts) {
       Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
       continue;

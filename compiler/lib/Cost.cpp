@@ -52,7 +52,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // (Lowerer::loadRegion): a run of whole pixels per region row, or with
   // chunks (and gathered columns) a row per pixel; each row moves every burst
   // it touches (timing::dmaBurstBytes).
-  std::vector<uint64_t> TileBytesOf(P.NChunks);
+  std::vector<uint64_t> TileBytes(P.NChunks);
   for (unsigned C = 0; C < P.NChunks; ++C) {
     const uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
     const bool PerPixel = Chunked || P.StepX > 1;
@@ -63,9 +63,8 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
     std::optional<uint64_t> Offset;
     if (Cin * 2 % Hw.DramBurstBytes == 0)
       Offset = PerPixel ? uint64_t(P.chunkBegin(C)) * 2 % Hw.DramBurstBytes : 0;
-    TileBytesOf[C] = Rows * timing::rowSpanBytes(Hw, RowBytes, Offset);
+    TileBytes[C] = Rows * timing::rowSpanBytes(Hw, RowBytes, Offset);
   }
-  auto TileBytes = [&](unsigned C) { return TileBytesOf[C]; };
   // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
   // load the same blocks (one transfer each).
   auto OgBytes = [&](unsigned C) {
@@ -73,9 +72,9 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   };
   uint64_t AllTileBytes = 0;
   for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
-    AllTileBytes += TileBytes(C);
+    AllTileBytes += TileBytes[C];
   if (!Chunked && P.NChunks > 1)
-    AllTileBytes = TileBytes(0);
+    AllTileBytes = TileBytes[0];
   // A CU stores its channels of each pixel; unless those are whole pixels of
   // the output tensor, every pixel is a DMA row of its own, rounded out to
   // whole bursts. A fused residual is loaded the same way before the
@@ -120,7 +119,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
         Ctrl += I.Ogs * V * 3 + 2;
       }
       if (Chunked || (C == 0 && I.TileChanged)) {
-        In += I.Tiles * TileBytes(C);
+        In += I.Tiles * TileBytes[C];
         Ctrl += I.Tiles * (Series(MapDmas) + 4) + 2;
       }
       if (Last) {
