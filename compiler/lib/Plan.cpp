@@ -440,3 +440,17 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   TryGroupedVdw();
   return Best;
 }
+
+std::vector<bool> snow::compiler::slicedOutputs(const ir::Graph &G) {
+  std::vector<bool> In(G.Layers.size(), false);
+  for (const ir::Layer &L : G.Layers)
+    if (L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice)
+      for (int I : L.Inputs)
+        if (I >= 0)
+          In[size_t(I)] = true;
+  return In;
+}
+
+bool snow::compiler::isView(const ir::Layer &L) {
+  return L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice;
+}

@@ -251,6 +251,15 @@ llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned In
                                                  const BufferMap &B, const CompileOptions &Opts,
                                                  unsigned Frames = 1, uint64_t SplitPenalty = 0);
 
+/// Which layers write channel slices of other tensors: a concat's inputs
+/// (into the concat's tensor) and convs read through slices (into the
+/// slices' tensors: LayerPlan::Pieces). planLayer's OutIsSlice.
+std::vector<bool> slicedOutputs(const ir::Graph &G);
+
+/// Views are layers without code: a concat's inputs write into its tensor,
+/// a slice's input writes into the slice's tensor.
+bool isView(const ir::Layer &L);
+
 /// The report form of a part's plan (--emit=plan, --emit=plan-json).
 PlanPart describePart(const LayerPlan &P);
 
