@@ -11,6 +11,7 @@
 #include "Batch.h"
 #include "Emitter.h"
 #include "Lower.h"
+#include "PipelinePools.h"
 #include "Plan.h"
 #include "Schedule.h"
 #include "WeightPack.h"
@@ -221,6 +222,27 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
   return Views;
 }
 
+/// Puts the plans in program order: the layer scheduler's (a layer's parts
+/// stay together), then pools moved beside the convs they read (which may
+/// plan such a pool again in smaller steps).
+void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B,
+                const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+  if (Opts.ScheduleLayers) {
+    std::vector<uint64_t> Cycles(PG.Layers.size(), 0);
+    for (const LayerPlan &P : Plans)
+      Cycles[P.Index] += P.EstCycles;
+    std::vector<unsigned> Rank(PG.Layers.size());
+    std::vector<unsigned> Order = scheduleLayers(PG, Cycles);
+    for (unsigned K = 0; K < Order.size(); ++K)
+      Rank[Order[K]] = K;
+    std::stable_sort(Plans.begin(), Plans.end(), [&](const LayerPlan &A, const LayerPlan &B) {
+      return Rank[A.Index] < Rank[B.Index];
+    });
+  }
+  if (Opts.PipelinePools)
+    pipelineOrder(PG, Hw, B, Opts, Plans);
+}
+
 } // namespace
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -258,21 +280,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.ModelName = G.Name;
   Prog.DataAddr = DataBase;
   Prog.Batch = N;
-  if (Opts.ScheduleLayers) {
-    // Run layers in the scheduler's order (a layer's parts stay together).
-    std::vector<uint64_t> Cycles(G.Layers.size(), 0);
-    for (const LayerPlan &P : *Plans)
-      Cycles[P.Index] += P.EstCycles;
-    std::vector<unsigned> Rank(G.Layers.size());
-    std::vector<unsigned> Order = scheduleLayers(PG, Cycles);
-    for (unsigned K = 0; K < Order.size(); ++K)
-      Rank[Order[K]] = K;
-    std::stable_sort(Plans->begin(), Plans->end(), [&](const LayerPlan &A, const LayerPlan &B) {
-      return Rank[A.Index] < Rank[B.Index];
-    });
-  }
-  if (Opts.PipelinePools)
-    pipelineOrder(PG, *Plans);
+  orderPlans(PG, Hw, *B, Opts, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -419,6 +427,31 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   const ir::Graph &PG = Batched ? *Batched : G;
   const std::vector<bool> SlicedOut = slicedOutputs(PG);
   const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, SlicedOut);
+  // Every layer planned (a failure is listed in the layer's row), then, if
+  // all were, the program order's changes: pools beside their convs may be
+  // planned again.
+  std::vector<std::optional<std::vector<LayerPlan>>> ByLayer(PG.Layers.size());
+  std::vector<std::string> Errors(PG.Layers.size());
+  std::vector<LayerPlan> All;
+  bool AllPlanned = true;
+  for (unsigned I = 0; I < PG.Layers.size(); ++I) {
+    if (isView(PG.Layers[I]))
+      continue;
+    auto Parts = planLayer(PG.Layers[I], I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
+    if (!Parts) {
+      Errors[I] = llvm::toString(Parts.takeError());
+      AllPlanned = false;
+      continue;
+    }
+    All.insert(All.end(), Parts->begin(), Parts->end());
+  }
+  if (AllPlanned)
+    orderPlans(PG, Hw, *B, Opts, All);
+  for (LayerPlan &P : All) {
+    if (!ByLayer[P.Index])
+      ByLayer[P.Index].emplace();
+    ByLayer[P.Index]->push_back(P);
+  }
   for (unsigned I = 0; I < PG.Layers.size(); ++I) {
     const ir::Layer &L = PG.Layers[I];
     if (L.Kind == ir::LayerKind::Concat) {
@@ -432,12 +465,11 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          PG.Layers[size_t(L.input())].Name);
       continue;
     }
-    auto Parts = planLayer(L, I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
-    if (!Parts) {
-      Out += fmt::format("{:<16} {}\n", L.Name, llvm::toString(Parts.takeError()));
+    if (!ByLayer[I]) {
+      Out += fmt::format("{:<16} {}\n", L.Name, Errors[I]);
       continue;
     }
-    for (const LayerPlan &P : *Parts) {
+    for (const LayerPlan &P : *ByLayer[I]) {
       PlanPart D = describePart(P);
       Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", D.Name,
                          D.Type, fmt::format("{}x{}", D.Chunks, D.ChunkChannels),

@@ -203,12 +203,12 @@ void Lowerer::loadMaps(const Step &S) {
   // LayerDone is signalled once per layer, in layer order: consume the
   // signals up to the latest layer whose output this one reads.
   // A pipelined pool waits for the layers before the conv it reads, and
-  // for that conv's frames one by one.
+  // for that conv's rows band by band.
   if (S.FirstOfLayer)
     for (; LayersSeenDone < P.NeedsDone - (S.Pipelined ? 1 : 0); ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
-  for (unsigned F = 0; F < S.FrameWaits; ++F)
-    E.wait(Unit::Load, FrameDone);
+  for (unsigned F = 0; F < S.DoneWaits; ++F)
+    E.wait(Unit::Load, RowsDone);
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
   if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)

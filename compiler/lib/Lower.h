@@ -30,7 +30,7 @@ enum Sem : unsigned {
   OutFree = 10,   ///< store -> compute: output region b stored
   LayerDone = 12, ///< store -> load: a layer's outputs are all in DRAM
   ResFull = 13,   ///< load -> compute: residual tile b is in output region b
-  FrameDone = 15, ///< store -> load: a conv stored another frame (pipelined pools)
+  RowsDone = 15,  ///< store -> load: a conv stored more rows (pipelined pools)
 };
 
 struct Step {
@@ -44,18 +44,26 @@ struct Step {
   /// Another layer's step came just before (a pipelined pool): mark this
   /// layer again, so that its cycles are counted as its own.
   bool Remark = false;
-  /// A pooling step frame-pipelined beside the conv it reads (Sequence.cpp):
-  /// its loads wait for FrameWaits more of the conv's FrameDone signals
-  /// instead of the conv's LayerDone.
+  /// A pooling step pipelined beside the conv it reads (Sequence.cpp): its
+  /// loads wait for DoneWaits more of the conv's RowsDone signals instead of
+  /// the conv's LayerDone.
   bool Pipelined = false;
   bool Late = false; ///< Pipelined, right after the conv's last step: loads after it.
-  unsigned FrameWaits = 0;
-  /// Frames of a batch this step completes (conv beside a pipelined pool):
-  /// FrameDone signals after its stores.
-  unsigned FrameSignals = 0;
+  unsigned DoneWaits = 0;
+  /// RowsDone signals after this step's stores (conv beside a pipelined
+  /// pool): 1 where its stores complete rows that a pool step waits for.
+  unsigned DoneSignals = 0;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0; ///< Bank parities.
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };
+
+/// The steps of plan P (rounds x the channel chunks of each).
+size_t stepCount(const LayerPlan &P);
+
+/// How many steps of pooling plan Q could run pipelined beside conv plan C
+/// before C's last step (the others run after it): where C's stores complete
+/// rows progressively, most; where they complete them only at the end, none.
+unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q);
 
 /// Builds the ordered step list of a whole program (parities assigned).
 std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);

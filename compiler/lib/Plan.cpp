@@ -139,7 +139,7 @@ static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
          unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense, bool Wide = false,
-         uint64_t OrderPenalty = 0) {
+         uint64_t OrderPenalty = 0, unsigned MinSteps = 0) {
   LayerPlan P;
   P.Wide = Wide && PixLog > 0;
   P.L = &L;
@@ -296,9 +296,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B))
                 continue;
               Cost Ct = convCost(P, S, Hw, BestCost.Score);
-              // Rounds packed by tile size finish a batch's frames only at
-              // the end: a pool pipelined beside the conv then waits.
-              if (How == Packing::Balanced && P.Frames > 1 && OrderPenalty)
+              // Rounds packed by tile size complete rows (and a batch's
+              // frames) only at the end: a pool beside the conv then waits.
+              if (How == Packing::Balanced && OrderPenalty)
                 Ct = Cost(Ct.Cycles + OrderPenalty, Ct.Bytes, Hw);
               Consider(Ct, {R, Wt, P.Chunk, MS, Full, How});
             }
@@ -319,6 +319,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
         if (!setTile(P, R, Wt, S, Lanes, B))
           continue;
         makeRounds(P, NCu, Packing::Tiles);
+        if (P.Rounds.size() * P.NChunks < MinSteps)
+          continue; // Too coarse to run beside a conv (planPoolBeside).
         Consider(poolCost(P, Hw), {R, Wt, P.Chunk});
       }
       if (BestCost.Cycles != UINT64_MAX) {
@@ -439,6 +441,16 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     }
   TryGroupedVdw();
   return Best;
+}
+
+llvm::Expected<LayerPlan>
+snow::compiler::planPoolBeside(const LayerPlan &Pool, const isa::HwConfig &Hw, const BufferMap &B,
+                               const CompileOptions &Opts, unsigned MinSteps) {
+  auto P = planPart(*Pool.L, Pool.Index, Pool.OutIsSlice, Hw, B, Opts, 0, Pool.L->Out.C, 0,
+                    Pool.Frames, GroupMode::Dense, false, 0, MinSteps);
+  if (!P)
+    return P.takeError();
+  return std::move(P->first);
 }
 
 std::vector<bool> snow::compiler::slicedOutputs(const ir::Graph &G) {

@@ -184,6 +184,10 @@ struct LayerPlan {
   /// Tile-major rounds (maps stay while output groups change) rather than
   /// output-group-major (kernels stay while tiles change).
   bool MapStationary = false;
+  /// A pooling layer that runs its steps beside the conv planned just before
+  /// it, as that conv stores the rows they read (Batch.cpp: pipelineOrder;
+  /// Sequence.cpp: pipeline).
+  bool Beside = false;
   std::vector<Round> Rounds; ///< In execution order.
   int16_t PadValue = 0;
 
@@ -242,14 +246,22 @@ struct LayerPlan {
 /// plan, or two parts over its output channels.
 /// OutIsSlice: L's output goes into a concat's tensor, or into slices' tensors.
 /// Frames: the frames of a batch the layer runs per frame (1 otherwise).
-/// SplitPenalty: cycles a plan in two parts, or with rounds that finish a
-/// batch's frames only at the end (Packing::Balanced), costs beyond its
-/// estimate: a pooling layer pipelines beside a whole conv, frame by frame,
-/// only (pipelineOrder).
+/// SplitPenalty: cycles a plan in two parts, or with rounds that complete
+/// rows only at the end (Packing::Balanced), costs beyond its estimate: a
+/// pooling layer runs beside a whole conv only, as its rows are stored
+/// (PipelinePools.cpp).
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
                                                  const BufferMap &B, const CompileOptions &Opts,
                                                  unsigned Frames = 1, uint64_t SplitPenalty = 0);
+
+/// Pooling plan Pool again, with at least MinSteps steps (rounds x channel
+/// chunks) if some tile shape has them: a pool beside a conv loads one
+/// step's maps during one of the conv's steps, so its steps must be small
+/// enough to hide there (PipelinePools.cpp).
+llvm::Expected<LayerPlan> planPoolBeside(const LayerPlan &Pool, const isa::HwConfig &Hw,
+                                         const BufferMap &B, const CompileOptions &Opts,
+                                         unsigned MinSteps);
 
 /// Which layers write channel slices of other tensors: a concat's inputs
 /// (into the concat's tensor) and convs read through slices (into the

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerer.h"
+#include <algorithm>
 #include <unordered_map>
 
 using namespace snow;
@@ -41,66 +42,143 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
   return Steps;
 }
 
-/// The last frame among the tiles of step S's round.
-static unsigned lastFrame(const Step &S) {
-  unsigned F = 0;
-  for (const Work &W : S.round().Cus)
-    if (W.active())
-      F = std::max(F, S.P->frameOf(unsigned(W.Tile)));
-  return F;
+/// Calls Fn(row) for every row of C's output (all frames, frame after
+/// frame: frame f's row y is f * H + y) that step S's tiles cover.
+template <typename RowFn> static void tileRows(const Step &S, unsigned H, RowFn Fn) {
+  const LayerPlan &P = *S.P;
+  for (const Work &W : S.round().Cus) {
+    if (!W.active())
+      continue;
+    const unsigned T = unsigned(W.Tile);
+    const size_t Y0 = size_t(P.frameOf(T)) * H + T % P.tilesPerFrame() / P.NColBlocks * P.R;
+    for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
+      Fn(Y);
+  }
 }
 
-/// Whether pooling plan Q, right after conv plan C in program order, can run
-/// frame-pipelined beside it (CompileOptions::PipelinePools): both whole
-/// layers over the same frames of a batch, and C the last layer Q waits for
-/// (Q reads C's output, directly or through a concat).
+/// How many rows of its input (all frames, frame after frame) pooling step
+/// S reads up to: the end of the last row its tiles' regions load.
+static size_t rowsNeeded(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  size_t Need = 0;
+  for (const Work &W : S.round().Cus) {
+    if (!W.active())
+      continue;
+    const unsigned T = unsigned(W.Tile);
+    const int Y0 = int(T % P.tilesPerFrame() / P.NColBlocks * P.R * L.SH) - int(L.PadT);
+    const int End = std::clamp(Y0 + int((P.RowsIn - 1) * P.StepY + 1), 0, int(L.In.H));
+    Need = std::max(Need, size_t(P.frameOf(T)) * L.In.H + size_t(End));
+  }
+  return Need;
+}
+
+/// Whether step B, right after step A of the same plan, loads new maps:
+/// some CU's tile changes, or the chunk (unless the region holds them all).
+static bool newMaps(const Step &A, const Step &B) {
+  if (A.Chunk != B.Chunk && !A.P->FullDepth)
+    return true;
+  const Round &X = A.round(), &Y = B.round();
+  for (size_t Cu = 0; Cu < X.Cus.size(); ++Cu)
+    if (X.Cus[Cu].active() != Y.Cus[Cu].active() ||
+        (X.Cus[Cu].active() && X.Cus[Cu].Tile != Y.Cus[Cu].Tile))
+      return true;
+  return false;
+}
+
+/// Whether pooling plan Q, right after conv plan C in program order, runs
+/// pipelined beside it (CompileOptions::PipelinePools): placed there to
+/// (LayerPlan::Beside), both whole layers over the same frames, and C the
+/// last layer Q waits for (Q reads C's output, directly or through a concat).
 static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
-  return C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv && !Q.Elementwise && Q.FirstPart &&
-         Q.LastPart && C.Frames > 1 && Q.Frames == C.Frames && Q.NeedsDone == C.Ordinal;
+  return Q.Beside && C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv && !Q.Elementwise &&
+         Q.FirstPart && Q.LastPart && Q.Frames == C.Frames && Q.NeedsDone == C.Ordinal;
 }
 
 /// Conv C's steps with pooling Q's steps among them, each of Q's steps once
-/// C has stored every frame it reads (docs/batch.md, "Pipelined pools").
-/// C's store unit signals FrameDone once per frame as its frames complete;
-/// Q's load unit waits for them. A step of Q goes after a writing step of C
-/// (C's accumulators are then free), at least one step after the one that
-/// completed its last frame: its loads are emitted before the step before it
-/// runs, and must come after the signal they wait for. Steps that find no
-/// such place, and Q's last, follow C's last step, so that the layers still
-/// finish (and signal LayerDone) in program order.
-static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
-  const unsigned N = C.front().P->Frames;
-  // DoneAt[f]: the step of C after whose stores frames 0..f are all stored.
-  std::vector<size_t> DoneAt(N, 0);
-  for (size_t K = 0; K < C.size(); ++K)
+/// C has stored every row it reads (docs/compiler.md, "Pipelined pools"),
+/// and only where C's next step would load new maps anyway.
+/// C's store unit signals RowsDone after each step whose stores complete
+/// rows that some step of Q waits for; Q's load unit waits for as many as it
+/// needs. A step of Q goes after a writing step of C (C's accumulators are
+/// then free), at least one step after the one that completed its rows: its
+/// loads are emitted before the step before it runs, and must come after
+/// the signal they wait for. Steps that find no such place, and Q's last,
+/// follow C's last step, so that the layers still finish (and signal
+/// LayerDone) in program order.
+/// For each step of pooling Q: the first step of conv C after whose stores
+/// every row it reads is stored (C's last step at the latest).
+static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q) {
+  // Done[k]: the rows of C's output (from the first on) that are all stored
+  // after step k's stores: every tile of every output group covering them.
+  const LayerPlan &CP = *C.front().P;
+  const unsigned H = CP.L->Out.H;
+  std::vector<unsigned> Left(size_t(CP.Frames) * H, 0);
+  for (const Step &S : C)
+    if (S.Writes)
+      tileRows(S, H, [&](size_t Y) { ++Left[Y]; });
+  std::vector<size_t> Done(C.size(), 0);
+  size_t Prefix = 0;
+  for (size_t K = 0; K < C.size(); ++K) {
     if (C[K].Writes)
-      for (const Work &W : C[K].round().Cus)
-        if (W.active())
-          DoneAt[C[K].P->frameOf(unsigned(W.Tile))] = K;
-  for (unsigned F = 1; F < N; ++F)
-    DoneAt[F] = std::max(DoneAt[F], DoneAt[F - 1]);
-  for (unsigned F = 0; F < N; ++F)
-    ++C[DoneAt[F]].FrameSignals;
+      tileRows(C[K], H, [&](size_t Y) { --Left[Y]; });
+    while (Prefix < Left.size() && Left[Prefix] == 0)
+      ++Prefix;
+    Done[K] = Prefix;
+  }
+  std::vector<size_t> At(Q.size());
+  for (size_t J = 0; J < Q.size(); ++J)
+    At[J] = std::min(
+        size_t(std::lower_bound(Done.begin(), Done.end(), rowsNeeded(Q[J])) - Done.begin()),
+        C.size() - 1);
+  return At;
+}
+
+size_t snow::compiler::stepCount(const LayerPlan &P) { return planSteps(P).size(); }
+
+unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q) {
+  const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
+  if (CS.empty())
+    return 0;
+  unsigned N = 0;
+  for (size_t K : readyAt(CS, QS))
+    N += K + 1 < CS.size();
+  return N;
+}
+
+static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
+  // One RowsDone after each distinct step of C that some step of Q waits
+  // for, and each step of Q waits for those up to its own.
+  const std::vector<size_t> At = readyAt(C, Q);
+  std::vector<size_t> Signals = At;
+  std::sort(Signals.begin(), Signals.end());
+  Signals.erase(std::unique(Signals.begin(), Signals.end()), Signals.end());
+  for (size_t K : Signals)
+    C[K].DoneSignals = 1;
   std::vector<Step> Out;
   size_t J = 0;
-  unsigned Waited = 0;
+  size_t Waited = 0;
   auto Take = [&] {
-    Step S = Q[J++];
-    const unsigned Need = lastFrame(S) + 1;
-    S.FrameWaits = Need > Waited ? Need - Waited : 0;
+    Step S = Q[J];
+    const size_t Need =
+        size_t(std::lower_bound(Signals.begin(), Signals.end(), At[J]) - Signals.begin()) + 1;
+    ++J;
+    S.DoneWaits = unsigned(Need > Waited ? Need - Waited : 0);
     Waited = std::max(Waited, Need);
     S.Pipelined = true;
     Out.push_back(S);
   };
   for (size_t K = 0; K < C.size(); ++K) {
     Out.push_back(C[K]);
-    if (!C[K].Writes || K + 1 == C.size())
+    // Only where C's next step loads maps anyway: after a step of Q (which
+    // uses the other input bank) it would have to reload them.
+    if (!C[K].Writes || K + 1 == C.size() || !newMaps(C[K], C[K + 1]))
       continue;
     // At most as many of Q's steps as keep Q's share of the remaining
     // places even, so its traffic spreads over C's traces.
     const size_t Left = C.size() - K - 1;
     size_t Quota = (Q.size() - J + Left - 1) / Left;
-    while (Quota-- > 0 && J + 1 < Q.size() && DoneAt[lastFrame(Q[J])] < K)
+    while (Quota-- > 0 && J + 1 < Q.size() && At[J] < K)
       Take();
   }
   // The first of these has its loads emitted before C's last step runs:
@@ -111,15 +189,15 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
     Take();
   if (FirstLate < Out.size())
     Out[FirstLate].Late = true;
-  if (Waited < N) // Every signal is consumed: the last step waits for the rest.
-    Out.back().FrameWaits += N - Waited;
+  if (Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
+    Out.back().DoneWaits += unsigned(Signals.size() - Waited);
   return Out;
 }
 
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                             const CompileOptions &Opts) {
-  // Program order: plan after plan, but a pooling layer frame-pipelined
-  // beside the conv it reads, where it can be.
+  // Program order: plan after plan, but a pooling layer pipelined beside
+  // the conv it reads, where it can be.
   std::vector<Step> Steps;
   for (size_t I = 0; I < Plans.size(); ++I) {
     std::vector<Step> Own = planSteps(Plans[I]);
@@ -208,8 +286,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     Low.compute(S, Mid);
     if (S.Writes)
       Low.store(S);
-    for (unsigned F = 0; F < S.FrameSignals; ++F)
-      E.signal(Unit::Store, FrameDone);
+    for (unsigned F = 0; F < S.DoneSignals; ++F)
+      E.signal(Unit::Store, RowsDone);
   };
   if (!Opts.DoubleBuffer) {
     for (const Step &S : Steps) {

@@ -121,8 +121,8 @@ static cl::opt<unsigned>
 
 static cl::opt<bool> NoPipelinePools(
     "no-pipeline-pools",
-    cl::desc("With --batch: run each pooling layer after the conv it reads, not frame by frame "
-             "beside it"),
+    cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
+             "stores the rows it reads"),
     cl::cat(Cat));
 
 static cl::opt<std::string> TimeTrace(
@@ -234,7 +234,7 @@ static int compileModel() {
   if (Batch == 0)
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
-  Opts.PipelinePools = Batch > 1 && !NoPipelinePools;
+  Opts.PipelinePools = !NoPipelinePools;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CoSim.h"
+#include "snow/isa/Isa.h"
 
 using namespace snow;
 using namespace snow::test;
@@ -116,6 +117,31 @@ layers:
   ToolResult Sim;
   EXPECT_TRUE(coSimulate("b.bin", false, {"--input", "x.npy"}, &Sim));
   EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
+}
+
+/// A pool beside the conv it reads at batch 1 (docs/compiler.md, step 9a):
+/// its loads wait for the conv's RowsDone signals band by band, its steps
+/// run between the conv's; cycle- and bit-identical on the RTL.
+TEST_F(RtlBatch, PoolBesideItsConvAgrees) {
+  compileFor("p.bin", R"(name: stem
+input: {name: data, shape: [32, 40, 40]}
+weights: {seed: 5}
+layers:
+  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: c2, type: conv, out_channels: 32, kernel: 1, relu: true}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  auto P = isa::readProgram(path("p.bin").string());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  unsigned Waits = 0;
+  for (const isa::Word128 &W : P->Code)
+    if (auto I = isa::decode(W))
+      Waits += I->Op == isa::Opcode::SYNC_LD_WAIT && I->idx == 15;
+  EXPECT_GT(Waits, 1u) << "the pool did not run beside the conv";
+  EXPECT_TRUE(coSimulate("p.bin"));
 }
 
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part

@@ -78,12 +78,13 @@ struct CompileOptions {
   /// once over the stacked frames (each weight tile serves every frame),
   /// other layers plan the batch's tiles as one layer's.
   unsigned Batch = 1;
-  /// With a batch: run a pooling layer's steps beside the conv whose output
-  /// it reads, each once the frames it reads are stored (a semaphore counts
-  /// them), so that the pool's DRAM traffic hides under the conv's traces
-  /// (Sequence.cpp; docs/batch.md, "Pipelined pools"). The layer order puts
-  /// such pools right after their conv.
-  bool PipelinePools = false;
+  /// Run a pooling layer's steps beside the conv whose output it reads,
+  /// each once the rows it reads are stored (a semaphore counts them), so
+  /// that the pool's DRAM traffic hides under the conv's traces
+  /// (Sequence.cpp; docs/compiler.md, "Pipelined pools"). The layer order
+  /// puts such pools right after their conv where the conv leaves the DRAM
+  /// channel idle long enough (Batch.cpp: pipelineOrder).
+  bool PipelinePools = true;
 };
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
