@@ -205,7 +205,7 @@ void Lowerer::loadMaps(const Step &S) {
   // A pipelined pool waits for the layers before the conv it reads, and
   // for that conv's rows band by band.
   if (S.FirstOfLayer)
-    for (; LayersSeenDone < P.NeedsDone - (S.Pipelined ? 1 : 0); ++LayersSeenDone)
+    for (; LayersSeenDone < P.NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
   for (unsigned F = 0; F < S.DoneWaits; ++F)
     E.wait(Unit::Load, RowsDone);

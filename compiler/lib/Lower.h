@@ -48,7 +48,8 @@ struct Step {
   /// loads wait for DoneWaits more of the conv's RowsDone signals instead of
   /// the conv's LayerDone.
   bool Pipelined = false;
-  bool Late = false; ///< Pipelined, right after the conv's last step: loads after it.
+  bool Late = false;        ///< Pipelined, right after the conv's last step: loads after it.
+  bool ReadsBeside = false; ///< Pipelined, and reads the conv it runs beside.
   unsigned DoneWaits = 0;
   /// RowsDone signals after this step's stores (conv beside a pipelined
   /// pool): 1 where its stores complete rows that a pool step waits for.
@@ -63,7 +64,8 @@ size_t stepCount(const LayerPlan &P);
 /// How many steps of pooling plan Q could run pipelined beside conv plan C
 /// before C's last step (the others run after it): where C's stores complete
 /// rows progressively, most; where they complete them only at the end, none.
-unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q);
+/// ReadsC: Q reads C's output (else every step can).
+unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true);
 
 /// Builds the ordered step list of a whole program (parities assigned).
 std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);

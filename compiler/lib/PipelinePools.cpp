@@ -56,6 +56,8 @@ std::vector<uint64_t> snow::compiler::splitPenalties(const ir::Graph &G, const i
 void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                                    const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
   auto Whole = [](const LayerPlan &P) { return P.FirstPart && P.LastPart; };
+  // How far ahead a pool looks for a conv to run beside (plans).
+  constexpr size_t Window = 12;
   // The layers whose outputs layer I's inputs are (through concats).
   std::function<void(int, std::vector<unsigned> &)> Sources = [&](int I,
                                                                   std::vector<unsigned> &Out) {
@@ -77,9 +79,56 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
       Sources(P.L->Residual, S);
     return std::find(S.begin(), S.end(), Layer) != S.end();
   };
-  for (size_t Q = 0; Q < Plans.size(); ++Q) {
-    if (Plans[Q].IsConv || Plans[Q].Elementwise || !Whole(Plans[Q]))
-      continue;
+  // Whether the plan at K has a pool placed beside it: it must stay just
+  // before that pool.
+  auto Hosts = [&](size_t K) {
+    return K + 1 < Plans.size() && Plans[K + 1].BesideOf == int(Plans[K].Index);
+  };
+  // Whether Pool's traffic hides beside Conv (which it reads, or not): if so,
+  // Pool is planned again in small enough steps where needed.
+  auto Fits = [&](const LayerPlan &Conv, LayerPlan &Pool, bool ReadsConv) {
+    if (!Conv.IsConv || !Whole(Conv) || Conv.Frames != Pool.Frames)
+      return false;
+    // The pool's traffic hides only where the conv leaves the DRAM channel
+    // idle for as long (estimates): beside a conv that streams its own
+    // maps and weights all the time, it would slow the conv down by as much
+    // as it saves (SqueezeNet's conv1 and pool1), and it stays where the
+    // layer scheduler put it.
+    const uint64_t Busy = Hw.dramCycles(Conv.EstDramBytes);
+    const uint64_t PoolDram = Hw.dramCycles(Pool.EstDramBytes);
+    if (Conv.EstCycles < Busy + PoolDram)
+      return false;
+    // A pool step loads its maps while one step of the conv runs: its steps
+    // must be small enough for the channel time one conv step leaves idle
+    // (at most one for every two of the conv's steps).
+    const size_t ConvSteps = stepCount(Conv);
+    const uint64_t Idle = std::max<uint64_t>(1, (Conv.EstCycles - Busy) / ConvSteps);
+    const unsigned Want = unsigned(std::min<uint64_t>(ConvSteps / 2, (PoolDram + Idle - 1) / Idle));
+    // Nor where the conv completes its rows too late for most of the pool's
+    // steps to go before its end (its output groups outermost, say; a pool
+    // of one step, or beside a conv of one, never): the move would only
+    // cost.
+    // And only where the pool's traffic outweighs what its steps cost the
+    // conv: a conv step after a pool step finds its maps not loaded (the
+    // pool used the other bank), about one conv step's traffic each.
+    auto Pipelines = [&](const LayerPlan &P) {
+      return 2 * stepsBeside(Conv, P, ReadsConv) > stepCount(P) &&
+             PoolDram > stepCount(P) * Busy / ConvSteps;
+    };
+    if (stepCount(Pool) < Want) {
+      auto Finer = planPoolBeside(Pool, Hw, B, Opts, Want);
+      if (!Finer) {
+        llvm::consumeError(Finer.takeError()); // No tile shape has the steps.
+      } else if (Pipelines(*Finer)) {
+        Pool = std::move(*Finer);
+        return true;
+      }
+    }
+    return Pipelines(Pool);
+  };
+  // Beside the conv that last produces the pool's input (the biggest one,
+  // through a concat), which then signals the rows it has stored.
+  auto BesideProducer = [&](size_t Q) {
     std::vector<unsigned> Src;
     for (int In : G.Layers[Plans[Q].Index].Inputs)
       Sources(In, Src);
@@ -95,47 +144,46 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
         Big = int(K);
     }
     if (Big < 0)
-      continue;
-    bool Free = true;
+      return false;
+    // Neither the conv moved nor the pool put between a conv and its pool.
+    bool Free = !Hosts(size_t(Big));
     for (int K = Big + 1; K <= Last && Free; ++K)
       Free = !Reads(Plans[size_t(K)], Plans[size_t(Big)].Index);
-    const LayerPlan &Beside = Plans[size_t(Free ? Big : Last)];
-    if (!Free && (!Beside.IsConv || !Whole(Beside)))
-      continue;
-    // The pool's traffic hides only where the conv leaves the DRAM channel
-    // idle for as long (estimates): beside a conv that streams its own maps
-    // and weights all the time, it would slow the conv down by as much as it
-    // saves (SqueezeNet's conv1 and pool1), and it stays where the layer
-    // scheduler put it.
-    const uint64_t Busy = Hw.dramCycles(Beside.EstDramBytes);
-    const uint64_t PoolDram = Hw.dramCycles(Plans[Q].EstDramBytes);
-    if (Beside.EstCycles < Busy + PoolDram)
-      continue;
-    // A pool step loads its maps while one step of the conv runs: its steps
-    // must be small enough for the channel time one conv step leaves idle
-    // (at most one for every two of the conv's steps).
-    const size_t ConvSteps = stepCount(Beside);
-    const uint64_t Idle = std::max<uint64_t>(1, (Beside.EstCycles - Busy) / ConvSteps);
-    const unsigned Want = unsigned(std::min<uint64_t>(ConvSteps / 2, (PoolDram + Idle - 1) / Idle));
-    // Nor where the conv completes its rows too late for most of the pool's
-    // steps to go before its end (its output groups outermost, say; a pool
-    // of one step, or beside a conv of one, never): the move would only cost.
-    auto Pipelines = [&](const LayerPlan &Pool) {
-      return 2 * stepsBeside(Beside, Pool) > stepCount(Pool);
-    };
-    bool Finer = false;
-    if (stepCount(Plans[Q]) < Want) {
-      auto Pool = planPoolBeside(Plans[Q], Hw, B, Opts, Want);
-      if (!Pool)
-        llvm::consumeError(Pool.takeError()); // No tile shape has the steps.
-      else if ((Finer = Pipelines(*Pool)))
-        Plans[Q] = std::move(*Pool);
-    }
-    if (!Finer && !Pipelines(Plans[Q]))
-      continue;
+    if (Hosts(size_t(Last)))
+      return false;
+    if (!Fits(Plans[size_t(Free ? Big : Last)], Plans[Q], true))
+      return false;
     if (Free && Big != Last)
       std::rotate(Plans.begin() + Big, Plans.begin() + Big + 1, Plans.begin() + Last + 1);
     std::rotate(Plans.begin() + Last + 1, Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
-    Plans[size_t(Last) + 1].Beside = true;
+    Plans[size_t(Last) + 1].BesideOf = int(Plans[size_t(Last)].Index);
+    return true;
+  };
+  // Beside a conv that comes later and reads nothing from the pool's place
+  // on (an inception block's 3x3 beside its pool branch): that conv moves
+  // to just before the pool. The pool's input is complete, so its steps
+  // wait for nothing.
+  auto BesideOther = [&](size_t Q) {
+    std::vector<unsigned> Since; // Layers planned from Q on.
+    int Best = -1;
+    for (size_t K = Q + 1; K < Plans.size() && K <= Q + Window; ++K) {
+      Since.push_back(Plans[K - 1].Index);
+      const LayerPlan &C = Plans[K];
+      bool Free = C.IsConv && !Hosts(K);
+      for (unsigned L : Since)
+        Free = Free && !Reads(C, L);
+      if (Free && C.Rounds.size() > 1 && (Best < 0 || C.EstCycles > Plans[size_t(Best)].EstCycles))
+        Best = int(K);
+    }
+    if (Best < 0 || !Fits(Plans[size_t(Best)], Plans[Q], false))
+      return;
+    std::rotate(Plans.begin() + long(Q), Plans.begin() + Best, Plans.begin() + Best + 1);
+    Plans[Q + 1].BesideOf = int(Plans[Q].Index);
+  };
+  for (size_t Q = 0; Q < Plans.size(); ++Q) {
+    if (Plans[Q].IsConv || Plans[Q].Elementwise || !Whole(Plans[Q]) || Plans[Q].BesideOf >= 0)
+      continue;
+    if (!BesideProducer(Q))
+      BesideOther(Q);
   }
 }

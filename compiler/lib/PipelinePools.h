@@ -16,7 +16,7 @@ namespace snow::compiler {
 /// Moves each whole pooling plan next to the conv it reads, where that conv
 /// leaves the DRAM channel idle long enough to hide the pool's traffic,
 /// plans it again in steps small enough to hide beside the conv's, and
-/// marks it LayerPlan::Beside.
+/// marks it LayerPlan::BesideOf.
 void pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                    const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
 

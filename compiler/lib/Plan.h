@@ -185,9 +185,10 @@ struct LayerPlan {
   /// output-group-major (kernels stay while tiles change).
   bool MapStationary = false;
   /// A pooling layer that runs its steps beside the conv planned just before
-  /// it, as that conv stores the rows they read (Batch.cpp: pipelineOrder;
-  /// Sequence.cpp: pipeline).
-  bool Beside = false;
+  /// it (that conv's layer index; -1: none), as that conv stores the rows
+  /// they read, or from the start if it reads older layers only
+  /// (PipelinePools.cpp: pipelineOrder; Sequence.cpp: pipeline).
+  int BesideOf = -1;
   std::vector<Round> Rounds; ///< In execution order.
   int16_t PadValue = 0;
 

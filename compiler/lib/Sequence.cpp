@@ -88,11 +88,13 @@ static bool newMaps(const Step &A, const Step &B) {
 
 /// Whether pooling plan Q, right after conv plan C in program order, runs
 /// pipelined beside it (CompileOptions::PipelinePools): placed there to
-/// (LayerPlan::Beside), both whole layers over the same frames, and C the
-/// last layer Q waits for (Q reads C's output, directly or through a concat).
+/// (LayerPlan::BesideOf), both whole layers over the same frames, and C the
+/// last layer Q waits for (Q reads C's output, directly or through a
+/// concat) or one after it (Q reads older layers only).
 static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
-  return Q.Beside && C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv && !Q.Elementwise &&
-         Q.FirstPart && Q.LastPart && Q.Frames == C.Frames && Q.NeedsDone == C.Ordinal;
+  return Q.BesideOf == int(C.Index) && C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv &&
+         !Q.Elementwise && Q.FirstPart && Q.LastPart && Q.Frames == C.Frames &&
+         Q.NeedsDone <= C.Ordinal;
 }
 
 /// Conv C's steps with pooling Q's steps among them, each of Q's steps once
@@ -136,10 +138,12 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
 
 size_t snow::compiler::stepCount(const LayerPlan &P) { return planSteps(P).size(); }
 
-unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q) {
+unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC) {
   const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
-  if (CS.empty())
+  if (CS.size() < 2)
     return 0;
+  if (!ReadsC)
+    return unsigned(QS.size());
   unsigned N = 0;
   for (size_t K : readyAt(CS, QS))
     N += K + 1 < CS.size();
@@ -148,9 +152,11 @@ unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q) {
 
 static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
   // One RowsDone after each distinct step of C that some step of Q waits
-  // for, and each step of Q waits for those up to its own.
-  const std::vector<size_t> At = readyAt(C, Q);
-  std::vector<size_t> Signals = At;
+  // for, and each step of Q waits for those up to its own. A pool that does
+  // not read C waits for none.
+  const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
+  const std::vector<size_t> At = ReadsC ? readyAt(C, Q) : std::vector<size_t>(Q.size(), 0);
+  std::vector<size_t> Signals = ReadsC ? At : std::vector<size_t>();
   std::sort(Signals.begin(), Signals.end());
   Signals.erase(std::unique(Signals.begin(), Signals.end()), Signals.end());
   for (size_t K : Signals)
@@ -163,9 +169,10 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
     const size_t Need =
         size_t(std::lower_bound(Signals.begin(), Signals.end(), At[J]) - Signals.begin()) + 1;
     ++J;
-    S.DoneWaits = unsigned(Need > Waited ? Need - Waited : 0);
+    S.DoneWaits = ReadsC ? unsigned(Need > Waited ? Need - Waited : 0) : 0;
     Waited = std::max(Waited, Need);
     S.Pipelined = true;
+    S.ReadsBeside = ReadsC;
     Out.push_back(S);
   };
   for (size_t K = 0; K < C.size(); ++K) {
@@ -189,7 +196,8 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
     Take();
   if (FirstLate < Out.size())
     Out[FirstLate].Late = true;
-  if (Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
+  if (ReadsC &&
+      Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
     Out.back().DoneWaits += unsigned(Signals.size() - Waited);
   return Out;
 }

@@ -253,6 +253,29 @@ TEST(Passes, PoolsRunBesideTheConvTheyReadAtBatchOne) {
   }
 }
 
+TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {
+  // An inception block: the pool branch reads the block's input, which is
+  // complete, so its steps run between those of the block's 3x3 conv (moved
+  // to just before it) and wait for nothing.
+  const std::string Yaml = header("block", 64, 56, 56) + R"(
+  - {name: r, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: b3, type: conv, input: r, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  - {name: p, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
+  - {name: pp, type: conv, input: p, out_channels: 32, kernel: 1, relu: true}
+  - {name: cat, type: concat, inputs: [b3, pp]}
+)";
+  OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::PipelinePools);
+  // The pool's steps among the conv's: each switch re-marks a layer, and
+  // the pool (layer 2) runs between steps of the 3x3 conv (layer 1).
+  const std::vector<int64_t> On = markOrder(R.On.Prog);
+  unsigned Between = 0;
+  for (size_t K = 2; K < On.size(); ++K)
+    Between += On[K - 2] == 1 && On[K - 1] == 2 && On[K] == 1;
+  EXPECT_GT(Between, 2u);
+  EXPECT_EQ(markOrder(R.Off.Prog).size(), 4u) << "one mark a layer without pipelining";
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+}
+
 TEST(Passes, EverySwitchOffKeepsValues) {
   // One model through every switch turned off alone.
   std::string Yaml = FewChannels;
