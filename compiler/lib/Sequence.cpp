@@ -97,17 +97,6 @@ static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
          Q.NeedsDone <= C.Ordinal;
 }
 
-/// Conv C's steps with pooling Q's steps among them, each of Q's steps once
-/// C has stored every row it reads (docs/compiler.md, "Pipelined pools"),
-/// and only where C's next step would load new maps anyway.
-/// C's store unit signals RowsDone after each step whose stores complete
-/// rows that some step of Q waits for; Q's load unit waits for as many as it
-/// needs. A step of Q goes after a writing step of C (C's accumulators are
-/// then free), at least one step after the one that completed its rows: its
-/// loads are emitted before the step before it runs, and must come after
-/// the signal they wait for. Steps that find no such place, and Q's last,
-/// follow C's last step, so that the layers still finish (and signal
-/// LayerDone) in program order.
 /// For each step of pooling Q: the first step of conv C after whose stores
 /// every row it reads is stored (C's last step at the latest).
 static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q) {
@@ -150,6 +139,18 @@ unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, boo
   return N;
 }
 
+/// Conv C's steps with pooling Q's steps among them, each of Q's steps once
+/// C has stored every row it reads (docs/compiler.md, step 9a; a Q that
+/// does not read C waits for nothing), and only where C's next step would
+/// load new maps anyway.
+/// C's store unit signals RowsDone after each step whose stores complete
+/// rows that some step of Q waits for; Q's load unit waits for as many as it
+/// needs. A step of Q goes after a writing step of C (C's accumulators are
+/// then free), at least one step after the one that completed its rows: its
+/// loads are emitted before the step before it runs, and must come after
+/// the signal they wait for. Steps that find no such place, and Q's last,
+/// follow C's last step, so that the layers still finish (and signal
+/// LayerDone) in program order.
 static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
   // One RowsDone after each distinct step of C that some step of Q waits
   // for, and each step of Q waits for those up to its own. A pool that does

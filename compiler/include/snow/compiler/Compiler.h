@@ -79,11 +79,12 @@ struct CompileOptions {
   /// other layers plan the batch's tiles as one layer's.
   unsigned Batch = 1;
   /// Run a pooling layer's steps beside the conv whose output it reads,
-  /// each once the rows it reads are stored (a semaphore counts them), so
-  /// that the pool's DRAM traffic hides under the conv's traces
-  /// (Sequence.cpp; docs/compiler.md, "Pipelined pools"). The layer order
-  /// puts such pools right after their conv where the conv leaves the DRAM
-  /// channel idle long enough (Batch.cpp: pipelineOrder).
+  /// each once the rows it reads are stored (a semaphore counts them), or
+  /// beside a later conv of its block when its input is complete, so that
+  /// the pool's DRAM traffic hides under the conv's traces (Sequence.cpp;
+  /// docs/compiler.md, step 9a). The layer order puts such pools right
+  /// after their conv where the conv leaves the DRAM channel idle long
+  /// enough (PipelinePools.cpp: pipelineOrder).
   bool PipelinePools = true;
 };
 
