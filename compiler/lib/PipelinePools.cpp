@@ -106,11 +106,10 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     const unsigned Want = unsigned(std::min<uint64_t>(ConvSteps / 2, (PoolDram + Idle - 1) / Idle));
     // Nor where the conv completes its rows too late for most of the pool's
     // steps to go before its end (its output groups outermost, say; a pool
-    // of one step, or beside a conv of one, never): the move would only
-    // cost.
-    // And only where the pool's traffic outweighs what its steps cost the
-    // conv: a conv step after a pool step finds its maps not loaded (the
-    // pool used the other bank), about one conv step's traffic each.
+    // of one step, or beside a conv of one, never), nor where the pool's
+    // traffic is less than what its steps cost the conv: a conv step after
+    // a pool step finds its maps not loaded (the pool used the other bank),
+    // about one conv step's traffic each. There the move would only cost.
     auto Pipelines = [&](const LayerPlan &P) {
       return 2 * stepsBeside(Conv, P, ReadsConv) > stepCount(P) &&
              PoolDram > stepCount(P) * Busy / ConvSteps;
