@@ -73,17 +73,20 @@ static size_t rowsNeeded(const Step &S) {
   return Need;
 }
 
+/// Whether two rounds give every CU the same Field of its work (and the same
+/// CUs work).
+static bool sameWork(const Round &A, const Round &B, int Work::*Field) {
+  for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
+    if (A.Cus[Cu].active() != B.Cus[Cu].active() ||
+        (A.Cus[Cu].active() && A.Cus[Cu].*Field != B.Cus[Cu].*Field))
+      return false;
+  return true;
+}
+
 /// Whether step B, right after step A of the same plan, loads new maps:
 /// some CU's tile changes, or the chunk (unless the region holds them all).
 static bool newMaps(const Step &A, const Step &B) {
-  if (A.Chunk != B.Chunk && !A.P->FullDepth)
-    return true;
-  const Round &X = A.round(), &Y = B.round();
-  for (size_t Cu = 0; Cu < X.Cus.size(); ++Cu)
-    if (X.Cus[Cu].active() != Y.Cus[Cu].active() ||
-        (X.Cus[Cu].active() && X.Cus[Cu].Tile != Y.Cus[Cu].Tile))
-      return true;
-  return false;
+  return (A.Chunk != B.Chunk && !A.P->FullDepth) || !sameWork(A.round(), B.round(), &Work::Tile);
 }
 
 /// Whether pooling plan Q, right after conv plan C in program order, runs
@@ -237,17 +240,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     S.LastOfPlan = ++Seen[&P] == Count[&P];
     S.LastOfLayer = S.LastOfPlan && P.LastPart;
     S.Remark = !S.FirstOfLayer && Before && Before->P->Index != P.Index;
-    auto Same = [&](auto Field) {
-      const Round &A = PrevSame->round(), &Bd = S.round();
-      for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
-        if (A.Cus[Cu].active() != Bd.Cus[Cu].active() ||
-            (A.Cus[Cu].active() && A.Cus[Cu].*Field != Bd.Cus[Cu].*Field))
-          return false;
-      return true;
-    };
-    S.NewMap = !PrevSame || PrevSame != Before || !Same(&Work::Tile) ||
-               (PrevSame->Chunk != S.Chunk && !P.FullDepth);
-    S.NewW = P.IsConv && (!PrevSame || !Same(&Work::Og) || PrevSame->Chunk != S.Chunk);
+    S.NewMap = !PrevSame || PrevSame != Before || newMaps(*PrevSame, S);
+    S.NewW = P.IsConv && (!PrevSame || !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
+                          PrevSame->Chunk != S.Chunk);
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
     if (PrevSame)
