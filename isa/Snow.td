@@ -182,6 +182,9 @@ def VLUT  : Inst<"vlut", 0x59, "compute", [F_rs3],
 def VPRE  : Inst<"vpre", 0x55, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_init],
   "for e < rows: acc[cu][v][rs1 + e][lane] = (init ? 0 : acc) + (sext(maps[cu][rs2 + e*bstride + v*lanes + lane]) << shift): preloads a residual (or an operand of an add)">;
+def VMUL  : Inst<"vmul", 0x5a, "compute",
+  [F_rs1, F_rs2, F_rows, F_bstride, F_shift],
+  "for e < rows: acc[cu][v][rs1 + e][lane] = sat16(round(acc[cu][v][rs1 + e][lane] >> shift)) * sext(maps[cu][rs2 + e*bstride + v*lanes + lane]): the element-wise product of the accumulators (a vpre'd operand, or a trace's sums) and a map, on the lane's own multiplier">;
 def VMAX  : Inst<"vmax", 0x53, "compute",
   [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride],
   "maps[cu][rs1 + lane] = max over r < rows, c < len of maps[cu][rs2 + r*bstride + c*cstride + lane]">;

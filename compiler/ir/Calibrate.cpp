@@ -123,9 +123,9 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
       return layerError(L, fmt::format("'{}' is not a canonical kind (run ir::canonicalize "
                                        "before calibrating)",
                                        kindName(L.Kind)));
-    // A conv rescales by its shift, an average pooling by its multiplier
-    // and shift: their outputs start groups of their own.
-    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool)
+    // A conv and a product rescale by their shift, an average pooling by
+    // its multiplier and shift: their outputs start groups of their own.
+    if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool && L.Kind != LayerKind::Mul)
       for (int P : L.Inputs)
         Groups.unite(tensorOf(int(I)), tensorOf(P));
   }
@@ -160,13 +160,16 @@ llvm::Expected<ActFormats> chooseFromRanges(const Graph &G, int ActFrac,
     for (size_t I = 0; I < N; ++I) {
       const Layer &L = G.Layers[I];
       // After an activation the table rescales: the bound is on PreFrac.
-      if ((L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool) || L.Activation != Act::None)
+      if ((L.Kind != LayerKind::Conv && L.Kind != LayerKind::AvgPool && L.Kind != LayerKind::Mul) ||
+          L.Activation != Act::None)
         continue;
       // An average pooling's shift (avgPoolFactors: 15 + ceil(log2 K) for
       // the mean alone) shrinks by OutFrac - InFrac; it must stay >= 1.
+      // A product's shift is FracA + FracB - OutFrac.
       const int Bound = L.Kind == LayerKind::AvgPool
                             ? FracOf(L.input()) + avgPoolShift(uint64_t(L.KH) * L.KW) - 1
-                            : FracOf(L.input()) + WOf(I);
+                        : L.Kind == LayerKind::Mul ? FracOf(L.input()) + FracOf(L.Inputs[1])
+                                                   : FracOf(L.input()) + WOf(I);
       int &Out = FracOf(int(I));
       if (Out <= Bound)
         continue;

@@ -77,6 +77,13 @@ std::vector<float> add(const Layer &L, const std::vector<float> &A, const std::v
   return Out;
 }
 
+std::vector<float> mul(const std::vector<float> &A, const std::vector<float> &B) {
+  std::vector<float> Out(A.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    Out[I] = A[I] * B[I];
+  return Out;
+}
+
 llvm::Error layerError(const Layer &L, const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s': %s",
                                  L.Loc.str().c_str(), L.Name.c_str(), Msg.c_str());
@@ -105,7 +112,8 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
     for (int P : L.Inputs)
       if (!Valid(P))
         return Fail(fmt::format("input {} is not an earlier layer", P));
-    const bool Multi = L.Kind == LayerKind::Concat || L.Kind == LayerKind::Add;
+    const bool Multi =
+        L.Kind == LayerKind::Concat || L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul;
     if (L.DynamicWeights) {
       if (L.Inputs.size() != 2 || !Valid(L.Inputs[1]) || Elems(L.Inputs[1]) != L.In.C ||
           L.Groups != L.In.C || L.KH != 1 || L.KW != 1)
@@ -114,8 +122,8 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
     } else if (!Multi && L.Inputs.size() != 1) {
       return Fail(fmt::format("has {} inputs, expected 1", L.Inputs.size()));
     }
-    if (L.Kind == LayerKind::Add && L.Inputs.size() != 2)
-      return Fail(fmt::format("add has {} inputs, expected 2", L.Inputs.size()));
+    if ((L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul) && L.Inputs.size() != 2)
+      return Fail(fmt::format("{} has {} inputs, expected 2", kindName(L.Kind), L.Inputs.size()));
     if (L.Kind == LayerKind::Concat) {
       uint64_t Sum = 0;
       for (int P : L.Inputs)
@@ -131,7 +139,7 @@ llvm::Error snow::ir::checkFloatGraph(const Graph &G, uint64_t InputElems) {
                                 uint64_t(L.SliceBegin) + L.Out.C));
       continue;
     }
-    if (L.Kind == LayerKind::Add) {
+    if (L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul) {
       for (int P : L.Inputs)
         if (Elems(P) != L.Out.elems())
           return Fail(
@@ -242,6 +250,9 @@ std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
     }
     case LayerKind::Add:
       Outs[I] = add(L, In, Tensor(L.Inputs[1]));
+      break;
+    case LayerKind::Mul:
+      Outs[I] = mul(In, Tensor(L.Inputs[1]));
       break;
     case LayerKind::Relu:
       Outs[I].resize(In.size());

@@ -35,6 +35,8 @@ const char *snow::ir::kindName(LayerKind K) {
     return "concat";
   case LayerKind::Add:
     return "add";
+  case LayerKind::Mul:
+    return "mul";
   case LayerKind::Relu:
     return "relu";
   case LayerKind::BatchNorm:
@@ -120,6 +122,7 @@ bool snow::ir::isCanonicalKind(LayerKind K) {
   case LayerKind::AvgPool:
   case LayerKind::Concat:
   case LayerKind::Add:
+  case LayerKind::Mul:
   case LayerKind::Relu:
   case LayerKind::Slice:
     return true;

@@ -36,6 +36,7 @@ const TypeInfo Types[] = {
     {"fc", LayerKind::Fc, FcKeys, false},
     {"concat", LayerKind::Concat, {}, true},
     {"add", LayerKind::Add, AddKeys, true},
+    {"mul", LayerKind::Mul, {}, true},
     {"relu", LayerKind::Relu, {}, false},
     {"batchnorm", LayerKind::BatchNorm, BatchNormKeys, false},
     {"flatten", LayerKind::Flatten, {}, false},
@@ -153,14 +154,16 @@ void ModelParser::parseJoin(const YAML::Node &N, Layer &L, const Graph &G) {
   auto ShapeOf = [&](int I) { return I < 0 ? G.Input : G.Layers[I].Out; };
   auto NameOf = [&](int I) { return I < 0 ? G.InputName : G.Layers[I].Name; };
   L.Out = L.In;
-  bool IsAdd = L.Kind == LayerKind::Add;
+  // Add and mul are element-wise: equal shapes.
+  bool IsAdd = L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul;
   for (size_t I = 1; I < L.Inputs.size(); ++I) {
     Shape A = L.In, B = ShapeOf(L.Inputs[I]);
     bool Fits = IsAdd ? A == B : A.H == B.H && A.W == B.W;
     if (!Fits)
       error(List[I], fmt::format("inputs '{}' ({}) and '{}' ({}) {}", NameOf(L.Inputs[0]),
                                  shapeStr(A), NameOf(L.Inputs[I]), shapeStr(B),
-                                 IsAdd ? "differ in shape; add needs equal shapes"
+                                 IsAdd ? fmt::format("differ in shape; {} needs equal shapes",
+                                                     kindName(L.Kind))
                                        : "differ in height or width; concat needs equal "
                                          "height and width"));
     if (!IsAdd)
@@ -168,7 +171,7 @@ void ModelParser::parseJoin(const YAML::Node &N, Layer &L, const Graph &G) {
   }
   if (L.Out.C > MaxDim)
     error(List, fmt::format("the concatenation has {} channels, more than {}", L.Out.C, MaxDim));
-  if (IsAdd)
+  if (L.Kind == LayerKind::Add)
     if (YAML::Node RN = N["relu"])
       L.Relu = boolean(RN, "relu");
 }

@@ -228,9 +228,10 @@ void ModelParser::parseInputs(const YAML::Node &N, Layer &L, const Graph &G) {
       error(List, fmt::format("'inputs' must be a list of at least 2 layer names, got {}",
                               List.IsSequence() ? fmt::format("a list of {}", List.size())
                                                 : describe(List)));
-    if ((L.Kind == LayerKind::Add || L.TypeName == "scale") && List.size() != 2)
-      error(List,
-            fmt::format("'inputs' of an add must name exactly 2 layers, got {}", List.size()));
+    if ((L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul || L.TypeName == "scale") &&
+        List.size() != 2)
+      error(List, fmt::format("'inputs' of {} {} must name exactly 2 layers, got {}",
+                              L.TypeName == "add" ? "an" : "a", L.TypeName, List.size()));
     L.Inputs.clear();
     for (size_t I = 0; I < List.size(); ++I)
       L.Inputs.push_back(resolveInput(List[I], L, G));
@@ -301,6 +302,7 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     break;
   case LayerKind::Concat:
   case LayerKind::Add:
+  case LayerKind::Mul:
     parseJoin(N, L, G);
     break;
   case LayerKind::Relu:

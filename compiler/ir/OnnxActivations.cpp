@@ -7,8 +7,8 @@
 // a Sigmoid / HardSigmoid of that same value becomes the one function; a
 // map times a run-time per-channel vector (squeeze-and-excitation) a conv
 // with run-time weights, and times a constant a per-channel scale
-// (importConstAffine). Other products of two maps are refused, naming the
-// node. GELU has no node below opset 20:
+// (importConstAffine), and two maps of one shape a Mul layer (vmul); other
+// products are refused, naming the node. GELU has no node below opset 20:
 // PyTorch writes x * 0.5 * (1 + erf(x / sqrt 2)) as Div, Erf, Add, Mul, Mul,
 // which is followed node by node (OnnxValue::GeluStep) from a Div whose
 // only readers are Erf nodes, and becomes the one function at its last
@@ -106,9 +106,11 @@ void OnnxImporter::importMul() {
   if (inputCount() != 2)
     fail("needs two inputs");
   auto Refuse = [&] {
-    fail("only x * sigmoid(x) (SiLU), x * hardsigmoid(x) (HardSwish), a map times a run-time "
-         "vector of one value per channel (squeeze-and-excitation) and a map times a constant per "
-         "channel are supported; products of two maps are not");
+    fail(fmt::format("inputs '{}' {} and '{}' {}: only x * sigmoid(x) (SiLU), x * "
+                     "hardsigmoid(x) (HardSwish), a map times a run-time vector of one value per "
+                     "channel (squeeze-and-excitation), a map times a constant per channel and "
+                     "two run-time tensors of one shape are supported",
+                     inputName(0), dimsStr(input(0).Dims), inputName(1), dimsStr(input(1).Dims)));
   };
   if (input(0).IsConst != input(1).IsConst)
     return importConstAffine("Mul");
@@ -127,7 +129,7 @@ void OnnxImporter::importMul() {
       // is its hardswish.
       Fn.Activation = Act::HardSwish;
     } else {
-      Refuse();
+      continue; // Another function times its input: a product of two maps.
     }
     Fn.ActP0 = Fn.ActP1 = 0; // Neither function has parameters.
     Fn.TypeName = actName(Fn.Activation);
@@ -151,7 +153,17 @@ void OnnxImporter::importMul() {
     defineActivation(0, Id, X.Dims);
     return;
   }
-  Refuse();
+  // Two run-time tensors of one shape: the element-wise product (vmul).
+  const OnnxValue &A = input(0), &B = input(1);
+  if (A.IsConst || B.IsConst || A.Dims != B.Dims)
+    Refuse();
+  Layer L;
+  L.Kind = LayerKind::Mul;
+  L.TypeName = "mul";
+  L.Inputs = {A.Layer, B.Layer};
+  L.In = L.Out = shapeOf(A.Layer);
+  int Id = addLayer(std::move(L));
+  defineActivation(0, Id, A.Dims);
 }
 
 bool OnnxImporter::isGeluStep(const std::string &Op) const {

@@ -200,7 +200,8 @@ void OnnxExporter::exportLayer(const Layer &L) {
     break;
   }
   case LayerKind::Concat:
-  case LayerKind::Add: {
+  case LayerKind::Add:
+  case LayerKind::Mul: {
     std::vector<std::string> Ins;
     for (int I : L.Inputs) {
       if (inRank(I) != Rank)
@@ -209,8 +210,10 @@ void OnnxExporter::exportLayer(const Layer &L) {
                                       L.Loc.str(), L.Name, L.TypeName)};
       Ins.push_back(inName(I));
     }
-    onnx::NodeProto &N =
-        node(L.Kind == LayerKind::Add ? "Add" : "Concat", L.Name, std::move(Ins), Out);
+    onnx::NodeProto &N = node(L.Kind == LayerKind::Concat ? "Concat"
+                              : L.Kind == LayerKind::Add  ? "Add"
+                                                          : "Mul",
+                              L.Name, std::move(Ins), Out);
     if (L.Kind == LayerKind::Concat)
       attr(N, "axis", 1);
     break;

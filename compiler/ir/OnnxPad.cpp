@@ -206,6 +206,7 @@ bool OnnxImporter::nonNegative(int LayerIndex) const {
     case LayerKind::Flatten:
     case LayerKind::Concat:
     case LayerKind::Add: // saturating: the sum of non-negative values stays so
+    case LayerKind::Mul: // and their product, rounded half up
       NonNeg[I] = InputsNonNeg();
       break;
     default:

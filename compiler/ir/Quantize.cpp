@@ -360,6 +360,17 @@ llvm::Error snow::ir::quantize(Graph &G, const ActFormats &F, FloatWeights Float
       L.AvgShift = unsigned(Shift);
       continue;
     }
+    if (L.Kind == LayerKind::Mul) {
+      // b multiplies in a weight's place, so its format is WFrac; the
+      // product holds InFrac + WFrac fraction bits and the writeback shifts
+      // it right to the output's (docs/fixed-point.md, "Products").
+      L.WFrac = FracOf(L.Inputs[1]);
+      if (L.OutFrac > L.InFrac + L.WFrac)
+        return layerError(L, fmt::format("output format has {} fraction bits, more than the "
+                                         "product's {} + {}",
+                                         L.OutFrac, L.InFrac, L.WFrac));
+      continue;
+    }
     // An fc as written is quantized like the conv it becomes, so that the
     // values do not depend on whether canonicalize() ran first.
     if (L.Kind != LayerKind::Conv && L.Kind != LayerKind::Fc) {

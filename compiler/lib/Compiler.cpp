@@ -49,6 +49,7 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
   case ir::LayerKind::AvgPool:
   case ir::LayerKind::Concat:
   case ir::LayerKind::Add:
+  case ir::LayerKind::Mul:
   case ir::LayerKind::Relu:
   case ir::LayerKind::Slice:
     break;
@@ -367,7 +368,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
         for (unsigned Sb = 0; Sb < P.subBlocks(V); ++Sb)
           P.WAddr[P.wIndex(Og, Og, Sb, V)] = S.Addr + 2 * (uint64_t(Og) * G + Sb * Lanes);
     }
-    if (L.Kind == ir::LayerKind::Add)
+    if (L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Mul)
       P.In2 = ViewOf(L.Inputs[1]);
   }
   // MACs of the whole batch (utilization is per program run); shapes of one frame.

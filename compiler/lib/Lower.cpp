@@ -211,7 +211,7 @@ void Lowerer::loadMaps(const Step &S) {
     E.wait(Unit::Load, RowsDone);
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
-  if (P.Elementwise && P.L->Kind == ir::LayerKind::Add)
+  if (P.Elementwise && P.L->Inputs.size() == 2)
     loadRegion(S, P.In2, B.InBase[S.InBuf] + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
 }
@@ -426,20 +426,24 @@ void Lowerer::elementwise(const Step &S) {
   // pitch (makeRounds gives elementwise rounds the full tile width).
   const uint32_t Pix = S.round().pixels(), In = B.InBase[S.InBuf];
   const uint32_t Operand2 = P.R * P.Wt * G;
-  auto Pre = [&](uint32_t Addr, bool Init) {
+  auto Pre = [&](Opcode Op, uint32_t Addr, bool Init) {
     E.li(9, Addr);
-    Inst I = accMove(Opcode::VPRE, Pix, G);
+    Inst I = accMove(Op, Pix, G);
     I.init = Init;
     E.emit(I);
   };
   E.li(4, 0);
-  Pre(In, true);
+  Pre(Opcode::VPRE, In, true);
   if (L.Kind == ir::LayerKind::Add)
-    Pre(In + Operand2, false);
+    Pre(Opcode::VPRE, In + Operand2, false);
+  else if (L.Kind == ir::LayerKind::Mul)
+    Pre(Opcode::VMUL, In + Operand2, false); // a, exact in the accumulator, times b.
   E.signal(Unit::Compute, InFree + S.InBuf);
   E.wait(Unit::Compute, OutFree + S.OutBuf);
   E.li(9, B.OutBase[S.OutBuf]);
   Inst Wb = accMove(Opcode::VWB, Pix, G);
+  if (L.Kind == ir::LayerKind::Mul)
+    Wb.shift = L.InFrac + L.WFrac - L.OutFrac;
   Wb.relu = L.Relu || L.Kind == ir::LayerKind::Relu;
   E.emit(Wb);
   E.signal(Unit::Compute, OutFull + S.OutBuf);

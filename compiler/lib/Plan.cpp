@@ -177,14 +177,15 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     P.GroupK = C / L.Groups;
     P.InSkew = P.GroupK - 1;
   }
-  P.Elementwise = L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Relu;
+  P.Elementwise =
+      L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Mul || L.Kind == ir::LayerKind::Relu;
   // Per-channel-group layers (depthwise, elementwise, pooling): CUs take
   // different tiles of one group; output group g reads chunk g.
   unsigned Stride = 0, Extra = 0;
   if (P.Elementwise) {
     // Operands go to the input region as accumulator-sized entries (one per
-    // pixel, a group of channels each); an add needs room for both.
-    const unsigned Operands = L.Kind == ir::LayerKind::Add ? 2 : 1;
+    // pixel, a group of channels each); an add or mul needs room for both.
+    const unsigned Operands = L.Inputs.size();
     P.NOg = ceilDiv(L.Out.C, G);
     P.Chunk = G;
     P.NChunks = P.NOg;

@@ -111,7 +111,8 @@ const KeyInfo HwKeys[] = {
      "Distinct read addresses a CU's maps buffer serves per cycle to traces: a `vmacp` of "
      "2^pix pixel groups takes ⌈2^pix / maps_read_ports⌉ cycles a step"},
     {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, MaxVmacs, false, "",
-     "Accumulator words per cycle the writeback (`vwb`) and preload (`vpre`) move per CU, "
+     "Accumulator words per cycle the writeback (`vwb`), preload (`vpre`) and product (`vmul`) "
+     "move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
     {"imem_kib", &HwConfig::ImemKib, "KiB", 0, 65536, false,

@@ -55,6 +55,7 @@ uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {
     return traceCycles(uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VWB:
   case Opcode::VPRE:
+  case Opcode::VMUL:
     return writebackCycles(Hw, uint64_t(I.rows));
   case Opcode::VLUT:
     return lutWords(Hw);

@@ -263,6 +263,17 @@ std::vector<int16_t> addFixed(const Layer &L, const std::vector<int16_t> &A,
   return Out;
 }
 
+/// The product of two maps (contract, "Products"): the writeback's rounding
+/// of a * b from InFrac + WFrac (b's format) fraction bits to OutFrac.
+std::vector<int16_t> mulFixed(const Layer &L, const std::vector<int16_t> &A,
+                              const std::vector<int16_t> &B, unsigned AccBits) {
+  const int Shift = L.InFrac + L.WFrac - L.OutFrac; // >= 0, verified.
+  std::vector<int16_t> Out(A.size());
+  for (size_t I = 0; I < A.size(); ++I)
+    Out[I] = writeback(signExtend(uint64_t(int64_t(A[I]) * B[I]), AccBits), Shift, false);
+  return Out;
+}
+
 //===----------------------------------------------------------------------===//
 // Layers without arithmetic, and the walk over the graph
 //===----------------------------------------------------------------------===//
@@ -301,6 +312,9 @@ struct FixedOps {
   auto avgPool(const Layer &L, const std::vector<int16_t> &In) const { return avgPoolFixed(L, In); }
   auto add(const Layer &L, const std::vector<int16_t> &A, const std::vector<int16_t> &B) const {
     return addFixed(L, A, B);
+  }
+  auto mul(const Layer &L, const std::vector<int16_t> &A, const std::vector<int16_t> &B) const {
+    return mulFixed(L, A, B, AccBits);
   }
 };
 
@@ -345,6 +359,9 @@ std::vector<T> runGraph(const Graph &G, const std::vector<T> &Input,
     }
     case LayerKind::Add:
       Outs[I] = Arith.add(L, In, Tensor(L.Inputs[1]));
+      break;
+    case LayerKind::Mul:
+      Outs[I] = Arith.mul(L, In, Tensor(L.Inputs[1]));
       break;
     case LayerKind::Relu:
       Outs[I] = relu(In);

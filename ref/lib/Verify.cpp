@@ -96,7 +96,8 @@ private:
     for (int P : L.Inputs)
       if (P < -1 || P >= int(I))
         return failAt(L, "input index {} is not an earlier layer (or -1 for the graph input)", P);
-    const size_t Want = L.Kind == LayerKind::Add || L.DynamicWeights ? 2 : 1;
+    const size_t Want =
+        L.Kind == LayerKind::Add || L.Kind == LayerKind::Mul || L.DynamicWeights ? 2 : 1;
     if (L.Kind != LayerKind::Concat && L.Inputs.size() != Want)
       return failAt(L, "{} takes {} input{}, got {}", typeOf(L), Want, Want == 1 ? "" : "s",
                     L.Inputs.size());
@@ -130,6 +131,8 @@ private:
       return checkConcat(L);
     case LayerKind::Slice:
       return checkSlice(L);
+    case LayerKind::Mul:
+      return checkMul(L);
     default: // Add and Relu: elementwise.
       return checkElementwise(L);
     }
@@ -277,6 +280,22 @@ private:
     if (L.OutFrac != L.InFrac)
       return failAt(L, "slice keeps the format: output has {} fraction bits, input {}", L.OutFrac,
                     L.InFrac);
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkMul(const Layer &L) {
+    const int B = L.Inputs[1];
+    if (!(shapeOf(B) == L.In) || !(L.Out == L.In))
+      return failAt(L, "mul needs one shape: inputs {} and {}, output {}", shapeStr(L.In),
+                    shapeStr(shapeOf(B)), shapeStr(L.Out));
+    // b multiplies as a weight would: WFrac is its format, and the
+    // writeback shifts the product right by InFrac + WFrac - OutFrac.
+    if (L.WFrac != fracOf(B))
+      return failAt(L, "second operand's format is {} fraction bits but its producer writes {}",
+                    L.WFrac, fracOf(B));
+    if (L.OutFrac > L.InFrac + L.WFrac)
+      return failAt(L, "output format has {} fraction bits, more than the product's {} + {}",
+                    L.OutFrac, L.InFrac, L.WFrac);
     return llvm::Error::success();
   }
 

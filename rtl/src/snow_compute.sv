@@ -1,6 +1,6 @@
 // snow_compute.sv - the compute datapath: vMAC lanes with their accumulators
 // and bias registers, writeback (shift, round, saturate, activation table,
-// ReLU), accumulator preload, and the max/average unit, in every CU at once
+// ReLU), accumulator preload and product (vpre, vmul), and the max/average unit, in every CU at once
 // (lockstep).
 //
 // The scheduler decides when an operation starts; from that cycle on this
@@ -14,7 +14,7 @@
 // take their tap in the j-th cycle of the step).
 //
 // The MAC pipeline: the contract gives a trace's sums MAC_PIPE cycles after
-// its last tap to land, and the scheduler holds vwb/vpre until then (wait_acc).
+// its last tap to land, and the scheduler holds vwb/vpre/vmul until then (wait_acc).
 // Nothing else reads accumulators, and traces into one entry add in issue
 // order, so when inside that window a sum lands cannot be observed; this
 // datapath adds in the tap's own cycle (a single-cycle multiply-add). An FPGA
@@ -79,14 +79,14 @@ module snow_compute
   // Walk order: after the start-up, inner counter n, outer o, and for each
   // (o, n) the passes j; element address base + off.
   // vmac: rows x row_steps taps, stride 1; vdw/pools: stride cstride;
-  // vwb/vpre: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
+  // vwb/vpre/vmul: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
   // entries inner (stride bstride), the simulator's order, which decides
   // overlapping writes.
   always_comb begin
     startup = '0;
     passes = 64'd1;
     case (op)
-      OP_VWB, OP_VPRE: begin
+      OP_VWB, OP_VPRE, OP_VMUL: begin
         dur = f_rows(e.inst) * 64'(WB_CYCLES);
         inner_lim = f_rows(e.inst);
         inner_stride = f_bstride(e.inst);
@@ -133,7 +133,7 @@ module snow_compute
   assign wr_addr = 32'(64'(e.a3) + o * f_len(e.inst) + n);
 
   // Controls shared by all lanes.
-  logic do_mac, do_dw, do_pre, do_bias, do_lut, do_pool, is_max, first_init, pre_init, relu;
+  logic do_mac, do_dw, do_pre, do_mul, do_bias, do_lut, do_pool, is_max, first_init, pre_init, relu;
   logic use_lut;
   logic [F_SHIFT_W-1:0] shift;
   logic [F_MULT_W-1:0] mult;
@@ -143,6 +143,7 @@ module snow_compute
   assign do_mac = active && is_trace && k >= startup && n < f_len(e.inst);
   assign do_dw = op == OP_VDW;
   assign do_pre = active && op == OP_VPRE;
+  assign do_mul = active && op == OP_VMUL;
   assign do_bias = active && op == OP_VBIAS;
   assign do_lut = active && op == OP_VLUT;
   assign use_lut = op == OP_VWB && f_lut(e.inst);
@@ -153,8 +154,8 @@ module snow_compute
   assign relu = f_relu(e.inst);
   assign shift = f_shift(e.inst);
   assign mult = f_mult(e.inst);
-  // Traces accumulate into entry a1; vwb/vpre walk entries a1 + n.
-  assign entry = AEW'(64'(e.a1) + (op == OP_VWB || op == OP_VPRE ? n : 64'd0));
+  // Traces accumulate into entry a1; vwb/vpre/vmul walk entries a1 + n.
+  assign entry = AEW'(64'(e.a1) + (op == OP_VWB || op == OP_VPRE || op == OP_VMUL ? n : 64'd0));
 
   logic [ACC_BITS-1:0] acc_rd [CUS][VMACS][LANES];  // entry `entry` of every lane
   logic [15:0] pool_out [CUS][LANES];
@@ -170,16 +171,23 @@ module snow_compute
         logic [ACC_BITS-1:0] bias;
         logic signed [15:0] m, w;
         logic signed [31:0] p;
-        assign m = signed'(do_dw ? mr_data[c][v * LANES + l] : vr_data[c][v]);
-        assign w = signed'(wr_data[c * VMACS + v][l]);
+        logic [15:0] own;  // this lane's map element of a vwb/vpre/vmul group
+        // vmul: the lane's multiplier takes its accumulator, rounded and
+        // saturated as a writeback would, in place of the weight.
+        assign own = mr_data[c][(v % WB_WORDS) * LANES + l];
+        assign m = signed'(do_dw || do_mul ? (do_mul ? own : mr_data[c][v * LANES + l])
+                                           : vr_data[c][v]);
+        assign w = do_mul ? signed'(sat16(round_shift(64'(signed'(acc[entry])), shift)))
+                          : signed'(wr_data[c * VMACS + v][l]);
         assign p = 32'(m) * 32'(w);
         assign acc_rd[c][v][l] = acc[entry];
         always_ff @(posedge clk) begin
           if (mac_here)
             acc[entry] <= (first_init ? bias : acc[entry]) + ACC_BITS'(p);
           else if (do_pre && o == 64'(v) / 64'(WB_WORDS))
-            acc[entry] <= (pre_init ? '0 : acc[entry]) +
-                          ACC_BITS'(64'(signed'(mr_data[c][(v % WB_WORDS) * LANES + l])) << shift);
+            acc[entry] <= (pre_init ? '0 : acc[entry]) + ACC_BITS'(64'(signed'(own)) << shift);
+          else if (do_mul && o == 64'(v) / 64'(WB_WORDS))
+            acc[entry] <= ACC_BITS'(p);
           if (do_bias) bias <= ACC_BITS'(64'(w) << shift);
         end
       end

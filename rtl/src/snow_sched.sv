@@ -454,7 +454,7 @@ module snow_sched
               end
               if (!flt) started = 1'b1;
             end
-            OP_VWB, OP_VPRE: begin
+            OP_VWB, OP_VPRE, OP_VMUL: begin
               if (t < acc_ready) begin
                 if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
               end else begin
@@ -573,7 +573,8 @@ module snow_sched
           if (sig_cnt_n[u] != 0) wake = 1'b1;
           if (q_nonempty[u] && !wgrant_n[u]) begin
             if (ready_at_n[u] > t) wake = 1'b1;
-            else if ((f_op(q_head[u].inst) == OP_VWB || f_op(q_head[u].inst) == OP_VPRE) &&
+            else if ((f_op(q_head[u].inst) == OP_VWB || f_op(q_head[u].inst) == OP_VPRE ||
+                      f_op(q_head[u].inst) == OP_VMUL) &&
                      acc_ready_n > t) wake = 1'b1;
           end
         end

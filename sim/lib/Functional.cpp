@@ -561,6 +561,29 @@ llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
+llvm::Error Machine::vmul(const Inst &I, const Entry &E, uint64_t T) {
+  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
+  if (auto Err = checkAccEntries(I, E, T))
+    return Err;
+  if (Opts.TimingOnly)
+    return llvm::Error::success();
+  // Each lane's multiplier takes the accumulator, rounded and saturated to
+  // 16 bits as a writeback would, in place of a weight.
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
+    for (unsigned V2 = 0; V2 < V; ++V2) {
+      auto &A = Acc[Cu * V + V2];
+      for (int64_t Entry = 0; Entry < I.rows; ++Entry) {
+        const int16_t *In = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
+        int64_t *Dst = &A[(E.A1 + Entry) * L];
+        for (unsigned Lane = 0; Lane < L; ++Lane) {
+          int64_t X = saturate16(roundShift(signExtend(Dst[Lane], Hw.AccBits), I.shift));
+          Dst[Lane] = signExtend(X * In[Lane], Hw.AccBits);
+        }
+      }
+    }
+  return llvm::Error::success();
+}
+
 llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) {
   const unsigned L = Hw.LanesPerVmac;
   if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, windowExtent(I, L),

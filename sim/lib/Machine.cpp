@@ -215,7 +215,8 @@ uint64_t Machine::nextWake(uint64_t T) const {
     else if (U.Queue.front().PushCycle >= T)
       W = std::min(W, U.Queue.front().PushCycle + 1);
     else if ((Code[U.Queue.front().Pc].Op == Opcode::VWB ||
-              Code[U.Queue.front().Pc].Op == Opcode::VPRE) &&
+              Code[U.Queue.front().Pc].Op == Opcode::VPRE ||
+              Code[U.Queue.front().Pc].Op == Opcode::VMUL) &&
              AccReady > T)
       W = std::min(W, AccReady);
   }

@@ -161,6 +161,7 @@ private:
   llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpre(const isa::Inst &I, const Entry &E, uint64_t T);
+  llvm::Error vmul(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vdw(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,

@@ -240,8 +240,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     return llvm::Error::success();
   }
   case Opcode::VWB:
-  case Opcode::VPRE: {
-    // Both move the accumulators through the maps port (writeback_words
+  case Opcode::VPRE:
+  case Opcode::VMUL: {
+    // All three move the accumulators through the maps port (writeback_words
     // lane words per cycle), so the MAC pipeline must have drained first.
     if (T < AccReady) {
       Block();
@@ -249,7 +250,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     }
     Unblock(&UnitCycles::WaitAcc);
     bool Writeback = I.Op == Opcode::VWB;
-    if (auto Err = Writeback ? vwb(I, E, T) : vpre(I, E, T))
+    if (auto Err = Writeback ? vwb(I, E, T) : I.Op == Opcode::VPRE ? vpre(I, E, T) : vmul(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;

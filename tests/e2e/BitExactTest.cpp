@@ -37,6 +37,7 @@ class RandomPool : public ::testing::TestWithParam<unsigned> {};
 class RandomChain : public ::testing::TestWithParam<unsigned> {};
 class RandomActivation : public ::testing::TestWithParam<unsigned> {};
 class RandomSqueezeExcite : public ::testing::TestWithParam<unsigned> {};
+class RandomProduct : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(RandomConv, MatchesReferenceBitForBit) {
   check(convCase(GetParam()), HwPresets[GetParam() % 3], true);
@@ -63,6 +64,12 @@ TEST_P(RandomSqueezeExcite, MatchesReferenceBitForBit) {
   check(seCase(GetParam()), HwPresets[GetParam() % 3], true);
 }
 INSTANTIATE_TEST_SUITE_P(Cases, RandomSqueezeExcite, ::testing::Range(0u, 18u));
+
+// Products of two maps (vmul), of convs, a square and the graph input.
+TEST_P(RandomProduct, MatchesReferenceBitForBit) {
+  check(productCase(GetParam()), HwPresets[GetParam() % 3], true);
+}
+INSTANTIATE_TEST_SUITE_P(Cases, RandomProduct, ::testing::Range(0u, 18u));
 
 TEST(BitExact, TinyDemoModelOnEveryPreset) {
   std::string Yaml = R"(name: tiny

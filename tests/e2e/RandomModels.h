@@ -188,6 +188,36 @@ inline std::string seCase(unsigned Seed) {
   return Y;
 }
 
+/// Products of two maps (`mul`: vpre, vmul, vwb): a conv's output times
+/// another conv's (seed % 3 == 0), times itself (1: a square) or times the
+/// graph input (2), random channel counts and maps, an activation before
+/// the product for odd seeds (a gated unit), and a 1x1 conv reading the
+/// product for seeds not divisible by 4 (else it is the output).
+inline std::string productCase(unsigned Seed) {
+  Rng R(Seed * 5303 + 13);
+  unsigned C = pickLog(R, 1, 96), H = pick(R, 2, 40), W = pick(R, 2, 40);
+  std::string Y = modelHeader(fmt::format("mul{}", Seed), C, H, W, Seed);
+  const unsigned Mid = Seed % 3 == 2 ? C : pickLog(R, 1, 120), K = pick(R, 0, 1) * 2 + 1;
+  Y += fmt::format("  - {{name: a, type: conv, out_channels: {}, kernel: {}, pad: {}}}\n", Mid, K,
+                   K / 2);
+  std::string A = "a";
+  if (Seed % 2) {
+    Y += activationLine(R, "fa");
+    A = "fa";
+  }
+  if (Seed % 3 == 0)
+    Y += fmt::format("  - {{name: b, type: conv, input: data, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: prod, type: mul, inputs: [{}, b]}}\n",
+                     Mid, A);
+  else
+    Y += fmt::format("  - {{name: prod, type: mul, inputs: [{}, {}]}}\n", A,
+                     Seed % 3 == 1 ? A : "data");
+  if (Seed % 4)
+    Y += fmt::format("  - {{name: proj, type: conv, out_channels: {}, kernel: 1}}\n",
+                     pickLog(R, 1, 80));
+  return Y;
+}
+
 /// A MobileNet block (depthwise + pointwise) for even seeds, a residual
 /// block for odd ones, with random shapes, strides and channel counts.
 inline std::string blockCase(unsigned Seed) {

@@ -57,6 +57,7 @@ work:
   vlut r24
   vwb r26, r29, rows=16, bstride=64, shift=8, relu=0, lut=1
   vpre r26, r29, rows=16, bstride=64, shift=7, init=1
+  vmul r26, r29, rows=16, bstride=64, shift=3
   vdw r25, r29, r24, rows=3, len=3, bstride=960, cstride=64, init=0
   vmax r30, r29, rows=2, len=2, bstride=56, cstride=16
   vavg r31, r29, rows=7, len=7, bstride=112, cstride=16, mult=1337, shift=16

@@ -77,6 +77,8 @@ const Golden Goldens[] = {
     // vpre: op 0x55, rs1=4 at [17:13], rs2=9 at [22:18], shift=15 at [37:32],
     // init=0 at [39]; rows=128 at [75:64], bstride=64 at [111:92].
     {"vpre r4, r9, rows=128, bstride=64, shift=15, init=0", 0x0000000f00248055, 0x0000000400000080},
+    // vmul: op 0x5a, fields as vpre's without init.
+    {"vmul r4, r9, rows=128, bstride=64, shift=15", 0x0000000f0024805a, 0x0000000400000080},
     {"vmax r3, r4, rows=2, len=2, bstride=56, cstride=16", 0x0000100000106053, 0x0000000380002002},
     {"vavg r5, r6, rows=7, len=7, bstride=112, cstride=16, mult=1337, shift=16", 0x000010100018a054,
      0x0539000700007007},

@@ -10,6 +10,7 @@
 #include "CompileRun.h"
 #include "OnnxBuilder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -203,17 +204,39 @@ TEST(OnnxActivation, ConstantsPerChannelFoldOrBecomeADepthwiseConv) {
   EXPECT_NE(Msg.find("'dz' (Div): division by 0"), std::string::npos) << Msg;
 }
 
-TEST(OnnxActivation, OtherProductsAreRefusedNamingTheNode) {
-  // Two maps of the same shape.
-  std::string Msg = importError(
-      convThen({node("Relu", "r", {"c"}, {"rc"}), node("Mul", "sq", {"c", "rc"}, {"y"})}));
-  EXPECT_NE(Msg.find("'sq' (Mul)"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("products of two maps are not"), std::string::npos) << Msg;
-  // A sigmoid read twice cannot become the SiLU of one of its readers.
-  Msg =
-      importError(convThen({node("Sigmoid", "s", {"c"}, {"g"}), node("Mul", "m", {"c", "g"}, {"t"}),
-                            node("Add", "a", {"t", "g"}, {"y"})}));
+size_t countKind(const Graph &G, LayerKind K) {
+  return size_t(
+      std::count_if(G.Layers.begin(), G.Layers.end(), [&](const Layer &L) { return L.Kind == K; }));
+}
+
+TEST(OnnxActivation, OtherProductsOfTwoMapsAreMulLayersAndRunExactly) {
+  // Two maps of the same shape: c * relu(c).
+  const std::string Square =
+      convThen({node("Relu", "r", {"c"}, {"rc"}), node("Mul", "sq", {"c", "rc"}, {"y"})});
+  EXPECT_EQ(countKind(canonical(Square), LayerKind::Mul), 1u);
+  test::RunResult R;
+  compileAndRun(Square, R);
+  EXPECT_TRUE(test::sameBits(R));
+  // A sigmoid read twice cannot become the SiLU of one of its readers: it
+  // stays a function, and c times it a product.
+  const std::string Twice =
+      convThen({node("Sigmoid", "s", {"c"}, {"g"}), node("Mul", "m", {"c", "g"}, {"t"}),
+                node("Add", "a", {"t", "g"}, {"y"})});
+  Graph G = canonical(Twice);
+  EXPECT_EQ(countKind(G, LayerKind::Mul), 1u);
+  EXPECT_EQ(std::count_if(G.Layers.begin(), G.Layers.end(),
+                          [](const Layer &L) { return L.Activation == Act::Silu; }),
+            0);
+  compileAndRun(Twice, R);
+  EXPECT_TRUE(test::sameBits(R));
+}
+
+TEST(OnnxActivation, AProductOfMapsOfTwoShapesIsRefusedNamingTheNode) {
+  std::string Msg =
+      importError(convThen({node("MaxPool", "mp", {"c"}, {"p"}, {intsAttr("kernel_shape", {2, 2})}),
+                            node("Mul", "m", {"c", "p"}, {"y"})}));
   EXPECT_NE(Msg.find("'m' (Mul)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("two run-time tensors of one shape"), std::string::npos) << Msg;
 }
 
 TEST(OnnxActivation, AClipOpenOnOneSideIsRefusedAndOneWithNoBoundsIsTheIdentity) {

@@ -66,6 +66,28 @@ std::vector<uint8_t> compileLikeSnowc(ir::Graph G, const isa::HwConfig &Hw) {
   return isa::serialize(*P);
 }
 
+/// Text, exported as ONNX and imported again, compiles to the same program.
+void expectSameProgram(const std::string &Text, const std::string &Model) {
+  llvm::Expected<ir::Graph> Yaml = ir::parseModel(Text, Model + ".yaml");
+  ASSERT_TRUE(bool(Yaml)) << llvm::toString(Yaml.takeError());
+  llvm::Expected<std::string> Bytes = ir::exportOnnx(*Yaml);
+  ASSERT_TRUE(bool(Bytes)) << llvm::toString(Bytes.takeError());
+  llvm::Expected<ir::OnnxModel> Onnx = ir::parseOnnx(*Bytes, Model + ".onnx");
+  ASSERT_TRUE(bool(Onnx)) << llvm::toString(Onnx.takeError());
+  EXPECT_EQ(Onnx->G.Name, Yaml->Name);
+  EXPECT_EQ(Onnx->G.Input, Yaml->Input);
+  EXPECT_EQ(Onnx->G.macs(), Yaml->macs());
+  EXPECT_EQ(Onnx->G.params(), Yaml->params());
+
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
+  std::vector<uint8_t> FromYaml = compileLikeSnowc(std::move(*Yaml), *Hw);
+  std::vector<uint8_t> FromOnnx = compileLikeSnowc(std::move(Onnx->G), *Hw);
+  ASSERT_FALSE(FromYaml.empty());
+  ASSERT_EQ(FromYaml.size(), FromOnnx.size());
+  EXPECT_TRUE(FromYaml == FromOnnx) << Model << ": the programs differ";
+}
+
 class RoundTrip : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RoundTrip, OnnxExportCompilesToTheSameProgramAsTheYaml) {
@@ -79,24 +101,26 @@ TEST_P(RoundTrip, OnnxExportCompilesToTheSameProgramAsTheYaml) {
     Text.replace(At, Full.size(),
                  "shape: [3, " + std::to_string(C.Size) + ", " + std::to_string(C.Size) + "]");
   }
-  llvm::Expected<ir::Graph> Yaml = ir::parseModel(Text, std::string(C.Model) + ".yaml");
-  ASSERT_TRUE(bool(Yaml)) << llvm::toString(Yaml.takeError());
-  llvm::Expected<std::string> Bytes = ir::exportOnnx(*Yaml);
-  ASSERT_TRUE(bool(Bytes)) << llvm::toString(Bytes.takeError());
-  llvm::Expected<ir::OnnxModel> Onnx = ir::parseOnnx(*Bytes, std::string(C.Model) + ".onnx");
-  ASSERT_TRUE(bool(Onnx)) << llvm::toString(Onnx.takeError());
-  EXPECT_EQ(Onnx->G.Name, Yaml->Name);
-  EXPECT_EQ(Onnx->G.Input, Yaml->Input);
-  EXPECT_EQ(Onnx->G.macs(), Yaml->macs());
-  EXPECT_EQ(Onnx->G.params(), Yaml->params());
+  expectSameProgram(Text, C.Model);
+}
 
-  auto Hw = isa::loadHwConfig("zc706");
-  ASSERT_TRUE(bool(Hw)) << llvm::toString(Hw.takeError());
-  std::vector<uint8_t> FromYaml = compileLikeSnowc(std::move(*Yaml), *Hw);
-  std::vector<uint8_t> FromOnnx = compileLikeSnowc(std::move(Onnx->G), *Hw);
-  ASSERT_FALSE(FromYaml.empty());
-  ASSERT_EQ(FromYaml.size(), FromOnnx.size());
-  EXPECT_TRUE(FromYaml == FromOnnx) << C.Model << ": the programs differ";
+// mul layers (a product of two convs, a square, a product with the graph
+// input) export as ONNX Mul nodes of two tensors and import as mul again.
+TEST(RoundTripLayers, ProductsOfTwoMaps) {
+  expectSameProgram(R"(name: products
+input: {name: data, shape: [5, 9, 7]}
+weights: {seed: 3}
+layers:
+  - {name: a, type: conv, out_channels: 5, kernel: 3, pad: 1}
+  - {name: b, type: conv, input: data, out_channels: 5, kernel: 1}
+  - {name: ab, type: mul, inputs: [a, b]}
+  - {name: sq, type: mul, inputs: [ab, ab]}
+  - {name: gate, type: sigmoid, input: a}
+  - {name: g, type: mul, inputs: [sq, gate]}
+  - {name: x, type: mul, inputs: [g, data]}
+  - {name: proj, type: conv, out_channels: 3, kernel: 1}
+)",
+                    "products");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, RoundTrip,

@@ -274,6 +274,41 @@ TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {
   EXPECT_TRUE(coSimulate("dw.bin"));
 }
 
+// vmul after vpre (shifted so that rounding and saturation to 16 bits
+// matter), after a vdw trace's sums, over strided entries, then vwb.
+TEST_P(RtlInstructionsOn, Products) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, C = V * L;
+  const unsigned All = (1u << Hw->cus()) - 1;
+  std::string S = fmt::format(".model mul\n.input 0x10000 {0} 4 4\n.output 0x40000 {0} 3 3\n", C);
+  S += weightData(V, L, 0x100000, 3000);
+  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, "
+                                    "mask={}\n",
+                                    16 * C, All);
+  S += weightLoads(V, 0x100000, All);
+  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(3, 0) + li(4, 0) + fmt::format("vpre r3, r4, rows=4, bstride={}, shift=6, init=1\n", C);
+  S += li(4, 4 * C) + fmt::format("vmul r3, r4, rows=4, bstride={}, shift=3\n", C);
+  S += li(3, 4) + li(4, 8 * C) +
+       fmt::format("vpre r3, r4, rows=2, bstride={}, shift=0, init=1\n", 2 * C);
+  S += li(4, 9 * C) + fmt::format("vmul r3, r4, rows=2, bstride={}, shift=0\n", 3 * C);
+  S += li(2, 500) + "vbias r2, shift=6\n";
+  S += li(3, 6) + li(4, 0) + li(5, 0) +
+       fmt::format("vdw r3, r4, r5, rows=3, len=3, bstride={}, cstride={}, init=1\n", 4 * C, C);
+  S += li(4, 15 * C) + fmt::format("vmul r3, r4, rows=1, bstride=0, shift=5\n");
+  S += li(3, 7) + li(4, 13 * C) +
+       fmt::format("vpre r3, r4, rows=2, bstride={}, shift=1, init=1\n", C);
+  S += li(4, 12 * C) + fmt::format("vmul r3, r4, rows=2, bstride={}, shift=20\n", C);
+  S += li(6, 0) + li(7, 32768) + fmt::format("vwb r6, r7, rows=9, bstride={}, shift=9\n", C);
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  S += li(8, 0x40000) +
+       fmt::format("st.map r8, r7, idx=0, rows=1, len={}, dstride=0, bstride=0\n", 9 * C);
+  S += "halt\n";
+  assembleFor("mul.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("mul.bin"));
+}
+
 // vmax and vavg: square and one-row windows, column strides, lane groups,
 // mult/shift averages including a saturating one.
 TEST_F(RtlInstructions, Pooling) {

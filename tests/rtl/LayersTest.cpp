@@ -44,6 +44,7 @@ class RtlRandomGrouped : public RandomLayers {};
 class RtlRandomActivation : public RandomLayers {};
 class RtlRandomSqueezeExcite : public RandomLayers {};
 class RtlRandomInception : public RandomLayers {};
+class RtlRandomProduct : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -58,6 +59,8 @@ TEST_P(RtlRandomInception, SimAndRtlAgree) { check(inceptionCase(GetParam())); }
 // weights (squeeze-and-excitation's x * s).
 TEST_P(RtlRandomActivation, SimAndRtlAgree) { check(activationCase(GetParam())); }
 TEST_P(RtlRandomSqueezeExcite, SimAndRtlAgree) { check(seCase(GetParam())); }
+// Products of two maps (vpre, vmul, vwb).
+TEST_P(RtlRandomProduct, SimAndRtlAgree) { check(productCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -69,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInception, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));
 
 class RtlGrouped : public CoSimTest {};
 

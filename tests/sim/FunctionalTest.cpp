@@ -3,7 +3,7 @@
 // Small programs whose results are worked out by hand from docs/isa.md and
 // docs/fixed-point.md: max pooling over fills, a bias + trace + writeback with
 // round-half-up, saturation and ReLU exercised lane by lane, accumulation
-// across traces, and average pooling with mult/shift. Each program moves its
+// across traces, products (vmul), and average pooling with mult/shift. Each program moves its
 // data with the load/compute/store semaphore protocol (an unsynchronized one
 // would fault, §3.6) and stores its result where .output points.
 //
@@ -207,6 +207,47 @@ TEST(Functional, BiasTraceWritebackRoundsSaturatesAndRelus) {
   EXPECT_EQ(slice(Out, 16, 16), Zero);
   EXPECT_EQ(slice(Out, 48, 16), Zero);
   EXPECT_EQ(slice(Out, 80, 16), Zero);
+}
+
+// vmul: each lane multiplies its accumulator, rounded (half up) and
+// saturated to 16 bits by the shift, by its map element. Entry 0: vpre a,
+// vmul b with shift 1 (a / 2 rounded: 3 -> 2, -3 -> -1, 1 -> 1, -1 -> 0,
+// 32767 -> 16384), written back as is (16384 * 2 saturates). Entry 1: vpre
+// a << 4, vmul b with shift 0 (32767 << 4 saturates to 32767), written back
+// with shift 3 (65534 / 8 = 8191.75 -> 8192; 176000 / 8 = 22000).
+TEST(Functional, ProductRoundsAndSaturatesTheAccumulatorThenMultiplies) {
+  const std::vector<int> A = {3, -3, 5, -5, 100, -100, 7, 0, 1, -1, 32767, -32768, 2, 9, -9, 11};
+  const std::vector<int> B = {2, 2, 1, 1, 3, -3, 100, 5, 7, 7, 2, 2, -1, 1, 1, 1000};
+  std::string Text = ".output 0x40000 32 1 1\n" + data16(0x30000, A) + data16(0x30020, B) +
+                     "li r1, imm=0x30000\n"
+                     "li r2, imm=0x30020\n"
+                     "li r3, imm=1024\n"
+                     "li r4, imm=1\n"
+                     "li r8, imm=2048\n"
+                     "li r9, imm=2176\n"
+                     "li r11, imm=0x40000\n"
+                     "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
+                     "ld.map r2, r3, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
+                     "signal.ld idx=0\n"
+                     "wait.ex idx=0\n"
+                     "vpre r0, r0, rows=1, bstride=0, shift=0, init=1\n"
+                     "vmul r0, r3, rows=1, bstride=0, shift=1\n"
+                     "vpre r4, r0, rows=1, bstride=0, shift=4, init=1\n"
+                     "vmul r4, r3, rows=1, bstride=0, shift=0\n"
+                     "vwb r0, r8, rows=1, bstride=0, shift=0, relu=0\n"
+                     "vwb r4, r9, rows=1, bstride=0, shift=3, relu=0\n"
+                     "signal.ex idx=1\n"
+                     "wait.st idx=1\n"
+                     "st.map r11, r8, idx=0, rows=2, len=16, dstride=32, bstride=128\n"
+                     "halt\n";
+  std::vector<int16_t> Out = runForOutput(Text);
+  ASSERT_EQ(Out.size(), 32u);
+  std::vector<int16_t> Halved = {4, -2, 3,     -2,     150, 150, 400, 0,
+                                 7, 0,  32767, -32768, -1,  5,   -4,  6000};
+  std::vector<int16_t> Shifted = {12, -12, 10,   -10,   600, 600, 1400, 0,
+                                  14, -14, 8192, -8192, -4,  18,  -18,  22000};
+  EXPECT_EQ(slice(Out, 0, 16), Halved);
+  EXPECT_EQ(slice(Out, 16, 16), Shifted);
 }
 
 // init=0 adds to the accumulator, init=1 restarts from the bias. Maps 0..3

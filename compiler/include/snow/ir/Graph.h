@@ -56,7 +56,7 @@ struct Shape {
 };
 
 /// Layer kinds as written in a model. canonicalize() rewrites a graph so that
-/// only Conv, MaxPool, AvgPool, Concat, Add and Relu remain (docs/model-format.md,
+/// only Conv, MaxPool, AvgPool, Concat, Add, Mul and Relu remain (docs/model-format.md,
 /// "Canonical form"): BatchNorm is folded into its conv, Fc becomes a conv
 /// whose kernel covers the whole input, GlobalAvgPool an AvgPool, Flatten a
 /// view, Softmax a flag for the host, and ReLU / Add are fused into the
@@ -69,6 +69,9 @@ enum class LayerKind {
   Fc,
   Concat,
   Add,
+  /// The element-wise product of two maps of one shape (vpre, vmul, vwb):
+  /// y = sat16(round(a * b >> (InFrac + WFrac - OutFrac))), WFrac b's format.
+  Mul,
   Relu,
   BatchNorm,
   Flatten,

@@ -69,7 +69,7 @@ struct HwConfig {
   /// Distinct read addresses a CU's maps buffer serves per cycle for traces:
   /// vmacp's 2^pix pixel groups need one each.
   unsigned MapsReadPorts = zc706::maps_read_ports;
-  /// Lane words vwb / vpre move per cycle per CU.
+  /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
   /// On-chip instruction memory: 0 for code preloaded whole and fetched for
   /// free (the idealized model), else a direct-mapped memory of this many KiB
@@ -92,7 +92,7 @@ struct HwConfig {
   uint32_t weightWordBytes() const { return LanesPerVmac * 2; }
   uint32_t weightsWords() const { return WeightsBufferKib * 1024 / weightWordBytes(); }
   uint32_t weightsBankWords() const { return weightsWords() / WeightsBanks; }
-  /// Cycles vwb / vpre spend on one accumulator entry (all vMACs of a CU).
+  /// Cycles vwb / vpre / vmul spend on one accumulator entry (all vMACs of a CU).
   unsigned writebackCyclesPerEntry() const {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
   }
