@@ -84,7 +84,11 @@ def C_LutEnds : Const<"LutEnds", !add(!shl(1, !sub(16, C_LutSegmentBits.Value)),
 def C_LutEntries : Const<"LutEntries", !add(C_LutEnds.Value, 1),
   "int16 entries of an activation table: its LutEnds segment ends, then its control entry T[LutEnds] (zoom and tail)">;
 def C_LutZoomBits : Const<"LutZoomBits", 3,
-  "low bits of an activation table's control entry that hold its zoom z: the segments cover x * 2^z, i.e. the int16 range / 2^z of x; the next bit selects the upper tail (0: T[LutEnds - 1], 1: T[LutEnds - 1] + x - 2^(15 - z))">;
+  "low bits of an activation table's control entry that hold its zoom z: the segments cover x * 2^z, i.e. the int16 range / 2^z of x; the next bit selects the upper tail (0: T[LutEnds - 1], 1: T[LutEnds - 1] + x - 2^(15 - z)), the one after it the normalised mode">;
+def C_LutScaleLsb : Const<"LutScaleLsb", 8,
+  "lowest bit of the normalised mode's scale shift s in an activation table's control entry">;
+def C_LutScaleBits : Const<"LutScaleBits", 4,
+  "bits of the normalised mode's scale shift s: lut(x) = interp(x * 4^m) * 2^m / 2^s">;
 
 // The unit whose queue executes an instruction.
 //   ctrl    - the control core itself, one instruction per cycle
@@ -176,7 +180,7 @@ def VMACP : Inst<"vmacp", 0x57, "compute",
   "multi-pixel trace: as vmac, but the vMACs form P = 2^pix groups of vmacs/P and group g reads its map values at rs2 + g*cstride: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + (v / (vmacs/P))*cstride + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane] (P must divide vmacs)">;
 def VWB   : Inst<"vwb", 0x52, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu, F_lut],
-  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): z = T[257] & 7, w = x * 2^z; below the table (w < -32768) lut(x) = T[0]; above it (w > 32767) T[256], or with the identity tail (T[257] & 8) sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256)">;
+  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): z = T[257] & 7, w = x * 2^z; below the table (w < -32768) lut(x) = T[0]; above it (w > 32767) T[256], or with the identity tail (T[257] & 8) sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256); in the normalised mode (T[257] & 16: a function with f(x / 4) = 2 f(x), rsqrt) x <= 0 gives T[0], and otherwise, with m the largest integer for which x * 4^m <= 32767 and s = (T[257] >> 8) & 15, v is that interpolation at w = x * 4^m and lut(x) = sat16(v << (m - s)) for m >= s, else floor((v + 2^(s - m - 1)) / 2^(s - m))">;
 def VLUT  : Inst<"vlut", 0x59, "compute", [F_rs3],
   "activation table: T[cu][e] = weights[cu][0][rs3 + e / lanes][e % lanes] for e < LutEntries (vMAC 0's weights; one word per cycle)">;
 def VPRE  : Inst<"vpre", 0x55, "compute",

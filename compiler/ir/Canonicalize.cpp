@@ -232,9 +232,10 @@ void foldBatchNorms(Graph &G) {
   eraseLayers(G, Replace);
 }
 
-void globalToAvgPool(Graph &G) {
-  // A window larger than this is averaged in two steps (see below).
-  constexpr uint64_t MaxOneStep = 32 * 32;
+/// Rebuilds the graph layer by layer: Expand(L, Out) appends what replaces L
+/// (its inputs and residual already renumbered) to Out and returns the index
+/// of the layer its readers read.
+template <typename Fn> void expandLayers(Graph &G, Fn Expand) {
   std::vector<Layer> Out;
   std::vector<int> NewIndex(G.Layers.size());
   auto Renumber = [&](int I) { return I < 0 ? I : NewIndex[size_t(I)]; };
@@ -244,6 +245,84 @@ void globalToAvgPool(Graph &G) {
       In = Renumber(In);
     if (L.HasResidual)
       L.Residual = Renumber(L.Residual);
+    NewIndex[I] = Expand(std::move(L), Out);
+  }
+  G.Layers = std::move(Out);
+}
+
+/// A 1x1 conv of In channels to Out with the given weights (Out x In) and
+/// bias (empty: none), named Name, reading From.
+Layer pointwise(const Layer &Of, const std::string &Name, int From, unsigned In, unsigned Out,
+                std::vector<float> Weights, std::vector<float> Bias) {
+  Layer L;
+  L.Name = Name;
+  L.Kind = LayerKind::Conv;
+  L.TypeName = "layernorm";
+  L.Loc = Of.Loc;
+  L.Inputs = {From};
+  L.In = {In, Of.In.H, Of.In.W};
+  L.Out = {Out, Of.In.H, Of.In.W};
+  L.Weights = std::move(Weights);
+  L.HasBias = !Bias.empty();
+  L.Bias = L.HasBias ? std::move(Bias) : std::vector<float>(Out, 0.0f);
+  return L;
+}
+
+/// A layernorm over C channels (docs/model-format.md, "Canonical form",
+/// step 4) becomes, per position: the mean (a 1x1 conv to one channel,
+/// weights 1/C), x minus it (a 1x1 conv from that channel, weights -1, with
+/// x as its fused residual: one rounding), its square (mul), the variance
+/// plus eps through the rsqrt table (a 1x1 conv to one channel with bias
+/// eps), that broadcast to C channels times gamma (a 1x1 conv), the product
+/// of the two (mul), and beta added by a depthwise 1x1 conv where it is not
+/// zero. Every step is the array's or the writeback's: 4C MACs a position
+/// and two products, beside a ConvNeXt block's 8C^2 + 49C MACs.
+void expandLayerNorms(Graph &G) {
+  expandLayers(G, [](Layer L, std::vector<Layer> &Out) {
+    auto Push = [&](Layer N) {
+      Out.push_back(std::move(N));
+      return int(Out.size()) - 1;
+    };
+    if (L.Kind != LayerKind::LayerNorm)
+      return Push(std::move(L));
+    const unsigned C = L.In.C;
+    const int X = L.input();
+    const float Inv = 1.0f / float(C);
+    const int Mean = Push(pointwise(L, L.Name + "_mean", X, C, 1, std::vector<float>(C, Inv), {}));
+    Layer Center = pointwise(L, L.Name + "_center", Mean, 1, C, std::vector<float>(C, -1.0f), {});
+    Center.HasResidual = true;
+    Center.Residual = X;
+    const int Ctr = Push(std::move(Center));
+    Layer Square;
+    Square.Name = L.Name + "_square";
+    Square.Kind = LayerKind::Mul;
+    Square.TypeName = "layernorm";
+    Square.Loc = L.Loc;
+    Square.Inputs = {Ctr, Ctr};
+    Square.In = Square.Out = L.In;
+    const int Sq = Push(Square);
+    Layer Rs = pointwise(L, L.Name + "_rsqrt", Sq, C, 1, std::vector<float>(C, Inv), {L.Eps});
+    Rs.Activation = Act::Rsqrt;
+    const int R = Push(std::move(Rs));
+    std::vector<float> Gamma = L.Gamma.empty() ? std::vector<float>(C, 1.0f) : L.Gamma;
+    const int Scale = Push(pointwise(L, L.Name + "_scale", R, 1, C, std::move(Gamma), {}));
+    const bool HasBeta = llvm::any_of(L.Beta, [](float B) { return B != 0; });
+    Layer Norm = Square;
+    Norm.Name = HasBeta ? L.Name + "_norm" : L.Name;
+    Norm.Inputs = {Ctr, Scale};
+    const int Prod = Push(std::move(Norm));
+    if (!HasBeta)
+      return Prod;
+    Layer Shift = pointwise(L, L.Name, Prod, C, C, std::vector<float>(C, 1.0f), L.Beta);
+    Shift.Groups = C;
+    return Push(std::move(Shift));
+  });
+}
+
+void globalToAvgPool(Graph &G) {
+  // A window larger than this is averaged in two steps (see below).
+  constexpr uint64_t MaxOneStep = 32 * 32;
+  expandLayers(G, [&](Layer L, std::vector<Layer> &Out) {
     if (L.Kind == LayerKind::GlobalAvgPool) {
       // The hardware averages a window held in one maps buffer region:
       // EfficientNet's squeeze-and-excitation averages 112x112 maps. A large
@@ -273,10 +352,9 @@ void globalToAvgPool(Graph &G) {
       L.PadT = L.PadB = L.PadL = L.PadR = 0;
       L.CeilMode = false;
     }
-    NewIndex[I] = int(Out.size());
     Out.push_back(std::move(L));
-  }
-  G.Layers = std::move(Out);
+    return int(Out.size()) - 1;
+  });
 }
 
 /// A relu whose producer is a conv or add that feeds only it becomes that
@@ -529,6 +607,7 @@ llvm::Error snow::ir::canonicalize(Graph &G) {
     removeSoftmax(G);
     fcToConv(G);
     foldBatchNorms(G);
+    expandLayerNorms(G);
     globalToAvgPool(G);
     // A relu may follow a relu (fused only once the first is gone), and an
     // add's relu must be on the add before the add moves into its conv.

@@ -41,6 +41,8 @@ const char *snow::ir::kindName(LayerKind K) {
     return "relu";
   case LayerKind::BatchNorm:
     return "batchnorm";
+  case LayerKind::LayerNorm:
+    return "layernorm";
   case LayerKind::Flatten:
     return "flatten";
   case LayerKind::Softmax:
@@ -84,6 +86,8 @@ const char *snow::ir::actName(Act A, float P0, float P1) {
     return "gelu";
   case Act::Tanh:
     return "tanh";
+  case Act::Rsqrt:
+    return "rsqrt";
   }
   assert(false && "unhandled Act");
   return "?";
@@ -110,6 +114,8 @@ double snow::ir::evalAct(Act A, float P0, float P1, double X) {
     return 0.5 * X * (1 + std::erf(X / std::sqrt(2.0)));
   case Act::Tanh:
     return std::tanh(X);
+  case Act::Rsqrt: // Undefined at and below 0: infinite, which saturates.
+    return X > 0 ? 1 / std::sqrt(X) : HUGE_VAL;
   }
   assert(false && "unhandled Act");
   return X;
@@ -154,6 +160,7 @@ uint64_t Layer::params() const {
   case LayerKind::Fc:
     return uint64_t(Out.C) * In.elems() + Biases;
   case LayerKind::BatchNorm:
+  case LayerKind::LayerNorm:
     return 2 * uint64_t(In.C);
   default:
     return 0;

@@ -27,6 +27,7 @@ const char *const AddKeys[] = {"relu"};
 const char *const ClipKeys[] = {"min", "max"};
 const char *const HardSigmoidKeys[] = {"alpha", "beta"};
 const char *const BatchNormKeys[] = {"eps", "gamma_file", "beta_file", "mean_file", "var_file"};
+const char *const LayerNormKeys[] = {"eps", "gamma_file", "beta_file"};
 
 const TypeInfo Types[] = {
     {"conv", LayerKind::Conv, ConvKeys, false},
@@ -39,6 +40,7 @@ const TypeInfo Types[] = {
     {"mul", LayerKind::Mul, {}, true},
     {"relu", LayerKind::Relu, {}, false},
     {"batchnorm", LayerKind::BatchNorm, BatchNormKeys, false},
+    {"layernorm", LayerKind::LayerNorm, LayerNormKeys, false},
     {"flatten", LayerKind::Flatten, {}, false},
     {"softmax", LayerKind::Softmax, {}, false},
     // Element-wise functions, fused into the conv before them (the
@@ -54,6 +56,7 @@ const TypeInfo Types[] = {
     {"silu", LayerKind::Activation, {}, false},
     {"gelu", LayerKind::Activation, {}, false},
     {"tanh", LayerKind::Activation, {}, false},
+    {"rsqrt", LayerKind::Activation, {}, false},
 };
 
 } // namespace
@@ -211,6 +214,8 @@ void ModelParser::parseActivation(const YAML::Node &N, Layer &L) {
     L.Activation = Act::Silu;
   } else if (T == "gelu") {
     L.Activation = Act::Gelu;
+  } else if (T == "rsqrt") {
+    L.Activation = Act::Rsqrt;
   } else {
     assert(T == "tanh" && "an activation type without a function");
     L.Activation = Act::Tanh;

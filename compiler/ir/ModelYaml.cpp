@@ -325,6 +325,7 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
     L.Out = L.In;
     break;
   case LayerKind::BatchNorm:
+  case LayerKind::LayerNorm: // Gamma, beta and eps as a batchnorm's; no statistics.
     parseBatchNorm(N, L);
     break;
   case LayerKind::Flatten:

@@ -166,6 +166,31 @@ void OnnxImporter::importMul() {
   defineActivation(0, Id, A.Dims);
 }
 
+void OnnxImporter::importPow() {
+  checkAttributes({});
+  const OnnxValue &X = activation(0);
+  const OnnxValue &E = input(1);
+  if (!E.IsConst || E.Const->Type != OnnxTensor::ElemType::Float || E.Const->Floats.size() != 1)
+    fail(fmt::format("exponent '{}' must be a float scalar constant", inputName(1)));
+  const float P = E.Const->Floats[0];
+  Layer L;
+  L.Inputs = {X.Layer};
+  L.In = L.Out = shapeOf(X.Layer);
+  if (P == -0.5f) { // The normalised table (docs/fixed-point.md).
+    L.Kind = LayerKind::Activation;
+    L.Activation = Act::Rsqrt;
+    L.TypeName = "rsqrt";
+  } else if (P == 2.0f) {
+    L.Kind = LayerKind::Mul;
+    L.TypeName = "mul";
+    L.Inputs = {X.Layer, X.Layer};
+  } else {
+    fail(fmt::format("exponent {}: only -0.5 (rsqrt) and 2 (a square) are supported", P));
+  }
+  int Id = addLayer(std::move(L));
+  defineActivation(0, Id, X.Dims);
+}
+
 bool OnnxImporter::isGeluStep(const std::string &Op) const {
   if (Op == "Erf")
     return true;

@@ -257,6 +257,9 @@ void OnnxExporter::exportLayer(const Layer &L) {
       node("Mul", L.Name, {inName(P), F}, Out);
       break;
     }
+    case Act::Rsqrt:
+      node("Pow", L.Name, {inName(P), initializer(L.Name + ".exponent", {}, {-0.5f})}, Out);
+      break;
     case Act::Gelu: { // As PyTorch writes it: x * (1 + erf(x / sqrt 2)) * 0.5.
       const std::string X = inName(P), Div = fresh(L.Name + "_div"), Erf = fresh(L.Name + "_erf"),
                         One = fresh(L.Name + "_add"), Twice = fresh(L.Name + "_mul");
@@ -279,6 +282,30 @@ void OnnxExporter::exportLayer(const Layer &L) {
     Ins.push_back(initializer(L.Name + ".running_mean", {L.In.C}, L.Mean));
     Ins.push_back(initializer(L.Name + ".running_var", {L.In.C}, L.Var));
     attrF(node("BatchNormalization", L.Name, std::move(Ins), Out), "epsilon", L.Eps);
+    break;
+  }
+  case LayerKind::LayerNorm: {
+    // As PyTorch writes LayerNorm2d at opset 13: channels last, layer_norm
+    // decomposed over them, channels first again.
+    if (Rank != 4)
+      throw ExportError{fmt::format("{}: layer '{}': a layernorm is written for a feature map "
+                                    "(N, C, H, W); its input is a vector",
+                                    L.Loc.str(), L.Name)};
+    auto Fresh = [&](const char *Step) { return fresh(L.Name + "_" + Step); };
+    const std::string T = Fresh("nhwc"), M = Fresh("mean"), D = Fresh("sub"), Sq = Fresh("pow"),
+                      V = Fresh("var"), Ve = Fresh("add"), S = Fresh("sqrt"), N = Fresh("div"),
+                      Gm = Fresh("mul"), Bt = Fresh("affine");
+    attr(node("Transpose", T, {inName(P)}, T), "perm", std::vector<int64_t>{0, 2, 3, 1});
+    attr(node("ReduceMean", M, {T}, M), "axes", std::vector<int64_t>{-1});
+    node("Sub", D, {T, M}, D);
+    node("Pow", Sq, {D, initializer(L.Name + ".two", {}, {2.0f})}, Sq);
+    attr(node("ReduceMean", V, {Sq}, V), "axes", std::vector<int64_t>{-1});
+    node("Add", Ve, {V, initializer(L.Name + ".eps", {}, {L.Eps})}, Ve);
+    node("Sqrt", S, {Ve}, S);
+    node("Div", L.Name, {D, S}, N); // The node the importer names the layer after.
+    node("Mul", Gm, {N, initializer(L.Name + ".weight", {L.In.C}, L.Gamma)}, Gm);
+    node("Add", Bt, {Gm, initializer(L.Name + ".bias", {L.In.C}, L.Beta)}, Bt);
+    attr(node("Transpose", Fresh("nchw"), {Bt}, Out), "perm", std::vector<int64_t>{0, 3, 1, 2});
     break;
   }
   case LayerKind::Flatten:

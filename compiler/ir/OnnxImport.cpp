@@ -248,7 +248,10 @@ void OnnxImporter::importNode(const onnx::NodeProto &N) {
                                           "Gather",
                                           "Slice",
                                           "Split",
-                                          "Transpose"};
+                                          "Transpose",
+                                          "Pow",
+                                          "Sqrt",
+                                          "LayerNormalization"};
   if (!llvm::is_contained(Supported, Op))
     fail(fmt::format("operator '{}' is not supported (supported: {})", Op,
                      fmt::join(Supported, ", ")));
@@ -264,7 +267,9 @@ void OnnxImporter::importOperator(const std::string &Op) {
   for (size_t I = 0; I < inputCount(); ++I)
     AllConst &=
         !inputName(I).empty() && Values.count(inputName(I)) && Values.at(inputName(I)).IsConst;
-  if (Op == "Conv")
+  if (isLayerNormStep(Op)) // Before ReduceMean, Sub, Add and Div's own rules.
+    importLayerNormStep(Op);
+  else if (Op == "Conv")
     importConv();
   else if (Op == "MaxPool")
     importPool(/*IsMax=*/true);
@@ -278,6 +283,8 @@ void OnnxImporter::importOperator(const std::string &Op) {
     importPad();
   else if (Op == "Gemm")
     importGemm(/*IsMatMul=*/false);
+  else if (Op == "MatMul" && inputCount() >= 1 && !input(0).IsConst && input(0).ChannelsLast)
+    importChannelsLastMatMul();
   else if (Op == "MatMul")
     importGemm(/*IsMatMul=*/true);
   else if (isGeluStep(Op))
@@ -305,6 +312,8 @@ void OnnxImporter::importOperator(const std::string &Op) {
     importActivation(Op);
   else if (Op == "Mul")
     importMul();
+  else if (Op == "Pow")
+    importPow();
   else if (Op == "BatchNormalization")
     importBatchNorm();
   else if (Op == "Concat")
@@ -319,6 +328,9 @@ void OnnxImporter::importOperator(const std::string &Op) {
     importIdentity(/*IsDropout=*/false);
   else if (Op == "Dropout")
     importIdentity(/*IsDropout=*/true);
+  else if (Op == "Sqrt")
+    fail("a square root is supported only as a layer_norm's, of its variance plus eps over the "
+         "channels (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div)");
   else
     importConstant();
 }

@@ -85,6 +85,16 @@ struct OnnxValue {
   /// (OnnxActivations.cpp): 1 x / sqrt 2, 2 its erf, 3 one plus that, 4 x
   /// times that, all of Layer's x. Only the next node of the chain may read it.
   uint8_t GeluStep = 0;
+  /// Dims are [N, H, W, C] of Layer's C x H x W output: a Transpose with
+  /// perm [0, 2, 3, 1] moved the channels last (ConvNeXt's blocks), and only
+  /// what treats them as channels may read it (OnnxLayerNorm.cpp).
+  bool ChannelsLast = false;
+  /// Part way through PyTorch's layer_norm over the channels of a
+  /// channels-last Layer: 1 its mean (ReduceMean), 2 x minus that (Sub), 3
+  /// its square (Pow), 4 their mean, 5 plus LnEps (Add), 6 the root (Sqrt);
+  /// the Div of 2 by 6 is the LayerNorm layer.
+  uint8_t LnStep = 0;
+  float LnEps = 0;
 };
 
 class OnnxImporter {
@@ -173,8 +183,11 @@ private:
   void importPad();
   /// Clip, Sigmoid, HardSigmoid, HardSwish, Tanh (OnnxActivations.cpp).
   void importActivation(const std::string &Op);
-  /// Mul: x * sigmoid(x) or x * hardsigmoid(x) only.
+  /// Mul: x * sigmoid(x) or x * hardsigmoid(x), x * s per channel, a map
+  /// times a constant, two maps of one shape.
   void importMul();
+  /// Pow of a map by a constant: -0.5 the rsqrt table, 2 a square (mul).
+  void importPow();
   /// Add, Sub, Mul or Div of a run-time value and a constant per channel or
   /// scalar: a depthwise 1x1 conv (a x + b), folded later where it can be.
   void importConstAffine(const std::string &Op);
@@ -185,6 +198,19 @@ private:
   /// was one (isGeluStep).
   bool isGeluStep(const std::string &Op) const;
   void importGeluStep(const std::string &Op);
+  /// One node of PyTorch's layer_norm over the channels of a channels-last
+  /// value (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div), or ONNX's
+  /// LayerNormalization; true if it is one (OnnxLayerNorm.cpp).
+  bool isLayerNormStep(const std::string &Op) const;
+  void importLayerNormStep(const std::string &Op);
+  /// MatMul of a channels-last [N, H, W, C] by a constant [C, K]: a 1x1 conv.
+  void importChannelsLastMatMul();
+  /// Transpose between [N, C, H, W] and channels-last [N, H, W, C]; false
+  /// for any other perm.
+  bool transposeChannelsLast(const OnnxValue &X, const std::vector<int64_t> &Perm);
+  /// Refuses Op reading the channels-last or layer_norm-step value V.
+  void checkChannelsLastReader(const std::string &Op, const std::string &Name, const OnnxValue &V,
+                               int Input) const;
   /// Node inputs and graph outputs that read the value called Name.
   unsigned readers(const std::string &Name) const;
   /// Whether every reader of the Pad's output takes its zeros as its own

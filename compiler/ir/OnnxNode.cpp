@@ -153,7 +153,16 @@ void OnnxImporter::defineActivation(size_t Output, int LayerIndex, std::vector<i
     fail(fmt::format("output shape {} does not keep the batch of {} on axis 0; the accelerator "
                      "runs the frames of a batch one at a time, so no operator may mix them",
                      dimsStr(Dims), Result.Frames));
+  // An operator that reads a channels-last value (OnnxLayerNorm.cpp) keeps
+  // the channels last.
+  bool Last = false;
+  for (int J = 0; J < Node->input_size(); ++J) {
+    auto It = Values.find(Node->input(J));
+    Last |= It != Values.end() && It->second.ChannelsLast;
+  }
   Shape S = frameShape(Dims);
+  if (Last && Dims.size() == 4)
+    S = frameShape({Dims[0], Dims[3], Dims[1], Dims[2]});
   if (S.C > OnnxMaxDim || S.H > OnnxMaxDim || S.W > OnnxMaxDim)
     fail(fmt::format("output shape {} is too large for a frame (at most {} per axis)",
                      dimsStr(Dims), OnnxMaxDim));
@@ -161,6 +170,7 @@ void OnnxImporter::defineActivation(size_t Output, int LayerIndex, std::vector<i
   OnnxValue V;
   V.Layer = LayerIndex;
   V.Dims = std::move(Dims);
+  V.ChannelsLast = Last && V.Dims.size() == 4;
   Values[Node->output(int(Output))] = std::move(V);
 }
 

@@ -130,7 +130,7 @@ std::vector<float> OnnxImporter::perChannelConstant(size_t CstInput, const OnnxV
   int64_t Offset = int64_t(R) - int64_t(Q);
   if (Opset < 7 && attrInt("broadcast", 0) != 0 && attr("axis"))
     Offset = attrInt("axis", 0) < 0 ? attrInt("axis", 0) + int64_t(R) : attrInt("axis", 0);
-  const size_t ChannelAxis = R >= 2 ? 1 : 0;
+  const size_t ChannelAxis = X.ChannelsLast ? R - 1 : R >= 2 ? 1 : 0;
   const int64_t C = R == 0 ? 1 : X.Dims[ChannelAxis];
   bool PerChannel = Offset >= 0 && size_t(Offset) + Q <= R;
   int64_t CStride = 0; // of the channel axis in the constant, 0 when broadcast
@@ -162,6 +162,25 @@ void OnnxImporter::importConstAffine(const std::string &Op) {
   const bool ConstFirst = input(0).IsConst;
   const OnnxValue &X = ConstFirst ? activation(1) : activation(0);
   const std::vector<float> K = perChannelConstant(ConstFirst ? 0 : 1, X, Op);
+  // After a layernorm that feeds only this node: its gamma and beta.
+  if (X.Layer >= 0 && G.Layers[size_t(X.Layer)].Kind == LayerKind::LayerNorm &&
+      readers(inputName(ConstFirst ? 1 : 0)) == 1 &&
+      !(ConstFirst && (Op == "Sub" || Op == "Div"))) {
+    Layer &Ln = G.Layers[size_t(X.Layer)];
+    for (size_t C = 0; C < K.size(); ++C) {
+      if (Op == "Mul" || Op == "Div") {
+        if (Op == "Div" && (K[C] == 0.0f || !std::isfinite(1.0f / K[C])))
+          fail(fmt::format("division by {} (constant '{}')", K[C], inputName(1)));
+        const float A = Op == "Mul" ? K[C] : 1.0f / K[C];
+        Ln.Gamma[C] *= A;
+        Ln.Beta[C] *= A;
+      } else {
+        Ln.Beta[C] += Op == "Add" ? K[C] : -K[C];
+      }
+    }
+    defineAlias(0, X);
+    return;
+  }
   Layer L;
   L.Kind = LayerKind::Conv;
   L.TypeName = Op == "Add" || Op == "Sub" ? "add" : "mul";

@@ -124,6 +124,7 @@ void OnnxImporter::prepareInputs(const onnx::NodeProto &N) {
     if (It == Values.end() || It->second.IsConst)
       continue;
     const OnnxValue &V = It->second;
+    checkChannelsLastReader(Op, N.input(J), V, J);
     static const char *const GeluNext[] = {"", "Erf", "Add", "Mul", "Mul"};
     if (V.GeluStep && Op != GeluNext[V.GeluStep])
       fail(fmt::format("input '{}' is step {} of a GELU, x * 0.5 * (1 + erf(x / sqrt 2)); only "
@@ -292,6 +293,8 @@ void OnnxImporter::importTranspose() {
     defineAlias(0, X);
     return;
   }
+  if (transposeChannelsLast(X, Perm))
+    return;
   if (!X.ChanFactored || Perm != std::vector<int64_t>{0, 2, 1, 3, 4})
     fail(fmt::format("perm {} on input {} is not supported: the accelerator moves no data "
                      "between axes; only a channel shuffle's transpose (perm [0, 2, 1, 3, 4] "

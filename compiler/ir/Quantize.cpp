@@ -242,6 +242,8 @@ double secondDerivative(Act A, double X) {
     const double Phi = std::exp(-X * X / 2) / std::sqrt(2 * M_PI);
     return Phi * (2 - X * X);
   }
+  case Act::Rsqrt:
+    return X > 0 ? 0.75 * std::pow(X, -2.5) : 0;
   default:
     return 0;
   }
@@ -265,6 +267,10 @@ double snow::ir::lutLinearBeyond(Act A) {
 LutCover snow::ir::lutCover(Act A, int PreFrac, int OutFrac) {
   const double R = lutLinearBeyond(A);
   LutCover C;
+  if (A == Act::Rsqrt) {
+    C.Normalised = true;
+    return C;
+  }
   if (R == 0 || PreFrac != OutFrac || powerOfTwo(15 - PreFrac) < R)
     return C;
   C.IdentityTail = true;
@@ -274,9 +280,46 @@ LutCover snow::ir::lutCover(Act A, int PreFrac, int OutFrac) {
   return C;
 }
 
+namespace {
+
+/// The normalised mode's table (isa/Lut.h): the segments from w = 8192 on
+/// hold f at x = w / 2^PreFrac (m = 0) times 2^(OutFrac + s), with the
+/// largest scale shift s that keeps them in int16; below them only T[0]
+/// matters (x <= 0: f's limit, saturated), the others repeat the first used one.
+std::vector<int16_t> buildNormalisedLut(const Layer &L) {
+  std::vector<int16_t> T(snow::isa::LutEntries);
+  const unsigned Lo = (8192 + 32768) >> snow::isa::LutSegmentBits; // The segment of w = 8192.
+  const double InScale = powerOfTwo(-L.PreFrac);
+  const double H = powerOfTwo(int(snow::isa::LutSegmentBits) - L.PreFrac);
+  auto At = [&](unsigned E) {
+    const double X = (double(int64_t(E) << snow::isa::LutSegmentBits) - 32768) * InScale;
+    return evalAct(L.Activation, L.ActP0, L.ActP1, X) -
+           H * H / 12 * secondDerivative(L.Activation, X);
+  };
+  double Max = 0;
+  for (unsigned E = Lo; E < snow::isa::LutEnds; ++E)
+    Max = std::max(Max, std::fabs(At(E)));
+  unsigned S = 0;
+  const unsigned MaxS = (1u << snow::isa::LutScaleBits) - 1;
+  while (S < MaxS && Max * powerOfTwo(L.OutFrac + int(S) + 1) <= 32767)
+    ++S;
+  const double Scale = powerOfTwo(L.OutFrac + int(S));
+  for (unsigned E = Lo; E < snow::isa::LutEnds; ++E)
+    T[E] = roundToFixed(At(E) * Scale);
+  for (unsigned E = 1; E < Lo; ++E)
+    T[E] = T[Lo];
+  T[0] = roundToFixed(evalAct(L.Activation, L.ActP0, L.ActP1, 0) * powerOfTwo(L.OutFrac));
+  T[snow::isa::LutEnds] = snow::isa::lutControl(0, false, true, S);
+  return T;
+}
+
+} // namespace
+
 std::vector<int16_t> snow::ir::buildLut(const Layer &L) {
   assert(L.Activation != Act::None && "a table needs a function");
   const LutCover Cover = lutCover(L.Activation, L.PreFrac, L.OutFrac);
+  if (Cover.Normalised)
+    return buildNormalisedLut(L);
   std::vector<int16_t> T(isa::LutEntries);
   const int WFrac = L.PreFrac + int(Cover.Zoom); // Fraction bits of w = x * 2^zoom.
   const double InScale = powerOfTwo(-WFrac), OutScale = powerOfTwo(L.OutFrac);

@@ -142,7 +142,8 @@ void snow::ir::materializeWeights(Graph &G) {
 }
 
 void snow::ir::seedBatchNorm(Layer &L, uint64_t Seed) {
-  assert(L.Kind == LayerKind::BatchNorm && "only batchnorm layers have statistics");
+  assert((L.Kind == LayerKind::BatchNorm || L.Kind == LayerKind::LayerNorm) &&
+         "only batchnorm and layernorm layers have gamma and beta");
   snow::Rng R(Seed ^ snow::hashName(L.Name));
   // Ranges close to a trained network's: the folded scale stays near 1, so
   // seeded models keep the activation range the conv initializer aims for.
@@ -153,6 +154,8 @@ void snow::ir::seedBatchNorm(Layer &L, uint64_t Seed) {
   };
   Draw(L.Gamma, 0.8, 1.2);
   Draw(L.Beta, -0.1, 0.1);
+  if (L.Kind == LayerKind::LayerNorm)
+    return; // Its statistics are the frame's own.
   Draw(L.Mean, -0.1, 0.1);
   Draw(L.Var, 0.5, 1.5);
 }

@@ -145,8 +145,17 @@ int16_t relu16(int16_t Q, bool Relu) { return Relu ? std::max<int16_t>(Q, 0) : Q
 int16_t activation(const std::vector<int16_t> &Table, int16_t X) {
   assert(Table.size() == 258 && "a table holds the ends of 256 segments and a control entry");
   const unsigned Control = uint16_t(Table[257]), Zoom = Control % 8;
-  const bool IdentityTail = Control / 8 % 2;
-  const int64_t W = int64_t(X) << Zoom;
+  const bool IdentityTail = Control / 8 % 2, Normalised = Control / 16 % 2;
+  int64_t W = int64_t(X) << Zoom;
+  // The normalised mode (rsqrt): x * 4^m in [8192, 32767], then 2^(m - s).
+  int M = 0;
+  if (Normalised) {
+    if (X <= 0)
+      return Table[0];
+    while (int64_t(X) * (int64_t(1) << (2 * M + 2)) < 32768)
+      ++M;
+    W = int64_t(X) * (int64_t(1) << (2 * M));
+  }
   if (W < -32768)
     return Table[0];
   if (W > 32767)
@@ -158,7 +167,15 @@ int16_t activation(const std::vector<int16_t> &Table, int16_t X) {
   int32_t Step = Num / 256; // Rounds toward zero; the contract floors.
   if (Num % 256 < 0)
     --Step;
-  return int16_t(Lo + Step);
+  const int64_t V = Lo + Step;
+  if (!Normalised)
+    return int16_t(V);
+  const int S = int(Control / 256 % 16);
+  if (M >= S)
+    return saturate16(V * (int64_t(1) << (M - S)));
+  const int64_t Div = int64_t(1) << (S - M); // Round half up: floor((V + Div / 2) / Div).
+  const int64_t Q = V + Div / 2;
+  return int16_t(Q >= 0 ? Q / Div : -((-Q + Div - 1) / Div));
 }
 
 /// Writeback (contract, convolution step 4). 128 bits so that adding the

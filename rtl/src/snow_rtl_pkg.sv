@@ -155,6 +155,32 @@ package snow_rtl_pkg;
     return r[15:0];
   endfunction
 
+  // The normalised mode of lut(x) (a function with f(x / 4) = 2 f(x), rsqrt):
+  // x > 0 shifted left by 2m into [8192, 32767] (a priority encoder on its
+  // leading bits), interpolated, then shifted by m - s (s from the control
+  // entry), rounding half up or saturating; x <= 0 gives t[0]. In hardware:
+  // a leading-one detector and two shifters beside the interpolator.
+  function automatic logic [15:0] lut_norm(input logic [15:0] t [LUT_ENTRIES],
+                                           input logic [15:0] x);
+    logic [3:0] m;
+    logic [3:0] s;
+    logic [31:0] w;
+    logic [15:0] u;
+    logic [LEW-1:0] i;
+    logic signed [63:0] v;
+    if (signed'(x) <= 16'sd0) return t[0];
+    m = '0;
+    for (int k = 1; k < 8; k++)
+      if ((32'(x) << (2 * k)) <= 32'd32767) m = 4'(k);
+    w = 32'(x) << (2 * m);
+    u = {1'b1, w[14:0]};  // w + 32768, as 0 < w < 32768
+    i = LEW'(u >> LUT_SEGMENT_BITS);
+    v = 64'(signed'(lut_interp(t[i], t[i + LEW'(1)], u[LUT_SEGMENT_BITS-1:0])));
+    s = 4'(t[LUT_ENDS][LUT_SCALE_LSB +: LUT_SCALE_BITS]);
+    if (m >= s) return sat16(v <<< (m - s));
+    return 16'(round_shift(v, F_SHIFT_W'(s) - F_SHIFT_W'(m)));
+  endfunction
+
   // lut(x) of Snow.td's vwb (isa/include/snow/isa/Lut.h) on a table t: the
   // control entry t[LUT_ENDS] holds zoom z and the identity-tail bit; w = x *
   // 2^z below the int16 range gives t[0], above it t[LUT_ENDS - 1] (plus x's
@@ -167,6 +193,7 @@ package snow_rtl_pkg;
     logic signed [31:0] w;
     logic [15:0] u;
     logic [LEW-1:0] i;
+    if (t[LUT_ENDS][LUT_ZOOM_BITS + 1]) return lut_norm(t, x);
     z = t[LUT_ENDS][LUT_ZOOM_BITS-1:0];
     w = 32'(signed'(x)) <<< z;
     if (w < -32'sd32768) return t[0];

@@ -502,7 +502,7 @@ llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
-/// vwb and vpre move `rows` accumulator entries to or from maps entries of
+/// vwb, vpre and vmul move `rows` accumulator entries to or from maps entries of
 /// vmacs x lanes elements.
 llvm::Error Machine::checkAccEntries(const Inst &I, const Entry &E, uint64_t T) {
   if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
@@ -540,12 +540,17 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
-llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
+/// vpre adds each lane's map element, shifted, to its accumulator; vmul
+/// multiplies the accumulator, rounded and saturated to 16 bits as a
+/// writeback would, by it (the lane's multiplier takes it in place of a
+/// weight). Both walk the entries as vwb does.
+llvm::Error Machine::accFromMaps(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
   if (auto Err = checkAccEntries(I, E, T))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
+  const bool Mul = I.Op == isa::Opcode::VMUL;
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
     for (unsigned V2 = 0; V2 < V; ++V2) {
       auto &A = Acc[Cu * V + V2];
@@ -553,31 +558,13 @@ llvm::Error Machine::vpre(const Inst &I, const Entry &E, uint64_t T) {
         const int16_t *In = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
         int64_t *Dst = &A[(E.A1 + Entry) * L];
         for (unsigned Lane = 0; Lane < L; ++Lane) {
-          int64_t Add = int64_t(uint64_t(int64_t(In[Lane])) << I.shift);
-          Dst[Lane] = signExtend((I.init ? 0 : Dst[Lane]) + Add, Hw.AccBits);
-        }
-      }
-    }
-  return llvm::Error::success();
-}
-
-llvm::Error Machine::vmul(const Inst &I, const Entry &E, uint64_t T) {
-  const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
-  if (auto Err = checkAccEntries(I, E, T))
-    return Err;
-  if (Opts.TimingOnly)
-    return llvm::Error::success();
-  // Each lane's multiplier takes the accumulator, rounded and saturated to
-  // 16 bits as a writeback would, in place of a weight.
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
-    for (unsigned V2 = 0; V2 < V; ++V2) {
-      auto &A = Acc[Cu * V + V2];
-      for (int64_t Entry = 0; Entry < I.rows; ++Entry) {
-        const int16_t *In = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
-        int64_t *Dst = &A[(E.A1 + Entry) * L];
-        for (unsigned Lane = 0; Lane < L; ++Lane) {
-          int64_t X = saturate16(roundShift(signExtend(Dst[Lane], Hw.AccBits), I.shift));
-          Dst[Lane] = signExtend(X * In[Lane], Hw.AccBits);
+          if (Mul) {
+            int64_t X = saturate16(roundShift(signExtend(Dst[Lane], Hw.AccBits), I.shift));
+            Dst[Lane] = signExtend(X * In[Lane], Hw.AccBits);
+          } else {
+            int64_t Add = int64_t(uint64_t(int64_t(In[Lane])) << I.shift);
+            Dst[Lane] = signExtend((I.init ? 0 : Dst[Lane]) + Add, Hw.AccBits);
+          }
         }
       }
     }

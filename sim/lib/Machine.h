@@ -160,8 +160,8 @@ private:
   llvm::Error vlut(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error checkAccEntries(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vwb(const isa::Inst &I, const Entry &E, uint64_t T);
-  llvm::Error vpre(const isa::Inst &I, const Entry &E, uint64_t T);
-  llvm::Error vmul(const isa::Inst &I, const Entry &E, uint64_t T);
+  /// vpre and vmul: accumulators from maps.
+  llvm::Error accFromMaps(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vdw(const isa::Inst &I, const Entry &E, uint64_t T);
   llvm::Error vpool(const isa::Inst &I, const Entry &E, uint64_t T, bool Max);
   llvm::Error checkDramRows(const isa::Inst &I, const Entry &E, uint64_t T, uint64_t Addr,

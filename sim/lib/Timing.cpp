@@ -250,7 +250,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     }
     Unblock(&UnitCycles::WaitAcc);
     bool Writeback = I.Op == Opcode::VWB;
-    if (auto Err = Writeback ? vwb(I, E, T) : I.Op == Opcode::VPRE ? vpre(I, E, T) : vmul(I, E, T))
+    if (auto Err = Writeback ? vwb(I, E, T) : accFromMaps(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;

@@ -38,6 +38,7 @@ class RandomChain : public ::testing::TestWithParam<unsigned> {};
 class RandomActivation : public ::testing::TestWithParam<unsigned> {};
 class RandomSqueezeExcite : public ::testing::TestWithParam<unsigned> {};
 class RandomProduct : public ::testing::TestWithParam<unsigned> {};
+class RandomLayerNorm : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(RandomConv, MatchesReferenceBitForBit) {
   check(convCase(GetParam()), HwPresets[GetParam() % 3], true);
@@ -70,6 +71,13 @@ TEST_P(RandomProduct, MatchesReferenceBitForBit) {
   check(productCase(GetParam()), HwPresets[GetParam() % 3], true);
 }
 INSTANTIATE_TEST_SUITE_P(Cases, RandomProduct, ::testing::Range(0u, 18u));
+
+// ConvNeXt blocks and heads: layernorm's expansion (mul, the rsqrt table in
+// its normalised mode) between a depthwise conv and GELU pointwise convs.
+TEST_P(RandomLayerNorm, MatchesReferenceBitForBit) {
+  check(layerNormCase(GetParam()), HwPresets[GetParam() % 3], true);
+}
+INSTANTIATE_TEST_SUITE_P(Cases, RandomLayerNorm, ::testing::Range(0u, 12u));
 
 TEST(BitExact, TinyDemoModelOnEveryPreset) {
   std::string Yaml = R"(name: tiny

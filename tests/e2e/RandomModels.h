@@ -218,6 +218,34 @@ inline std::string productCase(unsigned Seed) {
   return Y;
 }
 
+/// A ConvNeXt block (issue 15): a depthwise conv, a layernorm over the
+/// channels (canonicalize expands it: mean, centring with a fused residual,
+/// square, rsqrt table, broadcast, product), a pointwise expansion with GELU,
+/// a projection and a residual add; for odd seeds a global average, a
+/// layernorm over its vector and an fc (ConvNeXt's head). Random channel
+/// counts (often not a multiple of the lanes), maps and eps.
+inline std::string layerNormCase(unsigned Seed) {
+  Rng R(Seed * 7307 + 3);
+  unsigned C = pickLog(R, 2, 96), H = pick(R, 2, 24), W = pick(R, 2, 24);
+  std::string Y = modelHeader(fmt::format("ln{}", Seed), C, H, W, Seed);
+  const unsigned K = pick(R, 1, 3) * 2 + 1;
+  const char *Eps = Seed % 3 == 0 ? "1e-6" : Seed % 3 == 1 ? "1e-5" : "0.001";
+  Y += fmt::format("  - {{name: dw, type: conv, out_channels: {0}, kernel: {1}, pad: {2}, "
+                   "groups: {0}}}\n"
+                   "  - {{name: ln, type: layernorm, eps: {3}}}\n"
+                   "  - {{name: pw1, type: conv, out_channels: {4}, kernel: 1}}\n"
+                   "  - {{name: act, type: gelu}}\n"
+                   "  - {{name: pw2, type: conv, out_channels: {0}, kernel: 1}}\n"
+                   "  - {{name: sum, type: add, inputs: [pw2, data]}}\n",
+                   C, K, K / 2, Eps, pickLog(R, 1, 4 * C));
+  if (Seed % 2)
+    Y += fmt::format("  - {{name: pool, type: global_avgpool}}\n"
+                     "  - {{name: headln, type: layernorm, eps: {}}}\n"
+                     "  - {{name: fc, type: fc, out_features: {}}}\n",
+                     Eps, pickLog(R, 1, 100));
+  return Y;
+}
+
 /// A MobileNet block (depthwise + pointwise) for even seeds, a residual
 /// block for odd ones, with random shapes, strides and channel counts.
 inline std::string blockCase(unsigned Seed) {

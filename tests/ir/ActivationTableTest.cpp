@@ -147,3 +147,45 @@ TEST(ActivationTable, IdentityTailZoomsIntoTheCurvedPart) {
   EXPECT_FALSE(lutCover(Act::Silu, 12, 12).IdentityTail);
   EXPECT_FALSE(lutCover(Act::Sigmoid, 8, 8).IdentityTail);
 }
+
+// rsqrt (a LayerNorm's 1 / sqrt(var + eps)) in the normalised mode: x > 0
+// scaled by 4^m into [8192, 32767], interpolated, scaled back by 2^(m - s).
+// For every positive input whose exact value the output holds:
+//   |lut(x) - f(x)| <= 1/2 + 2^(m - s) + 2^-13 |f(x)|
+// output LSBs: the final rounding, the entry's and the interpolation's
+// rounding (half an LSB of the table each, scaled by 2^(m - s)), and the
+// chord's error, at most 3/32 (h / w)^2 <= 1e-4 of f for segments of h = 256
+// starting at w >= 8192 (lowered by the mean chord error, so less).
+TEST(ActivationTable, RsqrtIsNormalisedWithinARelativeBound) {
+  for (int Pre : {2, 6, 10, 14})
+    for (int Out : {0, 4, 8, 12}) {
+      Layer L;
+      L.Activation = Act::Rsqrt;
+      L.PreFrac = Pre;
+      L.OutFrac = Out;
+      L.QLut = buildLut(L);
+      const int16_t Control = L.QLut[isa::LutEnds];
+      ASSERT_TRUE(isa::lutNormalised(Control));
+      const int S = int(isa::lutScale(Control));
+      // The largest entry uses the table's range: s is as large as fits.
+      int Max = 0;
+      for (unsigned E = 160; E < isa::LutEnds; ++E)
+        Max = std::max(Max, int(L.QLut[E]));
+      EXPECT_GT(Max, S == 15 ? 0 : 16383) << "Q." << Pre << " -> Q." << Out;
+      EXPECT_EQ(isa::lutLookup(L.QLut.data(), 0), 32767);
+      EXPECT_EQ(isa::lutLookup(L.QLut.data(), -7), 32767);
+      double Worst = 0;
+      for (int X = 1; X <= 32767; ++X) {
+        const double Exact = std::ldexp(evalAct(Act::Rsqrt, 0, 0, std::ldexp(X, -Pre)), Out);
+        if (Exact > 32767)
+          continue;
+        const int M = int(isa::lutNormExponent(int16_t(X)));
+        const double Bound = 0.5 + std::ldexp(1.0, M - S) + Exact / 8192;
+        const double Err = std::fabs(isa::lutLookup(L.QLut.data(), int16_t(X)) - Exact);
+        ASSERT_LE(Err, Bound) << "x = " << X << ", Q." << Pre << " -> Q." << Out;
+        if (Exact >= 1024)
+          Worst = std::max(Worst, Err / Exact);
+      }
+      EXPECT_LT(Worst, 0.005) << "Q." << Pre << " -> Q." << Out; // where f is >= 1024 LSBs
+    }
+}

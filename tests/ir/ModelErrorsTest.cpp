@@ -55,11 +55,11 @@ TEST(ModelErrors, DuplicateKey) {
 }
 
 TEST(ModelErrors, UnsupportedLayerType) {
-  expectError(
-      Top + C1 + "  - {name: x, type: lrn, size: 5}\n",
-      {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
-       "avgpool, global_avgpool, fc, concat, add, mul, relu, batchnorm, flatten, softmax, scale, "
-       "relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, tanh)"});
+  expectError(Top + C1 + "  - {name: x, type: lrn, size: 5}\n",
+              {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
+               "avgpool, global_avgpool, fc, concat, add, mul, relu, batchnorm, layernorm, "
+               "flatten, softmax, "
+               "scale, relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, tanh, rsqrt)"});
 }
 
 TEST(ModelErrors, ActivationAndScaleKeys) {

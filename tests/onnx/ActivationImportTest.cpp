@@ -142,9 +142,9 @@ TEST(OnnxActivation, PyTorchsErfChainIsGELU) {
 // Every function of the model format survives --export-onnx and the import
 // back: the same layer kinds and parameters, and the same program.
 TEST(OnnxActivation, EveryFunctionRoundTripsThroughExport) {
-  for (const char *Fn :
-       {"relu6", "{type: clip, min: -1.5, max: 2}", "sigmoid",
-        "{type: hardsigmoid, alpha: 0.25, beta: 0.375}", "hardswish", "silu", "gelu", "tanh"}) {
+  for (const char *Fn : {"relu6", "{type: clip, min: -1.5, max: 2}", "sigmoid",
+                         "{type: hardsigmoid, alpha: 0.25, beta: 0.375}", "hardswish", "silu",
+                         "gelu", "tanh", "rsqrt"}) {
     const std::string Type =
         Fn[0] == '{' ? std::string(Fn + 1, std::strlen(Fn) - 2) : fmt::format("type: {}", Fn);
     const std::string Yaml =

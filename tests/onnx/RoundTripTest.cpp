@@ -123,6 +123,24 @@ layers:
                     "products");
 }
 
+// layernorm exports as PyTorch writes LayerNorm2d at opset 13 (Transpose,
+// ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add, Transpose) and
+// imports as one layernorm again.
+TEST(RoundTripLayers, LayerNorms) {
+  expectSameProgram(R"(name: norms
+input: {name: data, shape: [6, 8, 5]}
+weights: {seed: 5}
+layers:
+  - {name: c, type: conv, out_channels: 12, kernel: 3, pad: 1}
+  - {name: ln, type: layernorm, eps: 1e-6}
+  - {name: pw, type: conv, out_channels: 6, kernel: 1}
+  - {name: pool, type: global_avgpool}
+  - {name: headln, type: layernorm}
+  - {name: fc, type: fc, out_features: 4}
+)",
+                    "norms");
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, RoundTrip,
                          ::testing::Values(Case{"tiny", 0}, Case{"alexnet", 64},
                                            Case{"googlenet", 64}, Case{"resnet50", 64},

@@ -240,20 +240,29 @@ TEST_P(RtlInstructionsOn, MultiPixelTraces) {
   EXPECT_TRUE(coSimulate("vmacp.bin"));
 }
 
-// vdw over 3x3 and 2x2 windows, vpre with and without init and shifts, then
-// a vdw accumulating onto the preloaded sums, written back with ReLU.
-TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {
-  auto Hw = isa::loadHwConfig(GetParam());
-  ASSERT_TRUE(bool(Hw));
-  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, C = V * L;
-  const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S = fmt::format(".model dw\n.input 0x10000 {0} 4 4\n.output 0x40000 {0} 2 2\n", C);
+/// The start of a program over a 4x4 map of vmacs x lanes channels (all
+/// CUs) and weight words in every vMAC, both loaded and handed to the
+/// compute unit; its output is an OutHW x OutHW map at 0x40000.
+std::string accProgramStart(const char *Name, const isa::HwConfig &Hw, unsigned OutHW) {
+  const unsigned V = Hw.VmacsPerCu, L = Hw.LanesPerVmac, C = V * L;
+  const unsigned All = (1u << Hw.cus()) - 1;
+  std::string S = fmt::format(".model {0}\n.input 0x10000 {1} 4 4\n.output 0x40000 {1} {2} {2}\n",
+                              Name, C, OutHW);
   S += weightData(V, L, 0x100000, 3000);
   S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, "
                                     "mask={}\n",
                                     16 * C, All);
   S += weightLoads(V, 0x100000, All);
-  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  return S + "signal.ld idx=0\nwait.ex idx=0\n";
+}
+
+// vdw over 3x3 and 2x2 windows, vpre with and without init and shifts, then
+// a vdw accumulating onto the preloaded sums, written back with ReLU.
+TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned C = Hw->VmacsPerCu * Hw->LanesPerVmac;
+  std::string S = accProgramStart("dw", *Hw, 2);
   S += li(2, 500) + "vbias r2, shift=6\n";
   S += li(3, 0) + li(4, 0) + li(5, 0) +
        fmt::format("vdw r3, r4, r5, rows=3, len=3, bstride={}, cstride={}, init=1\n", 4 * C, C);
@@ -279,15 +288,8 @@ TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {
 TEST_P(RtlInstructionsOn, Products) {
   auto Hw = isa::loadHwConfig(GetParam());
   ASSERT_TRUE(bool(Hw));
-  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, C = V * L;
-  const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S = fmt::format(".model mul\n.input 0x10000 {0} 4 4\n.output 0x40000 {0} 3 3\n", C);
-  S += weightData(V, L, 0x100000, 3000);
-  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, "
-                                    "mask={}\n",
-                                    16 * C, All);
-  S += weightLoads(V, 0x100000, All);
-  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  const unsigned C = Hw->VmacsPerCu * Hw->LanesPerVmac;
+  std::string S = accProgramStart("mul", *Hw, 3);
   S += li(3, 0) + li(4, 0) + fmt::format("vpre r3, r4, rows=4, bstride={}, shift=6, init=1\n", C);
   S += li(4, 4 * C) + fmt::format("vmul r3, r4, rows=4, bstride={}, shift=3\n", C);
   S += li(3, 4) + li(4, 8 * C) +

@@ -45,6 +45,7 @@ class RtlRandomActivation : public RandomLayers {};
 class RtlRandomSqueezeExcite : public RandomLayers {};
 class RtlRandomInception : public RandomLayers {};
 class RtlRandomProduct : public RandomLayers {};
+class RtlRandomLayerNorm : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -61,6 +62,8 @@ TEST_P(RtlRandomActivation, SimAndRtlAgree) { check(activationCase(GetParam()));
 TEST_P(RtlRandomSqueezeExcite, SimAndRtlAgree) { check(seCase(GetParam())); }
 // Products of two maps (vpre, vmul, vwb).
 TEST_P(RtlRandomProduct, SimAndRtlAgree) { check(productCase(GetParam())); }
+// ConvNeXt blocks: layernorm's products and rsqrt table (normalised mode).
+TEST_P(RtlRandomLayerNorm, SimAndRtlAgree) { check(layerNormCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -73,6 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInception, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomLayerNorm, ::testing::Range(0u, 6u));
 
 class RtlGrouped : public CoSimTest {};
 

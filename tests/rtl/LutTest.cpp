@@ -62,6 +62,18 @@ class RtlLutOn : public RtlLut, public ::testing::WithParamInterface<const char 
 /// done in floating point (exact at these magnitudes) rather than by shifts.
 int lutOf(const std::vector<int> &T, int X) {
   const int Seg = 1 << isa::LutSegmentBits, Control = T[isa::LutEnds] & 0xffff;
+  if (Control & 16) { // Normalised: x * 4^m in [8192, 32767], then 2^(m - s).
+    if (X <= 0)
+      return T[0];
+    int M = 0;
+    while (X * std::pow(4.0, M + 1) <= 32767)
+      ++M;
+    const int U = X * (1 << (2 * M)) + 32768, I = U / Seg, F = U % Seg;
+    const int V = T[I] + int(std::floor((double(T[I + 1] - T[I]) * F + Seg / 2) / Seg));
+    const int S = (Control >> 8) & 15;
+    return M >= S ? int(std::clamp(V * std::pow(2.0, M - S), -32768.0, 32767.0))
+                  : int(std::floor((V + std::pow(2.0, S - M - 1)) / std::pow(2.0, S - M)));
+  }
   const int Z = Control & 7, W = X * (1 << Z);
   if (W < -32768)
     return T[0];
@@ -116,9 +128,12 @@ TEST_P(RtlLutOn, InterpolatesEverySegment) {
   for (unsigned C = 0; C < Cus; ++C) {
     // The first table spans the whole range (zoom 0); the second zooms in
     // by 1 + C % 7 with the identity tail on every other CU, and a CU's high
-    // control bits set, which the lookup ignores.
+    // control bits set, which the lookup ignores; on every third CU it is
+    // normalised (rsqrt's mode) with scale shift C % 16.
     T1[C] = wildTable(100 + C, 0);
-    T2[C] = wildTable(200 + C, int16_t(isa::lutControl(1 + C % 7, C % 2 == 0) | 0x7ff0));
+    T2[C] =
+        wildTable(200 + C, C % 3 == 1 ? isa::lutControl(0, false, true, C % 16)
+                                      : int16_t(isa::lutControl(1 + C % 7, C % 2 == 0) | 0x70e0));
     auto Padded = [&](std::vector<int> T, uint64_t Seed) {
       std::vector<int> Junk = randomValues(Seed, Lw * L - T.size(), -32768, 32767);
       T.insert(T.end(), Junk.begin(), Junk.end());

@@ -25,6 +25,18 @@ namespace {
 /// floor(((T[i+1] - T[i]) * f + 128) / 256), divided in floating point (exact
 /// here) instead of shifted.
 int lutByFormula(const std::vector<int16_t> &T, int X) {
+  if (T[257] & 16) { // Normalised: x * 4^m in [8192, 32767], then 2^(m - s).
+    if (X <= 0)
+      return T[0];
+    int M = 0;
+    while (X * std::pow(4.0, M + 1) <= 32767)
+      ++M;
+    const int W = X << (2 * M), U = W + 32768, I = U / 256, F = U % 256;
+    const int V = T[I] + int(std::floor((double(T[I + 1] - T[I]) * F + 128) / 256));
+    const int S = (T[257] >> 8) & 15;
+    return M >= S ? int(std::clamp(V * std::pow(2.0, M - S), -32768.0, 32767.0))
+                  : int(std::floor((V + std::pow(2.0, S - M - 1)) / std::pow(2.0, S - M)));
+  }
   const int Z = T[257] & 7, W = X * (1 << Z);
   if (W < -32768)
     return T[0];
@@ -70,6 +82,11 @@ TEST(Lut, MatchesTheFormulaOnEveryInput) {
     Tables.push_back(Swing);
     Tables.back()[isa::LutEnds] = isa::lutControl(Z, true);
   }
+  // The normalised mode at every scale shift, on swinging and random tables.
+  for (unsigned S = 0; S < 16; ++S) {
+    Tables.push_back(S % 2 ? Swing : randomTable(100 + S));
+    Tables.back()[isa::LutEnds] = isa::lutControl(0, false, true, S);
+  }
   for (size_t K = 0; K < Tables.size(); ++K)
     for (int X = -32768; X <= 32767; ++X)
       ASSERT_EQ(isa::lutLookup(Tables[K].data(), int16_t(X)), lutByFormula(Tables[K], X))
@@ -100,7 +117,7 @@ TEST(Lut, ZoomAndTailsByHand) {
   EXPECT_EQ(L(32767), 32767); // 32000 + 28671: saturated
   T[isa::LutEnds] = isa::lutControl(3, false);
   EXPECT_EQ(L(32767), 32000);        // no tail: the last end
-  T[isa::LutEnds] = int16_t(0xfff3); // other bits ignored: zoom 3, no tail
+  T[isa::LutEnds] = int16_t(0xffe3); // bits 5-15 ignored (not normalised): zoom 3, no tail
   EXPECT_EQ(L(4100), 32000);
   EXPECT_EQ(L(8), 0); // w = 64: segment 128 + 0.25 -> 0
 }
@@ -109,6 +126,34 @@ TEST(Lut, ZoomAndTailsByHand) {
 // (f = 0 gives T[i] exactly), the largest slopes, and round half up on both
 // signs of the slope (segment i covers x in [256 i - 32768, 256 i - 32512)).
 // Each comment gives d * f / 256 and its rounding, added to T[i].
+// The normalised mode by hand on the table of 2^14 / sqrt(w / 2^14) (rsqrt in
+// Q.14 at m = 0, s = 3 below): x = 16384 is m = 0, w = 16384, segment 192's
+// start: T[192] >> 3; x = 1 is m = 7 (4^7 = 16384), the same entry << 4;
+// x = 4096 is m = 1 (w = 16384): T[192] >> 2; x <= 0 the first entry.
+TEST(Lut, NormalisedModeByHand) {
+  std::vector<int16_t> T(isa::LutEntries, 0);
+  for (unsigned I = 160; I < isa::LutEnds; ++I)
+    T[I] = int16_t(std::lround(16384 / std::sqrt((256.0 * I - 32768) / 16384)));
+  T[0] = 32767;
+  ASSERT_EQ(T[192], 16384);
+  T[isa::LutEnds] = isa::lutControl(0, false, true, 3);
+  auto L = [&](int X) { return int(isa::lutLookup(T.data(), int16_t(X))); };
+  EXPECT_EQ(L(16384), 2048); // 16384 / 8
+  EXPECT_EQ(L(4096), 4096);  // 16384 / 4: twice x = 16384's, as rsqrt(x / 4) = 2 rsqrt(x)
+  EXPECT_EQ(L(1), 32767);    // 16384 * 16 saturates
+  EXPECT_EQ(L(0), 32767);    // x <= 0: T[0]
+  EXPECT_EQ(L(-5), 32767);
+  EXPECT_EQ(isa::lutNormExponent(1), 7u);
+  EXPECT_EQ(isa::lutNormExponent(8191), 1u); // 8191 * 4 = 32764
+  EXPECT_EQ(isa::lutNormExponent(8192), 0u); // 8192 * 4 > 32767
+  EXPECT_EQ(isa::lutNormExponent(2047), 2u); // 2047 * 16 = 32752
+  EXPECT_EQ(isa::lutNormExponent(2048), 1u);
+  // Round half up on the way down: T[192] = 16385 >> 3 = 2048.125 -> 2048;
+  // 16388 >> 3 = 2048.5 -> 2049.
+  T[192] = 16388;
+  EXPECT_EQ(L(16384), 2049);
+}
+
 TEST(Lut, EdgeValuesByHand) {
   std::vector<int16_t> T(isa::LutEntries, 0);
   T[0] = -32768; // segment 0: d = 65535

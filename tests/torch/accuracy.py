@@ -39,7 +39,7 @@ except ImportError as e:  # pragma: no cover
 DEFAULT = ["alexnet", "vgg11", "squeezenet1_1", "googlenet", "resnet18", "densenet121",
            "inception_v3", "mnasnet1_0", "mobilenet_v2", "mobilenet_v3_small",
            "mobilenet_v3_large", "efficientnet_b0", "regnet_x_400mf", "regnet_y_400mf",
-           "shufflenet_v2_x1_0"]
+           "shufflenet_v2_x1_0", "convnext_tiny"]
 # Constructor arguments beyond weights=None, and input sizes other than 224.
 KWARGS = {"googlenet": {"aux_logits": False, "init_weights": True},
           "inception_v3": {"aux_logits": False, "init_weights": True}}
@@ -92,6 +92,16 @@ def build_model(name, seed, kind="smooth"):
             mod.running_var.copy_(0.5 + torch.rand(c, generator=g))
             mod.weight.data.copy_(0.5 + torch.rand(c, generator=g))
             mod.bias.data.copy_(0.1 * torch.randn(c, generator=g))
+        # ConvNeXt: LayerNorm's affine parameters start at 1 and 0, and each
+        # block's layer scale at 1e-6, which would make every block the
+        # identity; random values make them count.
+        if isinstance(mod, torch.nn.LayerNorm):
+            c = mod.weight.numel()
+            mod.weight.data.copy_(0.5 + torch.rand(c, generator=g))
+            mod.bias.data.copy_(0.1 * torch.randn(c, generator=g))
+        if hasattr(mod, "layer_scale") and isinstance(mod.layer_scale, torch.nn.Parameter):
+            ls = mod.layer_scale
+            ls.data.copy_(0.1 + 0.4 * torch.rand(ls.shape, generator=g))
     if name in BN_FROM_DATA:
         # One pass in training mode over 8 frames of their own, of the kind
         # the test feeds (not the calibration or test frames), with a

@@ -74,6 +74,11 @@ enum class LayerKind {
   Mul,
   Relu,
   BatchNorm,
+  /// Normalises the C values of each position to mean 0 and variance 1
+  /// (ConvNeXt's LayerNorm over channels), then gamma * y + beta;
+  /// canonicalize() expands it into convs, products and an rsqrt table
+  /// (docs/model-format.md, "Canonical form").
+  LayerNorm,
   Flatten,
   Softmax,
   /// An element-wise function (Layer::Activation); canonicalize() fuses it
@@ -89,7 +94,7 @@ const char *kindName(LayerKind K);
 /// Element-wise functions of the post-processing table (vwb's lut, vlut):
 /// any function of one value, tabulated per layer by quantize()
 /// (docs/fixed-point.md, "Activation tables").
-enum class Act : uint8_t { None, Clip, Sigmoid, HardSigmoid, HardSwish, Silu, Gelu, Tanh };
+enum class Act : uint8_t { None, Clip, Sigmoid, HardSigmoid, HardSwish, Silu, Gelu, Tanh, Rsqrt };
 /// The model-format name ("relu6" for Clip(0, 6), "clip", "sigmoid", ...).
 const char *actName(Act A, float P0 = 0, float P1 = 0);
 /// The function's value at X, in double precision (P0, P1: Clip's min and
@@ -153,7 +158,8 @@ struct Layer {
   /// Slice: the first channel of the input it views.
   unsigned SliceBegin = 0;
 
-  // BatchNorm as written (folded away by canonicalize()).
+  // BatchNorm as written (folded away by canonicalize()); LayerNorm's Gamma,
+  // Beta and Eps.
   std::vector<float> Gamma, Beta, Mean, Var;
   float Eps = 1e-5f;
 
@@ -281,6 +287,8 @@ double lutLinearBeyond(Act A);
 struct LutCover {
   unsigned Zoom = 0;
   bool IdentityTail = false;
+  /// rsqrt: the normalised mode (isa/Lut.h), over every x > 0.
+  bool Normalised = false;
 };
 /// The cover of a table from PreFrac to OutFrac: the identity tail exactly
 /// when the function has one, PreFrac == OutFrac and that format reaches R.
