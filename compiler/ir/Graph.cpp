@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <numeric>
 
 using namespace snow::ir;
 
@@ -66,6 +67,42 @@ void snow::ir::makeRunTimeScale(Layer &L) {
   L.HasBias = false;
   L.Weights.assign(L.In.C, 0.0f); // Shapes only: s's values replace them.
   L.Bias.assign(L.In.C, 0.0f);
+}
+
+namespace {
+
+/// The largest group count G (dividing both channel counts) for which
+/// output i, in group i / (Out / G), reads a channel of that group's input
+/// block: the 0/1 matrix is then block diagonal, and the conv costs
+/// Out * In / G MACs per position instead of Out * In.
+uint32_t selectionGroups(const std::vector<uint32_t> &Map, uint32_t PhysC) {
+  const uint32_t Out = uint32_t(Map.size());
+  for (uint32_t G = std::gcd(Out, PhysC); G > 1; --G) {
+    if (Out % G || PhysC % G)
+      continue;
+    bool Fits = true;
+    for (uint32_t I = 0; Fits && I < Out; ++I)
+      Fits = Map[I] / (PhysC / G) == I / (Out / G);
+    if (Fits)
+      return G;
+  }
+  return 1;
+}
+
+} // namespace
+
+void snow::ir::makeSelection(Layer &L, const std::vector<uint32_t> &Rows) {
+  const uint32_t Out = uint32_t(Rows.size());
+  L.Kind = LayerKind::Conv;
+  L.Out = {Out, L.In.H, L.In.W};
+  L.KH = L.KW = L.SH = L.SW = 1;
+  L.Groups = selectionGroups(Rows, L.In.C);
+  const uint32_t PerGroup = L.In.C / L.Groups;
+  L.Weights.assign(size_t(Out) * PerGroup, 0.0f);
+  for (uint32_t I = 0; I < Out; ++I)
+    L.Weights[size_t(I) * PerGroup + Rows[I] % PerGroup] = 1.0f;
+  L.Bias.assign(Out, 0.0f);
+  L.HasBias = false;
 }
 
 const char *snow::ir::actName(Act A, float P0, float P1) {

@@ -28,6 +28,8 @@ const char *const ClipKeys[] = {"min", "max"};
 const char *const HardSigmoidKeys[] = {"alpha", "beta"};
 const char *const BatchNormKeys[] = {"eps", "gamma_file", "beta_file", "mean_file", "var_file"};
 const char *const LayerNormKeys[] = {"eps", "gamma_file", "beta_file"};
+const char *const ShuffleKeys[] = {"groups"};
+const char *const SliceKeys[] = {"begin", "channels"};
 
 const TypeInfo Types[] = {
     {"conv", LayerKind::Conv, ConvKeys, false},
@@ -48,6 +50,10 @@ const TypeInfo Types[] = {
     // x * s per channel, s computed at run time (squeeze-and-excitation):
     // a depthwise 1x1 conv whose weights are s.
     {"scale", LayerKind::Conv, {}, true},
+    // Channels moved (ShuffleNet's channel_shuffle, a split's part): a 1x1
+    // conv with 0/1 weights, a selection (parseSelection).
+    {"shuffle", LayerKind::Conv, ShuffleKeys, false},
+    {"slice", LayerKind::Conv, SliceKeys, false},
     {"relu6", LayerKind::Activation, {}, false},
     {"clip", LayerKind::Activation, ClipKeys, false},
     {"sigmoid", LayerKind::Activation, {}, false},
@@ -121,6 +127,32 @@ void ModelParser::parseWindow(const YAML::Node &N, Layer &L) {
   // must never reach the compiler with a zero in it.
   if (L.Out.H < 1 || L.Out.W < 1)
     error(N, fmt::format("output size {}x{} is less than 1", L.Out.H, L.Out.W));
+}
+
+void ModelParser::parseSelection(const YAML::Node &N, Layer &L) {
+  const uint32_t C = L.In.C;
+  std::vector<uint32_t> Rows;
+  if (L.TypeName == "shuffle") {
+    // torch's channel_shuffle: view (g, C/g), transpose, flatten; output
+    // channel b * g + a is input channel a * C/g + b.
+    YAML::Node GN = required(N, N, "groups");
+    const uint32_t G = uint32_t(integer(GN, "groups", 1, "a positive integer"));
+    if (C % G != 0)
+      error(GN, fmt::format("'groups' '{}' does not divide the input channels '{}'", G, C));
+    for (uint32_t B = 0; B < C / G; ++B)
+      for (uint32_t A = 0; A < G; ++A)
+        Rows.push_back(A * (C / G) + B);
+  } else {
+    YAML::Node BN = required(N, N, "begin"), CN = required(N, N, "channels");
+    const int64_t Begin = integer(BN, "begin", 0, "a non-negative integer");
+    const int64_t Count = integer(CN, "channels", 1, "a positive integer");
+    if (Begin + Count > int64_t(C))
+      error(CN,
+            fmt::format("channels [{}, {}) are outside the input's {}", Begin, Begin + Count, C));
+    for (int64_t I = 0; I < Count; ++I)
+      Rows.push_back(uint32_t(Begin + I));
+  }
+  makeSelection(L, Rows);
 }
 
 void ModelParser::parseConv(const YAML::Node &N, Layer &L) {

@@ -112,6 +112,8 @@ private:
   void parseJoin(const YAML::Node &N, Layer &L, const Graph &G);
   void parseActivation(const YAML::Node &N, Layer &L);
   void parseScale(const YAML::Node &N, Layer &L, const Graph &G);
+  /// shuffle and slice: channels moved by a selection conv (makeSelection).
+  void parseSelection(const YAML::Node &N, Layer &L);
   void parseBatchNorm(const YAML::Node &N, Layer &L);
   void attachWeights(const YAML::Node &N, Layer &L, const std::vector<uint64_t> &WShape);
   void loadNpy(const YAML::Node &F, const char *Key, const std::vector<uint64_t> &Shape,

@@ -284,6 +284,8 @@ void ModelParser::parseLayer(const YAML::Node &N, size_t Index, size_t Count, Gr
   case LayerKind::Conv:
     if (L.TypeName == "scale")
       parseScale(N, L, G);
+    else if (L.TypeName == "shuffle" || L.TypeName == "slice")
+      parseSelection(N, L);
     else
       parseConv(N, L);
     break;

@@ -61,24 +61,6 @@ bool isPermutation(const std::vector<uint32_t> &Map, uint32_t PhysC) {
   return true;
 }
 
-/// The largest group count G (dividing both channel counts) for which
-/// output i, in group i / (Out / G), reads a channel of that group's input
-/// block: the 0/1 matrix is then block diagonal, and the conv costs
-/// Out * In / G MACs per position instead of Out * In.
-uint32_t selectionGroups(const std::vector<uint32_t> &Map, uint32_t PhysC) {
-  const uint32_t Out = uint32_t(Map.size());
-  for (uint32_t G = std::gcd(Out, PhysC); G > 1; --G) {
-    if (Out % G || PhysC % G)
-      continue;
-    bool Fits = true;
-    for (uint32_t I = 0; Fits && I < Out; ++I)
-      Fits = Map[I] / (PhysC / G) == I / (Out / G);
-    if (Fits)
-      return G;
-  }
-  return 1;
-}
-
 } // namespace
 
 //===-- Readers: what may read channels pending --------------------------===//
@@ -191,20 +173,12 @@ void OnnxImporter::materialize(const std::string &Name, bool InPhysicalOrder) {
 }
 
 Layer OnnxImporter::selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows) {
-  const uint32_t Out = uint32_t(Rows.size());
   Layer L;
   L.Kind = LayerKind::Conv;
   L.TypeName = "select";
   L.Inputs = {Input};
   L.In = In;
-  L.Out = {Out, In.H, In.W};
-  L.Groups = selectionGroups(Rows, In.C);
-  const uint32_t PerGroup = In.C / L.Groups;
-  L.Weights.assign(size_t(Out) * PerGroup, 0.0f);
-  for (uint32_t I = 0; I < Out; ++I)
-    L.Weights[size_t(I) * PerGroup + Rows[I] % PerGroup] = 1.0f;
-  L.Bias.assign(Out, 0.0f);
-  L.HasBias = false;
+  makeSelection(L, Rows);
   return L;
 }
 

@@ -166,9 +166,10 @@ Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
 Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
                                      const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
-  // Each operand is a vpre into the accumulators, then one vwb.
-  uint64_t Compute =
-      timing::writebackCycles(Hw, roundPixels(P)) * (Operands + 1) + P.Rounds.size() * StepOverhead;
+  // Each input is a vpre (or vmul) into the accumulators, then one vwb;
+  // Operands is what is loaded (a square loads its one tensor once).
+  uint64_t Compute = timing::writebackCycles(Hw, roundPixels(P)) * (L.Inputs.size() + 1) +
+                     P.Rounds.size() * StepOverhead;
   uint64_t Bytes = P.Frames * L.Out.elems() * 2 * (Operands + 1);
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }

@@ -32,8 +32,9 @@ struct Cost {
 Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
 /// A pooling plan's cost: max(compute, DRAM).
 Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
-/// An elementwise plan's cost (Operands tensors preloaded into the
-/// accumulators, then written back): max(compute, DRAM).
+/// An elementwise plan's cost (Operands tensors loaded, each input preloaded
+/// or multiplied into the accumulators, then written back): max(compute,
+/// DRAM).
 Cost elementwiseCost(const LayerPlan &P, unsigned Operands, const isa::HwConfig &Hw);
 /// A GroupChunks plan's cost: each step (round, one of its output group's
 /// chunks) costs the larger of its traces and its DRAM transfers (maps,

@@ -211,7 +211,7 @@ void Lowerer::loadMaps(const Step &S) {
     E.wait(Unit::Load, RowsDone);
   E.wait(Unit::Load, InFree + S.InBuf);
   loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
-  if (P.Elementwise && P.L->Inputs.size() == 2)
+  if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
     loadRegion(S, P.In2, B.InBase[S.InBuf] + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
 }
@@ -425,7 +425,7 @@ void Lowerer::elementwise(const Step &S) {
   // Operands are laid out R x Wt in the buffer, so the entries keep that
   // pitch (makeRounds gives elementwise rounds the full tile width).
   const uint32_t Pix = S.round().pixels(), In = B.InBase[S.InBuf];
-  const uint32_t Operand2 = P.R * P.Wt * G;
+  const uint32_t Operand2 = P.sameOperands() ? 0 : P.R * P.Wt * G;
   auto Pre = [&](Opcode Op, uint32_t Addr, bool Init) {
     E.li(9, Addr);
     Inst I = accMove(Op, Pix, G);

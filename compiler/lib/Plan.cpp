@@ -184,8 +184,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   unsigned Stride = 0, Extra = 0;
   if (P.Elementwise) {
     // Operands go to the input region as accumulator-sized entries (one per
-    // pixel, a group of channels each); an add or mul needs room for both.
-    const unsigned Operands = L.Inputs.size();
+    // pixel, a group of channels each); an add or mul needs room for both,
+    // unless they are one tensor.
+    const unsigned Operands = P.sameOperands() ? 1 : unsigned(L.Inputs.size());
     P.NOg = ceilDiv(L.Out.C, G);
     P.Chunk = G;
     P.NChunks = P.NOg;

@@ -112,8 +112,12 @@ struct LayerPlan {
   /// Elements of slack before (and after) the maps in the input region, so
   /// that shifted passes stay inside it: GroupK - 1.
   unsigned InSkew = 0;
-  /// Add or ReLU through the accumulators (vpre, vwb); chunks as Depthwise.
+  /// Add, Mul or ReLU through the accumulators (vpre, vmul, vwb); chunks as
+  /// Depthwise.
   bool Elementwise = false;
+  /// Elementwise: whether the second operand is the first (a square, x * x):
+  /// it is loaded once and both instructions read it.
+  bool sameOperands() const { return L->Inputs.size() == 2 && L->Inputs[0] == L->Inputs[1]; }
   /// Conv whose kernel is one pixel wide and whose weights need several
   /// channel chunks: the input region holds every channel of its pixels, so
   /// the maps are loaded once for all chunks; chunk c's traces start at

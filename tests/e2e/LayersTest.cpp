@@ -224,6 +224,33 @@ TEST(Layers, StridedPointwiseConvGathersOnlyTheReadPixels) {
 )");
 }
 
+// A square (mul [c, c], a layernorm's) loads its one tensor once; a product
+// of two tensors loads both. Bit-exact either way.
+TEST(Layers, ASquareLoadsItsTensorOnce) {
+  std::string Yaml = header("sq", 40, 20, 18) +
+                     R"(  - {name: c, type: conv, out_channels: 48, kernel: 3, pad: 1}
+  - {name: d, type: conv, input: data, out_channels: 48, kernel: 1}
+  - {name: sq, type: mul, inputs: [c, c]}
+  - {name: cd, type: mul, inputs: [c, d]}
+  - {name: sum, type: add, inputs: [sq, cd]}
+)";
+  RunResult R;
+  ASSERT_TRUE(runModel(Yaml, "zc706", R));
+  EXPECT_TRUE(sameBits(R));
+  const uint64_t Tensor = 48 * 20 * 18 * 2;
+  unsigned Seen = 0;
+  for (const sim::LayerStats &L : R.Stats.Layers) {
+    if (L.Name == "sq") {
+      EXPECT_LT(L.DramReadBytes, Tensor * 3 / 2);
+      ++Seen;
+    } else if (L.Name == "cd") {
+      EXPECT_GE(L.DramReadBytes, 2 * Tensor);
+      ++Seen;
+    }
+  }
+  EXPECT_EQ(Seen, 2u);
+}
+
 TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
   // 600 input channels need two weight chunks on zc706 (and more on
   // narrow8); with a one-pixel-wide kernel the maps stay loaded across them.
@@ -263,6 +290,40 @@ TEST(Layers, SmallMapsSpreadOutputChannelsOverCus) {
   EXPECT_NE(compiler::describePlan(*G, *Hw).find("+split"), std::string::npos)
       << compiler::describePlan(*G, *Hw);
   check(Yaml, true, {"zc706", "mini64", "narrow8", "big1024"});
+}
+
+} // namespace
+
+namespace {
+
+// ShuffleNet v2's unit in YAML: a channel shuffle and the two halves of a
+// split are selections (1x1 convs with 0/1 weights), exact; torch's
+// channel_shuffle order (output b * g + a is input a * C/g + b).
+TEST(Layers, ShuffleAndSliceAreExactSelections) {
+  check(header("shuffle", 24, 10, 9) +
+            R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
+  - {name: left, type: slice, input: c, begin: 0, channels: 12}
+  - {name: right, type: slice, input: c, begin: 12, channels: 12}
+  - {name: b, type: conv, input: right, out_channels: 12, kernel: 1, relu: true}
+  - {name: cat, type: concat, inputs: [left, b]}
+  - {name: sh, type: shuffle, groups: 2}
+  - {name: out, type: conv, out_channels: 10, kernel: 1}
+)",
+        false);
+  auto G =
+      ir::parseModel(header("s", 6, 2, 2) + "  - {name: sh, type: shuffle, groups: 3}\n", "s.yaml");
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  const ir::Layer &S = G->Layers[0];
+  ASSERT_EQ(S.Out.C, 6u);
+  // Rows: output b * 3 + a reads input a * 2 + b: 0, 2, 4, 1, 3, 5.
+  const unsigned Want[] = {0, 2, 4, 1, 3, 5};
+  for (unsigned O = 0; O < 6; ++O)
+    for (unsigned I = 0; I < 6 / S.Groups; ++I)
+      EXPECT_EQ(S.Weights[O * (6 / S.Groups) + I],
+                Want[O] % (6 / S.Groups) == I && Want[O] / (6 / S.Groups) == O / (6 / S.Groups)
+                    ? 1.0f
+                    : 0.0f)
+          << O << ", " << I;
 }
 
 } // namespace

@@ -59,7 +59,8 @@ TEST(ModelErrors, UnsupportedLayerType) {
               {"m.yaml:5: layer 'x': unsupported layer type 'lrn' (supported: conv, maxpool, "
                "avgpool, global_avgpool, fc, concat, add, mul, relu, batchnorm, layernorm, "
                "flatten, softmax, "
-               "scale, relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, tanh, rsqrt)"});
+               "scale, shuffle, slice, relu6, clip, sigmoid, hardsigmoid, hardswish, silu, gelu, "
+               "tanh, rsqrt)"});
 }
 
 TEST(ModelErrors, ActivationAndScaleKeys) {

@@ -123,6 +123,35 @@ layers:
                     "products");
 }
 
+// shuffle and slice export as the selections they are (Conv with 0/1
+// weights, grouped where block diagonal) and import as those convs: the same
+// layers and weights (only the type names shown in reports differ).
+TEST(RoundTripLayers, ShufflesAndSlicesAreTheirSelections) {
+  const std::string Text = R"(name: moves
+input: {name: data, shape: [12, 6, 5]}
+weights: {seed: 9}
+layers:
+  - {name: c, type: conv, out_channels: 12, kernel: 3, pad: 1}
+  - {name: sh, type: shuffle, groups: 3}
+  - {name: half, type: slice, begin: 6, channels: 6}
+  - {name: p, type: conv, out_channels: 4, kernel: 1}
+)";
+  llvm::Expected<ir::Graph> Yaml = ir::parseModel(Text, "moves.yaml");
+  ASSERT_TRUE(bool(Yaml)) << llvm::toString(Yaml.takeError());
+  llvm::Expected<std::string> Bytes = ir::exportOnnx(*Yaml);
+  ASSERT_TRUE(bool(Bytes)) << llvm::toString(Bytes.takeError());
+  llvm::Expected<ir::OnnxModel> Onnx = ir::parseOnnx(*Bytes, "moves.onnx");
+  ASSERT_TRUE(bool(Onnx)) << llvm::toString(Onnx.takeError());
+  ASSERT_EQ(Onnx->G.Layers.size(), Yaml->Layers.size());
+  for (size_t I = 0; I < Yaml->Layers.size(); ++I) {
+    const ir::Layer &A = Yaml->Layers[I], &B = Onnx->G.Layers[I];
+    EXPECT_EQ(A.Kind, B.Kind) << A.Name;
+    EXPECT_EQ(A.Groups, B.Groups) << A.Name;
+    EXPECT_EQ(A.Out, B.Out) << A.Name;
+    EXPECT_EQ(A.Weights, B.Weights) << A.Name;
+  }
+}
+
 // layernorm exports as PyTorch writes LayerNorm2d at opset 13 (Transpose,
 // ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add, Transpose) and
 // imports as one layernorm again.

@@ -192,6 +192,13 @@ struct Layer {
 /// weights are s at run time. The YAML `scale` and ONNX's Mul build it.
 void makeRunTimeScale(Layer &L);
 
+/// Makes L, whose Inputs and In are set, the 1x1 conv whose output channel I
+/// is input channel Rows[I] (a *selection*: 0/1 weights, no bias, grouped
+/// where the matrix is block diagonal): what the ONNX importer builds for
+/// channels moved without a conv to take them, and the YAML `shuffle` and
+/// `slice` are. Exact: one product by 1.0 a sum.
+void makeSelection(Layer &L, const std::vector<uint32_t> &Rows);
+
 struct Graph {
   std::string Name;
   SourceLoc Loc;
