@@ -140,7 +140,8 @@ void OnnxImporter::importMul() {
   // computed at run time: a depthwise 1x1 conv whose weights are s.
   for (size_t I : {0, 1}) {
     const OnnxValue &X = input(I), &Sv = input(1 - I);
-    if (X.IsConst || Sv.IsConst || X.Dims.size() != 4 || Sv.Dims.size() != 4)
+    if (X.IsConst || Sv.IsConst || X.Dims.size() != 4 || Sv.Dims.size() != 4 || X.ChannelsLast ||
+        Sv.ChannelsLast)
       continue;
     if (Sv.Dims[1] != X.Dims[1] || Sv.Dims[2] != 1 || Sv.Dims[3] != 1)
       continue;
@@ -155,7 +156,7 @@ void OnnxImporter::importMul() {
   }
   // Two run-time tensors of one shape: the element-wise product (vmul).
   const OnnxValue &A = input(0), &B = input(1);
-  if (A.IsConst || B.IsConst || A.Dims != B.Dims)
+  if (A.IsConst || B.IsConst || A.Dims != B.Dims || A.ChannelsLast != B.ChannelsLast)
     Refuse();
   Layer L;
   L.Kind = LayerKind::Mul;

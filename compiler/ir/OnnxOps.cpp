@@ -104,6 +104,10 @@ void OnnxImporter::importAdd() {
   if (V0.IsConst && V1.IsConst)
     fail("both inputs are constants; there is nothing to compute at run time");
   if (!V0.IsConst && !V1.IsConst) {
+    if (V0.ChannelsLast != V1.ChannelsLast)
+      fail(fmt::format("'{}' has its channels {} and '{}' {}: their elements do not correspond",
+                       inputName(0), V0.ChannelsLast ? "last" : "first", inputName(1),
+                       V1.ChannelsLast ? "last" : "first"));
     if (V0.Dims != V1.Dims)
       fail(fmt::format("inputs '{}' {} and '{}' {} differ in shape; two run-time tensors are "
                        "added only when their shapes are equal (no broadcasting)",

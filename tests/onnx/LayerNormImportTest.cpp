@@ -174,6 +174,15 @@ TEST(OnnxLayerNorm, OtherReadersOfChannelsLastValuesAreRefusedNamingTheNode) {
   Msg = importError(blockWith(Ln));
   EXPECT_NE(Msg.find("'early' (Relu)"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("step 2 of a layer_norm"), std::string::npos) << Msg;
+  // A channels-last tensor added to a channels-first one whose dims happen
+  // to be the same (C = H = W = 4): the elements do not correspond.
+  Msg = importError(
+      model({input("x", {1, 4, 4, 4}), output("y", {1, 4, 4, 4}),
+             init("W", {4, 4, 1, 1}, values(16, 9, -1, 1)), node("Conv", "pw", {"x", "W"}, {"c"}),
+             node("Transpose", "nhwc", {"c"}, {"t"}, {intsAttr("perm", {0, 2, 3, 1})}),
+             node("Add", "mix", {"t", "x"}, {"y"})}));
+  EXPECT_NE(Msg.find("'mix' (Add)"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("do not correspond"), std::string::npos) << Msg;
   // A square root outside a layer_norm.
   Msg = importError(model(
       {input("x", {1, 3, 4, 4}), output("y", {1, 3, 4, 4}), node("Sqrt", "root", {"x"}, {"y"})}));
