@@ -158,6 +158,10 @@ void OnnxImporter::importMul() {
   const OnnxValue &A = input(0), &B = input(1);
   if (A.IsConst || B.IsConst || A.Dims != B.Dims || A.ChannelsLast != B.ChannelsLast)
     Refuse();
+  defineProduct(A, B);
+}
+
+void OnnxImporter::defineProduct(const OnnxValue &A, const OnnxValue &B) {
   Layer L;
   L.Kind = LayerKind::Mul;
   L.TypeName = "mul";
@@ -174,20 +178,16 @@ void OnnxImporter::importPow() {
   if (!E.IsConst || E.Const->Type != OnnxTensor::ElemType::Float || E.Const->Floats.size() != 1)
     fail(fmt::format("exponent '{}' must be a float scalar constant", inputName(1)));
   const float P = E.Const->Floats[0];
-  Layer L;
+  if (P == 2.0f)
+    return defineProduct(X, X);
+  if (P != -0.5f)
+    fail(fmt::format("exponent {}: only -0.5 (rsqrt) and 2 (a square) are supported", P));
+  Layer L; // The normalised table (docs/fixed-point.md).
+  L.Kind = LayerKind::Activation;
+  L.Activation = Act::Rsqrt;
+  L.TypeName = "rsqrt";
   L.Inputs = {X.Layer};
   L.In = L.Out = shapeOf(X.Layer);
-  if (P == -0.5f) { // The normalised table (docs/fixed-point.md).
-    L.Kind = LayerKind::Activation;
-    L.Activation = Act::Rsqrt;
-    L.TypeName = "rsqrt";
-  } else if (P == 2.0f) {
-    L.Kind = LayerKind::Mul;
-    L.TypeName = "mul";
-    L.Inputs = {X.Layer, X.Layer};
-  } else {
-    fail(fmt::format("exponent {}: only -0.5 (rsqrt) and 2 (a square) are supported", P));
-  }
   int Id = addLayer(std::move(L));
   defineActivation(0, Id, X.Dims);
 }

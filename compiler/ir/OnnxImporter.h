@@ -188,6 +188,8 @@ private:
   void importMul();
   /// Pow of a map by a constant: -0.5 the rsqrt table, 2 a square (mul).
   void importPow();
+  /// The node's output as the Mul layer A * B (two maps of one shape).
+  void defineProduct(const OnnxValue &A, const OnnxValue &B);
   /// Add, Sub, Mul or Div of a run-time value and a constant per channel or
   /// scalar: a depthwise 1x1 conv (a x + b), folded later where it can be.
   void importConstAffine(const std::string &Op);
