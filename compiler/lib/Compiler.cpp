@@ -100,10 +100,10 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
                                                const BufferMap &B, const CompileOptions &Opts,
-                                               const std::vector<unsigned> &Frames) {
+                                               const std::vector<unsigned> &Frames,
+                                               const std::vector<uint64_t> &Penalty) {
   const size_t N = G.Layers.size();
   const std::vector<bool> SlicedOut = slicedOutputs(G);
-  const std::vector<uint64_t> Penalty = splitPenalties(G, Hw, B, Opts, Frames, SlicedOut);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
   // layer); the distinct ones in parallel, a plan depending only on its
   // layer, the hardware and the options. The first error in layer order is
@@ -225,9 +225,11 @@ llvm::Expected<std::vector<TensorView>> placeTensors(const ir::Graph &G, PlaceFn
 
 /// Puts the plans in program order: the layer scheduler's (a layer's parts
 /// stay together), then pools moved beside the convs they read (which may
-/// plan such a pool again in smaller steps).
+/// plan such a pool again in smaller steps, and a conv whose pool did not
+/// go beside it again without the penalty that was to keep it there).
 void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B,
-                const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+                const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans) {
   if (Opts.ScheduleLayers) {
     std::vector<uint64_t> Cycles(PG.Layers.size(), 0);
     for (const LayerPlan &P : Plans)
@@ -240,8 +242,10 @@ void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B
       return Rank[A.Index] < Rank[B.Index];
     });
   }
-  if (Opts.PipelinePools)
+  if (Opts.PipelinePools) {
     pipelineOrder(PG, Hw, B, Opts, Plans);
+    dropUnusedPenalties(PG, Hw, B, Opts, Frames, Penalty, Plans);
+  }
 }
 
 } // namespace
@@ -267,9 +271,10 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     Batched = batchGraph(G, N, Frames);
   const ir::Graph &PG = Batched ? *Batched : G;
   llvm::TimeTraceScope Scope("compile");
+  const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, slicedOutputs(PG));
   auto Plans = [&] {
     llvm::TimeTraceScope Scope("plan layers");
-    return planAll(PG, Hw, *B, Opts, Frames);
+    return planAll(PG, Hw, *B, Opts, Frames, Penalty);
   }();
   if (!Plans)
     return Plans.takeError();
@@ -281,7 +286,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.ModelName = G.Name;
   Prog.DataAddr = DataBase;
   Prog.Batch = N;
-  orderPlans(PG, Hw, *B, Opts, *Plans);
+  orderPlans(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -447,7 +452,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     All.insert(All.end(), Parts->begin(), Parts->end());
   }
   if (AllPlanned)
-    orderPlans(PG, Hw, *B, Opts, All);
+    orderPlans(PG, Hw, *B, Opts, Frames, Penalty, All);
   for (LayerPlan &P : All) {
     if (!ByLayer[P.Index])
       ByLayer[P.Index].emplace();

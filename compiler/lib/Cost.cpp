@@ -103,6 +103,16 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // Instructions of a series of N DMA operations: unrolled, or a loop of 5
   // a turn from 4 on (Lowerer::dmaSeries).
   auto Series = [](uint64_t N) { return N < 4 ? 3 * N : 3 + 5 * N; };
+  // Code is fetched from DRAM over the channel the DMAs use (imem_kib > 0),
+  // and steps are straight-line code, so every step's instructions cost
+  // channel time once: a loop's body once, a DMA loop's 8. A plan of tiny
+  // tiles spends a sixth of its channel time fetching its code (ResNet-50's
+  // 64 -> 256 1x1 convs with their residuals, 4-pixel tiles).
+  auto SeriesCode = [](uint64_t N) { return N < 4 ? 3 * N : uint64_t(8); };
+  auto FetchCycles = [&](uint64_t Insts) {
+    return Hw.fetchesCode() ? ceilDiv(Insts * timing::fetchChannelCycles(Hw), Hw.FetchBlockInsts)
+                            : 0;
+  };
   const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
   const bool WholeRows = P.Wt >= L.Out.W; // A tile's stores: one DMA, else one per row.
   uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
@@ -113,22 +123,28 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       uint64_t Comp = I.Pixels * ChunkTrace(C) + StepOverhead;
       if (Last)
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
-      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16;
+      // Ctrl: instructions issued; Code: instructions fetched (a trace
+      // loop's body of about 12 once).
+      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16, Code = 16 + 12;
       if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
         In += I.Ogs * OgBytes(C);
         Ctrl += I.Ogs * V * 3 + 2;
+        Code += I.Ogs * V * 3 + 2;
       }
       if (Chunked || (C == 0 && I.TileChanged)) {
         In += I.Tiles * TileBytes[C];
         Ctrl += I.Tiles * (Series(MapDmas) + 4) + 2;
+        Code += I.Tiles * (SeriesCode(MapDmas) + 4) + 2;
       }
       if (Last) {
-        Ctrl += I.Active * Series(WholeRows ? 1 : I.Rows) * (L.HasResidual ? 2 : 1) + 6;
+        const uint64_t Moves = I.Active * (L.HasResidual ? 2 : 1);
+        Ctrl += Moves * Series(WholeRows ? 1 : I.Rows) + 6;
+        Code += Moves * SeriesCode(WholeRows ? 1 : I.Rows) + 6;
       }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
-      const uint64_t Chan = timing::dmaChannelCycles(Hw, In + Pending);
+      const uint64_t Chan = timing::dmaChannelCycles(Hw, In + Pending) + FetchCycles(Code);
       ChanFree = Start + Chan;
       uint64_t Ready = In ? Start + timing::dmaCompletion(Hw, Chan) : 0;
       Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;

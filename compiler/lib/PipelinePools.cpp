@@ -38,7 +38,7 @@ std::vector<uint64_t> snow::compiler::splitPenalties(const ir::Graph &G, const i
       llvm::consumeError(Plan.takeError()); // Reported when the pool itself is planned.
       continue;
     }
-    if (Plan->size() == 1 && Plan->front().Rounds.size() > 1)
+    if (Plan->size() == 1)
       Penalty[size_t(C)] += Plan->front().EstCycles;
   }
   return Penalty;
@@ -184,5 +184,34 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
       continue;
     if (!BesideProducer(Q))
       BesideOther(Q);
+  }
+}
+
+void snow::compiler::dropUnusedPenalties(const ir::Graph &G, const isa::HwConfig &Hw,
+                                         const BufferMap &B, const CompileOptions &Opts,
+                                         const std::vector<unsigned> &Frames,
+                                         const std::vector<uint64_t> &Penalty,
+                                         std::vector<LayerPlan> &Plans) {
+  std::vector<bool> HasBeside(G.Layers.size(), false);
+  for (const LayerPlan &P : Plans)
+    if (P.BesideOf >= 0)
+      HasBeside[size_t(P.BesideOf)] = true;
+  const std::vector<bool> SlicedOut = slicedOutputs(G);
+  for (size_t K = 0; K < Plans.size();) {
+    const unsigned I = Plans[K].Index;
+    size_t End = K;
+    while (End < Plans.size() && Plans[End].Index == I)
+      ++End;
+    if (Penalty[I] && !HasBeside[I]) {
+      auto Again = planLayer(G.Layers[I], I, SlicedOut[I], Hw, B, Opts, Frames[I]);
+      if (!Again) // It planned with the penalty, so it plans without.
+        llvm::consumeError(Again.takeError());
+      else {
+        Plans.erase(Plans.begin() + ptrdiff_t(K), Plans.begin() + ptrdiff_t(End));
+        Plans.insert(Plans.begin() + ptrdiff_t(K), Again->begin(), Again->end());
+        End = K + Again->size();
+      }
+    }
+    K = End;
   }
 }

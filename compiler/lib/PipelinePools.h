@@ -29,6 +29,13 @@ std::vector<uint64_t> splitPenalties(const ir::Graph &G, const isa::HwConfig &Hw
                                      const std::vector<unsigned> &Frames,
                                      const std::vector<bool> &SlicedOut);
 
+/// After pipelineOrder: each conv that was planned with a penalty
+/// (splitPenalties) but has no pool beside it is planned again without it
+/// (the penalty kept it from plans that complete rows late, for nothing).
+void dropUnusedPenalties(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                         const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                         const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
+
 } // namespace snow::compiler
 
 #endif
