@@ -81,8 +81,23 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // writeback.
   const uint64_t SliceBytes = std::min<uint64_t>(OgCh, P.OcCount) * 2;
   const bool WholePixels = !P.OutIsSlice && P.OcCount == L.Out.C && OgCh >= P.OcCount;
-  const uint64_t PixelOut =
-      WholePixels ? SliceBytes : roundUp(unsigned(SliceBytes), Hw.DramBurstBytes);
+  // Otherwise each CU's row starts at its channels' offset in a pixel of
+  // Out.C channels (a concat's tensor, whose width the planner does not
+  // know, anywhere in a burst): the mean burst span over its output groups
+  // and the pixels' offsets. A 64-channel slice of a 144-channel tensor
+  // touches 2.5 bursts a pixel on average, not 2.
+  uint64_t PixelOut = SliceBytes;
+  if (!WholePixels) {
+    const uint64_t NOg = ceilDiv(P.OcCount, OgCh);
+    uint64_t Sum = 0;
+    for (uint64_t Og = 0; Og < NOg; ++Og) {
+      const uint64_t First = P.OcBase + Og * OgCh;
+      const uint64_t Row = std::min<uint64_t>(OgCh, P.OcBase + P.OcCount - First) * 2;
+      Sum += P.OutIsSlice ? timing::rowSpanBytes(Hw, Row, std::nullopt)
+                          : timing::stridedRowBytes(Hw, Row, First * 2, uint64_t(L.Out.C) * 2);
+    }
+    PixelOut = (Sum + NOg / 2) / NOg;
+  }
   const uint64_t PixelIo = PixelOut * (L.HasResidual ? 2 : 1);
   const uint64_t OutBytes =
       uint64_t(P.Frames) * L.Out.H * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;

@@ -7,6 +7,7 @@
 
 #include "snow/isa/Timing.h"
 #include <cassert>
+#include <numeric>
 
 using namespace snow;
 using isa::Inst;
@@ -40,6 +41,19 @@ uint64_t timing::rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes,
   for (uint64_t Off = 0; Off < B; Off += 2)
     Sum += Span(Off);
   return (Sum + B / 4) / (B / 2); // The mean over B / 2 offsets, rounded.
+}
+
+uint64_t timing::stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uint64_t Offset,
+                                 uint64_t Stride) {
+  const uint64_t B = Hw.DramBurstBytes;
+  if (B <= 1)
+    return RowBytes;
+  // The starts repeat after B / gcd(Stride, B) rows.
+  const uint64_t Period = B / std::gcd(Stride, B);
+  uint64_t Sum = 0;
+  for (uint64_t K = 0; K < Period; ++K)
+    Sum += (((Offset + K * Stride) % B) + RowBytes + B - 1) / B * B;
+  return (Sum + Period / 2) / Period;
 }
 
 uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {

@@ -153,4 +153,26 @@ TEST(TraceCost, DramEfficiencyDeratesTheChannel) {
   EXPECT_EQ(S.DramReadBytes, 1024u) << "payload bytes do not change";
 }
 
+// The planner's per-row charge for a run of pixels' channel slices
+// (timing::stridedRowBytes) is the engine's (dmaBurstBytes) per row over a
+// whole cycle of offsets: a 64-channel slice (128 bytes) of 144-channel
+// pixels (288 bytes) starts at 0, 32, 0, 32 ... bytes into a 64-byte burst,
+// touching 2 and 3 bursts, 160 bytes on average; whole bursts stay whole.
+TEST(TraceCost, StridedRowsCostTheirMeanBurstSpan) {
+  isa::HwConfig Hw = timingHw();
+  Hw.DramBurstBytes = 64;
+  EXPECT_EQ(timing::stridedRowBytes(Hw, 128, 0, 288), 160u);
+  EXPECT_EQ(timing::stridedRowBytes(Hw, 128, 0, 256), 128u);
+  EXPECT_EQ(timing::stridedRowBytes(Hw, 32, 256, 288), 64u);
+  for (uint64_t Row : {2u, 30u, 64u, 100u, 128u})
+    for (uint64_t Stride : {288u, 2000u, 1152u, 66u})
+      for (uint64_t Off : {0u, 16u, 62u}) {
+        const uint64_t N = 64; // A whole number of offset cycles (64 / gcd).
+        const double Engine =
+            double(timing::dmaBurstBytes(Hw, 0x10000 + Off, int64_t(Stride), N, Row)) / N;
+        EXPECT_NEAR(double(timing::stridedRowBytes(Hw, Row, Off, Stride)), Engine, 0.5)
+            << Row << " bytes every " << Stride << " from " << Off;
+      }
+}
+
 } // namespace

@@ -105,6 +105,14 @@ uint64_t dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride, u
 /// addresses yet.
 uint64_t rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes, std::optional<uint64_t> Offset);
 
+/// The mean bytes dmaBurstBytes charges per row for rows of RowBytes that
+/// start at Offset, Offset + Stride, Offset + 2 Stride ... bytes (a run of
+/// pixels' channel slices: Stride is the tensor's bytes per pixel), over the
+/// cycle of offsets those starts take within a burst. For planners that know
+/// the tensor's layout but not its address (tensors are burst-aligned).
+uint64_t stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uint64_t Offset,
+                         uint64_t Stride);
+
 /// Cycles the channel is busy moving BurstBytes (already burst-rounded).
 inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
   return Hw.dramCycles(BurstBytes);
