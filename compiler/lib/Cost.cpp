@@ -235,9 +235,14 @@ Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   const uint64_t Pixels = roundPixels(P), Passes = P.passes();
+  // A tile beyond the accumulators runs in bands of whole rows, each waiting
+  // for the MAC pipeline before its writeback.
+  uint64_t Bands = 0;
+  for (const Round &Rd : P.Rounds)
+    Bands += Rd.pixels() <= Hw.AccEntries ? 1 : ceilDiv(Rd.ExtR, Hw.AccEntries / Rd.ExtC);
   uint64_t Compute =
       Pixels * (Passes * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
-      P.Rounds.size() * StepOverhead;
+      P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);
   // Shifted passes: the control core issues 4 instructions a pixel for the
   // loop and 3 per pass (two address steps and the trace), which bounds
   // grouped 1x1 convs.

@@ -296,12 +296,20 @@ void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, Entr
   Loop();
 }
 
-void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
+unsigned Lowerer::bandRows(const Step &S) const {
+  const Round &Rd = S.round();
+  if (!S.P->Depthwise || Rd.pixels() <= Hw.AccEntries)
+    return Rd.ExtR;
+  assert(Rd.ExtC <= Hw.AccEntries && "planDepthwise keeps a row within the accumulators");
+  return Hw.AccEntries / Rd.ExtC;
+}
+
+void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
-  if (First) {
+  if (First && RowBegin == 0) { // Bias and table stay for a tile's later bands.
     E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk));
     Inst Bias;
     Bias.Op = Opcode::VBIAS;
@@ -320,13 +328,16 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
   // A full-depth region holds all channels: this chunk starts at its offset.
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
   const unsigned Cn = P.Depthwise ? 1 : P.chunkSize(S.Chunk, L.In.C);
-  E.li(3, B.WBase[S.WBuf]);
-  E.li(4, 0);
-  E.li(5, B.InBase[S.InBuf] + P.InSkew + Offset);
-  E.addi(6, 5, 0);
   // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
+  const int64_t RowPitch = int64_t(P.bufStrideY()) * P.ColsIn * Stride;
+  if (Rows == 0)
+    Rows = Rd.ExtR;
+  E.li(3, B.WBase[S.WBuf]);
+  E.li(4, 0);
+  E.li(5, B.InBase[S.InBuf] + P.InSkew + Offset + RowBegin * RowPitch);
+  E.addi(6, 5, 0);
   Inst Mac;
   Mac.rs1 = 4;
   Mac.rs2 = 6;
@@ -350,7 +361,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid) {
   }
   const unsigned KK = L.KH * L.KW;
   rowLoop(
-      RowEntries, Rd.ExtR, int64_t(P.bufStrideY()) * P.ColsIn * Stride,
+      RowEntries, Rows, RowPitch,
       [&] {
         if (P.passes() == 1) {
           E.emit(Mac);
@@ -452,7 +463,8 @@ void Lowerer::elementwise(const Step &S) {
 void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  if (Mid && (P.Elementwise || S.round().ExtR < 2)) {
+  const unsigned Band = P.IsConv ? bandRows(S) : S.round().ExtR;
+  if (Mid && (P.Elementwise || std::min(Band, S.round().ExtR) < 2)) {
     E.append(*Mid); // No loop to put it in.
     Mid = nullptr;
   }
@@ -460,6 +472,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.wait(Unit::Compute, InFull + S.InBuf);
   if (P.Elementwise)
     return elementwise(S);
+  if (P.IsConv && Band < S.round().ExtR)
+    return depthwiseBands(S, Mid, Band);
   if (P.IsConv) {
     if (S.NewW)
       E.wait(Unit::Compute, WFull + S.WBuf);
@@ -487,6 +501,48 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       E.wait(Unit::Compute, ResFull + S.OutBuf);
       E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
     } else {
+      E.wait(Unit::Compute, OutFree + S.OutBuf);
+    }
+    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
+    Wb.relu = L.Relu;
+    Wb.lut = !L.QLut.empty();
+    E.emit(Wb);
+  }
+  E.signal(Unit::Compute, OutFull + S.OutBuf);
+}
+
+void Lowerer::depthwiseBands(const Step &S, const Emitter::Block *Mid, unsigned Band) {
+  // A depthwise tile larger than the accumulators (its input window is what
+  // the DRAM pays for, and a bigger tile repeats less of its halo): bands of
+  // Band rows, each traced into entries from 0 and written back to its place
+  // in the output tile (entry e of the tile at OutBase + e * G). Every step
+  // of a depthwise plan writes.
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const Round &Rd = S.round();
+  assert(S.Writes && "a depthwise step is its output group's only step");
+  if (S.NewW)
+    E.wait(Unit::Compute, WFull + S.WBuf);
+  for (unsigned R0 = 0; R0 < Rd.ExtR; R0 += Band) {
+    const unsigned Rows = std::min(Band, Rd.ExtR - R0);
+    const bool Last = R0 + Rows == Rd.ExtR;
+    convLoop(S, R0 == 0 ? Mid : nullptr, R0, Rows);
+    if (Last && S.LastMapUse)
+      E.signal(Unit::Compute, InFree + S.InBuf);
+    if (Last && S.LastWUse)
+      E.signal(Unit::Compute, WFree + S.WBuf);
+    E.li(4, 0);
+    E.li(9, B.OutBase[S.OutBuf] + R0 * Rd.ExtC * G);
+    auto AccMove = [&](Opcode Op, int64_t Shift) {
+      Inst I = accMove(Op, Rows * Rd.ExtC, G);
+      I.shift = Shift;
+      return I;
+    };
+    if (L.HasResidual) {
+      if (R0 == 0) // The load unit already waited for the output region.
+        E.wait(Unit::Compute, ResFull + S.OutBuf);
+      E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
+    } else if (R0 == 0) {
       E.wait(Unit::Compute, OutFree + S.OutBuf);
     }
     Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());

@@ -66,7 +66,14 @@ private:
   void cut() { Cuts.push_back({E.pc(), Ops}); }
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
             int16_t Value);
-  void convLoop(const Step &S, const Emitter::Block *Mid);
+  /// The traces of step S over output rows [RowBegin, RowBegin + Rows) of
+  /// its round (Rows 0: all), into accumulator entries from 0.
+  void convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBegin = 0, unsigned Rows = 0);
+  /// Rows of a depthwise round whose entries fit the accumulators at once:
+  /// a tile larger than the accumulators runs in bands of that many rows.
+  unsigned bandRows(const Step &S) const;
+  /// compute() of a depthwise step in bands of Band rows.
+  void depthwiseBands(const Step &S, const Emitter::Block *Mid, unsigned Band);
   void poolLoop(const Step &S, const Emitter::Block *Mid);
   template <typename EntryFn>
   void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,

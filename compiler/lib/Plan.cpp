@@ -209,9 +209,17 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     P.NChunks = P.NOg;
     Stride = G;
     Extra = 2 * P.InSkew;
-    unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u});
+    // A depthwise tile may outgrow the accumulators: it is traced and
+    // written back in bands of whole rows (Lowerer::depthwiseBands), so only
+    // a row must fit them; the output region bounds it. Bigger tiles load
+    // less halo, which is what a depthwise conv (DRAM-bound) pays for. Not
+    // for grouped convs' shifted passes, bound by their traces (ResNeXt-50
+    // lost 14 k cycles to bigger tiles).
+    unsigned PMax = std::min(B.OutCap / G, 4095u);
+    if (P.GroupK > 1)
+      PMax = std::min(PMax, Hw.AccEntries);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
-      if (!setTile(P, R, Wt, Stride, Extra, B))
+      if (Wt > Hw.AccEntries || !setTile(P, R, Wt, Stride, Extra, B))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
       Consider(depthwiseCost(P, Hw), {R, Wt, G});

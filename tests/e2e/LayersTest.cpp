@@ -38,6 +38,26 @@ std::string header(const std::string &Name, unsigned C, unsigned H, unsigned W) 
   return modelHeader(Name, C, H, W, 3);
 }
 
+/// The plan snowc --emit=plan prints for Yaml on preset Hw (uniform formats).
+std::string planOn(const std::string &Yaml, const char *Hw) {
+  auto Config = isa::loadHwConfig(Hw);
+  if (!Config) {
+    ADD_FAILURE() << llvm::toString(Config.takeError());
+    return "";
+  }
+  auto G = ir::parseModel(Yaml, "plan.yaml");
+  if (!G) {
+    ADD_FAILURE() << llvm::toString(G.takeError());
+    return "";
+  }
+  if (auto Err = ir::canonicalize(*G)) {
+    ADD_FAILURE() << llvm::toString(std::move(Err));
+    return "";
+  }
+  ir::quantize(*G, 8);
+  return compiler::describePlan(*G, *Config);
+}
+
 TEST(Layers, ResidualAddIsFusedIntoTheConv) {
   check(header("res", 16, 20, 20) +
         R"(  - {name: stem, type: conv, out_channels: 32, kernel: 3, pad: 1, relu: true}
@@ -251,6 +271,37 @@ TEST(Layers, ASquareLoadsItsTensorOnce) {
   EXPECT_EQ(Seen, 2u);
 }
 
+// A depthwise tile may be larger than the accumulators (zc706: 128 entries,
+// narrow8: 32): it is traced and written back in bands of whole rows
+// (Lowerer::depthwiseBands), which loads less halo. Bit-exact with a stride,
+// a 5x5 kernel, an activation table and a fused residual, and the plan
+// really takes such a tile.
+TEST(Layers, DepthwiseTilesOutgrowTheAccumulators) {
+  const std::string Yaml =
+      header("bands", 96, 28, 26) +
+      R"(  - {name: d1, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96}
+  - {name: res, type: add, inputs: [d1, data], relu: true}
+  - {name: d2, type: conv, out_channels: 96, kernel: 5, pad: 2, groups: 96}
+  - {name: act, type: sigmoid}
+  - {name: d3, type: conv, out_channels: 96, kernel: 3, stride: 2, pad: 1, groups: 96, relu: true}
+)";
+  // The plan rows read "name type chunks RxW ...": some depthwise tile has
+  // more pixels than the accumulators.
+  const std::string Plan = planOn(Yaml, "zc706");
+  const unsigned AccEntries = isa::loadHwConfig("zc706")->AccEntries;
+  bool Outgrown = false;
+  for (llvm::StringRef Line : llvm::split(llvm::StringRef(Plan), '\n')) {
+    llvm::SmallVector<llvm::StringRef, 8> F;
+    Line.split(F, ' ', -1, false);
+    unsigned R = 0, W = 0;
+    if (F.size() > 3 && Line.contains("+dw") && !F[3].split('x').first.getAsInteger(10, R) &&
+        !F[3].split('x').second.getAsInteger(10, W))
+      Outgrown |= R * W > AccEntries;
+  }
+  EXPECT_TRUE(Outgrown) << Plan;
+  check(Yaml);
+}
+
 TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
   // 600 input channels need two weight chunks on zc706 (and more on
   // narrow8); with a one-pixel-wide kernel the maps stay loaded across them.
@@ -281,14 +332,8 @@ TEST(Layers, SmallMapsSpreadOutputChannelsOverCus) {
   - {name: b, type: conv, out_channels: 256, kernel: 3, pad: 1}
   - {name: sum, type: add, inputs: [b, a]}
 )";
-  auto Hw = isa::loadHwConfig("zc706");
-  ASSERT_TRUE(bool(Hw));
-  auto G = ir::parseModel(Yaml, "split.yaml");
-  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
-  ASSERT_FALSE(ir::canonicalize(*G));
-  ir::quantize(*G, 8);
-  EXPECT_NE(compiler::describePlan(*G, *Hw).find("+split"), std::string::npos)
-      << compiler::describePlan(*G, *Hw);
+  const std::string Plan = planOn(Yaml, "zc706");
+  EXPECT_NE(Plan.find("+split"), std::string::npos) << Plan;
   check(Yaml, true, {"zc706", "mini64", "narrow8", "big1024"});
 }
 

@@ -144,6 +144,24 @@ layers:
   EXPECT_TRUE(coSimulate("p.bin"));
 }
 
+/// Depthwise tiles larger than the accumulators run in bands of rows
+/// (Lowerer::depthwiseBands): RTL == simulator in cycles and bytes, with a
+/// fused residual's preload per band.
+TEST_F(RtlBatch, DepthwiseBandsAgree) {
+  compileFor("dw.bin", R"(name: bands
+input: {name: data, shape: [64, 20, 18]}
+weights: {seed: 9}
+layers:
+  - {name: d1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64}
+  - {name: res, type: add, inputs: [d1, data], relu: true}
+  - {name: d2, type: conv, out_channels: 64, kernel: 5, pad: 2, groups: 64, relu: true}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  EXPECT_TRUE(coSimulate("dw.bin"));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
