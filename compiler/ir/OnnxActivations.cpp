@@ -96,9 +96,7 @@ void OnnxImporter::importActivation(const std::string &Op) {
     L.TypeName = actName(L.Activation, L.ActP0, L.ActP1);
   const OnnxValue &X = activation(0);
   L.Inputs = {X.Layer};
-  L.In = L.Out = shapeOf(X.Layer);
-  int Id = addLayer(std::move(L));
-  defineActivation(0, Id, X.Dims);
+  defineLike(std::move(L), X);
 }
 
 void OnnxImporter::importMul() {
@@ -166,9 +164,7 @@ void OnnxImporter::defineProduct(const OnnxValue &A, const OnnxValue &B) {
   L.Kind = LayerKind::Mul;
   L.TypeName = "mul";
   L.Inputs = {A.Layer, B.Layer};
-  L.In = L.Out = shapeOf(A.Layer);
-  int Id = addLayer(std::move(L));
-  defineActivation(0, Id, A.Dims);
+  defineLike(std::move(L), A);
 }
 
 void OnnxImporter::importPow() {
@@ -187,9 +183,7 @@ void OnnxImporter::importPow() {
   L.Activation = Act::Rsqrt;
   L.TypeName = "rsqrt";
   L.Inputs = {X.Layer};
-  L.In = L.Out = shapeOf(X.Layer);
-  int Id = addLayer(std::move(L));
-  defineActivation(0, Id, X.Dims);
+  defineLike(std::move(L), X);
 }
 
 bool OnnxImporter::isGeluStep(const std::string &Op) const {
@@ -266,10 +260,7 @@ void OnnxImporter::importGeluStep(const std::string &Op) {
       L.Activation = Act::Gelu;
       L.TypeName = actName(Act::Gelu);
       L.Inputs = {V->Layer};
-      L.In = L.Out = shapeOf(V->Layer);
-      const std::vector<int64_t> Dims = V->Dims;
-      int Id = addLayer(std::move(L));
-      defineActivation(0, Id, Dims);
+      defineLike(std::move(L), *V);
       return;
     }
     static const char *const Want[] = {"", "", "erf(x / sqrt 2) + 1",

@@ -160,6 +160,9 @@ private:
   std::string inputName(size_t I) const;
   void onlyFirstOutput(const char *Why) const;
   void defineActivation(size_t Output, int LayerIndex, std::vector<int64_t> Dims);
+  /// Appends L, a layer whose output has value X's shape (its In and Out are
+  /// set here, its inputs are the caller's), as output 0 with X's dims.
+  void defineLike(Layer L, const OnnxValue &X);
   void defineAlias(size_t Output, const OnnxValue &V);
   void defineConst(size_t Output, OnnxTensor T);
   /// Appends L (named after the node, located at it) and returns its index.

@@ -137,16 +137,14 @@ void OnnxImporter::importLayerNormStep(const std::string &Op) {
     L.Kind = LayerKind::LayerNorm;
     L.TypeName = "layernorm";
     L.Inputs = {X.Layer};
-    L.In = L.Out = shapeOf(X.Layer);
     L.Eps = attrFloat("epsilon", 1e-5f);
     if (!(L.Eps > 0))
       fail(fmt::format("epsilon {} must be positive", L.Eps));
     L.Gamma = perChannelConstant(1, X, "LayerNormalization");
     L.Beta = inputCount() > 2 && !inputName(2).empty()
                  ? perChannelConstant(2, X, "LayerNormalization")
-                 : std::vector<float>(L.In.C, 0.0f);
-    int Id = addLayer(std::move(L));
-    defineActivation(0, Id, X.Dims);
+                 : std::vector<float>(shapeOf(X.Layer).C, 0.0f);
+    defineLike(std::move(L), X);
     return;
   }
   if (Op == "ReduceMean") {

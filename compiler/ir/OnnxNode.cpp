@@ -145,6 +145,13 @@ void OnnxImporter::onlyFirstOutput(const char *Why) const {
       fail(fmt::format("output {} '{}' is not supported ({})", I, Node->output(I), Why));
 }
 
+void OnnxImporter::defineLike(Layer L, const OnnxValue &X) {
+  std::vector<int64_t> Dims = X.Dims; // X may live in Values, which defining changes.
+  L.In = L.Out = shapeOf(X.Layer);
+  int Id = addLayer(std::move(L));
+  defineActivation(0, Id, std::move(Dims));
+}
+
 void OnnxImporter::defineActivation(size_t Output, int LayerIndex, std::vector<int64_t> Dims) {
   for (int64_t D : Dims)
     if (D < 1 || D > OnnxMaxDim)

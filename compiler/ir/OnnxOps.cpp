@@ -221,9 +221,7 @@ void OnnxImporter::importRelu() {
   L.Kind = LayerKind::Relu;
   L.TypeName = "relu";
   L.Inputs = {X.Layer};
-  L.In = L.Out = shapeOf(X.Layer);
-  int Id = addLayer(std::move(L));
-  defineActivation(0, Id, X.Dims);
+  defineLike(std::move(L), X);
 }
 
 void OnnxImporter::importBatchNorm() {
@@ -259,9 +257,7 @@ void OnnxImporter::importBatchNorm() {
   L.Kind = LayerKind::BatchNorm;
   L.TypeName = "batchnorm";
   L.Inputs = {X.Layer};
-  L.In = L.Out = shapeOf(X.Layer);
-  int Id = addLayer(std::move(L));
-  defineActivation(0, Id, X.Dims);
+  defineLike(std::move(L), X);
 }
 
 //===-- Concat, Flatten, Reshape, Softmax --------------------------------===//

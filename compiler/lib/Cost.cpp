@@ -239,7 +239,7 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   // for the MAC pipeline before its writeback.
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
-    Bands += Rd.pixels() <= Hw.AccEntries ? 1 : ceilDiv(Rd.ExtR, Hw.AccEntries / Rd.ExtC);
+    Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
   uint64_t Compute =
       Pixels * (Passes * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
       P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);

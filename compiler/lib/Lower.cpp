@@ -296,14 +296,6 @@ void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, Entr
   Loop();
 }
 
-unsigned Lowerer::bandRows(const Step &S) const {
-  const Round &Rd = S.round();
-  if (!S.P->Depthwise || Rd.pixels() <= Hw.AccEntries)
-    return Rd.ExtR;
-  assert(Rd.ExtC <= Hw.AccEntries && "planDepthwise keeps a row within the accumulators");
-  return Hw.AccEntries / Rd.ExtC;
-}
-
 void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
@@ -462,9 +454,13 @@ void Lowerer::elementwise(const Step &S) {
 
 void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   const LayerPlan &P = *S.P;
-  const ir::Layer &L = *P.L;
-  const unsigned Band = P.IsConv ? bandRows(S) : S.round().ExtR;
-  if (Mid && (P.Elementwise || std::min(Band, S.round().ExtR) < 2)) {
+  const Round &Rd = S.round();
+  // A depthwise tile larger than the accumulators runs in bands of whole
+  // rows (LayerPlan::bandRows), each traced into entries from 0 and written
+  // back to its place in the output tile; every other step is one band.
+  const unsigned Band = P.IsConv ? P.bandRows(Rd, Hw.AccEntries) : Rd.ExtR;
+  assert(Band > 0 && "the planner keeps a depthwise row within the accumulators");
+  if (Mid && (P.Elementwise || Band < 2)) {
     E.append(*Mid); // No loop to put it in.
     Mid = nullptr;
   }
@@ -472,85 +468,58 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.wait(Unit::Compute, InFull + S.InBuf);
   if (P.Elementwise)
     return elementwise(S);
-  if (P.IsConv && Band < S.round().ExtR)
-    return depthwiseBands(S, Mid, Band);
-  if (P.IsConv) {
-    if (S.NewW)
-      E.wait(Unit::Compute, WFull + S.WBuf);
-    convLoop(S, Mid);
-  } else {
+  if (!P.IsConv) {
     E.wait(Unit::Compute, OutFree + S.OutBuf);
     poolLoop(S, Mid);
-  }
-  if (S.LastMapUse)
-    E.signal(Unit::Compute, InFree + S.InBuf);
-  if (P.IsConv && S.LastWUse)
-    E.signal(Unit::Compute, WFree + S.WBuf);
-  if (!S.Writes)
+    if (S.LastMapUse)
+      E.signal(Unit::Compute, InFree + S.InBuf);
+    if (S.Writes)
+      E.signal(Unit::Compute, OutFull + S.OutBuf);
     return;
-  if (P.IsConv) {
-    E.li(4, 0);
-    E.li(9, B.OutBase[S.OutBuf]);
-    auto AccMove = [&](Opcode Op, int64_t Shift) {
-      Inst I = accMove(Op, S.round().pixels() >> P.PixLog, G);
-      I.shift = Shift;
-      return I;
-    };
-    if (L.HasResidual) {
-      // The load unit already waited for the output region (loadResidual).
-      E.wait(Unit::Compute, ResFull + S.OutBuf);
-      E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
-    } else {
-      E.wait(Unit::Compute, OutFree + S.OutBuf);
-    }
-    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
-    Wb.relu = L.Relu;
-    Wb.lut = !L.QLut.empty();
-    E.emit(Wb);
   }
-  E.signal(Unit::Compute, OutFull + S.OutBuf);
-}
-
-void Lowerer::depthwiseBands(const Step &S, const Emitter::Block *Mid, unsigned Band) {
-  // A depthwise tile larger than the accumulators (its input window is what
-  // the DRAM pays for, and a bigger tile repeats less of its halo): bands of
-  // Band rows, each traced into entries from 0 and written back to its place
-  // in the output tile (entry e of the tile at OutBase + e * G). Every step
-  // of a depthwise plan writes.
-  const LayerPlan &P = *S.P;
-  const ir::Layer &L = *P.L;
-  const Round &Rd = S.round();
-  assert(S.Writes && "a depthwise step is its output group's only step");
+  assert((Band == Rd.ExtR || S.Writes) && "a depthwise step is its output group's only step");
   if (S.NewW)
     E.wait(Unit::Compute, WFull + S.WBuf);
   for (unsigned R0 = 0; R0 < Rd.ExtR; R0 += Band) {
     const unsigned Rows = std::min(Band, Rd.ExtR - R0);
-    const bool Last = R0 + Rows == Rd.ExtR;
     convLoop(S, R0 == 0 ? Mid : nullptr, R0, Rows);
-    if (Last && S.LastMapUse)
-      E.signal(Unit::Compute, InFree + S.InBuf);
-    if (Last && S.LastWUse)
-      E.signal(Unit::Compute, WFree + S.WBuf);
-    E.li(4, 0);
-    E.li(9, B.OutBase[S.OutBuf] + R0 * Rd.ExtC * G);
-    auto AccMove = [&](Opcode Op, int64_t Shift) {
-      Inst I = accMove(Op, Rows * Rd.ExtC, G);
-      I.shift = Shift;
-      return I;
-    };
-    if (L.HasResidual) {
-      if (R0 == 0) // The load unit already waited for the output region.
-        E.wait(Unit::Compute, ResFull + S.OutBuf);
-      E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
-    } else if (R0 == 0) {
-      E.wait(Unit::Compute, OutFree + S.OutBuf);
+    if (R0 + Rows == Rd.ExtR) {
+      if (S.LastMapUse)
+        E.signal(Unit::Compute, InFree + S.InBuf);
+      if (S.LastWUse)
+        E.signal(Unit::Compute, WFree + S.WBuf);
     }
-    Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
-    Wb.relu = L.Relu;
-    Wb.lut = !L.QLut.empty();
-    E.emit(Wb);
+    if (S.Writes)
+      writeBack(S, R0, Rows);
   }
-  E.signal(Unit::Compute, OutFull + S.OutBuf);
+  if (S.Writes)
+    E.signal(Unit::Compute, OutFull + S.OutBuf);
+}
+
+void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const Round &Rd = S.round();
+  // Entry e of the tile (pix() pixels of a row each) lives at OutBase + e * G.
+  E.li(4, 0);
+  E.li(9, B.OutBase[S.OutBuf] + (RowBegin * Rd.ExtC >> P.PixLog) * G);
+  auto AccMove = [&](Opcode Op, int64_t Shift) {
+    Inst I = accMove(Op, Rows * Rd.ExtC >> P.PixLog, G);
+    I.shift = Shift;
+    return I;
+  };
+  if (L.HasResidual) {
+    // The load unit already waited for the output region (loadResidual).
+    if (RowBegin == 0)
+      E.wait(Unit::Compute, ResFull + S.OutBuf);
+    E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
+  } else if (RowBegin == 0) {
+    E.wait(Unit::Compute, OutFree + S.OutBuf);
+  }
+  Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
+  Wb.relu = L.Relu;
+  Wb.lut = !L.QLut.empty();
+  E.emit(Wb);
 }
 
 /// The output channels CU Cu produces in a writing step (none: NCh = 0) and

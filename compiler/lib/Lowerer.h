@@ -69,11 +69,9 @@ private:
   /// The traces of step S over output rows [RowBegin, RowBegin + Rows) of
   /// its round (Rows 0: all), into accumulator entries from 0.
   void convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBegin = 0, unsigned Rows = 0);
-  /// Rows of a depthwise round whose entries fit the accumulators at once:
-  /// a tile larger than the accumulators runs in bands of that many rows.
-  unsigned bandRows(const Step &S) const;
-  /// compute() of a depthwise step in bands of Band rows.
-  void depthwiseBands(const Step &S, const Emitter::Block *Mid, unsigned Band);
+  /// The writeback of output rows [RowBegin, RowBegin + Rows) of step S's
+  /// round from accumulator entries 0 on (a fused residual preloaded first).
+  void writeBack(const Step &S, unsigned RowBegin, unsigned Rows);
   void poolLoop(const Step &S, const Emitter::Block *Mid);
   template <typename EntryFn>
   void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,

@@ -210,7 +210,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     Stride = G;
     Extra = 2 * P.InSkew;
     // A depthwise tile may outgrow the accumulators: it is traced and
-    // written back in bands of whole rows (Lowerer::depthwiseBands), so only
+    // written back in bands of whole rows (LayerPlan::bandRows), so only
     // a row must fit them; the output region bounds it. Bigger tiles load
     // less halo, which is what a depthwise conv (DRAM-bound) pays for. Not
     // for grouped convs' shifted passes, bound by their traces (ResNeXt-50

@@ -211,6 +211,12 @@ struct LayerPlan {
   unsigned pix() const { return 1u << PixLog; }
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
   unsigned passes() const { return 2 * GroupK - 1; }
+  /// Output rows of round Rd traced and written back at once: all of them,
+  /// or for a depthwise tile larger than the accumulators (AccEntries) as
+  /// many whole rows as fit them (Lowerer::compute's bands).
+  unsigned bandRows(const Round &Rd, unsigned AccEntries) const {
+    return Depthwise && Rd.pixels() > AccEntries ? AccEntries / Rd.ExtC : Rd.ExtR;
+  }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }
   /// Weight blocks per (output group, chunk): one per vMAC of a pixel group

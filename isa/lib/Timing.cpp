@@ -33,14 +33,10 @@ uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t S
 
 uint64_t timing::rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes,
                               std::optional<uint64_t> Offset) {
-  const uint64_t B = Hw.DramBurstBytes;
-  auto Span = [&](uint64_t Off) { return (Off + RowBytes + B - 1) / B * B; };
-  if (Offset || B <= 2)
-    return Span(Offset.value_or(0) % B);
-  uint64_t Sum = 0;
-  for (uint64_t Off = 0; Off < B; Off += 2)
-    Sum += Span(Off);
-  return (Sum + B / 4) / (B / 2); // The mean over B / 2 offsets, rounded.
+  // A known offset repeats every row (a stride of a whole burst); an unknown
+  // one is any 2-byte aligned offset, as rows 2 bytes apart take them all.
+  return Offset ? stridedRowBytes(Hw, RowBytes, *Offset, Hw.DramBurstBytes)
+                : stridedRowBytes(Hw, RowBytes, 0, 2);
 }
 
 uint64_t timing::stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uint64_t Offset,

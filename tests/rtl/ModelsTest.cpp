@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/PlanText.h"
 #include "CoSim.h"
 #include "snow/isa/Isa.h"
 
@@ -145,7 +146,7 @@ layers:
 }
 
 /// Depthwise tiles larger than the accumulators run in bands of rows
-/// (Lowerer::depthwiseBands): RTL == simulator in cycles and bytes, with a
+/// (LayerPlan::bandRows): RTL == simulator in cycles and bytes, with a
 /// fused residual's preload per band.
 TEST_F(RtlBatch, DepthwiseBandsAgree) {
   compileFor("dw.bin", R"(name: bands
@@ -159,6 +160,11 @@ layers:
              "zc706");
   if (HasFatalFailure())
     return;
+  // The plan really takes a depthwise tile larger than zc706's 128
+  // accumulator entries (plan rows: "name type chunks RxW ...").
+  ToolResult Plan = run("snowc", {"dw.bin.yaml", "--hw", "zc706", "--emit=plan", "-o", "-"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  EXPECT_GT(largestDepthwiseTile(Plan.Out), 128u) << Plan.Out;
   EXPECT_TRUE(coSimulate("dw.bin"));
 }
 
