@@ -10,6 +10,7 @@
 #include "snow/compiler/Compiler.h"
 #include "Batch.h"
 #include "Emitter.h"
+#include "Fuse.h"
 #include "Lower.h"
 #include "PipelinePools.h"
 #include "Plan.h"
@@ -287,6 +288,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.DataAddr = DataBase;
   Prog.Batch = N;
   orderPlans(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
+  fuseDepthwise(PG, Hw, *B, Opts, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -451,8 +453,10 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     }
     All.insert(All.end(), Parts->begin(), Parts->end());
   }
-  if (AllPlanned)
+  if (AllPlanned) {
     orderPlans(PG, Hw, *B, Opts, Frames, Penalty, All);
+    fuseDepthwise(PG, Hw, *B, Opts, All);
+  }
   for (LayerPlan &P : All) {
     if (!ByLayer[P.Index])
       ByLayer[P.Index].emplace();

@@ -26,25 +26,34 @@ static constexpr uint64_t StepOverhead = 20;
 /// has landed and the previous step's compute is done; a writing step's
 /// stores share the channel with the next loads. The first step's weights
 /// come early (prefetched during the layer before), its maps do not.
+/// One trace of chunk C of a conv plan: the kernel window over the chunk's
+/// channels.
+static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, L.In.C),
+                                P.Wide ? 0 : P.PixLog);
+}
+
+/// A conv plan's cycles on the compute unit: per output pixel (or pixel
+/// group) a trace per chunk over the kernel window and the chunk's channels,
+/// then the writeback of its accumulator entry; per round, the steps'
+/// overhead and the MAC pipeline's drain.
+static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw) {
+  uint64_t Trace = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Trace += chunkTrace(P, C, Hw);
+  return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) +
+         S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
+}
+
 Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
                               uint64_t Bound) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * P.traceCols(), Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
-  // Per output pixel (or pixel group): a trace per chunk over the kernel
-  // window and the chunk's channels, then the writeback of its accumulator
-  // entry.
-  auto ChunkTrace = [&](unsigned C) {
-    return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, Cin),
-                                  P.Wide ? 0 : P.PixLog);
-  };
-  uint64_t Trace = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
-    Trace += ChunkTrace(C);
+  uint64_t Compute = convCompute(P, S, Hw);
+  auto ChunkTrace = [&](unsigned C) { return chunkTrace(P, C, Hw); };
   const uint64_t Wb = timing::writebackCycles(Hw, 1);
-  const uint64_t Rounds = S.Rounds.size();
-  uint64_t Compute = S.Pixels * (Trace + Wb) +
-                     Rounds * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -232,17 +241,24 @@ Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw
   return {Cycles + timing::dmaChannelCycles(Hw, PrevStores), Bytes, Hw};
 }
 
-Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+/// A depthwise plan's cycles on the compute unit: vdw traces over the
+/// window and one writeback per pixel; a tile beyond the accumulators runs
+/// in bands of whole rows, each waiting for the MAC pipeline before its
+/// writeback.
+static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
-  const uint64_t Pixels = roundPixels(P), Passes = P.passes();
-  // A tile beyond the accumulators runs in bands of whole rows, each waiting
-  // for the MAC pipeline before its writeback.
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
     Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
-  uint64_t Compute =
-      Pixels * (Passes * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
-      P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);
+  return roundPixels(P) *
+             (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+         P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);
+}
+
+Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  const uint64_t Pixels = roundPixels(P), Passes = P.passes();
+  const uint64_t Compute = depthwiseCompute(P, Hw);
   // Shifted passes: the control core issues 4 instructions a pixel for the
   // loop and 3 per pass (two address steps and the trace), which bounds
   // grouped 1x1 convs.
@@ -250,4 +266,23 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   uint64_t Bytes =
       uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
+}
+
+Cost snow::compiler::fusedCost(const LayerPlan &D, const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &DL = *D.L, &PL = *P.L;
+  const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
+  const uint64_t Compute = depthwiseCompute(D, Hw) + convCompute(P, summarize(P, Hw.cus()), Hw);
+  // The depthwise maps of every tile and chunk (each CU loads its own tile),
+  // a weight block per vMAC and round of either plan, the 1x1 output.
+  const uint64_t TileBytes = uint64_t(D.RowsIn) * D.ColsIn * DL.In.C * 2;
+  uint64_t PWords = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
+  const uint64_t Bytes = D.NTiles * TileBytes +
+                         D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords) +
+                         P.Rounds.size() * V * Word * PWords + PL.Out.elems() * 2;
+  // Nothing computes before the first group's first chunk has landed.
+  const uint64_t First = timing::dmaChannelCycles(Hw, std::min(Hw.cus(), D.NTiles) * TileBytes /
+                                                          std::max(1u, D.NChunks));
+  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)) + First, Bytes, Hw};
 }

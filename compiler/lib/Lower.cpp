@@ -326,9 +326,13 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const int64_t RowPitch = int64_t(P.bufStrideY()) * P.ColsIn * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
+  // A fused 1x1 conv reads the depthwise output, rows of the round's
+  // ExtC pixels (Lowerer::writeBack).
+  const int64_t Pitch = P.FromMid ? int64_t(Rd.ExtC) * Stride : RowPitch;
+  const uint32_t Maps = P.FromMid ? midBase(S) : B.InBase[S.InBuf] + P.InSkew;
   E.li(3, B.WBase[S.WBuf]);
   E.li(4, 0);
-  E.li(5, B.InBase[S.InBuf] + P.InSkew + Offset + RowBegin * RowPitch);
+  E.li(5, Maps + Offset + RowBegin * Pitch);
   E.addi(6, 5, 0);
   Inst Mac;
   Mac.rs1 = 4;
@@ -353,7 +357,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   }
   const unsigned KK = L.KH * L.KW;
   rowLoop(
-      RowEntries, Rows, RowPitch,
+      RowEntries, Rows, Pitch,
       [&] {
         if (P.passes() == 1) {
           E.emit(Mac);
@@ -477,34 +481,44 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       E.signal(Unit::Compute, OutFull + S.OutBuf);
     return;
   }
-  assert((Band == Rd.ExtR || S.Writes) && "a depthwise step is its output group's only step");
+  assert((Band == Rd.ExtR || S.Writes || P.ToMid) &&
+         "a depthwise step is its output group's only step");
   if (S.NewW)
     E.wait(Unit::Compute, WFull + S.WBuf);
   for (unsigned R0 = 0; R0 < Rd.ExtR; R0 += Band) {
     const unsigned Rows = std::min(Band, Rd.ExtR - R0);
     convLoop(S, R0 == 0 ? Mid : nullptr, R0, Rows);
     if (R0 + Rows == Rd.ExtR) {
-      if (S.LastMapUse)
+      if (S.LastMapUse && !S.DeferInFree)
         E.signal(Unit::Compute, InFree + S.InBuf);
       if (S.LastWUse)
         E.signal(Unit::Compute, WFree + S.WBuf);
     }
-    if (S.Writes)
+    if (S.Writes || P.ToMid)
       writeBack(S, R0, Rows);
   }
   if (S.Writes)
     E.signal(Unit::Compute, OutFull + S.OutBuf);
+  if (S.FreeMid)
+    E.signal(Unit::Compute, InFree + S.MidBuf);
 }
+
+uint32_t Lowerer::midBase(const Step &S) const { return B.InBase[S.MidBuf] + B.MidOffset; }
 
 void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const Round &Rd = S.round();
-  // Entry e of the tile (pix() pixels of a row each) lives at OutBase + e * G.
+  // Entry e of the tile (pix() pixels of a row each) lives at OutBase + e * G;
+  // a fused depthwise output's pixel e at pixel e of the area, its chunk's
+  // channels at their offset in the 1x1 conv's full depth (only the compute
+  // unit touches the area: no semaphore).
+  const unsigned Pitch = P.ToMid ? L.Out.C : G;
+  const uint32_t Base = P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
   E.li(4, 0);
-  E.li(9, B.OutBase[S.OutBuf] + (RowBegin * Rd.ExtC >> P.PixLog) * G);
+  E.li(9, Base + (RowBegin * Rd.ExtC >> P.PixLog) * Pitch);
   auto AccMove = [&](Opcode Op, int64_t Shift) {
-    Inst I = accMove(Op, Rows * Rd.ExtC >> P.PixLog, G);
+    Inst I = accMove(Op, Rows * Rd.ExtC >> P.PixLog, Pitch);
     I.shift = Shift;
     return I;
   };
@@ -513,7 +527,7 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     if (RowBegin == 0)
       E.wait(Unit::Compute, ResFull + S.OutBuf);
     E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
-  } else if (RowBegin == 0) {
+  } else if (RowBegin == 0 && !P.ToMid) {
     E.wait(Unit::Compute, OutFree + S.OutBuf);
   }
   Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
@@ -586,6 +600,13 @@ void Lowerer::store(const Step &S) {
 void Lowerer::loadResidual(const Step &S) {
   // The residual goes where the writeback will put the outputs, entry by
   // entry, so it must wait for that region to be stored, like the writeback.
+  // A fused 1x1 conv loads no maps, whose wait for the layers it reads
+  // covers the residual's: it waits for the layers before its depthwise
+  // conv here (the depthwise conv signals LayerDone only after its last
+  // group, which comes after this one).
+  if (S.P->FromMid && S.FirstOfLayer)
+    for (; LayersSeenDone < S.P->Ordinal - 2; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, OutFree + S.OutBuf);
   tileRuns(S, S.P->Res, Opcode::LD_MAP);
   E.signal(Unit::Load, ResFull + S.OutBuf);

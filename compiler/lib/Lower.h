@@ -55,6 +55,14 @@ struct Step {
   /// pool): 1 where its stores complete rows that a pool step waits for.
   unsigned DoneSignals = 0;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0; ///< Bank parities.
+  /// A fused pair's step (LayerPlan::ToMid / FromMid): the input region
+  /// whose banks past the first hold the depthwise output (MidBase()). The
+  /// pair's last depthwise step is the last to load into that region; it
+  /// does not free it (DeferInFree): the pair's last 1x1 step does once its
+  /// traces have read the area (FreeMid), so no later load overwrites it
+  /// first.
+  unsigned MidBuf = 0;
+  bool DeferInFree = false, FreeMid = false;
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };
 

@@ -45,6 +45,11 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
   B.OutCap = OutBanks * Bank;
   B.OutBase[0] = 2 * B.InCap;
   B.OutBase[1] = B.OutBase[0] + B.OutCap;
+  if (InBanks >= 2) {
+    B.DwInCap = Bank;
+    B.MidOffset = Bank;
+    B.MidCap = (InBanks - 1) * Bank;
+  }
   B.WCap = Hw.weightsWords() / 2;
   B.WBase[0] = 0;
   B.WBase[1] = B.WCap;
@@ -72,13 +77,8 @@ unsigned LayerPlan::validCols(unsigned T) const {
   return std::min(Wt, L->Out.W - T % NColBlocks * Wt);
 }
 
-namespace {
-
-/// Candidate output tiles (rows x cols) with at most PMax pixels. For each
-/// number of row blocks and of column blocks only the smallest tile that
-/// reaches it is kept: a taller or wider tile with as many blocks only adds
-/// pixels that do not exist.
-std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout, unsigned PMax) {
+std::vector<std::pair<unsigned, unsigned>> snow::compiler::tileShapes(unsigned Hout, unsigned Wout,
+                                                                      unsigned PMax) {
   auto Minimal = [](unsigned N) {
     std::vector<unsigned> V;
     for (unsigned K = 1; K <= std::min(N, 64u); ++K) {
@@ -96,12 +96,8 @@ std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wo
   return S;
 }
 
-} // namespace
-
-/// Fills the tile fields of P for shape (R, Wt); false if the input region
-/// does not fit.
-static bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
-                    const BufferMap &B) {
+bool snow::compiler::setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
+                             const BufferMap &B) {
   const ir::Layer &L = *P.L;
   P.R = R;
   P.Wt = Wt;

@@ -28,6 +28,11 @@ struct BufferMap {
   uint32_t InBase[2] = {0, 0}, InCap = 0;
   uint32_t OutBase[2] = {0, 0}, OutCap = 0;
   uint32_t WBase[2] = {0, 0}, WCap = 0; ///< Weights banks, in words.
+  /// A fused depthwise / 1x1 pair (Fuse.cpp) uses only the first bank of
+  /// each input region for the depthwise conv's maps (DwInCap elements),
+  /// and the rest of one of them (MidOffset on, MidCap elements) for the
+  /// depthwise output that the 1x1 conv reads. 0: no room to fuse.
+  uint32_t DwInCap = 0, MidOffset = 0, MidCap = 0;
 };
 
 llvm::Expected<BufferMap> makeBufferMap(const isa::HwConfig &Hw);
@@ -123,6 +128,14 @@ struct LayerPlan {
   /// the maps are loaded once for all chunks; chunk c's traces start at
   /// channel offset c * Chunk of each pixel.
   bool FullDepth = false;
+  /// A fused depthwise / 1x1 pair (Fuse.cpp): the depthwise plan writes its
+  /// output tile back into the maps buffer's middle area (BufferMap::MidCap)
+  /// at the 1x1 conv's pixel stride, its chunk at its channel offset, and
+  /// stores nothing (ToMid); the 1x1 plan, full depth, reads that area
+  /// instead of loading maps (FromMid). Both have the same tiles, round
+  /// after round: per group of CUs' tiles, the depthwise rounds (one per
+  /// channel chunk), then the 1x1 rounds (one per output group).
+  bool ToMid = false, FromMid = false;
   /// Rounds were packed by tile size and may give the CUs of one round
   /// different output-channel groups (workload balancing; for --emit=plan).
   bool Balanced = false;
@@ -252,6 +265,17 @@ struct LayerPlan {
     return (Og * NChunks + C) * subBlocks(Vmacs) + V % subBlocks(Vmacs);
   }
 };
+
+/// Candidate output tiles (rows x cols) with at most PMax pixels. For each
+/// number of row blocks and of column blocks only the smallest tile that
+/// reaches it is kept: a taller or wider tile with as many blocks only adds
+/// pixels that do not exist.
+std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout, unsigned PMax);
+
+/// Fills the tile fields of P for shape (R, Wt); false if the input region
+/// (Stride elements a pixel, Extra more) does not fit B's.
+bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
+             const BufferMap &B);
 
 /// Chooses chunks, tile shape, loop order and trace mode for layer L: one
 /// plan, or two parts over its output channels.

@@ -31,14 +31,17 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}", P.Wide ? "wide" : "pix", P.pix()) : "",
                         P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
                         P.GroupChunks ? "+gchunks" : "",
                         !P.Depthwise   ? ""
                         : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())
-                                       : "+dw");
+                                       : "+dw",
+                        P.ToMid     ? "+fused>"
+                        : P.FromMid ? "+fused<"
+                                    : "");
   D.EstCycles = P.EstCycles;
   D.EstDramBytes = P.EstDramBytes;
   return D;

@@ -9,6 +9,7 @@
 
 #include "Lowerer.h"
 #include <algorithm>
+#include <cassert>
 #include <unordered_map>
 
 using namespace snow;
@@ -22,8 +23,9 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
     S.P = &P;
     S.RoundIdx = RoundIdx;
     S.Chunk = Chunk;
-    S.Writes =
-        !P.IsConv || P.Depthwise || Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second;
+    // A fused depthwise step writes back on chip only (LayerPlan::ToMid).
+    S.Writes = !P.ToMid && (!P.IsConv || P.Depthwise ||
+                            Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
     Steps.push_back(S);
   };
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
@@ -206,12 +208,37 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
   return Out;
 }
 
+/// A fused pair's steps (LayerPlan::ToMid, FromMid): for each group of
+/// CUs' tiles, the depthwise steps (one per channel chunk), then the 1x1
+/// steps (its output groups' chunks).
+static std::vector<Step> fusedSteps(const LayerPlan &D, const LayerPlan &P) {
+  const std::vector<Step> DS = planSteps(D), PS = planSteps(P);
+  const size_t Groups = D.Rounds.size() / D.NOg;
+  assert(Groups * D.NOg == D.Rounds.size() && DS.size() == D.Rounds.size() &&
+         PS.size() == Groups * P.NOg * P.NChunks && "Fuse.cpp plans both with the same tiles");
+  const size_t PerD = DS.size() / Groups, PerP = PS.size() / Groups;
+  std::vector<Step> Out;
+  for (size_t Gr = 0; Gr < Groups; ++Gr) {
+    Out.insert(Out.end(), DS.begin() + Gr * PerD, DS.begin() + (Gr + 1) * PerD);
+    Out.insert(Out.end(), PS.begin() + Gr * PerP, PS.begin() + (Gr + 1) * PerP);
+  }
+  return Out;
+}
+
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                             const CompileOptions &Opts) {
   // Program order: plan after plan, but a pooling layer pipelined beside
-  // the conv it reads, where it can be.
+  // the conv it reads, where it can be, and a fused pair's steps
+  // interleaved.
   std::vector<Step> Steps;
   for (size_t I = 0; I < Plans.size(); ++I) {
+    if (Plans[I].ToMid) {
+      assert(I + 1 < Plans.size() && Plans[I + 1].FromMid && "Fuse.cpp keeps pairs together");
+      std::vector<Step> Both = fusedSteps(Plans[I], Plans[I + 1]);
+      Steps.insert(Steps.end(), Both.begin(), Both.end());
+      ++I;
+      continue;
+    }
     std::vector<Step> Own = planSteps(Plans[I]);
     if (Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
         pipelines(Plans[I], Plans[I + 1]) && !Own.empty()) {
@@ -240,17 +267,23 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     S.LastOfPlan = ++Seen[&P] == Count[&P];
     S.LastOfLayer = S.LastOfPlan && P.LastPart;
     S.Remark = !S.FirstOfLayer && Before && Before->P->Index != P.Index;
-    S.NewMap = !PrevSame || PrevSame != Before || newMaps(*PrevSame, S);
-    S.NewW = P.IsConv && (!PrevSame || !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
-                          PrevSame->Chunk != S.Chunk);
+    // A fused 1x1 step reads the depthwise output on chip: it loads no maps.
+    S.NewMap = !P.FromMid && (!PrevSame || PrevSame != Before || newMaps(*PrevSame, S));
+    // Weights stay across other plans' steps that load none (a pool's), not
+    // across a conv's (a fused pair's other layer).
+    S.NewW = P.IsConv &&
+             (!PrevSame || (PrevSame != Before && Before->P->IsConv) ||
+              !sameWork(PrevSame->round(), S.round(), &Work::Og) || PrevSame->Chunk != S.Chunk);
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
     if (PrevSame)
       PrevSame->LastWUse = S.NewW;
-    if (Before && Before != PrevSame)
+    if (Before && Before != PrevSame && !Before->P->FromMid)
       Before->LastMapUse = true; // Set already if it was its plan's last.
-    if (S.LastOfPlan)
-      S.LastMapUse = S.LastWUse = true;
+    if (S.LastOfPlan) {
+      S.LastMapUse = !P.FromMid;
+      S.LastWUse = true;
+    }
     unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
     InCount += S.NewMap;
     WCount += S.NewW;
@@ -259,6 +292,24 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;
+  }
+  // A fused pair's area lies in the input region of its last depthwise
+  // step, which frees that region only after the pair's last 1x1 step.
+  for (size_t K = 0; K < Steps.size(); ++K) {
+    if (!Steps[K].P->ToMid || !Steps[K].LastOfPlan)
+      continue;
+    Step &LastD = Steps[K];
+    LastD.DeferInFree = true;
+    size_t End = K;
+    while (End + 1 < Steps.size() && Steps[End + 1].P->FromMid)
+      ++End;
+    assert(Steps[End].LastOfPlan && "a fused pair ends with its 1x1 conv's last step");
+    Steps[End].FreeMid = true;
+    for (size_t J = K; J-- > 0 && (Steps[J].P->ToMid || Steps[J].P->FromMid) &&
+                       (Steps[J].P == LastD.P || Steps[J].P->Index == Steps[End].P->Index);)
+      Steps[J].MidBuf = LastD.InBuf;
+    for (size_t J = K; J <= End; ++J)
+      Steps[J].MidBuf = LastD.InBuf;
   }
   return Steps;
 }
@@ -317,8 +368,10 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // Prefetch: the next step's weights always; its maps within the layer,
     // or for a new layer that does not read this one's output (its maps
     // only wait for older layers, whose LayerDone was signalled already).
-    const bool EarlyMaps = Next && (Next->P == S.P || Next->P->NeedsDone < S.P->Ordinal ||
-                                    (Next->Pipelined && !Next->Late));
+    // A fused 1x1 step's maps are on chip: only a residual, of older layers.
+    const bool EarlyMaps =
+        Next && (Next->P == S.P || Next->P->FromMid || Next->P->NeedsDone < S.P->Ordinal ||
+                 (Next->Pipelined && !Next->Late));
     // Memory-access balancing: the load unit starts the next step's loads
     // with a wait for banks that this step's predecessor frees, so they queue
     // up behind it. If they fill the queue, the control core would stall on

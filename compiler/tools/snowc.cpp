@@ -125,6 +125,12 @@ static cl::opt<bool> NoPipelinePools(
              "stores the rows it reads"),
     cl::cat(Cat));
 
+static cl::opt<bool> NoFuseDepthwise(
+    "no-fuse-depthwise",
+    cl::desc("Run each depthwise conv and the 1x1 conv that reads it as two layers through "
+             "DRAM, never fused on chip"),
+    cl::cat(Cat));
+
 static cl::opt<std::string> TimeTrace(
     "time-trace",
     cl::desc("Write where compile time goes (load, calibrate, plan, pack, emit, write) as "
@@ -235,6 +241,7 @@ static int compileModel() {
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
+  Opts.FuseDepthwise = !NoFuseDepthwise;
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))

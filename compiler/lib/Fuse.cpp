@@ -1,0 +1,157 @@
+//===- Fuse.cpp - Depthwise convs fused into the 1x1 convs they feed ------===//
+//
+// A depthwise conv is DRAM-bound (a MAC per weight and pixel, its output as
+// large as its input) and the 1x1 conv after it (MobileNet's pointwise,
+// EfficientNet's projection) mostly compute-bound: apart, the channel waits
+// for the traces in one and the traces for the channel in the other, and
+// the depthwise output crosses DRAM twice. Fused, a group of tiles (one per
+// CU) is computed through both layers on chip:
+//
+//   for each channel chunk c: load the tile's maps of chunk c (the first bank
+//     of an input region), vdw traces, write back into the area (the input
+//     region's other banks) at the 1x1 conv's pixel stride, chunk c's
+//     channels at their offset;
+//   for each output group of the 1x1 conv: full-depth traces over the area,
+//     write back and store as any conv.
+//
+// The 1x1 weights are loaded once per group of tiles, so tiles are as large
+// as the area and the accumulators allow; the cost model (fusedCost) weighs
+// that against the two layers apart. Sequence.cpp interleaves the pair's
+// steps and keeps the area's region from the load unit until the 1x1 conv
+// has read it (Step::DeferInFree, FreeMid).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fuse.h"
+#include "Cost.h"
+#include "Rounds.h"
+#include <optional>
+
+using namespace snow;
+using namespace snow::compiler;
+
+namespace {
+
+/// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
+/// pair: full depth over the area, one output group per G channels, every
+/// output channel in one part.
+LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B) {
+  const ir::Layer &L = *Q.L;
+  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  LayerPlan P = Q;
+  P.FromMid = true;
+  P.OcBase = 0;
+  P.OcCount = L.Out.C;
+  P.FirstPart = P.LastPart = true;
+  P.PixLog = 0;
+  P.Wide = false;
+  P.NOg = ceilDiv(L.Out.C, G);
+  P.StepY = P.StepX = 1;
+  P.FullDepth = true;
+  P.MapStationary = true;
+  P.Balanced = P.SplitChannels = P.GroupChunks = false;
+  const unsigned PerBank = B.WCap - P.TailWords; // a 1x1 kernel: a word per channel
+  P.NChunks = ceilDiv(L.In.C, PerBank);
+  P.Chunk = ceilDiv(L.In.C, P.NChunks);
+  P.NChunks = ceilDiv(L.In.C, P.Chunk);
+  return P;
+}
+
+/// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
+/// padding, dense, run-time weights or frames of a batch aside.
+bool fusableConsumer(const LayerPlan &P) {
+  const ir::Layer &L = *P.L;
+  return P.IsConv && !P.Depthwise && !P.Dynamic && P.Frames == 1 && P.FirstPart && L.Groups == 1 &&
+         L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL &&
+         !L.PadR;
+}
+
+/// Whether plan D is a depthwise conv that can write a fused area.
+bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
+  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  const unsigned C = D.L->Out.C;
+  // A chunk's writeback moves G channels a pixel: a last chunk of fewer
+  // would overwrite the next pixel's first chunk (one chunk only is fine:
+  // each pixel's extra channels are overwritten by the next pixel's).
+  return D.IsConv && D.Depthwise && D.GroupK == 1 && D.FirstPart && D.LastPart && D.Frames == 1 &&
+         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual && (C % G == 0 || D.NChunks == 1);
+}
+
+} // namespace
+
+void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+  if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
+    return;
+  // Readers of every layer's output (the graph's output is read by the host).
+  std::vector<unsigned> Readers(G.Layers.size(), 0);
+  for (const ir::Layer &L : G.Layers) {
+    for (int In : L.Inputs)
+      if (In >= 0)
+        ++Readers[size_t(In)];
+    if (L.HasResidual)
+      ++Readers[size_t(L.Residual)];
+  }
+  ++Readers.back();
+  const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  BufferMap DwIn = B; // the producer's maps: one bank of either input region
+  DwIn.InCap = B.DwInCap;
+  std::vector<LayerPlan> Out;
+  for (size_t K = 0; K < Plans.size(); ++K) {
+    const LayerPlan &D = Plans[K];
+    if (K + 1 == Plans.size()) {
+      Out.push_back(D);
+      break;
+    }
+    size_t End = K + 2; // the consumer's parts: [K + 1, End)
+    while (End < Plans.size() && Plans[End].Index == Plans[K + 1].Index)
+      ++End;
+    const bool Candidate = fusableProducer(D, Hw) && fusableConsumer(Plans[K + 1]) &&
+                           Plans[K + 1].L->input() == int(D.Index) && Readers[D.Index] == 1 &&
+                           Plans[K + 1].L->In.C == D.L->Out.C &&
+                           (End == Plans.size() || Plans[End].BesideOf != int(Plans[K + 1].Index));
+    if (!Candidate) {
+      Out.push_back(D);
+      continue;
+    }
+    uint64_t Apart = 0;
+    for (size_t J = K; J < End; ++J)
+      Apart += Plans[J].EstCycles;
+    const LayerPlan P0 = consumerPlan(Plans[K + 1], Hw, B);
+    const unsigned Depth = D.L->Out.C;
+    const unsigned Slack = D.NChunks == 1 ? Gch - std::min(Gch, Depth) : 0;
+    const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
+    std::optional<std::pair<LayerPlan, LayerPlan>> Best;
+    Cost BestCost;
+    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, PMax)) {
+      LayerPlan Dn = D, Pn = P0;
+      Dn.ToMid = true;
+      Dn.MapStationary = true;
+      if (!setTile(Dn, R, Wt, Dn.Chunk, 2 * Dn.InSkew, DwIn))
+        continue;
+      setTile(Pn, R, Wt, 0, 0, B); // Pn reads the area, not a region.
+      makeRounds(Dn, NCu, Packing::Tiles);
+      makeRounds(Pn, NCu, Packing::Tiles);
+      const Cost Ct = fusedCost(Dn, Pn, Hw);
+      if (Ct < BestCost) {
+        BestCost = Ct;
+        Best.emplace(std::move(Dn), std::move(Pn));
+      }
+    }
+    if (!Best || BestCost.Cycles >= Apart) {
+      Out.insert(Out.end(), Plans.begin() + K, Plans.begin() + End);
+      K = End - 1;
+      continue;
+    }
+    auto &[Dn, Pn] = *Best;
+    // The estimate split by the layers' traces (--emit=plan).
+    const uint64_t DwShare = BestCost.Cycles * Dn.NChunks / (Dn.NChunks + Pn.NOg * Pn.NChunks);
+    Dn.EstCycles = DwShare;
+    Pn.EstCycles = BestCost.Cycles - DwShare;
+    Dn.EstDramBytes = Pn.EstDramBytes = BestCost.Bytes / 2;
+    Out.push_back(std::move(Dn));
+    Out.push_back(std::move(Pn));
+    K = End - 1;
+  }
+  Plans = std::move(Out);
+}
