@@ -25,6 +25,7 @@
 #include "Fuse.h"
 #include "Cost.h"
 #include "Rounds.h"
+#include <algorithm>
 #include <optional>
 
 using namespace snow;
@@ -67,14 +68,18 @@ bool fusableConsumer(const LayerPlan &P) {
 }
 
 /// Whether plan D is a depthwise conv that can write a fused area.
-bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
-  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  const unsigned C = D.L->Out.C;
-  // A chunk's writeback moves G channels a pixel: a last chunk of fewer
-  // would overwrite the next pixel's first chunk (one chunk only is fine:
-  // each pixel's extra channels are overwritten by the next pixel's).
+bool fusableProducer(const LayerPlan &D) {
   return D.IsConv && D.Depthwise && D.GroupK == 1 && D.FirstPart && D.LastPart && D.Frames == 1 &&
-         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual && (C % G == 0 || D.NChunks == 1);
+         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual;
+}
+
+/// Puts each group's depthwise rounds last chunk first. A chunk's writeback
+/// moves G channels a pixel: a last chunk of fewer runs past its pixel into
+/// the next one's first channels, which the chunks after it (in this order)
+/// then write; past the tile's last pixel, into the area's slack.
+void lastChunkFirst(LayerPlan &D) {
+  for (size_t Begin = 0; Begin < D.Rounds.size(); Begin += D.NOg)
+    std::reverse(D.Rounds.begin() + Begin, D.Rounds.begin() + Begin + D.NOg);
 }
 
 } // namespace
@@ -89,7 +94,7 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     for (int In : L.Inputs)
       if (In >= 0)
         ++Readers[size_t(In)];
-    if (L.HasResidual)
+    if (L.HasResidual && L.Residual >= 0) // -1: the graph input
       ++Readers[size_t(L.Residual)];
   }
   ++Readers.back();
@@ -106,7 +111,7 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     size_t End = K + 2; // the consumer's parts: [K + 1, End)
     while (End < Plans.size() && Plans[End].Index == Plans[K + 1].Index)
       ++End;
-    const bool Candidate = fusableProducer(D, Hw) && fusableConsumer(Plans[K + 1]) &&
+    const bool Candidate = fusableProducer(D) && fusableConsumer(Plans[K + 1]) &&
                            Plans[K + 1].L->input() == int(D.Index) && Readers[D.Index] == 1 &&
                            Plans[K + 1].L->In.C == D.L->Out.C &&
                            (End == Plans.size() || Plans[End].BesideOf != int(Plans[K + 1].Index));
@@ -119,7 +124,7 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
       Apart += Plans[J].EstCycles;
     const LayerPlan P0 = consumerPlan(Plans[K + 1], Hw, B);
     const unsigned Depth = D.L->Out.C;
-    const unsigned Slack = D.NChunks == 1 ? Gch - std::min(Gch, Depth) : 0;
+    const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
     const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
     std::optional<std::pair<LayerPlan, LayerPlan>> Best;
     Cost BestCost;
@@ -131,6 +136,7 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
         continue;
       setTile(Pn, R, Wt, 0, 0, B); // Pn reads the area, not a region.
       makeRounds(Dn, NCu, Packing::Tiles);
+      lastChunkFirst(Dn);
       makeRounds(Pn, NCu, Packing::Tiles);
       const Cost Ct = fusedCost(Dn, Pn, Hw);
       if (Ct < BestCost) {
