@@ -68,9 +68,16 @@ bool fusableConsumer(const LayerPlan &P) {
 }
 
 /// Whether plan D is a depthwise conv that can write a fused area.
-bool fusableProducer(const LayerPlan &D) {
+bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
+  // With fewer channels than a writeback entry, one vwb's entries overlap
+  // in the area (each runs into the next pixel, which the next entry then
+  // writes): in one cycle per entry only, as a writeback of several moves
+  // every entry's first words before any entry's last (docs/architecture.md,
+  // section 3.2), which would then land on the next pixel's first channels.
+  const bool Overlaps = D.L->Out.C < Hw.VmacsPerCu * Hw.LanesPerVmac;
   return D.IsConv && D.Depthwise && D.GroupK == 1 && D.FirstPart && D.LastPart && D.Frames == 1 &&
-         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual;
+         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual &&
+         (!Overlaps || Hw.writebackCyclesPerEntry() == 1);
 }
 
 /// Puts each group's depthwise rounds last chunk first. A chunk's writeback
@@ -111,7 +118,7 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     size_t End = K + 2; // the consumer's parts: [K + 1, End)
     while (End < Plans.size() && Plans[End].Index == Plans[K + 1].Index)
       ++End;
-    const bool Candidate = fusableProducer(D) && fusableConsumer(Plans[K + 1]) &&
+    const bool Candidate = fusableProducer(D, Hw) && fusableConsumer(Plans[K + 1]) &&
                            Plans[K + 1].L->input() == int(D.Index) && Readers[D.Index] == 1 &&
                            Plans[K + 1].L->In.C == D.L->Out.C &&
                            (End == Plans.size() || Plans[End].BesideOf != int(Plans[K + 1].Index));

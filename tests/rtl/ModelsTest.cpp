@@ -168,6 +168,31 @@ layers:
   EXPECT_TRUE(coSimulate("dw.bin"));
 }
 
+/// A depthwise conv fused into the 1x1 conv it feeds (Fuse.cpp): the
+/// depthwise output written back into the maps buffer and read there by the
+/// 1x1 traces, the area's region freed only after them (a last chunk of 32
+/// channels, ReLU6 through the table, a fused residual).
+TEST_F(RtlBatch, FusedDepthwiseAgrees) {
+  compileFor("fuse.bin", R"(name: fused
+input: {name: data, shape: [24, 14, 13]}
+weights: {seed: 4}
+layers:
+  - {name: e, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, bias: false}
+  - {name: d_bn, type: batchnorm}
+  - {name: d_r, type: relu6}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: sum, type: add, inputs: [p, data]}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  ToolResult Plan = run("snowc", {"fuse.bin.yaml", "--hw", "zc706", "--emit=plan", "-o", "-"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  EXPECT_NE(Plan.Out.find("+fused<"), std::string::npos) << Plan.Out;
+  EXPECT_TRUE(coSimulate("fuse.bin"));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
