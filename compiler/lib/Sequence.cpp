@@ -325,10 +325,12 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     E.signal(Unit::Compute, WFree + Bank);
     E.signal(Unit::Store, OutFree + Bank);
   }
+  // Maps of fused depthwise steps loaded two steps ahead (below).
+  std::vector<bool> Preloaded(Steps.size(), false);
   auto Loads = [&](const Step &S, bool Weights, bool Maps) {
     if (Weights && S.NewW)
       Low.loadWeights(S);
-    if (Maps && S.NewMap)
+    if (Maps && S.NewMap && !Preloaded[size_t(&S - Steps.data())])
       Low.loadMaps(S);
     if (Maps && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
@@ -360,6 +362,34 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     E.halt();
     return;
   }
+  // FreedBy[J]: the step whose compute signals the InFree that step J's
+  // maps load waits for (the last before J to use J's input region), or -1.
+  std::vector<long> FreedBy(Steps.size(), -1);
+  {
+    long Last[2] = {-1, -1};
+    for (size_t J = 0; J < Steps.size(); ++J) {
+      FreedBy[J] = Last[Steps[J].InBuf];
+      if (Steps[J].LastMapUse && !Steps[J].DeferInFree)
+        Last[Steps[J].InBuf] = long(J);
+      if (Steps[J].FreeMid)
+        Last[Steps[J].MidBuf] = long(J);
+    }
+  }
+  // A fused pair's next group of tiles: its first depthwise chunks load
+  // while the 1x1 steps before them compute (they load no maps, so both
+  // input regions are free), up to two steps ahead, once the region's
+  // InFree has been signalled (every wait after the signal it consumes).
+  auto Preload = [&](size_t K) {
+    for (size_t J = K + 2; J < std::min(Steps.size(), K + 3); ++J) {
+      const Step &S = Steps[J];
+      const Step &Between = Steps[J - 1];
+      if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || FreedBy[J] >= long(K) ||
+          (Between.NewMap && !Preloaded[J - 1]))
+        continue;
+      Low.loadMaps(S);
+      Preloaded[J] = true;
+    }
+  };
   if (!Steps.empty())
     Loads(Steps[0], true, true);
   for (size_t K = 0; K < Steps.size(); ++K) {
@@ -386,6 +416,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Low.resetCuts();
       // Run-time weights of a new layer wait for their producer like maps.
       Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps);
+      Preload(K);
       const uint64_t Room = Hw.QueueDepth * 3 / 4;
       if (Opts.BalanceLoads && Low.ops() > Room) {
         // Cut at the last safe place with at most three quarters of a
