@@ -281,8 +281,15 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const LayerPlan &P, const isa
   const uint64_t Bytes = D.NTiles * TileBytes +
                          D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords) +
                          P.Rounds.size() * V * Word * PWords + PL.Out.elems() * 2;
-  // Nothing computes before the first group's first chunk has landed.
-  const uint64_t First = timing::dmaChannelCycles(Hw, std::min(Hw.cus(), D.NTiles) * TileBytes /
-                                                          std::max(1u, D.NChunks));
-  return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)) + First, Bytes, Hw};
+  // A group's 1x1 traces wait for all its depthwise chunks, whose loads
+  // overlap only the tiny vdw traces: the first group's loads are exposed,
+  // and in the later groups those of all but the two chunks that load
+  // during the group before (Sequence.cpp). The channel, if it is the
+  // bound, waits only for the first chunk.
+  const uint64_t GroupLoad = timing::dmaChannelCycles(Hw, std::min(Hw.cus(), D.NTiles) * TileBytes);
+  const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
+  const uint64_t Exposed =
+      GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks;
+  return {std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
+          Bytes, Hw};
 }
