@@ -23,7 +23,7 @@ MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezen
           "efficientnet_b0"]
 # Each pass's switch (snowc --help); "" is everything on.
 ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces",
-            "--no-pipeline-pools",
+            "--no-pipeline-pools", "--no-fuse-depthwise",
             "--no-grouped-vdw",
             "--no-schedule",
             "--no-balance-loads", "--no-dma-loops", "--no-gather", "--no-precise-deps",

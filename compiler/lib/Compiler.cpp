@@ -333,6 +333,9 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       P.Ordinal = Ordinal;
       DoneAfter[P.Index] = Ordinal;
     }
+    for (LayerPlan &P : *Plans)
+      if (P.FromMid)
+        P.ProducerOrdinal = DoneAfter[size_t(P.FusedWith)];
     for (size_t I = 0; I < G.Layers.size(); ++I) // Inputs come first in the graph.
       if (isView(G.Layers[I]))
         for (int In : G.Layers[I].Inputs)

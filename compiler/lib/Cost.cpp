@@ -268,19 +268,23 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 
-Cost snow::compiler::fusedCost(const LayerPlan &D, const LayerPlan &P, const isa::HwConfig &Hw) {
-  const ir::Layer &DL = *D.L, &PL = *P.L;
+Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                               const isa::HwConfig &Hw) {
+  const ir::Layer &DL = *D.L;
   const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
-  const uint64_t Compute = depthwiseCompute(D, Hw) + convCompute(P, summarize(P, Hw.cus()), Hw);
   // The depthwise maps of every tile and chunk (each CU loads its own tile),
-  // a weight block per vMAC and round of either plan, the 1x1 output.
+  // a weight block per vMAC and round of every plan, the 1x1 outputs.
   const uint64_t TileBytes = uint64_t(D.RowsIn) * D.ColsIn * DL.In.C * 2;
-  uint64_t PWords = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
-    PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
-  const uint64_t Bytes = D.NTiles * TileBytes +
-                         D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords) +
-                         P.Rounds.size() * V * Word * PWords + PL.Out.elems() * 2;
+  uint64_t Compute = depthwiseCompute(D, Hw);
+  uint64_t Bytes =
+      D.NTiles * TileBytes + D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords);
+  for (const LayerPlan &P : Ps) {
+    Compute += convCompute(P, summarize(P, Hw.cus()), Hw);
+    uint64_t PWords = 0;
+    for (unsigned C = 0; C < P.NChunks; ++C)
+      PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
+    Bytes += P.Rounds.size() * V * Word * PWords + P.L->Out.elems() * 2;
+  }
   // A group's 1x1 traces wait for all its depthwise chunks, whose loads
   // overlap only the tiny vdw traces: the first group's loads are exposed,
   // and in the later groups those of all but the two chunks that load

@@ -44,12 +44,13 @@ Cost groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// pixel): max(compute, DRAM).
 Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 
-/// A fused depthwise / 1x1 pair's cost (Fuse.cpp): the depthwise traces of
-/// every chunk and the 1x1 traces of every output group share the compute
+/// A fused depthwise / 1x1 pair's cost (Fuse.cpp; Ps: every 1x1 conv that
+/// reads the depthwise conv): the depthwise traces of every chunk and the
+/// 1x1 traces of every output group share the compute
 /// unit, the depthwise maps, both layers' weights and the 1x1 stores the
 /// DRAM channel; the depthwise output moves through neither. max(compute,
 /// DRAM), plus the first tile's loads.
-Cost fusedCost(const LayerPlan &D, const LayerPlan &P, const isa::HwConfig &Hw);
+Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw);
 
 } // namespace snow::compiler
 

@@ -111,40 +111,71 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
   std::vector<LayerPlan> Out;
   for (size_t K = 0; K < Plans.size(); ++K) {
     const LayerPlan &D = Plans[K];
-    if (K + 1 == Plans.size()) {
-      Out.push_back(D);
-      break;
+    // The consumers: the layers that read D, each a 1x1 conv, planned after
+    // D within Window plans (the scheduler may have put independent layers
+    // between them, e.g. ShuffleNet's passthrough halves), each layer's parts
+    // together; [K + 1, End) holds them and the plans in between, which move
+    // after them (none reads D; a consumer's residual must come before D).
+    constexpr size_t Window = 8;
+    const unsigned Depth = D.L->Out.C;
+    std::vector<LayerPlan> Ps, Between;
+    size_t End = K + 1;
+    bool Ok = fusableProducer(D, Hw) && Readers[D.Index] <= Window;
+    std::vector<bool> Before(G.Layers.size(), false); // planned before D
+    for (size_t J = 0; J <= K; ++J)
+      Before[Plans[J].Index] = true;
+    while (Ok && Ps.size() < Readers[D.Index] && End < Plans.size() && End < K + 1 + Window) {
+      const LayerPlan &Q = Plans[End];
+      const unsigned Index = Q.Index;
+      size_t Next = End;
+      while (Next < Plans.size() && Plans[Next].Index == Index)
+        ++Next;
+      const ir::Layer &L = *Q.L;
+      bool Reads = false;
+      for (int In : L.Inputs)
+        Reads |= In == int(D.Index);
+      Reads |= L.HasResidual && L.Residual == int(D.Index);
+      if (!Reads) {
+        Between.insert(Between.end(), Plans.begin() + long(End), Plans.begin() + long(Next));
+      } else if (fusableConsumer(Q) && L.input() == int(D.Index) && L.In.C == Depth &&
+                 (!L.HasResidual || L.Residual < 0 || Before[size_t(L.Residual)])) {
+        Ps.push_back(consumerPlan(Q, Hw, B));
+        Ps.back().FusedWith = int(D.Index);
+      } else {
+        Ok = false;
+      }
+      End = Next;
     }
-    size_t End = K + 2; // the consumer's parts: [K + 1, End)
-    while (End < Plans.size() && Plans[End].Index == Plans[K + 1].Index)
-      ++End;
-    const bool Candidate = fusableProducer(D, Hw) && fusableConsumer(Plans[K + 1]) &&
-                           Plans[K + 1].L->input() == int(D.Index) && Readers[D.Index] == 1 &&
-                           Plans[K + 1].L->In.C == D.L->Out.C &&
-                           (End == Plans.size() || Plans[End].BesideOf != int(Plans[K + 1].Index));
-    if (!Candidate) {
+    // Every reader fused; no pool beside D or beside a consumer.
+    for (size_t J = K + 1; Ok && J < std::min(Plans.size(), End + 1); ++J)
+      for (const LayerPlan &P : Ps)
+        Ok &= Plans[J].BesideOf != int(P.Index) && Plans[J].BesideOf != int(D.Index);
+    if (!Ok || Ps.empty() || Ps.size() != Readers[D.Index]) {
       Out.push_back(D);
       continue;
     }
-    uint64_t Apart = 0;
+    uint64_t Apart = 0; // D's and its consumers' own estimates
     for (size_t J = K; J < End; ++J)
-      Apart += Plans[J].EstCycles;
-    const LayerPlan P0 = consumerPlan(Plans[K + 1], Hw, B);
-    const unsigned Depth = D.L->Out.C;
+      if (J == K || Plans[J].L->input() == int(D.Index))
+        Apart += Plans[J].EstCycles;
     const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
     const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
-    std::optional<std::pair<LayerPlan, LayerPlan>> Best;
+    std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
     for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, PMax)) {
-      LayerPlan Dn = D, Pn = P0;
+      LayerPlan Dn = D;
       Dn.ToMid = true;
+      Dn.FusedWith = int(D.Index);
       Dn.MapStationary = true;
       if (!setTile(Dn, R, Wt, Dn.Chunk, 2 * Dn.InSkew, DwIn))
         continue;
-      setTile(Pn, R, Wt, 0, 0, B); // Pn reads the area, not a region.
       makeRounds(Dn, NCu, Packing::Tiles);
       lastChunkFirst(Dn);
-      makeRounds(Pn, NCu, Packing::Tiles);
+      std::vector<LayerPlan> Pn = Ps;
+      for (LayerPlan &P : Pn) {
+        setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
+        makeRounds(P, NCu, Packing::Tiles);
+      }
       const Cost Ct = fusedCost(Dn, Pn, Hw);
       if (Ct < BestCost) {
         BestCost = Ct;
@@ -152,18 +183,25 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
       }
     }
     if (!Best || BestCost.Cycles >= Apart) {
-      Out.insert(Out.end(), Plans.begin() + K, Plans.begin() + End);
-      K = End - 1;
+      Out.push_back(D);
       continue;
     }
+    // The estimate split by the layers' rounds (--emit=plan).
     auto &[Dn, Pn] = *Best;
-    // The estimate split by the layers' traces (--emit=plan).
-    const uint64_t DwShare = BestCost.Cycles * Dn.NChunks / (Dn.NChunks + Pn.NOg * Pn.NChunks);
-    Dn.EstCycles = DwShare;
-    Pn.EstCycles = BestCost.Cycles - DwShare;
-    Dn.EstDramBytes = Pn.EstDramBytes = BestCost.Bytes / 2;
+    uint64_t AllRounds = Dn.Rounds.size();
+    for (const LayerPlan &P : Pn)
+      AllRounds += P.Rounds.size() * P.NChunks;
+    auto Share = [&](LayerPlan &P, uint64_t Rounds) {
+      P.EstCycles = BestCost.Cycles * Rounds / AllRounds;
+      P.EstDramBytes = BestCost.Bytes * Rounds / AllRounds;
+    };
+    Share(Dn, Dn.Rounds.size());
     Out.push_back(std::move(Dn));
-    Out.push_back(std::move(Pn));
+    for (LayerPlan &P : Pn) {
+      Share(P, P.Rounds.size() * P.NChunks);
+      Out.push_back(std::move(P));
+    }
+    Out.insert(Out.end(), Between.begin(), Between.end());
     K = End - 1;
   }
   Plans = std::move(Out);

@@ -605,7 +605,7 @@ void Lowerer::loadResidual(const Step &S) {
   // conv here (the depthwise conv signals LayerDone only after its last
   // group, which comes after this one).
   if (S.P->FromMid && S.FirstOfLayer)
-    for (; LayersSeenDone < S.P->Ordinal - 2; ++LayersSeenDone)
+    for (; LayersSeenDone < S.P->ProducerOrdinal - 1; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, OutFree + S.OutBuf);
   tileRuns(S, S.P->Res, Opcode::LD_MAP);

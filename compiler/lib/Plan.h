@@ -131,11 +131,15 @@ struct LayerPlan {
   /// A fused depthwise / 1x1 pair (Fuse.cpp): the depthwise plan writes its
   /// output tile back into the maps buffer's middle area (BufferMap::MidCap)
   /// at the 1x1 conv's pixel stride, its chunk at its channel offset, and
-  /// stores nothing (ToMid); the 1x1 plan, full depth, reads that area
-  /// instead of loading maps (FromMid). Both have the same tiles, round
-  /// after round: per group of CUs' tiles, the depthwise rounds (one per
-  /// channel chunk), then the 1x1 rounds (one per output group).
+  /// stores nothing (ToMid); the 1x1 plans (one per layer that reads it),
+  /// full depth, read that area instead of loading maps (FromMid). All have
+  /// the same tiles, round after round: per group of CUs' tiles, the
+  /// depthwise rounds (one per channel chunk), then each 1x1 conv's rounds
+  /// (one per output group).
   bool ToMid = false, FromMid = false;
+  /// The depthwise layer of the fused pair (-1: not fused), and for a 1x1
+  /// plan the ordinal of that layer (Compiler.cpp).
+  int FusedWith = -1, ProducerOrdinal = -1;
   /// Rounds were packed by tile size and may give the CUs of one round
   /// different output-channel groups (workload balancing; for --emit=plan).
   bool Balanced = false;

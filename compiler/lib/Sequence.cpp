@@ -209,18 +209,26 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
 }
 
 /// A fused pair's steps (LayerPlan::ToMid, FromMid): for each group of
-/// CUs' tiles, the depthwise steps (one per channel chunk), then the 1x1
-/// steps (its output groups' chunks).
-static std::vector<Step> fusedSteps(const LayerPlan &D, const LayerPlan &P) {
-  const std::vector<Step> DS = planSteps(D), PS = planSteps(P);
+/// CUs' tiles, the depthwise steps (one per channel chunk), then each 1x1
+/// conv's steps (its output groups' chunks).
+static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps) {
+  const std::vector<Step> DS = planSteps(D);
   const size_t Groups = D.Rounds.size() / D.NOg;
   assert(Groups * D.NOg == D.Rounds.size() && DS.size() == D.Rounds.size() &&
-         PS.size() == Groups * P.NOg * P.NChunks && "Fuse.cpp plans both with the same tiles");
-  const size_t PerD = DS.size() / Groups, PerP = PS.size() / Groups;
+         "Fuse.cpp plans the depthwise conv in whole groups of tiles");
+  std::vector<std::vector<Step>> PS;
+  for (const LayerPlan *P : Ps) {
+    PS.push_back(planSteps(*P));
+    assert(PS.back().size() == Groups * P->NOg * P->NChunks && "Fuse.cpp gives all the same tiles");
+  }
   std::vector<Step> Out;
   for (size_t Gr = 0; Gr < Groups; ++Gr) {
+    const size_t PerD = DS.size() / Groups;
     Out.insert(Out.end(), DS.begin() + Gr * PerD, DS.begin() + (Gr + 1) * PerD);
-    Out.insert(Out.end(), PS.begin() + Gr * PerP, PS.begin() + (Gr + 1) * PerP);
+    for (const std::vector<Step> &S : PS) {
+      const size_t PerP = S.size() / Groups;
+      Out.insert(Out.end(), S.begin() + Gr * PerP, S.begin() + (Gr + 1) * PerP);
+    }
   }
   return Out;
 }
@@ -233,10 +241,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   std::vector<Step> Steps;
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
-      assert(I + 1 < Plans.size() && Plans[I + 1].FromMid && "Fuse.cpp keeps pairs together");
-      std::vector<Step> Both = fusedSteps(Plans[I], Plans[I + 1]);
-      Steps.insert(Steps.end(), Both.begin(), Both.end());
-      ++I;
+      std::vector<const LayerPlan *> Ps;
+      while (I + 1 < Plans.size() && Plans[I + 1].FromMid)
+        Ps.push_back(&Plans[++I]);
+      assert(!Ps.empty() && "Fuse.cpp keeps pairs together");
+      std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps);
+      Steps.insert(Steps.end(), All.begin(), All.end());
       continue;
     }
     std::vector<Step> Own = planSteps(Plans[I]);
@@ -303,12 +313,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t End = K;
     while (End + 1 < Steps.size() && Steps[End + 1].P->FromMid)
       ++End;
-    assert(Steps[End].LastOfPlan && "a fused pair ends with its 1x1 conv's last step");
+    assert(Steps[End].LastOfPlan && "a fused pair ends with its last 1x1 conv's last step");
     Steps[End].FreeMid = true;
-    for (size_t J = K; J-- > 0 && (Steps[J].P->ToMid || Steps[J].P->FromMid) &&
-                       (Steps[J].P == LastD.P || Steps[J].P->Index == Steps[End].P->Index);)
-      Steps[J].MidBuf = LastD.InBuf;
-    for (size_t J = K; J <= End; ++J)
+    for (size_t J = End + 1; J-- > 0 && Steps[J].P->FusedWith == LastD.P->FusedWith;)
       Steps[J].MidBuf = LastD.InBuf;
   }
   return Steps;
