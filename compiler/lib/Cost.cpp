@@ -269,7 +269,7 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
 }
 
 Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
-                               const isa::HwConfig &Hw) {
+                               const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
   const ir::Layer &DL = *D.L;
   const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
   // The depthwise maps of every tile and chunk (each CU loads its own tile),
@@ -278,8 +278,10 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   uint64_t Compute = depthwiseCompute(D, Hw);
   uint64_t Bytes =
       D.NTiles * TileBytes + D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords);
+  std::vector<uint64_t> Own = {Compute};
   for (const LayerPlan &P : Ps) {
-    Compute += convCompute(P, summarize(P, Hw.cus()), Hw);
+    Own.push_back(convCompute(P, summarize(P, Hw.cus()), Hw));
+    Compute += Own.back();
     uint64_t PWords = 0;
     for (unsigned C = 0; C < P.NChunks; ++C)
       PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
@@ -294,6 +296,18 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
   const uint64_t Exposed =
       GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks;
-  return {std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
-          Bytes, Hw};
+  const Cost Total(
+      std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
+      Bytes, Hw);
+  if (Shares) {
+    // The layers' cycles as the simulator counts them: the exposed loads
+    // are the depthwise steps' (the compute unit waits in them), the rest
+    // goes by each plan's compute.
+    Own[0] += Exposed;
+    const uint64_t Sum = Compute + Exposed;
+    Shares->clear();
+    for (uint64_t O : Own)
+      Shares->push_back(Total.Cycles * O / std::max<uint64_t>(1, Sum));
+  }
+  return Total;
 }

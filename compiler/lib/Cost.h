@@ -50,7 +50,9 @@ Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// unit, the depthwise maps, both layers' weights and the 1x1 stores the
 /// DRAM channel; the depthwise output moves through neither. max(compute,
 /// DRAM), plus the first tile's loads.
-Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw);
+/// With Shares, also each plan's part of the cycles (D's, then Ps' in order).
+Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
+               std::vector<uint64_t> *Shares = nullptr);
 
 } // namespace snow::compiler
 

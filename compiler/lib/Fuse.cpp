@@ -186,20 +186,18 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
       Out.push_back(D);
       continue;
     }
-    // The estimate split by the layers' rounds (--emit=plan).
+    // The estimate split as the simulator counts the layers' cycles
+    // (--emit=plan).
     auto &[Dn, Pn] = *Best;
-    uint64_t AllRounds = Dn.Rounds.size();
-    for (const LayerPlan &P : Pn)
-      AllRounds += P.Rounds.size() * P.NChunks;
-    auto Share = [&](LayerPlan &P, uint64_t Rounds) {
-      P.EstCycles = BestCost.Cycles * Rounds / AllRounds;
-      P.EstDramBytes = BestCost.Bytes * Rounds / AllRounds;
-    };
-    Share(Dn, Dn.Rounds.size());
+    std::vector<uint64_t> Shares;
+    fusedCost(Dn, Pn, Hw, &Shares);
+    Dn.EstCycles = Shares[0];
+    Dn.EstDramBytes = BestCost.Bytes;
     Out.push_back(std::move(Dn));
-    for (LayerPlan &P : Pn) {
-      Share(P, P.Rounds.size() * P.NChunks);
-      Out.push_back(std::move(P));
+    for (size_t I = 0; I < Pn.size(); ++I) {
+      Pn[I].EstCycles = Shares[I + 1];
+      Pn[I].EstDramBytes = 0; // all counted on the depthwise plan
+      Out.push_back(std::move(Pn[I]));
     }
     Out.insert(Out.end(), Between.begin(), Between.end());
     K = End - 1;
