@@ -33,6 +33,9 @@ using namespace snow::compiler;
 
 namespace {
 
+/// Plans after a depthwise conv among which its readers are looked for.
+constexpr size_t Window = 8;
+
 /// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
 /// pair: full depth over the area, one output group per G channels, every
 /// output channel in one part.
@@ -104,23 +107,23 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     if (L.HasResidual && L.Residual >= 0) // -1: the graph input
       ++Readers[size_t(L.Residual)];
   }
-  ++Readers.back();
+  ++Readers[size_t(&G.output() - G.Layers.data())];
   const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   BufferMap DwIn = B; // the producer's maps: one bank of either input region
   DwIn.InCap = B.DwInCap;
-  std::vector<LayerPlan> Out;
   for (size_t K = 0; K < Plans.size(); ++K) {
     const LayerPlan &D = Plans[K];
+    if (!fusableProducer(D, Hw) || Readers[D.Index] > Window)
+      continue;
     // The consumers: the layers that read D, each a 1x1 conv, planned after
     // D within Window plans (the scheduler may have put independent layers
     // between them, e.g. ShuffleNet's passthrough halves), each layer's parts
     // together; [K + 1, End) holds them and the plans in between, which move
     // after them (none reads D; a consumer's residual must come before D).
-    constexpr size_t Window = 8;
     const unsigned Depth = D.L->Out.C;
     std::vector<LayerPlan> Ps, Between;
     size_t End = K + 1;
-    bool Ok = fusableProducer(D, Hw) && Readers[D.Index] <= Window;
+    bool Ok = true;
     std::vector<bool> Before(G.Layers.size(), false); // planned before D
     for (size_t J = 0; J <= K; ++J)
       Before[Plans[J].Index] = true;
@@ -150,10 +153,8 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     for (size_t J = K + 1; Ok && J < std::min(Plans.size(), End + 1); ++J)
       for (const LayerPlan &P : Ps)
         Ok &= Plans[J].BesideOf != int(P.Index) && Plans[J].BesideOf != int(D.Index);
-    if (!Ok || Ps.empty() || Ps.size() != Readers[D.Index]) {
-      Out.push_back(D);
+    if (!Ok || Ps.empty() || Ps.size() != Readers[D.Index])
       continue;
-    }
     uint64_t Apart = 0; // D's and its consumers' own estimates
     for (size_t J = K; J < End; ++J)
       if (J == K || Plans[J].L->input() == int(D.Index))
@@ -182,10 +183,8 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
         Best.emplace(std::move(Dn), std::move(Pn));
       }
     }
-    if (!Best || BestCost.Cycles >= Apart) {
-      Out.push_back(D);
+    if (!Best || BestCost.Cycles >= Apart)
       continue;
-    }
     // The estimate split as the simulator counts the layers' cycles
     // (--emit=plan).
     auto &[Dn, Pn] = *Best;
@@ -193,14 +192,19 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
     fusedCost(Dn, Pn, Hw, &Shares);
     Dn.EstCycles = Shares[0];
     Dn.EstDramBytes = BestCost.Bytes;
-    Out.push_back(std::move(Dn));
+    std::vector<LayerPlan> Fused = {std::move(Dn)};
     for (size_t I = 0; I < Pn.size(); ++I) {
       Pn[I].EstCycles = Shares[I + 1];
       Pn[I].EstDramBytes = 0; // all counted on the depthwise plan
-      Out.push_back(std::move(Pn[I]));
+      Fused.push_back(std::move(Pn[I]));
     }
-    Out.insert(Out.end(), Between.begin(), Between.end());
-    K = End - 1;
+    // The pair, then the plans that were between (each may still fuse).
+    const size_t PairEnd = K + Fused.size();
+    Fused.insert(Fused.end(), std::make_move_iterator(Between.begin()),
+                 std::make_move_iterator(Between.end()));
+    Plans.erase(Plans.begin() + long(K), Plans.begin() + long(End));
+    Plans.insert(Plans.begin() + long(K), std::make_move_iterator(Fused.begin()),
+                 std::make_move_iterator(Fused.end()));
+    K = PairEnd - 1;
   }
-  Plans = std::move(Out);
 }
