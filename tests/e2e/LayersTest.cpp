@@ -148,6 +148,28 @@ TEST_P(RandomBlocks, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBlocks, ::testing::Range(0u, 24u));
 
+class RandomFused : public ::testing::TestWithParam<unsigned> {};
+
+/// Depthwise convs and the 1x1 convs that read them (RandomModels.h).
+TEST_P(RandomFused, MatchesReferenceBitForBit) {
+  check(fusedCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFused, ::testing::Range(0u, 27u));
+
+TEST(Layers, RandomFusedCasesMostlyFuse) {
+  // The cases above are only worth having if most of them run fused on
+  // zc706 (a depthwise layer that stores nothing).
+  unsigned Fused = 0;
+  for (unsigned Seed = 0; Seed < 27; ++Seed) {
+    RunResult R;
+    ASSERT_TRUE(runAndCompare(fusedCase(Seed), "zc706", false, R));
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Fused += L.Name == "d" && L.DramWriteBytes == 0;
+  }
+  EXPECT_GE(Fused, 14u);
+}
+
 class RandomGrouped : public ::testing::TestWithParam<unsigned> {};
 
 /// A grouped conv of 2..32 channels a group, odd group counts, random kernels

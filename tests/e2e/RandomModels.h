@@ -269,6 +269,41 @@ inline std::string blockCase(unsigned Seed) {
   return Y;
 }
 
+/// A depthwise conv and the 1x1 convs that read it (fused on chip where the
+/// planner finds it pays: compiler Fuse.cpp): 8-300 channels (one chunk,
+/// several, a partial last one), 3x3 or 5x5, stride 1 or 2, ReLU6 through
+/// the table, ReLU or none; then one 1x1 conv, one with a residual of an
+/// older layer, or two reading the same output (concatenated). The variant
+/// goes by Seed / 3, so that the presets that rotate by Seed % 3 see each.
+inline std::string fusedCase(unsigned Seed) {
+  Rng R(Seed * 104729 + 13);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned Variant = Seed / 3 % 3;
+  const unsigned C = pickLog(R, 8, 300), K = Pick(1, 2) * 2 + 1;
+  const unsigned S = Variant == 1 ? 1 : Pick(1, 2); // a residual keeps the shape
+  std::string Y =
+      modelHeader(fmt::format("fused{}", Seed), Pick(1, 48), Pick(5, 28), Pick(5, 28), 3);
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {0}, kernel: 1, relu: true}}\n"
+                   "  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}, bias: false}}\n"
+                   "  - {{name: bn, type: batchnorm}}\n",
+                   C, K, S, K / 2);
+  const char *Act[] = {"  - {name: a, type: relu6}\n", "  - {name: a, type: relu}\n", ""};
+  Y += Act[Seed / 9 % 3];
+  if (Variant == 0)
+    Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(1, 200));
+  else if (Variant == 1)
+    Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: sum, type: add, inputs: [p, e], relu: true}}\n",
+                     C);
+  else
+    Y += fmt::format("  - {{name: q1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n"
+                     "  - {{name: q2, type: conv, input: {}, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: cat, type: concat, inputs: [q1, q2]}}\n",
+                     Pick(1, 100), Seed / 9 % 3 == 2 ? "bn" : "a", Pick(1, 100));
+  return Y;
+}
+
 /// A grouped conv (Groups groups of K input and K output channels, K from 2
 /// to 32, odd group counts) between two pointwise convs, with random maps,
 /// kernels and strides: the per-group vdw lowering where it fits, the dense

@@ -38,6 +38,7 @@ class RtlRandomConv : public RandomLayers {};
 class RtlRandomPool : public RandomLayers {};
 class RtlRandomChain : public RandomLayers {};
 class RtlRandomBlock : public RandomLayers {};
+class RtlRandomFused : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
 class RtlRandomGrouped : public RandomLayers {};
@@ -51,6 +52,8 @@ TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); 
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
 TEST_P(RtlRandomChain, SimAndRtlAgree) { check(chainCase(GetParam())); }
 TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
+// Depthwise convs fused with the 1x1 convs that read them (compiler Fuse.cpp).
+TEST_P(RtlRandomFused, SimAndRtlAgree) { check(fusedCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
@@ -69,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomChain, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
