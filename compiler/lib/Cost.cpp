@@ -279,23 +279,32 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   uint64_t Bytes =
       D.NTiles * TileBytes + D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords);
   std::vector<uint64_t> Own = {Compute};
+  uint64_t FirstWeights = 0; // the first 1x1 step's weights, in bytes
   for (const LayerPlan &P : Ps) {
-    Own.push_back(convCompute(P, summarize(P, Hw.cus()), Hw));
+    const RoundSummary S = summarize(P, Hw.cus());
+    Own.push_back(convCompute(P, S, Hw));
     Compute += Own.back();
     uint64_t PWords = 0;
     for (unsigned C = 0; C < P.NChunks; ++C)
       PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
-    Bytes += P.Rounds.size() * V * Word * PWords + P.L->Out.elems() * 2;
+    Bytes += S.OgLoads * V * Word * PWords + P.L->Out.elems() * 2;
+    if (!FirstWeights)
+      FirstWeights = S.Rounds.front().Ogs * V * Word * (P.kernelWords(0) + P.TailWords);
   }
   // A group's 1x1 traces wait for all its depthwise chunks, whose loads
   // overlap only the tiny vdw traces: the first group's loads are exposed,
   // and in the later groups those of all but the two chunks that load
   // during the group before (Sequence.cpp). The channel, if it is the
   // bound, waits only for the first chunk.
-  const uint64_t GroupLoad = timing::dmaChannelCycles(Hw, std::min(Hw.cus(), D.NTiles) * TileBytes);
+  // A group's tiles: one per CU, or one for all (Fuse.cpp: sharedRounds).
+  const uint64_t GroupTiles = summarize(D, Hw.cus()).Rounds.front().Tiles;
+  const uint64_t GroupLoad = timing::dmaChannelCycles(Hw, GroupTiles * TileBytes);
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
+  // Each group's first 1x1 step loads its weights only during the last
+  // depthwise step, behind that step's maps: exposed too.
   const uint64_t Exposed =
-      GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks;
+      GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks +
+      Groups * timing::dmaChannelCycles(Hw, FirstWeights);
   const Cost Total(
       std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
       Bytes, Hw);
