@@ -8,6 +8,7 @@ bash scripts/build.sh > /dev/null
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # shellcheck disable=SC2034 # NETWORKS and status are the sourcing script's.
-NETWORKS=(alexnet googlenet resnet50 vgg16 mobilenet_v1 squeezenet1_1 resnext50_32x4d)
+NETWORKS=(alexnet googlenet resnet50 vgg16 mobilenet_v1 squeezenet1_1 resnext50_32x4d mobilenet_v2
+  efficientnet_b0)
 # shellcheck disable=SC2034
 status=0
