@@ -188,16 +188,25 @@ static uint64_t roundPixels(const LayerPlan &P) {
   return Pixels;
 }
 
-Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+/// A pooling plan's cycles on the compute unit: a KH x KW window a pixel
+/// and lane group (the control core needs ~3 instructions to issue one, so
+/// short windows are issue-bound).
+static uint64_t poolCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   uint64_t Groups = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
     Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
-  const uint64_t Pixels = roundPixels(P);
-  // Each window is a KH x KW trace, but the control core needs ~3 instructions
-  // to issue it, so short windows are issue-bound.
-  uint64_t Compute = Pixels * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
-                     P.Rounds.size() * StepOverhead * P.NChunks;
+  return roundPixels(P) * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
+         P.Rounds.size() * StepOverhead * P.NChunks;
+}
+
+uint64_t snow::compiler::besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw) {
+  return poolCompute(Pool, Hw);
+}
+
+Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *P.L;
+  uint64_t Compute = poolCompute(P, Hw);
   uint64_t Bytes =
       uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
@@ -275,9 +284,9 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // The depthwise maps of every tile and chunk (each CU loads its own tile),
   // a weight block per vMAC and round of every plan, the 1x1 outputs.
   const uint64_t TileBytes = uint64_t(D.RowsIn) * D.ColsIn * DL.In.C * 2;
-  uint64_t Compute = depthwiseCompute(D, Hw);
-  uint64_t Bytes =
-      D.NTiles * TileBytes + D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords);
+  uint64_t Compute = D.IsConv ? depthwiseCompute(D, Hw) : poolCompute(D, Hw);
+  uint64_t Bytes = D.NTiles * TileBytes +
+                   (D.IsConv ? D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords) : 0);
   std::vector<uint64_t> Own = {Compute};
   uint64_t FirstWeights = 0; // the first 1x1 step's weights, in bytes
   for (const LayerPlan &P : Ps) {

@@ -44,6 +44,10 @@ Cost groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// pixel): max(compute, DRAM).
 Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 
+/// What a pooling plan costs beside a conv (PipelinePools.cpp): its traffic
+/// hides under the conv's traces, its windows still take the compute unit.
+uint64_t besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw);
+
 /// A fused depthwise / 1x1 pair's cost (Fuse.cpp; Ps: every 1x1 conv that
 /// reads the depthwise conv): the depthwise traces of every chunk and the
 /// 1x1 traces of every output group share the compute

@@ -70,16 +70,22 @@ bool fusableConsumer(const LayerPlan &P) {
          !L.PadR;
 }
 
-/// Whether plan D is a depthwise conv that can write a fused area.
+/// Whether plan D is a depthwise conv, or a max / average pool, that can
+/// write a fused area. A pool beside a conv (PipelinePools.cpp) leaves it
+/// when fused.
 bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
+  if (!D.FirstPart || !D.LastPart || D.Frames != 1 || D.OutIsSlice || D.L->HasResidual)
+    return false;
+  if (!D.IsConv)
+    return !D.Elementwise &&
+           (D.L->Kind == ir::LayerKind::MaxPool || D.L->Kind == ir::LayerKind::AvgPool);
   // With fewer channels than a writeback entry, one vwb's entries overlap
   // in the area (each runs into the next pixel, which the next entry then
   // writes): in one cycle per entry only, as a writeback of several moves
   // every entry's first words before any entry's last (docs/architecture.md,
   // section 3.2), which would then land on the next pixel's first channels.
   const bool Overlaps = D.L->Out.C < Hw.VmacsPerCu * Hw.LanesPerVmac;
-  return D.IsConv && D.Depthwise && D.GroupK == 1 && D.FirstPart && D.LastPart && D.Frames == 1 &&
-         !D.OutIsSlice && D.BesideOf < 0 && !D.L->HasResidual &&
+  return D.Depthwise && D.GroupK == 1 && D.BesideOf < 0 &&
          (!Overlaps || Hw.writebackCyclesPerEntry() == 1);
 }
 
@@ -155,9 +161,11 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
         Ok &= Plans[J].BesideOf != int(P.Index) && Plans[J].BesideOf != int(D.Index);
     if (!Ok || Ps.empty() || Ps.size() != Readers[D.Index])
       continue;
-    uint64_t Apart = 0; // D's and its consumers' own estimates
-    for (size_t J = K; J < End; ++J)
-      if (J == K || Plans[J].L->input() == int(D.Index))
+    // D's and its consumers' own estimates; a pool beside a conv costs
+    // only its windows there.
+    uint64_t Apart = D.BesideOf >= 0 ? besideCost(D, Hw) : D.EstCycles;
+    for (size_t J = K + 1; J < End; ++J)
+      if (Plans[J].L->input() == int(D.Index))
         Apart += Plans[J].EstCycles;
     const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
     const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
@@ -168,7 +176,13 @@ void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, 
       Dn.ToMid = true;
       Dn.FusedWith = int(D.Index);
       Dn.MapStationary = true;
-      if (!setTile(Dn, R, Wt, Dn.Chunk, 2 * Dn.InSkew, DwIn))
+      Dn.BesideOf = -1;
+      if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
+        Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
+        Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+      }
+      if (!setTile(Dn, R, Wt, Dn.IsConv ? Dn.Chunk : roundUp(Dn.Chunk, Hw.LanesPerVmac),
+                   Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac, DwIn))
         continue;
       makeRounds(Dn, NCu, Packing::Tiles);
       lastChunkFirst(Dn);

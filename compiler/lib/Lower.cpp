@@ -288,7 +288,10 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   const ir::Layer &L = *P.L;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   const unsigned Groups = ceilDiv(P.chunkSize(S.Chunk, L.In.C), Lanes);
-  E.li(9, B.OutBase[S.OutBuf]);
+  // A fused pool writes its chunk into the area, pixels L.Out.C apart
+  // (Lowerer::writeBack), the output region pixels Groups x lanes apart.
+  const int64_t PixelGap = P.ToMid ? int64_t(L.Out.C) - int64_t(Groups) * Lanes : 0;
+  E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
   E.li(5, B.InBase[S.InBuf]);
   E.addi(6, 5, 0);
   E.li(4, 0);
@@ -326,6 +329,8 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
           E.branch(Opcode::BLT, 10, 11, Inner);
         }
         E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
+        if (PixelGap)
+          E.addi(9, 9, PixelGap);
       },
       Mid);
 }
@@ -377,9 +382,10 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   if (P.Elementwise)
     return elementwise(S);
   if (!P.IsConv) {
-    E.wait(Unit::Compute, OutFree + S.OutBuf);
+    if (!P.ToMid)
+      E.wait(Unit::Compute, OutFree + S.OutBuf);
     poolLoop(S, Mid);
-    if (S.LastMapUse)
+    if (S.LastMapUse && !S.DeferInFree)
       E.signal(Unit::Compute, InFree + S.InBuf);
     if (S.Writes)
       E.signal(Unit::Compute, OutFull + S.OutBuf);

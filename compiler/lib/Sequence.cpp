@@ -39,7 +39,7 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
     // packing), whose chunks are the round's steps.
     auto [C0, C1] = P.ogChunks(P.Rounds[Rd].firstOg());
     for (unsigned C = C0; C < C1; ++C)
-      Add(Rd, C);
+      Add(Rd, P.ToMid ? C1 - 1 - (C - C0) : C); // a fused pool: last chunk first (Fuse.cpp)
   }
   return Steps;
 }
@@ -214,8 +214,8 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
 static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps) {
   const std::vector<Step> DS = planSteps(D);
   const size_t Groups = D.Rounds.size() / D.NOg;
-  assert(Groups * D.NOg == D.Rounds.size() && DS.size() == D.Rounds.size() &&
-         "Fuse.cpp plans the depthwise conv in whole groups of tiles");
+  assert(Groups * D.NOg == D.Rounds.size() && DS.size() % Groups == 0 &&
+         "Fuse.cpp plans the producer in whole groups of tiles");
   std::vector<std::vector<Step>> PS;
   for (const LayerPlan *P : Ps) {
     PS.push_back(planSteps(*P));
@@ -265,6 +265,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   // bank); weights only conv steps load, so they stay across a pool's steps.
   std::unordered_map<const LayerPlan *, size_t> Seen, Count;
   std::unordered_map<const LayerPlan *, Step *> PrevOf;
+  std::unordered_map<const LayerPlan *, unsigned> WCountAfter; // after the plan's last step
   for (const Step &S : Steps)
     ++Count[S.P];
   unsigned InCount = 0, WCount = 0, OutCount = 0;
@@ -280,9 +281,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // A fused 1x1 step reads the depthwise output on chip: it loads no maps.
     S.NewMap = !P.FromMid && (!PrevSame || PrevSame != Before || newMaps(*PrevSame, S));
     // Weights stay across other plans' steps that load none (a pool's), not
-    // across a conv's (a fused pair's other layer).
+    // across any that loads some (a fused pair's other layers).
     S.NewW = P.IsConv &&
-             (!PrevSame || (PrevSame != Before && Before->P->IsConv) ||
+             (!PrevSame || WCountAfter[&P] != WCount ||
               !sameWork(PrevSame->round(), S.round(), &Work::Og) || PrevSame->Chunk != S.Chunk);
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
@@ -302,6 +303,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;
+    WCountAfter[&P] = WCount;
   }
   // A fused pair's area lies in the input region of its last depthwise
   // step, which frees that region only after the pair's last 1x1 step.

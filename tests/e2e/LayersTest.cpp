@@ -170,6 +170,26 @@ TEST(Layers, RandomFusedCasesMostlyFuse) {
   EXPECT_GE(Fused, 14u);
 }
 
+class RandomFusedPool : public ::testing::TestWithParam<unsigned> {};
+
+/// Max and average pools and the 1x1 convs that read them (RandomModels.h).
+TEST_P(RandomFusedPool, MatchesReferenceBitForBit) {
+  check(fusedPoolCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFusedPool, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomFusedPoolCasesMostlyFuse) {
+  unsigned Fused = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    RunResult R;
+    ASSERT_TRUE(runAndCompare(fusedPoolCase(Seed), "zc706", false, R));
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Fused += L.Name == "d" && L.DramWriteBytes == 0;
+  }
+  EXPECT_GE(Fused, 12u);
+}
+
 class RandomGrouped : public ::testing::TestWithParam<unsigned> {};
 
 /// A grouped conv of 2..32 channels a group, odd group counts, random kernels

@@ -304,6 +304,31 @@ inline std::string fusedCase(unsigned Seed) {
   return Y;
 }
 
+/// A max or average pool read only by 1x1 convs (fused with them where the
+/// planner finds it pays, as GoogLeNet's branch pools and SqueezeNet's
+/// pools: compiler Fuse.cpp): 3x3 stride 1 with padding, or 3x3 stride 2
+/// in ceil mode, 8-300 channels, then one 1x1 conv or two (concatenated).
+inline std::string fusedPoolCase(unsigned Seed) {
+  Rng R(Seed * 7907 + 3);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned C = pickLog(R, 8, 300);
+  std::string Y =
+      modelHeader(fmt::format("fusedpool{}", Seed), Pick(1, 40), Pick(6, 40), Pick(6, 40), 3);
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += Seed % 2 ? fmt::format("  - {{name: d, type: {}, kernel: 3, stride: 1, pad: 1}}\n",
+                              Seed / 2 % 3 ? "maxpool" : "avgpool")
+                : "  - {name: d, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n";
+  if (Seed / 4 % 2)
+    Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1, relu: true}}\n",
+                     Pick(1, 200));
+  else
+    Y += fmt::format("  - {{name: q1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n"
+                     "  - {{name: q2, type: conv, input: d, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: cat, type: concat, inputs: [q1, q2]}}\n",
+                     Pick(1, 100), Pick(1, 100));
+  return Y;
+}
+
 /// A grouped conv (Groups groups of K input and K output channels, K from 2
 /// to 32, odd group counts) between two pointwise convs, with random maps,
 /// kernels and strides: the per-group vdw lowering where it fits, the dense

@@ -39,6 +39,7 @@ class RtlRandomPool : public RandomLayers {};
 class RtlRandomChain : public RandomLayers {};
 class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFused : public RandomLayers {};
+class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
 class RtlRandomGrouped : public RandomLayers {};
@@ -52,8 +53,10 @@ TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); 
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
 TEST_P(RtlRandomChain, SimAndRtlAgree) { check(chainCase(GetParam())); }
 TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
-// Depthwise convs fused with the 1x1 convs that read them (compiler Fuse.cpp).
+// Depthwise convs and pools fused with the 1x1 convs that read them
+// (compiler Fuse.cpp).
 TEST_P(RtlRandomFused, SimAndRtlAgree) { check(fusedCase(GetParam())); }
+TEST_P(RtlRandomFusedPool, SimAndRtlAgree) { check(fusedPoolCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
@@ -73,6 +76,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomChain, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
