@@ -288,7 +288,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.DataAddr = DataBase;
   Prog.Batch = N;
   orderPlans(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
-  fuseDepthwise(PG, Hw, *B, Opts, *Plans);
+  fusePairs(PG, Hw, *B, Opts, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -458,7 +458,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   }
   if (AllPlanned) {
     orderPlans(PG, Hw, *B, Opts, Frames, Penalty, All);
-    fuseDepthwise(PG, Hw, *B, Opts, All);
+    fusePairs(PG, Hw, *B, Opts, All);
   }
   for (LayerPlan &P : All) {
     if (!ByLayer[P.Index])

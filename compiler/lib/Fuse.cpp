@@ -1,16 +1,17 @@
-//===- Fuse.cpp - Depthwise convs fused into the 1x1 convs they feed ------===//
+//===- Fuse.cpp - Depthwise convs and pools fused with their 1x1 convs ----===//
 //
 // A depthwise conv is DRAM-bound (a MAC per weight and pixel, its output as
 // large as its input) and the 1x1 conv after it (MobileNet's pointwise,
 // EfficientNet's projection) mostly compute-bound: apart, the channel waits
 // for the traces in one and the traces for the channel in the other, and
-// the depthwise output crosses DRAM twice. Fused, a group of tiles (one per
-// CU) is computed through both layers on chip:
+// the depthwise output crosses DRAM twice. A pool (GoogLeNet's branch pools,
+// SqueezeNet's) only moves data, the same way. Fused, a group of tiles (one
+// per CU) is computed through both layers on chip:
 //
 //   for each channel chunk c: load the tile's maps of chunk c (the first bank
-//     of an input region), vdw traces, write back into the area (the input
-//     region's other banks) at the 1x1 conv's pixel stride, chunk c's
-//     channels at their offset;
+//     of an input region), vdw traces (or pooling windows), write back into
+//     the area (the input region's other banks) at the 1x1 conv's pixel
+//     stride, chunk c's channels at their offset;
 //   for each output group of the 1x1 conv: full-depth traces over the area,
 //     write back and store as any conv.
 //
@@ -100,8 +101,8 @@ void lastChunkFirst(LayerPlan &D) {
 
 } // namespace
 
-void snow::compiler::fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                               const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
   if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
     return;
   // Readers of every layer's output (the graph's output is read by the host).

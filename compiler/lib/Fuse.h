@@ -1,4 +1,4 @@
-//===- Fuse.h - Depthwise convs fused into the 1x1 convs they feed -*- C++ -*-===//
+//===- Fuse.h - Depthwise convs and pools fused with their 1x1 convs -*- C++ -*-===//
 //
 // Internal to snow_compiler. See Fuse.cpp.
 //
@@ -10,11 +10,11 @@
 
 namespace snow::compiler {
 
-/// Replaces each depthwise plan followed in program order by the 1x1 conv
-/// that alone reads it with a fused pair (LayerPlan::ToMid, FromMid), where
-/// the cost model says the pair is cheaper fused than apart.
-void fuseDepthwise(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
+/// Replaces each depthwise conv or pool plan whose readers are all 1x1
+/// convs planned soon after it with a fused pair (LayerPlan::ToMid,
+/// FromMid), where the cost model says the pair is cheaper fused than apart.
+void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+               const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
 
 } // namespace snow::compiler
 

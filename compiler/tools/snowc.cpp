@@ -127,8 +127,8 @@ static cl::opt<bool> NoPipelinePools(
 
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
-    cl::desc("Run each depthwise conv and the 1x1 conv that reads it as two layers through "
-             "DRAM, never fused on chip"),
+    cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
+             "layers through DRAM, never fused on chip"),
     cl::cat(Cat));
 
 static cl::opt<std::string> TimeTrace(

@@ -86,11 +86,11 @@ struct CompileOptions {
   /// after their conv where the conv leaves the DRAM channel idle long
   /// enough (PipelinePools.cpp: pipelineOrder).
   bool PipelinePools = true;
-  /// Fuse a depthwise conv into the 1x1 conv that alone reads it: the
-  /// depthwise output of a tile stays on chip (written back into the
-  /// maps buffer at the 1x1 conv's full depth), where the 1x1 conv's
-  /// traces read it, so neither layer moves it through DRAM (Fuse.cpp;
-  /// docs/compiler.md, step 9b). Where the cost model says it pays.
+  /// Fuse a depthwise conv or a pool with the 1x1 convs that alone read
+  /// it: its output tile stays on chip (written back into the maps buffer
+  /// at the 1x1 convs' full depth), where the 1x1 convs' traces read it, so
+  /// no layer moves it through DRAM (Fuse.cpp; docs/compiler.md, step 9b).
+  /// Where the cost model says it pays.
   bool FuseDepthwise = true;
 };
 
