@@ -18,14 +18,6 @@ using namespace snow::compiler;
 /// by every layer kind's cost below.
 static constexpr uint64_t StepOverhead = 20;
 
-/// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
-/// over the whole layer; if it cannot beat Bound, that is the answer.
-/// Otherwise the steps are played through a model of the double-buffered
-/// pipeline: a step's loads start once the channel is free and the bank they
-/// overwrite has been computed on (two steps back), its compute once its data
-/// has landed and the previous step's compute is done; a writing step's
-/// stores share the channel with the next loads. The first step's weights
-/// come early (prefetched during the layer before), its maps do not.
 /// One trace of chunk C of a conv plan: the kernel window over the chunk's
 /// channels.
 static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
@@ -46,13 +38,20 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }
 
+/// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
+/// over the whole layer; if it cannot beat Bound, that is the answer.
+/// Otherwise the steps are played through a model of the double-buffered
+/// pipeline: a step's loads start once the channel is free and the bank they
+/// overwrite has been computed on (two steps back), its compute once its data
+/// has landed and the previous step's compute is done; a writing step's
+/// stores share the channel with the next loads. The first step's weights
+/// come early (prefetched during the layer before), its maps do not.
 Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
                               uint64_t Bound) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * P.traceCols(), Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
   uint64_t Compute = convCompute(P, S, Hw);
-  auto ChunkTrace = [&](unsigned C) { return chunkTrace(P, C, Hw); };
   const uint64_t Wb = timing::writebackCycles(Hw, 1);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
@@ -144,7 +143,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   for (const RoundInfo &I : S.Rounds)
     for (unsigned C = 0; C < P.NChunks; ++C) {
       const bool Last = C + 1 == P.NChunks;
-      uint64_t Comp = I.Pixels * ChunkTrace(C) + StepOverhead;
+      uint64_t Comp = I.Pixels * chunkTrace(P, C, Hw) + StepOverhead;
       if (Last)
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       // Ctrl: instructions issued; Code: instructions fetched (a trace
@@ -300,17 +299,15 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
     if (!FirstWeights)
       FirstWeights = S.Rounds.front().Ogs * V * Word * (P.kernelWords(0) + P.TailWords);
   }
-  // A group's 1x1 traces wait for all its depthwise chunks, whose loads
-  // overlap only the tiny vdw traces: the first group's loads are exposed,
-  // and in the later groups those of all but the two chunks that load
-  // during the group before (Sequence.cpp). The channel, if it is the
-  // bound, waits only for the first chunk.
-  // A group's tiles: one per CU, or one for all (Fuse.cpp: sharedRounds).
-  const uint64_t GroupTiles = summarize(D, Hw.cus()).Rounds.front().Tiles;
-  const uint64_t GroupLoad = timing::dmaChannelCycles(Hw, GroupTiles * TileBytes);
+  // A group's 1x1 traces wait for all its producer chunks, whose loads
+  // overlap only the producer's short traces: the first group's loads are
+  // exposed, and in the later groups those of all but the two chunks that
+  // load during the group before (Sequence.cpp); so is each group's first
+  // 1x1 weights load, issued during the last producer step, behind its
+  // maps. The channel, if it is the bound, waits only for the first chunk.
+  const uint64_t GroupLoad =
+      timing::dmaChannelCycles(Hw, std::min<uint64_t>(Hw.cus(), D.NTiles) * TileBytes);
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
-  // Each group's first 1x1 step loads its weights only during the last
-  // depthwise step, behind that step's maps: exposed too.
   const uint64_t Exposed =
       GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks +
       Groups * timing::dmaChannelCycles(Hw, FirstWeights);

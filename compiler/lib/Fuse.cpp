@@ -86,17 +86,7 @@ bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
   // every entry's first words before any entry's last (docs/architecture.md,
   // section 3.2), which would then land on the next pixel's first channels.
   const bool Overlaps = D.L->Out.C < Hw.VmacsPerCu * Hw.LanesPerVmac;
-  return D.Depthwise && D.GroupK == 1 && D.BesideOf < 0 &&
-         (!Overlaps || Hw.writebackCyclesPerEntry() == 1);
-}
-
-/// Puts each group's depthwise rounds last chunk first. A chunk's writeback
-/// moves G channels a pixel: a last chunk of fewer runs past its pixel into
-/// the next one's first channels, which the chunks after it (in this order)
-/// then write; past the tile's last pixel, into the area's slack.
-void lastChunkFirst(LayerPlan &D) {
-  for (size_t Begin = 0; Begin < D.Rounds.size(); Begin += D.NOg)
-    std::reverse(D.Rounds.begin() + Begin, D.Rounds.begin() + Begin + D.NOg);
+  return D.Depthwise && D.GroupK == 1 && (!Overlaps || Hw.writebackCyclesPerEntry() == 1);
 }
 
 } // namespace
@@ -182,11 +172,10 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
         Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
       }
-      if (!setTile(Dn, R, Wt, Dn.IsConv ? Dn.Chunk : roundUp(Dn.Chunk, Hw.LanesPerVmac),
+      if (!setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac),
                    Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac, DwIn))
         continue;
       makeRounds(Dn, NCu, Packing::Tiles);
-      lastChunkFirst(Dn);
       std::vector<LayerPlan> Pn = Ps;
       for (LayerPlan &P : Pn) {
         setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.

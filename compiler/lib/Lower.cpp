@@ -227,12 +227,12 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
-  const int64_t RowPitch = int64_t(P.bufStrideY()) * P.ColsIn * Stride;
+  // A fused 1x1 conv reads its producer's output, rows of the round's ExtC
+  // pixels (Lowerer::writeBack).
+  const int64_t Pitch =
+      P.FromMid ? int64_t(Rd.ExtC) * Stride : int64_t(P.bufStrideY()) * P.ColsIn * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
-  // A fused 1x1 conv reads the depthwise output, rows of the round's
-  // ExtC pixels (Lowerer::writeBack).
-  const int64_t Pitch = P.FromMid ? int64_t(Rd.ExtC) * Stride : RowPitch;
   const uint32_t Maps = P.FromMid ? midBase(S) : B.InBase[S.InBuf] + P.InSkew;
   E.li(3, B.WBase[S.WBuf]);
   E.li(4, 0);

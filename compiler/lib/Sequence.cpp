@@ -39,7 +39,7 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
     // packing), whose chunks are the round's steps.
     auto [C0, C1] = P.ogChunks(P.Rounds[Rd].firstOg());
     for (unsigned C = C0; C < C1; ++C)
-      Add(Rd, P.ToMid ? C1 - 1 - (C - C0) : C); // a fused pool: last chunk first (Fuse.cpp)
+      Add(Rd, C);
   }
   return Steps;
 }
@@ -209,8 +209,12 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
 }
 
 /// A fused pair's steps (LayerPlan::ToMid, FromMid): for each group of
-/// CUs' tiles, the depthwise steps (one per channel chunk), then each 1x1
-/// conv's steps (its output groups' chunks).
+/// CUs' tiles, the producer's steps (one per channel chunk), last chunk
+/// first, then each 1x1 conv's steps (its output groups' chunks). A chunk's
+/// writeback moves G channels a pixel (a pool's, whole lane groups): a
+/// last chunk of fewer runs past its pixel into the next one's first
+/// channels, which the chunks after it (in this order) then write; past the
+/// tile's last pixel, into the area's slack (Fuse.cpp).
 static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps) {
   const std::vector<Step> DS = planSteps(D);
   const size_t Groups = D.Rounds.size() / D.NOg;
@@ -222,9 +226,9 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
     assert(PS.back().size() == Groups * P->NOg * P->NChunks && "Fuse.cpp gives all the same tiles");
   }
   std::vector<Step> Out;
+  const size_t PerD = DS.size() / Groups;
   for (size_t Gr = 0; Gr < Groups; ++Gr) {
-    const size_t PerD = DS.size() / Groups;
-    Out.insert(Out.end(), DS.begin() + Gr * PerD, DS.begin() + (Gr + 1) * PerD);
+    Out.insert(Out.end(), DS.rend() - (Gr + 1) * PerD, DS.rend() - Gr * PerD);
     for (const std::vector<Step> &S : PS) {
       const size_t PerP = S.size() / Groups;
       Out.insert(Out.end(), S.begin() + Gr * PerP, S.begin() + (Gr + 1) * PerP);
@@ -389,15 +393,15 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // input regions are free), up to two steps ahead, once the region's
   // InFree has been signalled (every wait after the signal it consumes).
   auto Preload = [&](size_t K) {
-    for (size_t J = K + 2; J < std::min(Steps.size(), K + 3); ++J) {
-      const Step &S = Steps[J];
-      const Step &Between = Steps[J - 1];
-      if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || FreedBy[J] >= long(K) ||
-          (Between.NewMap && !Preloaded[J - 1]))
-        continue;
-      Low.loadMaps(S);
-      Preloaded[J] = true;
-    }
+    const size_t J = K + 2;
+    if (J >= Steps.size())
+      return;
+    const Step &S = Steps[J], &Between = Steps[J - 1];
+    if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || FreedBy[J] >= long(K) ||
+        (Between.NewMap && !Preloaded[J - 1]))
+      return;
+    Low.loadMaps(S);
+    Preloaded[J] = true;
   };
   if (!Steps.empty())
     Loads(Steps[0], true, true);
