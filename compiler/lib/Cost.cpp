@@ -23,7 +23,7 @@ static constexpr uint64_t StepOverhead = 20;
 static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, L.In.C),
-                                P.Wide ? 0 : P.PixLog);
+                                P.Wide ? 0 : P.PixLog, P.Banked);
 }
 
 /// A conv plan's cycles on the compute unit: per output pixel (or pixel
@@ -63,7 +63,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   std::vector<uint64_t> TileBytes(P.NChunks);
   for (unsigned C = 0; C < P.NChunks; ++C) {
     const uint64_t PixelBytes = uint64_t(P.FullDepth ? Cin : P.chunkSize(C, Cin)) * 2;
-    const bool PerPixel = Chunked || P.StepX > 1;
+    const bool PerPixel = Chunked || P.StepX > 1 || P.readsBanked();
     const uint64_t Rows = RegionRows * (PerPixel ? RegionCols : 1);
     const uint64_t RowBytes = PerPixel ? PixelBytes : RegionCols * PixelBytes;
     // Pixels a whole number of bursts apart start every row at the chunk's
@@ -136,7 +136,10 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
     return Hw.fetchesCode() ? ceilDiv(Insts * timing::fetchChannelCycles(Hw), Hw.FetchBlockInsts)
                             : 0;
   };
-  const uint64_t MapDmas = Chunked || P.StepX > 1 ? RegionRows : 1;
+  // A banked region loads each row's even and odd columns apart.
+  const uint64_t MapDmas = P.readsBanked()          ? 2 * RegionRows
+                           : Chunked || P.StepX > 1 ? RegionRows
+                                                    : 1;
   const bool WholeRows = P.Wt >= L.Out.W; // A tile's stores: one DMA, else one per row.
   uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
   bool FirstStep = true;

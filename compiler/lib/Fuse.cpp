@@ -49,7 +49,7 @@ LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const Buffer
   P.OcCount = L.Out.C;
   P.FirstPart = P.LastPart = true;
   P.PixLog = 0;
-  P.Wide = false;
+  P.Wide = P.Banked = false;
   P.NOg = ceilDiv(L.Out.C, G);
   P.StepY = P.StepX = 1;
   P.FullDepth = true;
@@ -160,33 +160,51 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         Apart += Plans[J].EstCycles;
     const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
     const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
+    // 1x1 convs of at most half an output group's channels may read a
+    // banked area (LayerPlan::Banked): two pixels a trace step, each from a
+    // bank of its own. Every round's columns pair up if the map's and the
+    // tile's widths are even.
+    const uint32_t Bank = Hw.mapsBankElems();
+    bool CanBank = Opts.MultiPixel && Hw.MapsPortsPerBank && D.IsConv && Hw.VmacsPerCu % 2 == 0 &&
+                   D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
+    for (const LayerPlan &P : Ps)
+      CanBank &= P.L->Out.C <= Gch / 2;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
-    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, PMax)) {
-      LayerPlan Dn = D;
-      Dn.ToMid = true;
-      Dn.FusedWith = int(D.Index);
-      Dn.MapStationary = true;
-      Dn.BesideOf = -1;
-      if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
-        Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
-        Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, PMax))
+      for (bool Banked : {false, true}) {
+        if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank))
+          continue;
+        LayerPlan Dn = D;
+        Dn.Banked = Banked;
+        Dn.ToMid = true;
+        Dn.FusedWith = int(D.Index);
+        Dn.MapStationary = true;
+        Dn.BesideOf = -1;
+        if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
+          Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
+          Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+        }
+        if (!setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac),
+                     Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac, DwIn))
+          continue;
+        makeRounds(Dn, NCu, Packing::Tiles);
+        std::vector<LayerPlan> Pn = Ps;
+        for (LayerPlan &P : Pn) {
+          if (Banked) {
+            P.PixLog = 1;
+            P.Banked = true;
+            P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
+          }
+          setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
+          makeRounds(P, NCu, Packing::Tiles);
+        }
+        const Cost Ct = fusedCost(Dn, Pn, Hw);
+        if (Ct < BestCost) {
+          BestCost = Ct;
+          Best.emplace(std::move(Dn), std::move(Pn));
+        }
       }
-      if (!setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac),
-                   Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac, DwIn))
-        continue;
-      makeRounds(Dn, NCu, Packing::Tiles);
-      std::vector<LayerPlan> Pn = Ps;
-      for (LayerPlan &P : Pn) {
-        setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
-        makeRounds(P, NCu, Packing::Tiles);
-      }
-      const Cost Ct = fusedCost(Dn, Pn, Hw);
-      if (Ct < BestCost) {
-        BestCost = Ct;
-        Best.emplace(std::move(Dn), std::move(Pn));
-      }
-    }
     if (!Best || BestCost.Cycles >= Apart)
       continue;
     // The estimate split as the simulator counts the layers' cycles

@@ -127,7 +127,10 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   // A full-depth region holds every channel, whatever the step's chunk.
   const unsigned C0 = P.FullDepth ? 0 : P.chunkBegin(S.Chunk);
   const unsigned Cn = P.FullDepth ? Cin : P.chunkSize(S.Chunk, Cin);
-  const unsigned Stride = P.pixelStride(S.Chunk, Lanes), RowElems = P.ColsIn * Stride;
+  const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
+  if (P.readsBanked())
+    return loadBankedRegion(S, View, Base, C0, Cn, Stride);
+  const unsigned RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask. CUs working on
   // the same tile get it with one load.
@@ -169,6 +172,36 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
   }
 }
 
+void Lowerer::loadBankedRegion(const Step &S, const TensorView &View, uint32_t Base, unsigned C0,
+                               unsigned Cn, unsigned Stride) {
+  // LayerPlan::Banked (a 1x1 conv, stride 1, unpadded: the region is the
+  // tile): column x at column x / 2 of bank x % 2 of the region. Region
+  // pixels past the input (a smaller tile of the round) are filled, so
+  // every trace reads defined maps.
+  const LayerPlan &P = *S.P;
+  const unsigned Half = P.ColsIn / 2, RowElems = Half * Stride;
+  const uint32_t Bank = Hw.mapsBankElems();
+  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  for (auto [Tile, Mask] : Tiles) {
+    const TileGeom T = geometry(P, Tile);
+    assert(T.Y0 == 0 && T.X0 == 0 && "an unpadded tile");
+    for (unsigned Side = 0; Side < 2; ++Side) {
+      const uint32_t At = Base + Side * Bank;
+      const unsigned N = (T.X1 + 1 - Side) / 2; // Columns of this parity.
+      if (T.Y1 < P.RowsIn)
+        fill(At + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems, RowElems, Mask, P.PadValue);
+      if (N < Half && T.Y1)
+        fill(At + N * Stride, T.Y1, (Half - N) * Stride, RowElems, Mask, P.PadValue);
+      if (!T.Y1 || !N)
+        continue;
+      const TensorView F = View.frame(T.Frame);
+      dmaSeries(T.Y1, int64_t(P.L->In.W) * View.Stride * 2, RowElems, Opcode::LD_MAP,
+                F.at(uint64_t(T.IY0), uint64_t(T.IX0) + Side, C0), At, 0, N, Cn,
+                int64_t(2) * View.Stride * 2, Stride, Mask);
+    }
+  }
+}
+
 /// The loop over a round's rows: r4 counts entries, r7 is the end of the
 /// current row, r8 the end of the loop, r5 the row's base in the input region
 /// and r6 the entry's. Entry() emits one entry's work, advancing r6 (and what
@@ -176,11 +209,11 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
 /// instructions follow, and a second copy of the loop finishes the rest.
 template <typename EntryFn>
 void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
-                      const Emitter::Block *Mid) {
+                      const Emitter::Block *Mid, unsigned Entry0) {
   const unsigned Split = Mid ? Rows / 2 : Rows;
   assert(Split > 0 && "compute() emits Mid before loops of one row");
-  E.li(7, RowEntries);
-  E.li(8, Split * RowEntries);
+  E.li(7, Entry0 + RowEntries);
+  E.li(8, Entry0 + Split * RowEntries);
   auto Loop = [&] {
     auto Top = E.newLabel();
     E.bind(Top);
@@ -196,7 +229,7 @@ void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, Entr
   if (Split == Rows)
     return;
   E.append(*Mid);
-  E.li(8, Rows * RowEntries);
+  E.li(8, Entry0 + Rows * RowEntries);
   Loop();
 }
 
@@ -228,9 +261,10 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const Round &Rd = S.round();
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
   // A fused 1x1 conv reads its producer's output, rows of the round's ExtC
-  // pixels (Lowerer::writeBack).
+  // pixels (Lowerer::writeBack); banked, half of them in each of two banks.
+  const unsigned Cols = P.FromMid ? Rd.ExtC : P.ColsIn;
   const int64_t Pitch =
-      P.FromMid ? int64_t(Rd.ExtC) * Stride : int64_t(P.bufStrideY()) * P.ColsIn * Stride;
+      int64_t(P.FromMid ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
   const uint32_t Maps = P.FromMid ? midBase(S) : B.InBase[S.InBuf] + P.InSkew;
@@ -256,31 +290,43 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     Mac.len = P.traceCols() * Cn;
     if (Mac.Op == Opcode::VMACP) {
       Mac.pix = P.PixLog;
-      Mac.cstride = P.bufStrideX() * Stride; // The next pixel of the row.
+      // The next pixel of the row: next to this one, or banked, at the same
+      // offset in the next bank.
+      Mac.cstride = P.Banked ? Hw.mapsBankElems() : P.bufStrideX() * Stride;
     }
   }
+  // Banked (a fused 1x1 conv and its depthwise producer): an entry's pixel
+  // pair is one column of each bank's half; the producer traces the even
+  // columns, then the odd ones, two columns apart.
+  const int64_t Step = int64_t(P.Banked ? 1 : P.pix()) * P.bufStrideX() * Stride;
+  const bool Halves = P.writesBanked();
   const unsigned KK = L.KH * L.KW;
-  rowLoop(
-      RowEntries, Rows, Pitch,
-      [&] {
-        if (P.passes() == 1) {
-          E.emit(Mac);
-        } else {
-          // Grouped conv on vdw: pass Pass reads the pixel's channels shifted
-          // by Pass - (GroupK - 1), with its own KK weight words.
-          for (unsigned Pass = 0; Pass < P.passes(); ++Pass) {
-            Inst M = Mac;
-            M.init = First && Pass == 0;
-            M.rs2 = 10;
-            M.rs3 = 11;
-            E.addi(10, 6, int64_t(Pass) - int64_t(P.GroupK - 1));
-            E.addi(11, 3, int64_t(Pass) * KK);
-            E.emit(M);
-          }
-        }
-        E.addi(6, 6, int64_t(P.pix()) * P.bufStrideX() * Stride);
-      },
-      Mid);
+  auto Entry = [&] {
+    if (P.passes() == 1) {
+      E.emit(Mac);
+    } else {
+      // Grouped conv on vdw: pass Pass reads the pixel's channels shifted
+      // by Pass - (GroupK - 1), with its own KK weight words.
+      for (unsigned Pass = 0; Pass < P.passes(); ++Pass) {
+        Inst M = Mac;
+        M.init = First && Pass == 0;
+        M.rs2 = 10;
+        M.rs3 = 11;
+        E.addi(10, 6, int64_t(Pass) - int64_t(P.GroupK - 1));
+        E.addi(11, 3, int64_t(Pass) * KK);
+        E.emit(M);
+      }
+    }
+    E.addi(6, 6, Halves ? 2 * Step : Step);
+  };
+  if (!Halves) {
+    rowLoop(RowEntries, Rows, Pitch, Entry, Mid);
+    return;
+  }
+  rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, Mid);
+  E.li(5, Maps + Offset + RowBegin * Pitch + Step); // Column 1.
+  E.addi(6, 5, 0);
+  rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, nullptr, Rows * Rd.ExtC / 2);
 }
 
 void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
@@ -425,8 +471,11 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // unit touches the area: no semaphore).
   const unsigned Pitch = P.ToMid ? L.Out.C : G;
   const uint32_t Base = P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
+  // A banked area (LayerPlan::Banked) holds half of each row in each bank.
+  const bool Halves = P.writesBanked();
+  const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;
   E.li(4, 0);
-  E.li(9, Base + (RowBegin * Rd.ExtC >> P.PixLog) * Pitch);
+  E.li(9, Base + Row0 * Pitch);
   auto AccMove = [&](Opcode Op, int64_t Shift) {
     Inst I = accMove(Op, Rows * Rd.ExtC >> P.PixLog, Pitch);
     I.shift = Shift;
@@ -443,6 +492,17 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
+  if (!Halves) {
+    E.emit(Wb);
+    return;
+  }
+  // The band's even columns, traced first, to the first bank; its odd ones
+  // to the second.
+  const unsigned Half = Rows * Rd.ExtC / 2;
+  Wb.rows = Half;
+  E.emit(Wb);
+  E.li(4, Half);
+  E.li(9, Base + Hw.mapsBankElems() + Row0 * Pitch);
   E.emit(Wb);
 }
 

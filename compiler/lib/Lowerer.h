@@ -76,9 +76,16 @@ private:
   /// round from accumulator entries 0 on (a fused residual preloaded first).
   void writeBack(const Step &S, unsigned RowBegin, unsigned Rows);
   void poolLoop(const Step &S, const Emitter::Block *Mid);
+  /// loadRegion of a LayerPlan::Banked plan: channels [C0, C0 + Cn) of the
+  /// even columns into the region's first bank, of the odd ones into its
+  /// second.
+  void loadBankedRegion(const Step &S, const TensorView &View, uint32_t Base, unsigned C0,
+                        unsigned Cn, unsigned Stride);
+  /// Entry() for each of RowEntries entries of Rows rows RowPitch apart,
+  /// into accumulator entries from Entry0 on (r4), Mid halfway through.
   template <typename EntryFn>
   void rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, EntryFn Entry,
-               const Emitter::Block *Mid);
+               const Emitter::Block *Mid, unsigned Entry0 = 0);
   void elementwise(const Step &S);
 
   Emitter &E;

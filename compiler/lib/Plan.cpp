@@ -128,16 +128,30 @@ enum class GroupMode {
   Chunks, ///< LayerPlan::GroupChunks.
 };
 
+/// How a plan's pixel groups read their maps (PixLog > 0).
+enum class PixMode {
+  Vmacp,  ///< vmacp, the groups' pixels next to each other.
+  Wide,   ///< LayerPlan::Wide.
+  Banked, ///< LayerPlan::Banked.
+};
+
+/// Whether a Banked plan's region fits: each half (the even and the odd
+/// columns, a padding column where the tile's width is odd) within a bank.
+static bool bankedFits(const LayerPlan &P, unsigned Stride, const isa::HwConfig &Hw) {
+  return P.ColsIn % 2 == 0 && uint64_t(P.RowsIn) * (P.ColsIn / 2) * Stride <= Hw.mapsBankElems();
+}
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
-/// traces (PixLog > 0 only for dense convs; Wide: on vmac, LayerPlan::Wide),
-/// grouped convs as Mode says.
+/// traces (PixLog > 0 only for dense convs, read as Pix says), grouped convs
+/// as Mode says.
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
-         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense, bool Wide = false,
-         uint64_t OrderPenalty = 0, unsigned MinSteps = 0) {
+         unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense,
+         PixMode Pix = PixMode::Vmacp, uint64_t OrderPenalty = 0, unsigned MinSteps = 0) {
   LayerPlan P;
-  P.Wide = Wide && PixLog > 0;
+  P.Wide = Pix == PixMode::Wide && PixLog > 0;
+  P.Banked = Pix == PixMode::Banked && PixLog == 1;
   P.L = &L;
   P.Frames = Frames;
   P.Index = Index;
@@ -299,7 +313,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
               if (Full && (L.KW != 1 || P.NChunks == 1 || !Opts.FullDepthMaps))
                 continue;
               P.FullDepth = Full;
-              if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B))
+              if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B) ||
+                  (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)))
                 continue;
               Cost Ct = convCost(P, S, Hw, BestCost.Score);
               // Rounds packed by tile size complete rows (and a batch's
@@ -366,7 +381,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
                           unsigned Frames, uint64_t SplitPenalty) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
   auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, GroupMode::Dense,
-                        false, SplitPenalty);
+                        PixMode::Vmacp, SplitPenalty);
   if (!Whole)
     return Whole.takeError();
   std::vector<LayerPlan> Best;
@@ -404,20 +419,26 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   std::optional<std::pair<LayerPlan, Cost>> WholeGroups;
   if (Whole1 > 0) {
     auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0, Frames, GroupMode::Dense,
-                      false, SplitPenalty);
+                      PixMode::Vmacp, SplitPenalty);
     if (!A)
       return A.takeError(); // The whole layer planned, so should its first groups.
     WholeGroups = std::move(*A);
   }
   // Wide traces only where vmacp steps are slow (fewer read ports than
-  // pixels) and the pixels' windows overlap (a kernel wider than a column).
+  // pixels) and the pixels' windows overlap (a kernel wider than a column);
+  // banked regions where they are slow and the kernel is one pixel (its
+  // region is the tile, split by columns over two banks).
+  const bool OnePixel =
+      L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL && !L.PadR;
   for (unsigned K = 1; (1u << K) <= V; ++K)
-    for (bool Wide : {false, true}) {
+    for (PixMode Pix : {PixMode::Vmacp, PixMode::Wide, PixMode::Banked}) {
+      const bool Slow = Hw.MapsReadPorts < (1u << K);
       if (V % (1u << K) != 0 ||
-          (Wide && (!Opts.WideTraces || Hw.MapsReadPorts >= (1u << K) || L.KW <= L.SW)))
+          (Pix == PixMode::Wide && (!Opts.WideTraces || !Slow || L.KW <= L.SW)) ||
+          (Pix == PixMode::Banked && (!Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)))
         continue;
       auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense,
-                          Wide, SplitPenalty);
+                          Pix, SplitPenalty);
       if (One && One->second < BestCost) {
         BestCost = One->second;
         Best.clear();
@@ -425,10 +446,15 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       } else if (!One) {
         llvm::consumeError(One.takeError()); // This mode does not fit; others do.
       }
-      if (!WholeGroups)
+      // Not a banked remainder: the split it makes worth taking costs more
+      // than the model sees where the map is small (MobileNet v2's 7x7
+      // 160-channel projections: 3.7 k cycles more each, and their
+      // neighbours as much again), though GoogLeNet's 28x28 and 14x14
+      // remainders would save 31 k cycles (docs/compiler.md, known costs).
+      if (!WholeGroups || Pix == PixMode::Banked)
         continue;
       auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K, Frames,
-                           GroupMode::Dense, Wide);
+                           GroupMode::Dense, Pix);
       if (!Rest) {
         llvm::consumeError(Rest.takeError());
         continue;
@@ -453,7 +479,7 @@ llvm::Expected<LayerPlan>
 snow::compiler::planPoolBeside(const LayerPlan &Pool, const isa::HwConfig &Hw, const BufferMap &B,
                                const CompileOptions &Opts, unsigned MinSteps) {
   auto P = planPart(*Pool.L, Pool.Index, Pool.OutIsSlice, Hw, B, Opts, 0, Pool.L->Out.C, 0,
-                    Pool.Frames, GroupMode::Dense, false, 0, MinSteps);
+                    Pool.Frames, GroupMode::Dense, PixMode::Vmacp, 0, MinSteps);
   if (!P)
     return P.takeError();
   return std::move(P->first);

@@ -157,6 +157,18 @@ struct LayerPlan {
   /// windows overlap), and group g's weights are its kernel shifted g x-steps
   /// along it, zero elsewhere. Entries, tiles and stores are vmacp's.
   bool Wide = false;
+  /// Multi-pixel traces (PixLog 1) whose two pixel groups each read a bank
+  /// of their own (maps_ports_per_bank), a step a cycle on one read port per
+  /// bank: a fused pair's area holds the tile's even columns in its first
+  /// bank and its odd columns at the same offsets in its second (the
+  /// depthwise producer, also Banked, traces a band's even columns, then its
+  /// odd ones, and writes each half back with one vwb). Entries, tiles and
+  /// stores are vmacp's.
+  bool Banked = false;
+  /// A Banked plan reads a banked region or area (a 1x1 conv), or writes a
+  /// banked area (the depthwise producer of a fused pair).
+  bool readsBanked() const { return Banked && !ToMid; }
+  bool writesBanked() const { return Banked && ToMid; }
   /// The output channels this plan computes: a layer may be planned in two
   /// parts, whole output groups and a remainder with another PixLog.
   unsigned OcBase = 0, OcCount = 0;

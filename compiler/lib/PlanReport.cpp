@@ -33,7 +33,12 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
   D.OutputGroups = P.NOg;
   D.Order = fmt::format("{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
-                        P.PixLog ? fmt::format("+{}{}", P.Wide ? "wide" : "pix", P.pix()) : "",
+                        P.PixLog ? fmt::format("+{}{}",
+                                               P.Wide     ? "wide"
+                                               : P.Banked ? "banked"
+                                                          : "pix",
+                                               P.pix())
+                                 : "",
                         P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
                         P.GroupChunks ? "+gchunks" : "",
                         !P.Depthwise   ? ""

@@ -110,6 +110,10 @@ const KeyInfo HwKeys[] = {
     {"maps_read_ports", &HwConfig::MapsReadPorts, "addresses", 1, MaxVmacs, false, "",
      "Distinct read addresses a CU's maps buffer serves per cycle to traces: a `vmacp` of "
      "2^pix pixel groups takes ⌈2^pix / maps_read_ports⌉ cycles a step"},
+    {"maps_ports_per_bank", &HwConfig::MapsPortsPerBank, "0 or 1", 0, 1, false, "",
+     "1: each maps bank has `maps_read_ports` read addresses of its own, and a `vmacp` whose "
+     "pixel groups each read a bank of their own (cstride a nonzero multiple of the bank, group "
+     "0's reads within one bank) takes one cycle a step; 0: the ports serve the whole buffer"},
     {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, MaxVmacs, false, "",
      "Accumulator words per cycle the writeback (`vwb`), preload (`vpre`) and product (`vmul`) "
      "move per CU, "

@@ -86,12 +86,12 @@ std::string snow::isa::hwPresetTable() {
       continue;
     }
     S += fmt::format("| `{}` | {} × {} × {} × {} | {} | {} MHz | {} | {} GB/s × {} | {:.3g} ({}) | "
-                     "{}, {}, {}, {} | {} / {} KiB |\n",
+                     "{}, {}, {}{}, {} | {} / {} KiB |\n",
                      C->Name, C->Clusters, C->CusPerCluster, C->VmacsPerCu, C->LanesPerVmac,
                      C->macs(), C->ClockMhz, C->peakGops(), C->DramGbps, C->DramEfficiency,
                      C->dramBwQ8() / 256.0, C->dramBwQ8(), C->TraceStartupCycles,
-                     C->TraceRowGranule, C->MapsReadPorts, C->WritebackWords,
-                     (C->onchipBytes() + 1023) / 1024, C->OnchipBudgetKib);
+                     C->TraceRowGranule, C->MapsReadPorts, C->MapsPortsPerBank ? " a bank" : "",
+                     C->WritebackWords, (C->onchipBytes() + 1023) / 1024, C->OnchipBudgetKib);
   }
   return S;
 }

@@ -52,12 +52,14 @@ uint64_t timing::stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uin
   return (Sum + Period / 2) / Period;
 }
 
-uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw) {
+uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw, uint64_t A2) {
   switch (I.Op) {
   case Opcode::VMAC:
     return macTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VMACP:
-    return macTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len), unsigned(I.pix));
+    return macTraceCycles(
+        Hw, uint64_t(I.rows), uint64_t(I.len), unsigned(I.pix),
+        groupsOwnBanks(Hw, A2, traceSpan(uint64_t(I.rows), I.bstride, I.len), I.cstride));
   case Opcode::VDW:
     return dwTraceCycles(Hw, uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VMAX:

@@ -97,7 +97,9 @@ int main(int Argc, char **Argv) {
   P("TRACE_STARTUP", C->TraceStartupCycles,
     "cycles a MAC trace holds the unit before its first MAC");
   P("ROW_GRANULE", C->TraceRowGranule, "vmac/vmacp trace rows take whole granules of elements");
-  P("READ_PORTS", C->MapsReadPorts, "maps read addresses per CU per cycle (vmacp pixel groups)");
+  P("READ_PORTS", C->MapsReadPorts, "maps read addresses per cycle (vmacp pixel groups)");
+  P("PORTS_PER_BANK", C->MapsPortsPerBank,
+    "1: READ_PORTS per bank (vmacp groups in banks of their own: one pass)");
   P("WB_WORDS", std::min(C->WritebackWords, C->VmacsPerCu),
     "vMACs whose accumulator words vwb/vpre move per cycle");
   P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");

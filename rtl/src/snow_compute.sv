@@ -10,8 +10,9 @@
 // trace first spends TRACE_STARTUP cycles without a MAC; each of its rows
 // then takes whole ROW_GRANULE-element steps (vmac/vmacp: the steps past
 // len are idle), and each step as many passes as its read addresses need
-// (vmacp: 2^pix pixel groups over READ_PORTS ports; the vMACs of pass j
-// take their tap in the j-th cycle of the step).
+// (vmacp: 2^pix pixel groups over READ_PORTS ports, or one pass if each
+// group reads a bank of its own; the vMACs of pass j take their tap in the
+// j-th cycle of the step).
 //
 // The MAC pipeline: the contract gives a trace's sums MAC_PIPE cycles after
 // its last tap to land, and the scheduler holds vwb/vpre/vmul until then (wait_acc).
@@ -99,9 +100,9 @@ module snow_compute
         dur = 64'(LUT_WORDS); inner_lim = dur; inner_stride = '0; outer_stride = '0;
       end
       OP_VMAC, OP_VMACP, OP_VDW: begin
-        dur = mac_trace_cycles(op, e.inst);
+        dur = mac_trace_cycles(op, e.inst, 64'(e.a2));
         startup = 64'(TRACE_STARTUP);
-        passes = step_passes(op, f_pix(e.inst));
+        passes = step_passes(op, e.inst, 64'(e.a2));
         inner_lim = row_steps(op, f_len(e.inst));
         inner_stride = op == OP_VDW ? f_cstride(e.inst) : 64'd1;
         outer_stride = f_bstride(e.inst);
@@ -162,9 +163,10 @@ module snow_compute
 
   for (genvar c = 0; c < CUS; c++) begin : g_cu
     for (genvar v = 0; v < VMACS; v++) begin : g_vmac
-      // vmacp: this vMAC's pixel group reads in pass group / READ_PORTS.
+      // vmacp: this vMAC's pixel group reads in pass group / READ_PORTS
+      // (all in the one pass when each group reads a bank of its own).
       logic mac_here;
-      assign mac_here = do_mac && (op != OP_VMACP ||
+      assign mac_here = do_mac && (op != OP_VMACP || passes == 64'd1 ||
           ((64'(v) << f_pix(e.inst)) / 64'(VMACS)) / 64'(READ_PORTS) == j);
       for (genvar l = 0; l < LANES; l++) begin : g_lane
         logic [ACC_BITS-1:0] acc [ACC_ENTRIES];

@@ -93,15 +93,34 @@ package snow_rtl_pkg;
     if (op == OP_VDW) return len;
     return (len + 64'(ROW_GRANULE) - 1) / 64'(ROW_GRANULE) * 64'(ROW_GRANULE);
   endfunction
-  // Cycles of one step: vmacp's 2^pix read addresses over READ_PORTS ports.
+  // Elements from the first to one past the last of rows x len at stride.
+  function automatic logic [63:0] trace_span(input logic [63:0] rows, input logic [63:0] stride,
+                                             input logic [63:0] len);
+    return (rows == 0 || len == 0) ? 64'd0 : (rows - 1) * stride + len;
+  endfunction
+  // A vmacp whose pixel groups each read a bank of their own (cstride a
+  // nonzero multiple of the bank, group 0's reads inside one bank) has each
+  // bank's read ports to itself (PORTS_PER_BANK): one pass a step.
+  function automatic logic own_banks(input logic [7:0] op, input logic [INST_BITS-1:0] i,
+                                     input logic [63:0] a2);
+    logic [63:0] span;
+    span = trace_span(f_rows(i), f_bstride(i), f_len(i));
+    return PORTS_PER_BANK != 0 && op == OP_VMACP && f_cstride(i) != 0 &&
+           f_cstride(i) % 64'(MAPS_BANK_ELEMS) == 0 && span != 0 &&
+           a2 / 64'(MAPS_BANK_ELEMS) == (a2 + span - 1) / 64'(MAPS_BANK_ELEMS);
+  endfunction
+  // Cycles of one step: vmacp's 2^pix read addresses over READ_PORTS ports,
+  // or one if each group reads a bank of its own.
   function automatic logic [63:0] step_passes(input logic [7:0] op,
-                                              input logic [F_PIX_W-1:0] pix);
-    if (op != OP_VMACP) return 64'd1;
-    return ((64'd1 << pix) + 64'(READ_PORTS) - 1) / 64'(READ_PORTS);
+                                              input logic [INST_BITS-1:0] i,
+                                              input logic [63:0] a2);
+    if (op != OP_VMACP || own_banks(op, i, a2)) return 64'd1;
+    return ((64'd1 << f_pix(i)) + 64'(READ_PORTS) - 1) / 64'(READ_PORTS);
   endfunction
   function automatic logic [63:0] mac_trace_cycles(input logic [7:0] op,
-                                                   input logic [INST_BITS-1:0] i);
-    return 64'(TRACE_STARTUP) + f_rows(i) * row_steps(op, f_len(i)) * step_passes(op, f_pix(i));
+                                                   input logic [INST_BITS-1:0] i,
+                                                   input logic [63:0] a2);
+    return 64'(TRACE_STARTUP) + f_rows(i) * row_steps(op, f_len(i)) * step_passes(op, i, a2);
   endfunction
 
   // A DMA transfer as the mover executes it once the channel grants it.

@@ -127,10 +127,6 @@ module snow_sched
     return a > b ? a : b;
   endfunction
 
-  function automatic logic [63:0] ext2d(input logic [63:0] rows, input logic [63:0] stride,
-                                        input logic [63:0] len);
-    return (rows == 0 || len == 0) ? 64'd0 : (rows - 1) * stride + len;
-  endfunction
 
   // Burst-rounded bytes of a DMA (§3.3.1): each row's span rounded out to
   // whole aligned bursts. A row at offset o within a burst covers
@@ -301,7 +297,7 @@ module snow_sched
               end else if (!flt && ($signed(dlo) < 0 || dhi > DRAM_BYTES)) begin
                 flt = 1'b1; fcode = FAULT_DRAM_RANGE; fa0 = dlo; fa1 = dhi;
               end
-              ext = ext2d(rows, bstr, len);
+              ext = trace_span(rows, bstr, len);
               size = is_wgt ? 64'(WEIGHTS_WORDS) : 64'(MAPS_ELEMS);
               if (!flt && ext == 0) begin
                 flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = is_wgt ? 64'd1 : 64'd0;
@@ -367,7 +363,7 @@ module snow_sched
             OP_FILL: begin
               dur = rows * ((len + 64'(LANES) - 1) / 64'(LANES));
               comp = t + dur;
-              ext = ext2d(rows, bstr, len);
+              ext = trace_span(rows, bstr, len);
               if (f_mask(in) == 0 || (32'(f_mask(in)) >> CUS) != 0) begin
                 flt = 1'b1; fcode = FAULT_MASK; fa0 = 64'(f_mask(in));
               end else if (ext == 0) begin
@@ -400,14 +396,14 @@ module snow_sched
             OP_VMAC, OP_VMACP, OP_VDW: begin
               // Start-up, whole granules per row, a step per read pass; every
               // tap still reads one weight word (rows * len of them).
-              dur = mac_trace_cycles(op, in);
+              dur = mac_trace_cycles(op, in, 64'(e.a2));
               taps = rows * len;
               comp = t + dur + 64'(MAC_PIPE);
               // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
               ext = op == OP_VDW ?
                     ((rows == 0 || len == 0) ? 64'd0 :
                      (rows - 1) * bstr + (len - 1) * cstr + 64'(VMACS * LANES)) :
-                    ext2d(rows, bstr, len);
+                    trace_span(rows, bstr, len);
               if (op == OP_VMACP && ext != 0)
                 ext = ext + ((64'd1 << f_pix(e.inst)) - 1) * cstr;
               if (64'(e.a1) >= 64'(ACC_ENTRIES)) begin
@@ -465,7 +461,7 @@ module snow_sched
                 blk_n[u] = 1'b0;
                 dur = rows * 64'(WB_CYCLES);
                 comp = t + dur;
-                ext = ext2d(rows, bstr, 64'(VMACS * LANES));
+                ext = trace_span(rows, bstr, 64'(VMACS * LANES));
                 if (rows == 0 || 64'(e.a1) + rows > 64'(ACC_ENTRIES)) begin
                   flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + rows;
                 end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin

@@ -243,7 +243,7 @@ void depthwise(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16
 
 /// Extent in elements of a 2-D access: rows at Stride, Len each.
 static uint64_t extent2d(uint64_t Rows, uint64_t Stride, uint64_t Len) {
-  return Rows == 0 || Len == 0 ? 0 : (Rows - 1) * Stride + Len;
+  return timing::traceSpan(Rows, Stride, Len);
 }
 
 static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, const char *What,

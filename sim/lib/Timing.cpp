@@ -184,7 +184,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::FILL: {
     if (auto Err = fillMaps(I, E, T))
       return Err;
-    uint64_t Dur = timing::unitCycles(I, Hw);
+    uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, true, T, T + Dur, E))
       return Err;
@@ -208,7 +208,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     const bool Dw = I.Op == Opcode::VDW;
     if (auto Err = Dw ? vdw(I, E, T) : vmac(I, E, T))
       return Err;
-    uint64_t Dur = timing::unitCycles(I, Hw);
+    uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
@@ -232,7 +232,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VLUT: {
     if (auto Err = vlut(I, E, T))
       return Err;
-    const uint64_t Dur = timing::unitCycles(I, Hw);
+    const uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     if (auto Err =
             checkBanks(U.Kind, true, E.A3, E.A3 + timing::lutWords(Hw), false, T, T + Dur, E))
       return Err;
@@ -252,7 +252,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     bool Writeback = I.Op == Opcode::VWB;
     if (auto Err = Writeback ? vwb(I, E, T) : accFromMaps(I, E, T))
       return Err;
-    uint64_t Dur = timing::unitCycles(I, Hw);
+    uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, Writeback, T, T + Dur, E))
       return Err;
@@ -263,7 +263,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VAVG: {
     if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
       return Err;
-    uint64_t Dur = timing::unitCycles(I, Hw);
+    uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;

@@ -346,6 +346,33 @@ TEST(Passes, DepthwiseFusesIntoThePointwiseConvItFeeds) {
   }
 }
 
+// A 1x1 conv of at most half an output group's channels, fused with its
+// depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
+// takes a pixel from each of two banks in one cycle on zc706's one read port
+// per bank, so the 24-channel conv takes about half the cycles. With its
+// ports serving the whole buffer (maps_ports_per_bank: 0, zc706_paper) a
+// step would take two cycles: one pixel a trace.
+const std::string Narrow =
+    header("narrow", 96, 28, 28) +
+    R"(  - {name: d, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+
+TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
+  OnOff R = withAndWithout(Narrow, "zc706", &compiler::CompileOptions::MultiPixel);
+  EXPECT_GT(countOps(R.On.Prog, isa::Opcode::VMACP), 0u);
+  EXPECT_EQ(countOps(R.Off.Prog, isa::Opcode::VMACP), 0u);
+  const sim::LayerStats *On = layerNamed(R.On, "p"), *Off = layerNamed(R.Off, "p");
+  ASSERT_TRUE(On && Off);
+  EXPECT_EQ(layerNamed(R.On, "d")->DramWriteBytes, 0u) << "the pair is fused";
+  EXPECT_LT(On->Cycles, Off->Cycles * 3 / 4);
+  const auto Path = std::filesystem::temp_directory_path() / "snow-passes-shared-ports.yaml";
+  std::ofstream(Path) << "base: zc706\nname: zc706_shared\nmaps_ports_per_bank: 0\n";
+  RunResult Shared;
+  cyclesOf(Narrow, Path.string(), {}, &Shared);
+  EXPECT_EQ(countOps(Shared.Prog, isa::Opcode::VMACP), 0u);
+}
+
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.

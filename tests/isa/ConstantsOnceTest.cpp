@@ -88,6 +88,7 @@ std::map<std::string, std::string> watchedNames() {
       {"TraceStartup", "trace_startup_cycles"},
       {"RowGranule", "trace_row_granule"},
       {"ReadPorts", "maps_read_ports"},
+      {"PortsPerBank", "maps_ports_per_bank"},
       {"DramEff", "dram_efficiency"},
       {"DramLat", "dram_latency_cycles"},
       {"DramBurst", "dram_burst_bytes"},

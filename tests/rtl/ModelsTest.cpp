@@ -198,6 +198,30 @@ layers:
   EXPECT_TRUE(coSimulate("fuse.bin"));
 }
 
+/// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
+/// the depthwise conv writes each band's even columns to one bank and its
+/// odd ones to the next, and the 24-channel 1x1 conv's vmacp reads a pixel
+/// from each bank in one cycle (maps_ports_per_bank), with a fused residual.
+TEST_F(RtlBatch, BankedPairAgrees) {
+  compileFor("bank.bin", R"(name: banked
+input: {name: data, shape: [24, 30, 16]}
+weights: {seed: 6}
+layers:
+  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, bias: false}
+  - {name: d_bn, type: batchnorm}
+  - {name: d_r, type: relu6}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: sum, type: add, inputs: [p, data]}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  const std::string Plan = zc706Plan("bank.bin");
+  EXPECT_NE(Plan.find("+banked2"), std::string::npos) << Plan;
+  EXPECT_TRUE(coSimulate("bank.bin"));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {

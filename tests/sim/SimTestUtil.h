@@ -49,6 +49,7 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "trace_startup_cycles: 0\n"
                                         "trace_row_granule: 1\n"
                                         "maps_read_ports: 4\n"
+                                        "maps_ports_per_bank: 1\n"
                                         "writeback_words: 2\n"
                                         "imem_kib: 0\n";
 

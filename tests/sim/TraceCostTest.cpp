@@ -3,7 +3,8 @@
 // Pins the costs of architecture.md §3.2 that the hardware pays beyond one
 // tap a cycle (issue 17): a MAC trace's start-up (trace_startup_cycles), rows
 // paid in whole granules (trace_row_granule, vmac / vmacp only), vmacp steps
-// taking a pass per group of maps_read_ports read addresses, and the DRAM
+// taking a pass per group of maps_read_ports read addresses (one if each
+// group reads a bank of its own, maps_ports_per_bank), and the DRAM
 // channel moving dram_gbps x dram_efficiency. Each starts from the timing16
 // machine of SimTestUtil.h (every cost neutral) and turns one key; the
 // expected cycles are derived in the comments, and each rule is probed where
@@ -98,6 +99,38 @@ TEST(TraceCost, VmacpStepsTakeAPassPerGroupOfReadPorts) {
     }
     EXPECT_EQ(runText(vmacLine(2, 6) + "halt\n", Hw).Cycles, 1 + 12 + MacPipe) << Ports;
   }
+}
+
+// Ports per bank (maps_ports_per_bank): a vmacp whose pixel groups each read
+// a bank of their own (16384 elements a bank) takes one cycle a step, even on
+// one port. A 2x6 trace (12 steps, group 0 reading [a2, a2 + 12)) with 1
+// port: pix 1 at cstride 16384 -> 12 cycles, at cstride 64 (one bank) -> 24;
+// group 0 crossing a bank boundary (a2 16380: 16380 .. 16391) -> 24, just
+// inside it (a2 16372: .. 16383) -> 12; pix 2 over four banks -> 12; the key
+// 0 (ports for the whole buffer) -> 24 and 48.
+TEST(TraceCost, VmacpGroupsInBanksOfTheirOwnTakeOneCycleAStep) {
+  isa::HwConfig Hw = timingHw();
+  Hw.MapsReadPorts = 1;
+  auto Run = [&](unsigned A2, unsigned CStride, unsigned Pix) {
+    const std::string Text =
+        "li r2, imm=" + std::to_string(A2) +
+        "\nvmacp r0, r2, r0, rows=2, len=6, bstride=6, cstride=" + std::to_string(CStride) +
+        ", pix=" + std::to_string(Pix) + ", init=1\nhalt\n";
+    return runText(Text, Hw).Cycles - 2 - MacPipe; // after the li, before the drain
+  };
+  EXPECT_EQ(Run(0, MapsBankElems, 1), 12u);
+  EXPECT_EQ(Run(0, 64, 1), 24u);
+  EXPECT_EQ(Run(16380, MapsBankElems, 1), 24u);
+  EXPECT_EQ(Run(16372, MapsBankElems, 1), 12u);
+  EXPECT_EQ(Run(0, MapsBankElems, 2), 12u);
+  EXPECT_EQ(Run(0, 2 * MapsBankElems, 1), 12u);
+  Hw.MapsPortsPerBank = 0;
+  EXPECT_EQ(Run(0, MapsBankElems, 1), 24u);
+  EXPECT_EQ(Run(0, MapsBankElems, 2), 48u);
+  EXPECT_FALSE(timing::groupsOwnBanks(Hw, 0, 12, MapsBankElems));
+  Hw.MapsPortsPerBank = 1;
+  EXPECT_TRUE(timing::groupsOwnBanks(Hw, 0, 12, MapsBankElems));
+  EXPECT_FALSE(timing::groupsOwnBanks(Hw, 0, 0, MapsBankElems)); // reads nothing
 }
 
 // The three compose: start-up, then rows of whole granules, each step as many

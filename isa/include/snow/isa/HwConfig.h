@@ -69,6 +69,10 @@ struct HwConfig {
   /// Distinct read addresses a CU's maps buffer serves per cycle for traces:
   /// vmacp's 2^pix pixel groups need one each.
   unsigned MapsReadPorts = zc706::maps_read_ports;
+  /// 1: every maps bank has MapsReadPorts read addresses of its own, so a
+  /// vmacp whose pixel groups read different banks takes one cycle a step;
+  /// 0: the ports serve the whole buffer.
+  unsigned MapsPortsPerBank = zc706::maps_ports_per_bank;
   /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
   /// On-chip instruction memory: 0 for code preloaded whole and fetched for

@@ -46,17 +46,38 @@ inline uint64_t traceRowSteps(const isa::HwConfig &Hw, uint64_t Len) {
   return (Len + G - 1) / G * G;
 }
 
+/// Elements from the first to one past the last that Rows rows of Len
+/// elements, BStride apart, touch (0 if there are none).
+inline uint64_t traceSpan(uint64_t Rows, uint64_t BStride, uint64_t Len) {
+  return Rows == 0 || Len == 0 ? 0 : (Rows - 1) * BStride + Len;
+}
+
+/// Whether each pixel group of a vmacp reads a maps bank of its own, and
+/// so has that bank's read ports to itself (maps_ports_per_bank): group g
+/// reads [A2 + g * CStride, + Span), so with CStride a nonzero multiple of the
+/// bank and group 0's reads inside one bank, every group's are inside one
+/// bank, a different one each.
+inline bool groupsOwnBanks(const isa::HwConfig &Hw, uint64_t A2, uint64_t Span, uint64_t CStride) {
+  const uint64_t B = Hw.mapsBankElems();
+  return Hw.MapsPortsPerBank && CStride != 0 && CStride % B == 0 && Span != 0 &&
+         A2 / B == (A2 + Span - 1) / B;
+}
+
 /// Cycles one step of a MAC trace takes: its pixel groups' map reads (2^PixLog
-/// addresses; vmac and vdw read one) over the maps buffer's read ports.
-inline uint64_t traceStepCycles(const isa::HwConfig &Hw, unsigned PixLog) {
+/// addresses; vmac and vdw read one) over the maps buffer's read ports, or
+/// one if each group reads a bank of its own.
+inline uint64_t traceStepCycles(const isa::HwConfig &Hw, unsigned PixLog, bool OwnBanks = false) {
+  if (OwnBanks)
+    return 1;
   return ((uint64_t(1) << PixLog) + Hw.MapsReadPorts - 1) / Hw.MapsReadPorts;
 }
 
 /// A vmac (PixLog 0) or vmacp trace of Rows x Len taps: the start-up, then
 /// every row in whole granules, each step as many cycles as its reads need.
 inline uint64_t macTraceCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t Len,
-                               unsigned PixLog = 0) {
-  return Hw.TraceStartupCycles + Rows * traceRowSteps(Hw, Len) * traceStepCycles(Hw, PixLog);
+                               unsigned PixLog = 0, bool OwnBanks = false) {
+  return Hw.TraceStartupCycles +
+         Rows * traceRowSteps(Hw, Len) * traceStepCycles(Hw, PixLog, OwnBanks);
 }
 
 /// A vdw trace of Rows x Len taps: the start-up, then one tap a cycle (each
@@ -140,7 +161,8 @@ inline uint64_t fetchChannelCycles(const isa::HwConfig &Hw) {
 
 /// Cycles a non-DMA unit operation occupies its unit (the DMA operations'
 /// cost is the channel's: dmaBurstBytes, dmaChannelCycles, dmaCompletion).
-uint64_t unitCycles(const isa::Inst &I, const isa::HwConfig &Hw);
+/// A2 is the value of rs2 (a vmacp's maps address decides its banks).
+uint64_t unitCycles(const isa::Inst &I, const isa::HwConfig &Hw, uint64_t A2);
 
 } // namespace snow::timing
 
