@@ -359,26 +359,37 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
     E.addi(9, 9, Lanes);
     E.addi(6, 6, Lanes);
   };
-  rowLoop(
-      Rd.ExtC, Rd.ExtR, int64_t(L.SH) * P.ColsIn * Stride,
-      [&] {
-        if (Groups <= 8) {
-          for (unsigned Gr = 0; Gr < Groups; ++Gr)
-            OneGroup();
-        } else {
-          E.li(10, 0);
-          E.li(11, Groups);
-          auto Inner = E.newLabel();
-          E.bind(Inner);
-          OneGroup();
-          E.addi(10, 10, 1);
-          E.branch(Opcode::BLT, 10, 11, Inner);
-        }
-        E.addi(6, 6, int64_t(L.SW) * Stride - int64_t(Groups) * Lanes);
-        if (PixelGap)
-          E.addi(9, 9, PixelGap);
-      },
-      Mid);
+  // A banked area (LayerPlan::Banked): the even columns into its first
+  // bank, then the odd ones into its second, two columns a step.
+  const bool Halves = P.writesBanked();
+  const int64_t Step = int64_t(L.SW) * Stride * (Halves ? 2 : 1);
+  const unsigned RowPixels = Halves ? Rd.ExtC / 2 : Rd.ExtC;
+  const int64_t Pitch = int64_t(L.SH) * P.ColsIn * Stride;
+  auto Pixel = [&] {
+    if (Groups <= 8) {
+      for (unsigned Gr = 0; Gr < Groups; ++Gr)
+        OneGroup();
+    } else {
+      E.li(10, 0);
+      E.li(11, Groups);
+      auto Inner = E.newLabel();
+      E.bind(Inner);
+      OneGroup();
+      E.addi(10, 10, 1);
+      E.branch(Opcode::BLT, 10, 11, Inner);
+    }
+    E.addi(6, 6, Step - int64_t(Groups) * Lanes);
+    if (PixelGap)
+      E.addi(9, 9, PixelGap);
+  };
+  rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, Mid);
+  if (!Halves)
+    return;
+  E.li(9, midBase(S) + Hw.mapsBankElems() + P.chunkBegin(S.Chunk));
+  E.li(5, B.InBase[S.InBuf] + L.SW * Stride); // Column 1.
+  E.addi(6, 5, 0);
+  E.li(4, 0);
+  rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);
 }
 
 void Lowerer::elementwise(const Step &S) {

@@ -108,8 +108,9 @@ const KeyInfo HwKeys[] = {
      "A `vmac` / `vmacp` trace row of len map elements takes ⌈len / trace_row_granule⌉ × "
      "trace_row_granule steps, the rest of the last granule idle (1: one element a step)"},
     {"maps_read_ports", &HwConfig::MapsReadPorts, "addresses", 1, MaxVmacs, false, "",
-     "Distinct read addresses a CU's maps buffer serves per cycle to traces: a `vmacp` of "
-     "2^pix pixel groups takes ⌈2^pix / maps_read_ports⌉ cycles a step"},
+     "Distinct read addresses a CU's maps buffer (or each of its banks, `maps_ports_per_bank`) "
+     "serves per cycle to traces: a `vmacp` of 2^pix pixel groups in one bank takes ⌈2^pix / "
+     "maps_read_ports⌉ cycles a step"},
     {"maps_ports_per_bank", &HwConfig::MapsPortsPerBank, "0 or 1", 0, 1, false, "",
      "1: each maps bank has `maps_read_ports` read addresses of its own, and a `vmacp` whose "
      "pixel groups each read a bank of their own (cstride a nonzero multiple of the bank, group "
