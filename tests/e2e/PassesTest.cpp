@@ -243,7 +243,14 @@ TEST(Passes, PoolsRunBesideTheConvTheyReadAtBatchOne) {
 )";
   for (const char *Hw : {"zc706", "mini64"}) {
     SCOPED_TRACE(Hw);
-    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::PipelinePools);
+    // Beside against apart: fused with c2 (step 9b) the pool would be
+    // neither.
+    compiler::CompileOptions Beside, Apart;
+    Beside.FuseDepthwise = Apart.FuseDepthwise = false;
+    Apart.PipelinePools = false;
+    OnOff R;
+    cyclesOf(Yaml, Hw, Beside, &R.On);
+    cyclesOf(Yaml, Hw, Apart, &R.Off);
     unsigned Waits = 0;
     for (const isa::Word128 &W : R.On.Prog.Code)
       if (auto I = isa::decode(W))

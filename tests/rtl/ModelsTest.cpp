@@ -222,6 +222,26 @@ layers:
   EXPECT_TRUE(coSimulate("bank.bin"));
 }
 
+/// The same with a max pool as the producer: its windows write the even
+/// columns into one bank, then the odd ones into the next (two chunks, 64
+/// and 32 channels).
+TEST_F(RtlBatch, BankedPoolPairAgrees) {
+  compileFor("bpool.bin", R"(name: bankedpool
+input: {name: data, shape: [48, 20, 24]}
+weights: {seed: 7}
+layers:
+  - {name: c, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: p, type: maxpool, kernel: 3, stride: 1, pad: 1}
+  - {name: pp, type: conv, out_channels: 32, kernel: 1, relu: true}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  const std::string Plan = zc706Plan("bpool.bin");
+  EXPECT_NE(Plan.find("+banked2+fulldepth+fused<"), std::string::npos) << Plan;
+  EXPECT_TRUE(coSimulate("bpool.bin"));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
