@@ -102,6 +102,17 @@ protected:
     EXPECT_TRUE(succeeded(Plan)) << Plan;
     return Plan.Out;
   }
+  /// Compiles Yaml for zc706 into Bin, checks that its plan shows Token (the
+  /// case tests what it is for), and co-simulates it.
+  void coSimulatePlanned(const std::string &Bin, const std::string &Yaml,
+                         const std::string &Token) {
+    compileFor(Bin, Yaml, "zc706");
+    if (HasFatalFailure())
+      return;
+    const std::string Plan = zc706Plan(Bin);
+    EXPECT_NE(Plan.find(Token), std::string::npos) << Plan;
+    EXPECT_TRUE(coSimulate(Bin));
+  }
 };
 
 /// A batched program (snowc --batch, docs/batch.md) runs the same existing
@@ -179,7 +190,7 @@ layers:
 /// 1x1 traces, the area's region freed only after them (a last chunk of 32
 /// channels, ReLU6 through the table, a fused residual).
 TEST_F(RtlBatch, FusedDepthwiseAgrees) {
-  compileFor("fuse.bin", R"(name: fused
+  coSimulatePlanned("fuse.bin", R"(name: fused
 input: {name: data, shape: [24, 14, 13]}
 weights: {seed: 4}
 layers:
@@ -190,12 +201,7 @@ layers:
   - {name: p, type: conv, out_channels: 24, kernel: 1}
   - {name: sum, type: add, inputs: [p, data]}
 )",
-             "zc706");
-  if (HasFatalFailure())
-    return;
-  const std::string Plan = zc706Plan("fuse.bin");
-  EXPECT_NE(Plan.find("+fused<"), std::string::npos) << Plan;
-  EXPECT_TRUE(coSimulate("fuse.bin"));
+                    "+fused<");
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
@@ -203,7 +209,7 @@ layers:
 /// odd ones to the next, and the 24-channel 1x1 conv's vmacp reads a pixel
 /// from each bank in one cycle (maps_ports_per_bank), with a fused residual.
 TEST_F(RtlBatch, BankedPairAgrees) {
-  compileFor("bank.bin", R"(name: banked
+  coSimulatePlanned("bank.bin", R"(name: banked
 input: {name: data, shape: [24, 30, 16]}
 weights: {seed: 6}
 layers:
@@ -214,19 +220,14 @@ layers:
   - {name: p, type: conv, out_channels: 24, kernel: 1}
   - {name: sum, type: add, inputs: [p, data]}
 )",
-             "zc706");
-  if (HasFatalFailure())
-    return;
-  const std::string Plan = zc706Plan("bank.bin");
-  EXPECT_NE(Plan.find("+banked2"), std::string::npos) << Plan;
-  EXPECT_TRUE(coSimulate("bank.bin"));
+                    "+banked2");
 }
 
 /// The same with a max pool as the producer: its windows write the even
 /// columns into one bank, then the odd ones into the next (two chunks, 64
 /// and 32 channels).
 TEST_F(RtlBatch, BankedPoolPairAgrees) {
-  compileFor("bpool.bin", R"(name: bankedpool
+  coSimulatePlanned("bpool.bin", R"(name: bankedpool
 input: {name: data, shape: [48, 20, 24]}
 weights: {seed: 7}
 layers:
@@ -234,12 +235,7 @@ layers:
   - {name: p, type: maxpool, kernel: 3, stride: 1, pad: 1}
   - {name: pp, type: conv, out_channels: 32, kernel: 1, relu: true}
 )",
-             "zc706");
-  if (HasFatalFailure())
-    return;
-  const std::string Plan = zc706Plan("bpool.bin");
-  EXPECT_NE(Plan.find("+banked2+fulldepth+fused<"), std::string::npos) << Plan;
-  EXPECT_TRUE(coSimulate("bpool.bin"));
+                    "+banked2+fulldepth+fused<");
 }
 
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
