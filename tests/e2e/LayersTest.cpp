@@ -180,6 +180,34 @@ TEST_P(RandomFusedPool, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomFusedPool, ::testing::Range(0u, 24u));
 
+class RandomBanked : public ::testing::TestWithParam<unsigned> {};
+
+/// Narrow 1x1 convs that may read two pixels a cycle from two banks
+/// (RandomModels.h).
+TEST_P(RandomBanked, MatchesReferenceBitForBit) {
+  check(bankedCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBanked, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomBankedCasesMostlyTakeBanks) {
+  // The cases above are worth having if most of them, on zc706, run a
+  // vmacp whose pixel groups are a bank apart.
+  unsigned Banked = 0;
+  const uint32_t Bank = isa::HwConfig().mapsBankElems();
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(bankedCase(Seed), "zc706", false, R))
+      continue;
+    bool Any = false;
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W))
+        Any |= I->Op == isa::Opcode::VMACP && I->cstride % Bank == 0;
+    Banked += Any;
+  }
+  EXPECT_GE(Banked, 12u);
+}
+
 TEST(Layers, RandomFusedCasesMostlyFuse) {
   // The cases above are only worth having if most of them run fused.
   EXPECT_GE(fusedOnZc706(fusedCase, 27), 14u);

@@ -304,6 +304,32 @@ inline std::string fusedCase(unsigned Seed) {
   return Y;
 }
 
+/// A 1x1 conv of 1-32 output channels (LayerPlan::Banked: two pixels a
+/// cycle from two maps banks), 8-300 input channels, maps 3-40 pixels wide
+/// (odd widths take a padding column): alone (Variant 0), after a depthwise
+/// conv it may fuse with (1: even widths), or after a max pool (2), with a
+/// fused residual every fourth case.
+inline std::string bankedCase(unsigned Seed) {
+  Rng R(Seed * 6151 + 29);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned Variant = Seed / 3 % 3, C = pickLog(R, 8, 300), K = pickLog(R, 1, 32);
+  const unsigned W = Variant == 1 ? 2 * Pick(2, 20) : Pick(3, 40);
+  std::string Y = modelHeader(fmt::format("banked{}", Seed), C, Pick(3, 40), W, 5);
+  if (Variant == 1)
+    Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: 3, pad: 1, "
+                     "groups: {0}, relu: true}}\n",
+                     C);
+  if (Variant == 2)
+    Y += "  - {name: d, type: maxpool, kernel: 3, stride: 1, pad: 1}\n";
+  Y += fmt::format("  - {{name: n, type: conv, out_channels: {}, kernel: 1, relu: {}}}\n", K,
+                   Seed % 2 ? "true" : "false");
+  if (Seed % 4 == 3)
+    Y += fmt::format("  - {{name: m, type: conv, input: data, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: sum, type: add, inputs: [n, m]}}\n",
+                     K);
+  return Y;
+}
+
 /// A max or average pool read only by 1x1 convs (fused with them where the
 /// planner finds it pays, as GoogLeNet's branch pools and SqueezeNet's
 /// pools: compiler Fuse.cpp): 3x3 stride 1 with padding, or 3x3 stride 2
