@@ -22,7 +22,7 @@ MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezen
           "resnext50_32x4d", "mobilenet_v2",
           "efficientnet_b0"]
 # Each pass's switch (snowc --help); "" is everything on.
-ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces",
+ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces", "--no-banked-reads",
             "--no-pipeline-pools", "--no-fuse-depthwise",
             "--no-grouped-vdw",
             "--no-schedule",

@@ -165,8 +165,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // bank of its own. Every round's columns pair up if the map's and the
     // tile's widths are even.
     const uint32_t Bank = Hw.mapsBankElems();
-    bool CanBank = Opts.MultiPixel && Hw.MapsPortsPerBank && Hw.VmacsPerCu % 2 == 0 &&
-                   D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
+    bool CanBank = Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
+                   Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
     for (const LayerPlan &P : Ps)
       CanBank &= P.L->Out.C <= Gch / 2;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;

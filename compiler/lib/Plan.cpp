@@ -435,7 +435,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       const bool Slow = Hw.MapsReadPorts < (1u << K);
       if (V % (1u << K) != 0 ||
           (Pix == PixMode::Wide && (!Opts.WideTraces || !Slow || L.KW <= L.SW)) ||
-          (Pix == PixMode::Banked && (!Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)))
+          (Pix == PixMode::Banked &&
+           (!Opts.BankedReads || !Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)))
         continue;
       auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense,
                           Pix, SplitPenalty);

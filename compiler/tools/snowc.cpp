@@ -74,6 +74,10 @@ static cl::opt<bool> NoWideTraces("no-wide-traces",
                                   cl::desc("Never run multi-pixel traces as widened vmac traces "
                                            "with shifted weights (vmacp only)"),
                                   cl::cat(Cat));
+static cl::opt<bool> NoBankedReads("no-banked-reads",
+                                   cl::desc("Never split a 1x1 conv's maps over two banks to "
+                                            "read two pixels a step (vmacp in one bank only)"),
+                                   cl::cat(Cat));
 static cl::opt<bool> NoSchedule("no-schedule", cl::desc("Run layers in the model's order"),
                                 cl::cat(Cat));
 static cl::opt<bool> NoBalanceLoads("no-balance-loads",
@@ -233,6 +237,7 @@ static int compileModel() {
   Opts.BalanceRounds = !NoBalance;
   Opts.MultiPixel = !NoMultiPixel;
   Opts.WideTraces = !NoWideTraces;
+  Opts.BankedReads = !NoBankedReads;
   Opts.GroupedVdw = !NoGroupedVdw;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;

@@ -366,7 +366,7 @@ const std::string Narrow =
 )";
 
 TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
-  OnOff R = withAndWithout(Narrow, "zc706", &compiler::CompileOptions::MultiPixel);
+  OnOff R = withAndWithout(Narrow, "zc706", &compiler::CompileOptions::BankedReads);
   EXPECT_GT(countOps(R.On.Prog, isa::Opcode::VMACP), 0u);
   EXPECT_EQ(countOps(R.Off.Prog, isa::Opcode::VMACP), 0u);
   const sim::LayerStats *On = layerNamed(R.On, "p"), *Off = layerNamed(R.Off, "p");
@@ -383,14 +383,14 @@ TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 28; ++K) {
-    const std::string &Yaml = K < 14 ? FewChannels : Pairs;
+  for (int K = 0; K < 30; ++K) {
+    const std::string &Yaml = K < 15 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels, &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,  &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
-                     &O.PipelinePools, &O.FuseDepthwise};
-    *Flags[K % 14] = false;
+                     &O.PipelinePools, &O.FuseDepthwise, &O.BankedReads};
+    *Flags[K % 15] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -52,6 +52,10 @@ struct CompileOptions {
   /// shifted weights (LayerPlan::Wide) where vmacp steps are slow: machines
   /// with fewer maps read ports than pixels a trace computes.
   bool WideTraces = true;
+  /// Let 1x1 convs of at most half an output group's channels read two
+  /// pixels a step from two maps banks (LayerPlan::Banked), where each bank
+  /// has its own read port (maps_ports_per_bank).
+  bool BankedReads = true;
   /// Let grouped convolutions whose groups have as many input as output
   /// channels run per group on depthwise traces (vdw, one pass per channel
   /// shift within a group) where that is cheaper than a dense conv with
