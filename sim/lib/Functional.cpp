@@ -241,11 +241,6 @@ void depthwise(int64_t *Acc, const int16_t *const *Rows, unsigned N, const int16
 
 } // namespace
 
-/// Extent in elements of a 2-D access: rows at Stride, Len each.
-static uint64_t extent2d(uint64_t Rows, uint64_t Stride, uint64_t Len) {
-  return timing::traceSpan(Rows, Stride, Len);
-}
-
 static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, const char *What,
                                uint64_t Lo, uint64_t Extent, uint64_t Size) {
   if (Extent == 0)
@@ -268,7 +263,7 @@ static uint64_t windowExtent(const Inst &I, uint64_t Last) {
 /// The maps rows a load, fill or store moves: rows of len at bstride from Lo.
 static llvm::Error checkMapsRows(const Machine &M, const Inst &I, const Entry &E, uint64_t T,
                                  uint64_t Lo) {
-  return checkBuffer(M, E, T, "maps buffer", Lo, extent2d(I.rows, I.bstride, I.len),
+  return checkBuffer(M, E, T, "maps buffer", Lo, timing::traceSpan(I.rows, I.bstride, I.len),
                      M.Hw.mapsElems());
 }
 
@@ -350,7 +345,7 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * L * 2))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A2,
-                             extent2d(I.rows, I.bstride, I.len), Hw.weightsWords()))
+                             timing::traceSpan(I.rows, I.bstride, I.len), Hw.weightsWords()))
     return Err;
   if (Opts.TimingOnly)
     return llvm::Error::success();
@@ -401,7 +396,7 @@ llvm::Error Machine::storeMaps(const Inst &I, const Entry &E, uint64_t T) {
 
 uint64_t Machine::vmacExtent(const Inst &I) const {
   uint64_t Groups = I.Op == isa::Opcode::VMACP ? uint64_t(1) << I.pix : 1;
-  return (Groups - 1) * I.cstride + extent2d(I.rows, I.bstride, I.len);
+  return (Groups - 1) * I.cstride + timing::traceSpan(I.rows, I.bstride, I.len);
 }
 
 llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
@@ -415,7 +410,7 @@ llvm::Error Machine::vmac(const Inst &I, const Entry &E, uint64_t T) {
                  fmt::format("pix={} asks for {} pixel groups, which do not divide the {} "
                              "vMACs of a CU",
                              I.pix, Pix, V));
-  if (extent2d(I.rows, I.bstride, I.len) == 0)
+  if (timing::traceSpan(I.rows, I.bstride, I.len) == 0)
     return fault(E, T, "maps buffer access is empty (rows and len must be > 0)");
   if (auto Err = checkBuffer(*this, E, T, "maps buffer", E.A2, vmacExtent(I), Hw.mapsElems()))
     return Err;
@@ -509,9 +504,10 @@ llvm::Error Machine::checkAccEntries(const Inst &I, const Entry &E, uint64_t T) 
     return fault(
         E, T,
         fmt::format("accumulators [{}, {}) out of range ({})", E.A1, E.A1 + I.rows, Hw.AccEntries));
-  return checkBuffer(*this, E, T, "maps buffer", E.A2,
-                     extent2d(I.rows, I.bstride, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
-                     Hw.mapsElems());
+  return checkBuffer(
+      *this, E, T, "maps buffer", E.A2,
+      timing::traceSpan(I.rows, I.bstride, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
+      Hw.mapsElems());
 }
 
 llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
