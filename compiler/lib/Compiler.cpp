@@ -296,7 +296,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     llvm::TimeTraceScope Scope("pack weights");
     snow::reserveHuge(Prog.Data, Image.Size);
     Prog.Data.resize(Image.Size);
-    Image.fill(Prog.Data.data());
+    Image.fill(0, Image.Size, Prog.Data.data());
   }
   if (Parts)
     for (const LayerPlan &P : *Plans)
@@ -415,9 +415,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       WeightImage Image;
     };
     auto H = std::make_shared<Held>(Held{std::move(*Plans), std::move(Batched), std::move(Image)});
-    *DeferredImage = [H](uint8_t *Out) {
-      llvm::TimeTraceScope Scope("pack weights");
-      H->Image.fill(Out);
+    *DeferredImage = [H](uint64_t Begin, uint64_t End, uint8_t *Out) {
+      H->Image.fill(Begin, End, Out);
     };
   }
   return Prog;

@@ -8,6 +8,8 @@
 #include "WeightPack.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -176,14 +178,39 @@ WeightImage snow::compiler::layoutWeights(std::vector<LayerPlan> &Plans, const i
   return Image;
 }
 
-void WeightImage::fill(uint8_t *Image) const {
-  // Blocks are disjoint, so which thread writes one does not matter. Parts
-  // are equal byte ranges of the image (blocks vary in size): a part fills
-  // the blocks that start in it.
-  snow::parallelFor(Size, 1, 1 << 22, [&](size_t Begin, size_t End) {
-    auto StartsBefore = [](const WeightBlock &B, uint64_t At) { return B.Offset < At; };
-    auto It = std::lower_bound(Blocks.begin(), Blocks.end(), uint64_t(Begin), StartsBefore);
-    for (; It != Blocks.end() && It->Offset < End; ++It)
-      fillBlock(*It, Hw, Image + It->Offset);
-  });
+void WeightImage::fill(uint64_t Begin, uint64_t End, uint8_t *Out) const {
+  assert(Begin <= End && End <= Size && "a range of the image");
+  std::memset(Out, 0, End - Begin);
+  // Block K spans [Offset, the next block's Offset or Size): its words, then
+  // the padding to a burst.
+  auto Extent = [&](size_t K) { return (K + 1 < Blocks.size() ? Blocks[K + 1].Offset : Size); };
+  auto StartsBefore = [](const WeightBlock &B, uint64_t At) { return B.Offset < At; };
+  // The first block that reaches into the range: the one before the first
+  // starting in it, if it extends past Begin.
+  size_t First =
+      size_t(std::lower_bound(Blocks.begin(), Blocks.end(), Begin, StartsBefore) - Blocks.begin());
+  if (First > 0 && Extent(First - 1) > Begin)
+    --First;
+  const size_t Last =
+      size_t(std::lower_bound(Blocks.begin(), Blocks.end(), End, StartsBefore) - Blocks.begin());
+  // Blocks are disjoint, so which thread writes one does not matter; parts
+  // are runs of blocks (a window holds hundreds).
+  snow::parallelFor(Last - First, double(End - Begin) / double(std::max<size_t>(1, Last - First)),
+                    1 << 20, [&](size_t B0, size_t B1) {
+                      thread_local std::vector<uint8_t> Aside;
+                      for (size_t K = First + B0; K < First + B1; ++K) {
+                        const WeightBlock &B = Blocks[K];
+                        const uint64_t BlockEnd = Extent(K);
+                        if (B.Offset >= Begin && BlockEnd <= End) {
+                          fillBlock(B, Hw, Out + (B.Offset - Begin));
+                          continue;
+                        }
+                        Aside.assign(BlockEnd - B.Offset, 0);
+                        fillBlock(B, Hw, Aside.data());
+                        const uint64_t From = std::max(Begin, B.Offset);
+                        const uint64_t To = std::min(End, BlockEnd);
+                        std::memcpy(Out + (From - Begin), Aside.data() + (From - B.Offset),
+                                    To - From);
+                      }
+                    });
 }

@@ -27,9 +27,10 @@ struct WeightImage {
   isa::HwConfig Hw;
   uint64_t Size = 0;
   std::vector<WeightBlock> Blocks; ///< By offset.
-  /// Writes every block into Image (Size bytes, zero before), on several
-  /// threads; the bytes between blocks stay zero.
-  void fill(uint8_t *Image) const;
+  /// Writes bytes [Begin, End) of the image to Out, on several threads: the
+  /// blocks' words, zero between blocks. A block cut by Begin or End is
+  /// packed whole aside and its part copied.
+  void fill(uint64_t Begin, uint64_t End, uint8_t *Out) const;
 };
 
 /// Lays out the weights of every conv plan in the image starting at

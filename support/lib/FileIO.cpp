@@ -1,18 +1,12 @@
 //===- FileIO.cpp - Writing output files without leaving debris -----------===//
 
 #include "snow/support/FileIO.h"
-#include "snow/support/HugePages.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cerrno>
 #include <cstdlib>
-#ifdef __linux__
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 #include <string>
 #include <system_error>
 
@@ -52,56 +46,42 @@ static llvm::Expected<std::string> writeTemporary(const std::string &Path,
   return std::string(Tmp);
 }
 
-llvm::Error snow::writeFileAtomic(const std::string &Path, uint64_t Size,
-                                  llvm::function_ref<void(uint8_t *)> Fill) {
-  auto Buffered = [&] {
-    std::vector<uint8_t> Buf;
-    reserveHuge(Buf, Size);
-    Buf.resize(Size);
-    Fill(Buf.data());
-    return writeFileAtomic(Path, llvm::StringRef(reinterpret_cast<const char *>(Buf.data()), Size));
-  };
-#ifdef __linux__
-  if (Path == "-" || Size == 0)
-    return Buffered();
+llvm::Error snow::writeFileAtomic(const std::string &Path,
+                                  llvm::function_ref<llvm::Error(PieceWriter)> Produce) {
+  if (Path == "-") {
+    llvm::Error E = Produce([](llvm::ArrayRef<uint8_t> Piece) {
+      llvm::outs() << llvm::toStringRef(Piece);
+      return llvm::Error::success();
+    });
+    llvm::outs().flush();
+    return E;
+  }
   llvm::SmallString<256> Tmp;
   int Fd = -1;
   if (std::error_code EC = createTemporary(Path, Fd, Tmp))
     return cannotWrite(Path, EC);
-  auto Fail = [&](int Errno) {
-    ::close(Fd);
+  // Unbuffered: the pieces are large, and a write that fails (a full disk,
+  // a file-size limit) stops the producer at once rather than at the end.
+  llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true, /*unbuffered=*/true);
+  auto Discard = [&](llvm::Error E) {
+    OS.clear_error();
+    OS.close();
+    OS.clear_error();
     llvm::sys::fs::remove(Tmp);
-    return cannotWrite(Path, std::error_code(Errno, std::generic_category()));
+    return E;
   };
-  // Reserving the blocks is what makes the mapping safe; a file system that
-  // cannot (EOPNOTSUPP) gets the buffered write.
-  if (::fallocate(Fd, 0, 0, off_t(Size)) != 0) {
-    const int Errno = errno;
-    if (Errno != EOPNOTSUPP && Errno != ENOSYS)
-      return Fail(Errno);
-    ::close(Fd);
-    llvm::sys::fs::remove(Tmp);
-    return Buffered();
-  }
-  void *Map = ::mmap(nullptr, Size, PROT_READ | PROT_WRITE, MAP_SHARED, Fd, 0);
-  if (Map == MAP_FAILED)
-    return Fail(errno);
-  Fill(static_cast<uint8_t *>(Map));
-  if (::munmap(Map, Size) != 0)
-    return Fail(errno);
-  if (::close(Fd) != 0) {
-    const int Errno = errno;
-    llvm::sys::fs::remove(Tmp);
-    return cannotWrite(Path, std::error_code(Errno, std::generic_category()));
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path)) {
-    llvm::sys::fs::remove(Tmp);
-    return cannotWrite(Path, EC);
-  }
+  llvm::Error E = Produce([&](llvm::ArrayRef<uint8_t> Piece) {
+    OS << llvm::toStringRef(Piece);
+    return OS.has_error() ? cannotWrite(Path, OS.error()) : llvm::Error::success();
+  });
+  if (E)
+    return Discard(std::move(E));
+  OS.close();
+  if (OS.has_error())
+    return Discard(cannotWrite(Path, OS.error()));
+  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path))
+    return Discard(cannotWrite(Path, EC));
   return llvm::Error::success();
-#else
-  return Buffered();
-#endif
 }
 
 llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files) {

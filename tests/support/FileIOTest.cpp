@@ -1,11 +1,11 @@
-//===- FileIOTest.cpp - Files filled in place, atomically -----------------===//
+//===- FileIOTest.cpp - Files written piece by piece, atomically ----------===//
 //
-// writeFileAtomic(Path, Size, Fill) maps the output file and lets Fill write
-// into it (snowc packs a program's weights straight into prog.bin). Fill
-// must see zeros where it writes nothing, the file must hold exactly what
-// it wrote, and a file that cannot be had in full (here: over the process's
-// file-size limit, as a full disk would be) must be an error before Fill
-// runs, with no output and no temporary left, never a SIGBUS.
+// writeFileAtomic(Path, Produce) writes a file a piece at a time (snowc
+// streams a program's weight image through a window of a few MB). The file
+// must hold exactly the pieces in order; a write that fails (here: over the
+// process's file-size limit, as a full disk would) must stop the producer at
+// once and leave no output and no temporary, never a SIGXFSZ or a partial
+// file; so must the producer's own error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "ScratchDir.h"
 #include <csignal>
 #include <sys/resource.h>
+#include <vector>
 
 using namespace snow;
 using namespace snow::test;
@@ -21,54 +22,87 @@ namespace {
 
 class FileIO : public ScratchDirTest {};
 
-TEST_F(FileIO, FillWritesInPlaceOverZeros) {
-  const uint64_t Size = (uint64_t(5) << 20) + 3; // Not a whole number of pages.
+/// Piece K: Size bytes of a pattern that tells pieces and offsets apart.
+std::vector<uint8_t> piece(unsigned K, size_t Size) {
+  std::vector<uint8_t> P(Size);
+  for (size_t I = 0; I < Size; ++I)
+    P[I] = uint8_t(I * 131 + K * 7 + 1);
+  return P;
+}
+
+TEST_F(FileIO, PiecesArriveInOrder) {
   const std::string Out = path("prog.bin");
   write("prog.bin", "an older version");
-  bool SawZeros = true;
-  ASSERT_FALSE(bool(writeFileAtomic(Out, Size, [&](uint8_t *P) {
-    for (uint64_t I = 0; I < Size; ++I)
-      SawZeros &= P[I] == 0;
-    for (uint64_t I = 0; I < Size; I += 7) // Every seventh byte: the rest stays 0.
-      P[I] = uint8_t(I * 131 + 1);
+  // Sizes that are not whole pages, one empty.
+  const std::vector<size_t> Sizes = {3, (size_t(5) << 20) + 3, 0, 4097};
+  ASSERT_FALSE(bool(writeFileAtomic(Out, [&](PieceWriter Write) -> llvm::Error {
+    for (unsigned K = 0; K < Sizes.size(); ++K)
+      if (llvm::Error E = Write(piece(K, Sizes[K])))
+        return E;
+    return llvm::Error::success();
   })));
-  EXPECT_TRUE(SawZeros);
-  const std::string Got = slurp(Out);
-  ASSERT_EQ(Got.size(), Size);
-  for (uint64_t I = 0; I < Size; ++I)
-    ASSERT_EQ(uint8_t(Got[I]), I % 7 ? 0 : uint8_t(I * 131 + 1)) << "byte " << I;
+  std::string Want;
+  for (unsigned K = 0; K < Sizes.size(); ++K) {
+    const std::vector<uint8_t> P = piece(K, Sizes[K]);
+    Want.append(P.begin(), P.end());
+  }
+  EXPECT_TRUE(slurp(Out) == Want);
   EXPECT_EQ(entries(), std::vector<std::string>{"prog.bin"}); // No temporary left.
 }
 
-TEST_F(FileIO, AFileThatCannotBeHadIsAnErrorBeforeFill) {
+TEST_F(FileIO, AWriteThatFailsStopsTheProducerAndLeavesNothing) {
   const std::string Out = path("prog.bin");
   write("prog.bin", "the old program");
   rlimit Old;
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &Old), 0);
-  // Over the limit the kernel refuses the reservation (EFBIG) and would
-  // otherwise signal: as a full disk refuses it with ENOSPC.
+  // Over the limit the kernel refuses the write (EFBIG) and would otherwise
+  // signal: as a full disk refuses it with ENOSPC.
   auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
   rlimit Small = Old;
   Small.rlim_cur = 1 << 20;
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &Small), 0);
-  bool Filled = false;
-  llvm::Error E = writeFileAtomic(Out, 8 << 20, [&](uint8_t *) { Filled = true; });
+  unsigned Produced = 0;
+  bool WentOn = false;
+  llvm::Error E = writeFileAtomic(Out, [&](PieceWriter Write) -> llvm::Error {
+    for (unsigned K = 0; K < 8; ++K) {
+      ++Produced;
+      if (llvm::Error E = Write(piece(K, size_t(1) << 19)))
+        return E;
+    }
+    WentOn = true;
+    return llvm::Error::success();
+  });
   setrlimit(RLIMIT_FSIZE, &Old);
   std::signal(SIGXFSZ, OldHandler);
   ASSERT_TRUE(bool(E));
   const std::string Msg = llvm::toString(std::move(E));
   EXPECT_NE(Msg.find("cannot write '" + Out + "'"), std::string::npos) << Msg;
-  EXPECT_FALSE(Filled);
+  EXPECT_FALSE(WentOn);
+  EXPECT_EQ(Produced, 3u);                  // Two pieces fill the 1 MB; the third is refused.
   EXPECT_EQ(slurp(Out), "the old program"); // Untouched.
   EXPECT_EQ(entries(), std::vector<std::string>{"prog.bin"});
 }
 
-TEST_F(FileIO, StandardOutputAndEmptyFilesGoThroughABuffer) {
+TEST_F(FileIO, TheProducersOwnErrorLeavesNothing) {
+  const std::string Out = path("prog.bin");
+  write("prog.bin", "the old program");
+  llvm::Error E = writeFileAtomic(Out, [&](PieceWriter Write) -> llvm::Error {
+    if (llvm::Error E = Write(piece(0, 100)))
+      return E;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "the program faults");
+  });
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(llvm::toString(std::move(E)), "the program faults");
+  EXPECT_EQ(slurp(Out), "the old program");
+  EXPECT_EQ(entries(), std::vector<std::string>{"prog.bin"});
+}
+
+TEST_F(FileIO, NoPiecesWriteAnEmptyFile) {
   const std::string Out = path("empty.bin");
-  bool Called = false;
-  ASSERT_FALSE(bool(writeFileAtomic(Out, 0, [&](uint8_t *) { Called = true; })));
-  EXPECT_TRUE(Called);
+  ASSERT_FALSE(bool(
+      writeFileAtomic(Out, [&](PieceWriter) -> llvm::Error { return llvm::Error::success(); })));
   EXPECT_EQ(slurp(Out), "");
+  EXPECT_EQ(entries(), std::vector<std::string>{"empty.bin"});
 }
 
 } // namespace

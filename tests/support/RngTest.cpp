@@ -1,6 +1,6 @@
 //===- RngTest.cpp - The vectorized draws are the scalar draws ------------===//
 //
-// Seeded weights are drawn with Rng::uniformFloats (four at a time on AVX2);
+// Seeded weights are drawn with Rng::uniformFloats (eight at a time on AVX-512DQ, four on AVX2);
 // golden files and every seeded model depend on their being bit for bit the
 // scalar loop's values, whatever the count, the start and the range.
 //
@@ -33,7 +33,9 @@ void expectScalarBits(uint64_t Seed, uint64_t Skip, uint64_t N, double Lo, doubl
 } // namespace
 
 TEST(Rng, UniformFloatsAreTheScalarLoop) {
-  for (uint64_t N : {0, 1, 3, 4, 5, 7, 8, 1000, 4099})
+  // Counts that take the 8-wide (AVX-512), 4-wide (AVX2) and scalar paths
+  // in every combination the CPU allows.
+  for (uint64_t N : {0, 1, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 1000, 4099, 4100})
     expectScalarBits(7, 0, N, -0.5, 0.5);
   // Seeds as the weights use them (name hashes), starts deep in a sequence,
   // ranges as narrow as a 25088-input fc's and asymmetric ones.

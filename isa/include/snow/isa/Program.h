@@ -82,10 +82,10 @@ llvm::Expected<Program> deserialize(llvm::ArrayRef<uint8_t> Bytes, const std::st
 
 /// Writes atomically (temporary file + rename), so a failure leaves no partial file.
 llvm::Error writeProgram(const Program &P, const std::string &Path);
-/// Fills a program's constant image, P.dataBytes() bytes that start zeroed,
-/// where it lies in the output (the compiler packs weights straight into
-/// the file rather than into a copy of it).
-using ImageFill = std::function<void(uint8_t *Image)>;
+/// Writes bytes [Begin, End) of a program's constant image (P.dataBytes()
+/// bytes) to Out, every one of them: the compiler packs weights a window at a
+/// time straight into the output rather than into a copy of the image.
+using ImageFill = std::function<void(uint64_t Begin, uint64_t End, uint8_t *Out)>;
 /// writeProgram for a program whose image is not held (P.Data empty,
 /// P.SkippedDataBytes its size): Fill writes it.
 llvm::Error writeProgram(const Program &P, const std::string &Path, const ImageFill &Fill);

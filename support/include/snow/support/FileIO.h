@@ -41,16 +41,19 @@ llvm::Error writeFileAtomic(const std::string &Path, llvm::StringRef Bytes);
 /// them in memory first (a prog.bin's weight image is hundreds of MB).
 llvm::Error writeFileAtomic(const std::string &Path, llvm::ArrayRef<llvm::StringRef> Parts);
 
+/// Writes a file produced piece by piece, atomically as above, without
+/// holding it whole (a prog.bin's weight image is hundreds of MB): Produce
+/// hands each consecutive piece to the writer it is given, which fails when
+/// the write does (a full disk, a file-size limit); Produce then returns that
+/// error at once. Any error, Produce's own included, leaves no output and no
+/// temporary. "-" writes the pieces to stdout.
+using PieceWriter = llvm::function_ref<llvm::Error(llvm::ArrayRef<uint8_t> Piece)>;
+llvm::Error writeFileAtomic(const std::string &Path,
+                            llvm::function_ref<llvm::Error(PieceWriter Write)> Produce);
+
 /// Writes several outputs of one run all or nothing: each goes to a temporary
 /// file first, and only when every one was written are they renamed into
 /// place. A failure leaves every destination as it was.
-/// Writes Size bytes that Fill produces in place, into the file mapped in
-/// memory where the file system can reserve its blocks first (a full disk is
-/// then an error here, not a SIGBUS in the middle of Fill), else through a
-/// buffer. Fill gets Size zero bytes. The same atomicity as above.
-llvm::Error writeFileAtomic(const std::string &Path, uint64_t Size,
-                            llvm::function_ref<void(uint8_t *)> Fill);
-
 llvm::Error writeFilesAtomic(const std::vector<std::pair<std::string, std::string>> &Files);
 
 } // namespace snow
