@@ -11,7 +11,9 @@
 #include "snow/ir/FloatEval.h"
 
 #include "FloatConv.h"
+#include "snow/support/HugePages.h"
 
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cassert>
@@ -38,7 +40,9 @@ bool inside(int64_t Coord, unsigned Size) { return Coord >= 0 && Coord < int64_t
 
 std::vector<float> conv(const Layer &L, const std::vector<float> &In,
                         const std::vector<float> *Residual) {
-  std::vector<float> Out(L.Out.elems());
+  std::vector<float> Out;
+  snow::reserveHuge(Out, L.Out.elems()); // Fresh memory: see HugePages.h.
+  Out.resize(L.Out.elems());
   detail::convFloat(L, In.data(), Residual ? Residual->data() : nullptr, Out.data());
   return Out;
 }
@@ -211,6 +215,7 @@ std::vector<float> evaluate(const Graph &G, const std::vector<float> &InputChw,
   auto Tensor = [&](int P) -> const std::vector<float> & { return P < 0 ? InputChw : Outs[P]; };
   for (size_t I = 0; I < G.Layers.size(); ++I) {
     const Layer &L = G.Layers[I];
+    llvm::TimeTraceScope Scope("float layer", L.Name); // snowc --time-trace
     const std::vector<float> &In = Tensor(L.input());
     switch (L.Kind) {
     case LayerKind::Conv:
