@@ -114,6 +114,39 @@ void roundToFixedVector(const float *V, int16_t *Q, size_t N, double Scale) {
     Q[I] = roundToFixed(double(V[I]) * Scale);
 }
 
+using V8f = float __attribute__((vector_size(32)));
+using V8i = int32_t __attribute__((vector_size(32)));
+using V8s = int16_t __attribute__((vector_size(16)));
+
+/// roundToFixedVector eight at a time in float, for Scale = 2^Frac with
+/// Frac >= 0: a float times a non-negative power of two is exact in float
+/// (the bits only move up; an overflow becomes infinity, which saturates as
+/// the double did), and so are the truncation and the fraction left over,
+/// so every step has the double version's value. Twice the lanes a vector.
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]]
+#endif
+void roundToFixedFloat(const float *V, int16_t *Q, size_t N, float Scale) {
+  size_t I = 0;
+  for (; I + 8 <= N; I += 8) {
+    V8f C;
+    std::memcpy(&C, V + I, sizeof(C));
+    C *= Scale;
+    C = C == C ? C : 0.0f;
+    C = C < -32769.0f ? -32769.0f : C;
+    C = C > 32768.0f ? 32768.0f : C;
+    const V8i T = __builtin_convertvector(C, V8i);
+    const V8f Frac = C - __builtin_convertvector(T, V8f);
+    V8i R = T - (Frac >= 0.5f) + (Frac <= -0.5f); // A true comparison is -1.
+    R = R < -32768 ? -32768 : R;
+    R = R > 32767 ? 32767 : R;
+    const V8s S = __builtin_convertvector(R, V8s);
+    std::memcpy(Q + I, &S, sizeof(S));
+  }
+  for (; I < N; ++I)
+    Q[I] = roundToFixed(double(V[I]) * double(Scale));
+}
+
 bool hasAvx2() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool Has = __builtin_cpu_supports("avx2");
@@ -173,6 +206,8 @@ int16_t snow::ir::toFixed(float X, int Frac) {
 void snow::ir::toFixedInto(const float *X, int16_t *Q, size_t N, int Frac) {
   assert(Frac >= -800 && Frac <= 800 && "a weight or activation format");
   const double Scale = powerOfTwo(Frac);
+  if (hasAvx2() && Frac >= 0 && Frac <= 100)
+    return roundToFixedFloat(X, Q, N, float(Scale));
   if (hasAvx2())
     return roundToFixedVector(X, Q, N, Scale);
   for (size_t I = 0; I < N; ++I)
