@@ -128,6 +128,22 @@ void snow::ir::seedWeights(Layer &L, uint64_t Seed, bool HasBias) {
   drawBias(L, S, HasBias);
 }
 
+/// The largest |X[K]| of N drawn values (finite, so the order of the
+/// comparisons does not matter): in eight independent lanes, which the
+/// compiler vectorizes, where one running maximum (a dependency chain of
+/// compares) took as long as the draws.
+static float maxAbsOf(const float *X, uint64_t N) {
+  constexpr unsigned W = 8;
+  float M[W] = {};
+  uint64_t K = 0;
+  for (; K + W <= N; K += W)
+    for (unsigned J = 0; J < W; ++J)
+      M[J] = std::max(M[J], std::fabs(X[K + J]));
+  for (; K < N; ++K)
+    M[0] = std::max(M[0], std::fabs(X[K]));
+  return *std::max_element(M, M + W);
+}
+
 void snow::ir::deferSeededWeights(Layer &L, uint64_t Seed, bool HasBias) {
   SeededWeights S = recipe(L, Seed);
   S.ChannelMax.assign(L.Out.C, 0.0f);
@@ -137,9 +153,7 @@ void snow::ir::deferSeededWeights(Layer &L, uint64_t Seed, bool HasBias) {
       for (uint64_t I = 0; I < S.PerChannel; I += DrawChunk) {
         const uint64_t N = std::min(DrawChunk, S.PerChannel - I);
         S.draw(O * S.PerChannel + I, N, Buf);
-        float &M = S.ChannelMax[O];
-        for (uint64_t K = 0; K < N; ++K)
-          M = std::max(M, std::fabs(Buf[K]));
+        S.ChannelMax[O] = std::max(S.ChannelMax[O], maxAbsOf(Buf, N));
       }
   });
   drawBias(L, S, HasBias);
