@@ -507,9 +507,9 @@ llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path,
   // image goes a window at a time: filled, added to the CRC, written. A
   // window of a few MB stays in the caches between the three; the whole
   // image mapped or buffered cost VGG-16 a page fault (and a page zeroed)
-  // every 4 KiB of its 276 MB. While one window is summed and written (the
-  // kernel's copy into fresh page-cache pages is as slow as the packing on
-  // this VM), the next is filled into the other buffer.
+  // every 4 KiB of its 276 MB. While one window is written (the kernel's
+  // copy into fresh page-cache pages, slower than the packing on this VM),
+  // the next is filled and summed in the other half of the buffer.
   constexpr uint64_t Window = uint64_t(4) << 20;
   return writeFileAtomic(Path, [&](PieceWriter Write) -> llvm::Error {
     if (llvm::Error E = Write(S.Head))
@@ -527,14 +527,13 @@ llvm::Error snow::isa::writeProgram(const Program &P, const std::string &Path,
     for (uint64_t Begin = 0, K = 0; Begin < ImageBytes; Begin += Window, ++K) {
       const uint64_t End = std::min(ImageBytes, Begin + Window);
       uint8_t *Buf = Windows.data() + (K % 2) * Window;
+      const llvm::ArrayRef<uint8_t> Piece(Buf, End - Begin);
       Fill(Begin, End, Buf);
+      // Summed here, not by the writer: the write is the slower side.
+      Crc = snow::crc32(Crc, Piece);
       if (llvm::Error E = Finish())
         return E;
-      Pending = std::async(std::launch::async,
-                           [&Crc, &Write, Piece = llvm::ArrayRef<uint8_t>(Buf, End - Begin)] {
-                             Crc = snow::crc32(Crc, Piece);
-                             return Write(Piece);
-                           });
+      Pending = std::async(std::launch::async, [&Write, Piece] { return Write(Piece); });
     }
     if (llvm::Error E = Finish())
       return E;
