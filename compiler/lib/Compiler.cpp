@@ -16,6 +16,7 @@
 #include "Plan.h"
 #include "Schedule.h"
 #include "WeightPack.h"
+#include "snow/isa/Timing.h"
 #include "snow/support/HugePages.h"
 #include "snow/support/Parallel.h"
 #include "llvm/Support/TimeProfiler.h"
@@ -40,7 +41,9 @@ llvm::Error compileError(const std::string &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
-llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
+/// Whether L can be compiled: a canonical kind and (with Formats) formats
+/// and quantized weights the hardware can use.
+llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw, bool Formats = true) {
   auto Err = [&](const std::string &Msg) {
     return compileError(fmt::format("{}: layer '{}': {}", L.Loc.str(), L.Name, Msg));
   };
@@ -59,7 +62,7 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw) {
                            "compiling",
                            ir::kindName(L.Kind)));
   }
-  if (L.Kind == ir::LayerKind::Conv) {
+  if (L.Kind == ir::LayerKind::Conv && Formats) {
     int Shift = L.InFrac + L.WFrac - L.writebackFrac(), BShift = L.InFrac + L.WFrac - L.BFrac;
     int RShift = L.InFrac + L.WFrac - L.ResFrac;
     if (L.HasResidual && (RShift < 0 || RShift > 63))
@@ -102,7 +105,8 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
                                                const BufferMap &B, const CompileOptions &Opts,
                                                const std::vector<unsigned> &Frames,
-                                               const std::vector<uint64_t> &Penalty) {
+                                               const std::vector<uint64_t> &Penalty,
+                                               bool Formats = true) {
   const size_t N = G.Layers.size();
   const std::vector<bool> SlicedOut = slicedOutputs(G);
   // Each layer plans as its first layer with the same key (Reuse[I] = that
@@ -125,7 +129,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   std::vector<std::optional<llvm::Expected<std::vector<LayerPlan>>>> Parts(N);
   parallelForEach(Distinct.size(), [&](size_t K) {
     const size_t I = Distinct[K];
-    if (auto Err = checkLayer(G.Layers[I], Hw))
+    if (auto Err = checkLayer(G.Layers[I], Hw, Formats))
       Parts[I].emplace(std::move(Err));
     else if (!isView(G.Layers[I])) // Its input writes into it.
       Parts[I].emplace(
@@ -251,10 +255,37 @@ void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B
 
 } // namespace
 
+struct snow::compiler::LayerPlans {
+  const ir::Graph *G;
+  isa::HwConfig Hw;
+  std::vector<uint64_t> Penalty;
+  std::vector<LayerPlan> Plans;
+};
+
+void snow::compiler::LayerPlansDeleter::operator()(const LayerPlans *P) const { delete P; }
+
+llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
+                                                         const isa::HwConfig &Hw,
+                                                         const CompileOptions &Opts) {
+  assert(Opts.Batch == 1 && "a batch is planned on its batched graph, inside compile()");
+  auto B = makeBufferMap(Hw);
+  if (!B)
+    return B.takeError();
+  const std::vector<unsigned> Frames(G.Layers.size(), 1);
+  auto *P = new LayerPlans{&G, Hw, splitPenalties(G, Hw, *B, Opts, Frames, slicedOutputs(G)), {}};
+  LayerPlansPtr Owned(P);
+  auto Plans = planAll(G, Hw, *B, Opts, Frames, P->Penalty, /*Formats=*/false);
+  if (!Plans)
+    return Plans.takeError();
+  P->Plans = std::move(*Plans);
+  return Owned;
+}
+
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                                      const CompileOptions &Opts,
                                                      std::vector<PlanPart> *Parts,
-                                                     isa::ImageFill *DeferredImage) {
+                                                     isa::ImageFill *DeferredImage,
+                                                     const LayerPlans *Planned) {
   if (G.Layers.empty())
     return compileError(G.Loc.str() + ": model has no layers");
   auto B = makeBufferMap(Hw);
@@ -272,13 +303,31 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     Batched = batchGraph(G, N, Frames);
   const ir::Graph &PG = Batched ? *Batched : G;
   llvm::TimeTraceScope Scope("compile");
-  const std::vector<uint64_t> Penalty = splitPenalties(PG, Hw, *B, Opts, Frames, slicedOutputs(PG));
-  auto Plans = [&] {
+  assert((!Planned || (N == 1 && Planned->G == &G && Planned->Hw == Hw)) &&
+         "planLayers of this graph and hardware, one frame");
+  const std::vector<uint64_t> Penalty =
+      Planned ? Planned->Penalty : splitPenalties(PG, Hw, *B, Opts, Frames, slicedOutputs(PG));
+  auto Plans = [&]() -> llvm::Expected<std::vector<LayerPlan>> {
+    if (Planned) {
+      // What planAll would have checked of the formats, in layer order.
+      for (const ir::Layer &L : G.Layers)
+        if (auto Err = checkLayer(L, Hw))
+          return Err;
+      return Planned->Plans;
+    }
     llvm::TimeTraceScope Scope("plan layers");
     return planAll(PG, Hw, *B, Opts, Frames, Penalty);
   }();
   if (!Plans)
     return Plans.takeError();
+  // Plans made before quantize() (planLayers) assumed which layers get an
+  // activation table; a wrong guess would misplace every weight block.
+  for (const LayerPlan &P : *Plans)
+    if (P.TailWords != 1 + (P.L->QLut.empty() ? 0 : timing::lutWords(Hw)))
+      return compileError(G.Loc.str() + ": internal error: layer '" + P.L->Name +
+                          "' was planned for " + (P.TailWords > 1 ? "an" : "no") +
+                          " activation table, but quantize() gave it " +
+                          (P.L->QLut.empty() ? "none" : "one"));
   if (N > 1)
     splitDynamicByFrame(*Plans, N);
 

@@ -25,6 +25,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include <csignal>
+#include <future>
 
 using namespace snow;
 namespace cl = llvm::cl;
@@ -200,33 +201,6 @@ static int compileModel() {
   }
   if (auto Err = ir::canonicalize(*G))
     return fail(llvm::toString(std::move(Err)));
-  // Per-layer formats are calibrated on the default input, as snowref does,
-  // so the two agree on every format (docs/fixed-point.md, "Choosing formats").
-  // The compiler needs only the integers: each layer's floats go as soon as
-  // it is quantized (VGG-16 would hold 552 MB of them for nothing).
-  if (UniformFormat && !CalibrateFrames.empty())
-    return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
-                "or formats chosen from the frames");
-  if (UniformFormat) {
-    llvm::TimeTraceScope Scope("quantize");
-    ir::quantize(*G, int(Hw->ActFracBits), ir::FloatWeights::Release);
-  } else {
-    llvm::Expected<ir::ActFormats> Formats = ir::ActFormats();
-    llvm::TimeTraceScope Scope("calibrate and quantize");
-    if (CalibrateFrames.empty()) {
-      Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
-    } else {
-      auto Frames = ir::readCalibrationFrames(*G, CalibrateFrames);
-      if (!Frames)
-        return fail(llvm::toString(Frames.takeError()));
-      Formats = ir::calibrateOnFrames(*G, int(Hw->ActFracBits), *Frames);
-    }
-    if (!Formats)
-      return fail(llvm::toString(Formats.takeError()));
-    if (auto Err = ir::quantize(*G, *Formats, ir::FloatWeights::Release))
-      return fail(llvm::toString(std::move(Err)));
-  }
-
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;
   Opts.LoopReorder = !NoLoopReorder;
@@ -247,6 +221,51 @@ static int compileModel() {
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
   Opts.FuseDepthwise = !NoFuseDepthwise;
+  // Plans do not depend on the formats: a program of one frame is planned
+  // on another thread while the float run below chooses them (both only
+  // read G; quantize() waits for the plans). If the plans fail, compile()
+  // plans again and reports the error where it always has.
+  // (Null: compile() plans.)
+  if (UniformFormat && !CalibrateFrames.empty())
+    return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
+                "or formats chosen from the frames");
+  std::future<compiler::LayerPlansPtr> Early;
+  if (Opts.Batch == 1 && Emit != EmitKind::Plan && !UniformFormat)
+    Early = std::async(std::launch::async, [&, &Graph = *G] {
+      auto P = compiler::planLayers(Graph, *Hw, Opts);
+      if (!P) {
+        llvm::consumeError(P.takeError());
+        return compiler::LayerPlansPtr();
+      }
+      return std::move(*P);
+    });
+  // Per-layer formats are calibrated on the default input, as snowref does,
+  // so the two agree on every format (docs/fixed-point.md, "Choosing formats").
+  // The compiler needs only the integers: each layer's floats go as soon as
+  // it is quantized (VGG-16 would hold 552 MB of them for nothing).
+  if (UniformFormat) {
+    llvm::TimeTraceScope Scope("quantize");
+    ir::quantize(*G, int(Hw->ActFracBits), ir::FloatWeights::Release);
+  } else {
+    llvm::Expected<ir::ActFormats> Formats = ir::ActFormats();
+    llvm::TimeTraceScope Scope("calibrate and quantize");
+    if (CalibrateFrames.empty()) {
+      Formats = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    } else {
+      auto Frames = ir::readCalibrationFrames(*G, CalibrateFrames);
+      if (!Frames)
+        return fail(llvm::toString(Frames.takeError()));
+      Formats = ir::calibrateOnFrames(*G, int(Hw->ActFracBits), *Frames);
+    }
+    if (!Formats)
+      return fail(llvm::toString(Formats.takeError()));
+    if (Early.valid())
+      Early.wait(); // quantize() writes the layers the planner reads.
+    if (auto Err = ir::quantize(*G, *Formats, ir::FloatWeights::Release))
+      return fail(llvm::toString(std::move(Err)));
+  }
+  compiler::LayerPlansPtr Planned = Early.valid() ? Early.get() : nullptr;
+
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
                                    compiler::describePlan(*G, *Hw, Opts)))
@@ -258,7 +277,8 @@ static int compileModel() {
   std::vector<compiler::PlanPart> Parts;
   // A prog.bin's weight image is packed straight into the output file.
   isa::ImageFill Image;
-  auto Prog = compiler::compile(*G, *Hw, Opts, &Parts, Emit == EmitKind::Bin ? &Image : nullptr);
+  auto Prog = compiler::compile(*G, *Hw, Opts, &Parts, Emit == EmitKind::Bin ? &Image : nullptr,
+                                Planned.get());
   if (!Prog)
     return fail(llvm::toString(Prog.takeError()));
   if (Emit == EmitKind::PlanJson) {

@@ -51,6 +51,29 @@ INSTANTIATE_TEST_SUITE_P(Models, DeferredWeights,
                                            "mobilenet_v2", "resnet50", "resnext50_32x4d",
                                            "squeezenet1_1", "tiny"));
 
+TEST(DeferredWeights, PlansMadeBeforeQuantizingGiveTheSameProgram) {
+  // snowc plans (compiler::planLayers) beside calibration, on the graph
+  // before quantize(): the program must be the one compile() plans itself,
+  // for networks with and without activation tables, fusion and splits.
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  for (const char *Model : {"alexnet", "efficientnet_b0", "mobilenet_v2", "squeezenet1_1"}) {
+    auto G = ir::parseModel(zooModel(Model), "m.yaml", ir::SeededValues::Deferred);
+    ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+    ASSERT_FALSE(bool(ir::canonicalize(*G)));
+    const compiler::CompileOptions Opts;
+    auto Planned = compiler::planLayers(*G, *Hw, Opts);
+    ASSERT_TRUE(bool(Planned)) << llvm::toString(Planned.takeError());
+    auto F = ir::calibrate(*G, int(Hw->ActFracBits), ir::defaultInput(*G));
+    ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+    ASSERT_FALSE(bool(ir::quantize(*G, *F, ir::FloatWeights::Release)));
+    auto Early = compiler::compile(*G, *Hw, Opts, nullptr, nullptr, Planned->get());
+    auto Late = compiler::compile(*G, *Hw, Opts);
+    ASSERT_TRUE(Early && Late) << Model;
+    EXPECT_TRUE(isa::serialize(*Early) == isa::serialize(*Late)) << Model;
+  }
+}
+
 TEST(DeferredWeights, BatchedFcReordersTheDrawnWeights) {
   expectSameProgram(zooModel("alexnet"), 2, "alexnet");
 }

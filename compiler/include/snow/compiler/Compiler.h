@@ -15,6 +15,7 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Program.h"
 #include "llvm/Support/Error.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,16 +113,35 @@ struct PlanPart {
   uint64_t EstCycles = 0, EstDramBytes = 0;
 };
 
+/// Every layer's plan, before the program order (compile()'s first steps,
+/// docs/compiler.md). Plans depend on shapes, the hardware and the options,
+/// not on the activation formats, so snowc makes them beside calibration,
+/// on a graph that is canonical but not yet quantized.
+struct LayerPlans;
+struct LayerPlansDeleter {
+  void operator()(const LayerPlans *P) const;
+};
+using LayerPlansPtr = std::unique_ptr<const LayerPlans, LayerPlansDeleter>;
+/// The plans of G's layers for a program of one frame (Opts.Batch 1);
+/// compile() then takes them instead of planning again. G must be canonical
+/// and stay where it is (the plans point at its layers); quantizing it in
+/// between is what they are for. A layer that cannot be planned gives its
+/// error here, as compile() would.
+llvm::Expected<LayerPlansPtr> planLayers(const ir::Graph &G, const isa::HwConfig &Hw,
+                                         const CompileOptions &Opts);
+
 /// Compiles a quantized graph (ir::quantize already applied) for Hw. With
 /// Parts, also lists the plan of every part in program order. With
 /// DeferredImage, the weight image is not built: the program has only its
 /// size (Program::SkippedDataBytes) and *DeferredImage packs it, for
 /// isa::writeProgram to fill the output file in place; it reads G's layers,
-/// so G must outlive it.
+/// so G must outlive it. With Planned (planLayers of this G, Hw and Opts),
+/// the layers are not planned again.
 llvm::Expected<isa::Program> compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                      const CompileOptions &Opts = {},
                                      std::vector<PlanPart> *Parts = nullptr,
-                                     isa::ImageFill *DeferredImage = nullptr);
+                                     isa::ImageFill *DeferredImage = nullptr,
+                                     const LayerPlans *Planned = nullptr);
 
 /// A one-line-per-layer description of the chosen tiling (for --emit=plan).
 std::string describePlan(const ir::Graph &G, const isa::HwConfig &Hw,
