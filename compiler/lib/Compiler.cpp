@@ -99,7 +99,7 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, !L.QLut.empty(), Penalty);
+                     OutIsSlice, Frames, hasActivationTable(L), Penalty);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,

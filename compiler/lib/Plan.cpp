@@ -160,13 +160,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   P.OcCount = OcCount;
   P.PixLog = PixLog;
   P.IsConv = L.Kind == ir::LayerKind::Conv;
-  // Whether quantize() gives the layer a table (ir::Layer::QLut), asked of
-  // the layer as written: plans are made before the formats are chosen
-  // (compiler::planLayers).
-  const bool Table = (L.Kind == ir::LayerKind::Conv || L.Kind == ir::LayerKind::Fc) &&
-                     L.Activation != ir::Act::None;
-  assert((L.QLut.empty() || Table) && "a table planLayers would not have planned for");
-  P.TailWords = 1 + (Table ? unsigned(timing::lutWords(Hw)) : 0);
+  P.TailWords = 1 + (hasActivationTable(L) ? unsigned(timing::lutWords(Hw)) : 0);
   P.PadValue = L.Kind == ir::LayerKind::MaxPool ? INT16_MIN : 0;
   const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
   const unsigned C = L.In.C, KK = L.KH * L.KW;

@@ -323,6 +323,14 @@ std::vector<bool> slicedOutputs(const ir::Graph &G);
 /// a slice's input writes into the slice's tensor.
 bool isView(const ir::Layer &L);
 
+/// Whether quantize() gives L an activation table (ir::Layer::QLut), asked
+/// of the layer as written: plans are made before the formats are chosen
+/// (compiler::planLayers), and their reuse key must tell such layers apart.
+inline bool hasActivationTable(const ir::Layer &L) {
+  return (L.Kind == ir::LayerKind::Conv || L.Kind == ir::LayerKind::Fc) &&
+         L.Activation != ir::Act::None;
+}
+
 /// The report form of a part's plan (--emit=plan, --emit=plan-json).
 PlanPart describePart(const LayerPlan &P);
 

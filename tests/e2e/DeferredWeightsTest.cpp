@@ -57,8 +57,21 @@ TEST(DeferredWeights, PlansMadeBeforeQuantizingGiveTheSameProgram) {
   // for networks with and without activation tables, fusion and splits.
   auto Hw = isa::loadHwConfig("zc706");
   ASSERT_TRUE(bool(Hw));
-  for (const char *Model : {"alexnet", "efficientnet_b0", "mobilenet_v2", "squeezenet1_1"}) {
-    auto G = ir::parseModel(zooModel(Model), "m.yaml", ir::SeededValues::Deferred);
+  // Two convs of one shape, one with a fused activation (a table) and one
+  // without: their plans differ, so they must not share one.
+  const std::string Twins = R"(name: twins
+input: {name: data, shape: [14, 28, 24]}
+weights: {seed: 3}
+layers:
+  - {name: a, type: conv, out_channels: 13, kernel: 1}
+  - {name: fa, type: clip, min: -1.430, max: -0.713}
+  - {name: b, type: conv, input: data, out_channels: 13, kernel: 1}
+  - {name: prod, type: mul, inputs: [fa, b]}
+)";
+  for (const char *Model :
+       {"alexnet", "efficientnet_b0", "mobilenet_v2", "squeezenet1_1", "twins"}) {
+    auto G = ir::parseModel(std::string(Model) == "twins" ? Twins : zooModel(Model), "m.yaml",
+                            ir::SeededValues::Deferred);
     ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
     ASSERT_FALSE(bool(ir::canonicalize(*G)));
     const compiler::CompileOptions Opts;
