@@ -82,67 +82,60 @@ int16_t roundToFixed(double Scaled) {
   return int16_t(std::clamp(R, -32768, 32767));
 }
 
-using V4d = double __attribute__((vector_size(32)));
-using V4i = int32_t __attribute__((vector_size(16)));
-using V4s = int16_t __attribute__((vector_size(8)));
+/// Q[I] = roundToFixed(V[I] * Scale) for Lanes values at once: roundToFixed's
+/// steps on vectors of T, each lane an IEEE operation, so the same bits when
+/// V[I] * Scale is exact in T (always in double; in float for Scale = 2^Frac
+/// with Frac >= 0: the bits only move up, and an overflow becomes infinity,
+/// which saturates as the double did). Truncation and the fraction left over
+/// are exact in either.
+template <typename T, unsigned Lanes> struct LaneTypes;
+template <> struct LaneTypes<double, 4> {
+  using VF = float __attribute__((vector_size(16)));
+  using VT = double __attribute__((vector_size(32)));
+  using VI = int32_t __attribute__((vector_size(16)));
+  using VS = int16_t __attribute__((vector_size(8)));
+};
+template <> struct LaneTypes<float, 8> {
+  using VF = float __attribute__((vector_size(32)));
+  using VT = VF;
+  using VI = int32_t __attribute__((vector_size(32)));
+  using VS = int16_t __attribute__((vector_size(16)));
+};
 
-/// Q[I] = roundToFixed(V[I] * Scale), four at a time: roundToFixed's steps on
-/// vectors (each lane an IEEE operation, so the same bits). The baseline
-/// x86-64 has no vector double-to-int conversion that would make this pay.
-#if defined(__x86_64__) || defined(__i386__)
-[[gnu::target("avx2")]]
-#endif
-void roundToFixedVector(const float *V, int16_t *Q, size_t N, double Scale) {
-  size_t I = 0;
-  for (; I + 4 <= N; I += 4) {
-    V4d C = {V[I], V[I + 1], V[I + 2], V[I + 3]};
-    C *= Scale;
-    C = C == C ? C : 0.0;
-    C = C < -32769.0 ? -32769.0 : C;
-    C = C > 32768.0 ? 32768.0 : C;
-    const V4i T = __builtin_convertvector(C, V4i);
-    const V4d Frac = C - __builtin_convertvector(T, V4d);
-    // A true comparison is -1 in each lane.
-    V4i R =
-        T - __builtin_convertvector(Frac >= 0.5, V4i) + __builtin_convertvector(Frac <= -0.5, V4i);
-    R = R < -32768 ? -32768 : R;
-    R = R > 32767 ? 32767 : R;
-    const V4s S = __builtin_convertvector(R, V4s);
-    std::memcpy(Q + I, &S, sizeof(S));
-  }
-  for (; I < N; ++I)
-    Q[I] = roundToFixed(double(V[I]) * Scale);
+template <typename T, unsigned Lanes>
+[[gnu::always_inline]] inline void roundLanes(const float *V, int16_t *Q, T Scale) {
+  using VF = typename LaneTypes<T, Lanes>::VF;
+  using VT = typename LaneTypes<T, Lanes>::VT;
+  using VI = typename LaneTypes<T, Lanes>::VI;
+  using VS = typename LaneTypes<T, Lanes>::VS;
+  VF X;
+  std::memcpy(&X, V, sizeof(X));
+  VT C = __builtin_convertvector(X, VT) * Scale;
+  C = C == C ? C : T(0);
+  C = C < T(-32769) ? T(-32769) : C;
+  C = C > T(32768) ? T(32768) : C;
+  const VI Trunc = __builtin_convertvector(C, VI);
+  const VT Frac = C - __builtin_convertvector(Trunc, VT);
+  // A true comparison is -1 in each lane.
+  VI R = Trunc - __builtin_convertvector(Frac >= T(0.5), VI) +
+         __builtin_convertvector(Frac <= T(-0.5), VI);
+  R = R < -32768 ? -32768 : R;
+  R = R > 32767 ? 32767 : R;
+  const VS S = __builtin_convertvector(R, VS);
+  std::memcpy(Q, &S, sizeof(S));
 }
 
-using V8f = float __attribute__((vector_size(32)));
-using V8i = int32_t __attribute__((vector_size(32)));
-using V8s = int16_t __attribute__((vector_size(16)));
-
-/// roundToFixedVector eight at a time in float, for Scale = 2^Frac with
-/// Frac >= 0: a float times a non-negative power of two is exact in float
-/// (the bits only move up; an overflow becomes infinity, which saturates as
-/// the double did), and so are the truncation and the fraction left over,
-/// so every step has the double version's value. Twice the lanes a vector.
+/// toFixedInto's loop: Lanes values at a time in T (roundLanes), the tail
+/// one by one. The baseline x86-64 has no vector double-to-int conversion
+/// that would make this pay; AVX2 converts four doubles or eight floats.
+template <typename T, unsigned Lanes>
 #if defined(__x86_64__) || defined(__i386__)
 [[gnu::target("avx2")]]
 #endif
-void roundToFixedFloat(const float *V, int16_t *Q, size_t N, float Scale) {
+void roundToFixedVector(const float *V, int16_t *Q, size_t N, T Scale) {
   size_t I = 0;
-  for (; I + 8 <= N; I += 8) {
-    V8f C;
-    std::memcpy(&C, V + I, sizeof(C));
-    C *= Scale;
-    C = C == C ? C : 0.0f;
-    C = C < -32769.0f ? -32769.0f : C;
-    C = C > 32768.0f ? 32768.0f : C;
-    const V8i T = __builtin_convertvector(C, V8i);
-    const V8f Frac = C - __builtin_convertvector(T, V8f);
-    V8i R = T - (Frac >= 0.5f) + (Frac <= -0.5f); // A true comparison is -1.
-    R = R < -32768 ? -32768 : R;
-    R = R > 32767 ? 32767 : R;
-    const V8s S = __builtin_convertvector(R, V8s);
-    std::memcpy(Q + I, &S, sizeof(S));
-  }
+  for (; I + Lanes <= N; I += Lanes)
+    roundLanes<T, Lanes>(V + I, Q + I, Scale);
   for (; I < N; ++I)
     Q[I] = roundToFixed(double(V[I]) * double(Scale));
 }
@@ -206,10 +199,12 @@ int16_t snow::ir::toFixed(float X, int Frac) {
 void snow::ir::toFixedInto(const float *X, int16_t *Q, size_t N, int Frac) {
   assert(Frac >= -800 && Frac <= 800 && "a weight or activation format");
   const double Scale = powerOfTwo(Frac);
+  // Eight floats a vector where V * 2^Frac is exact in float, else four
+  // doubles (roundLanes).
   if (hasAvx2() && Frac >= 0 && Frac <= 100)
-    return roundToFixedFloat(X, Q, N, float(Scale));
+    return roundToFixedVector<float, 8>(X, Q, N, float(Scale));
   if (hasAvx2())
-    return roundToFixedVector(X, Q, N, Scale);
+    return roundToFixedVector<double, 4>(X, Q, N, Scale);
   for (size_t I = 0; I < N; ++I)
     Q[I] = roundToFixed(double(X[I]) * Scale);
 }
