@@ -16,8 +16,6 @@ static llvm::Error cannotWrite(const std::string &Path, std::error_code EC) {
   return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(), EC.message().c_str());
 }
 
-/// Writes the concatenation of Parts to a new temporary file beside Path;
-/// returns its name.
 /// A new file beside Path (so that renaming it over Path is atomic), open.
 static std::error_code createTemporary(const std::string &Path, int &Fd,
                                        llvm::SmallVectorImpl<char> &Tmp) {
@@ -27,35 +25,10 @@ static std::error_code createTemporary(const std::string &Path, int &Fd,
   return llvm::sys::fs::createUniqueFile(Model, Fd, Tmp);
 }
 
-static llvm::Expected<std::string> writeTemporary(const std::string &Path,
-                                                  llvm::ArrayRef<llvm::StringRef> Parts) {
-  llvm::SmallString<256> Tmp;
-  int Fd = -1;
-  if (std::error_code EC = createTemporary(Path, Fd, Tmp))
-    return cannotWrite(Path, EC);
-  llvm::raw_fd_ostream OS(Fd, /*shouldClose=*/true);
-  for (llvm::StringRef Part : Parts)
-    OS << Part;
-  OS.close();
-  if (OS.has_error()) {
-    std::error_code EC = OS.error();
-    OS.clear_error();
-    llvm::sys::fs::remove(Tmp);
-    return cannotWrite(Path, EC);
-  }
-  return std::string(Tmp);
-}
-
-llvm::Error snow::writeFileAtomic(const std::string &Path,
-                                  llvm::function_ref<llvm::Error(PieceWriter)> Produce) {
-  if (Path == "-") {
-    llvm::Error E = Produce([](llvm::ArrayRef<uint8_t> Piece) {
-      llvm::outs() << llvm::toStringRef(Piece);
-      return llvm::Error::success();
-    });
-    llvm::outs().flush();
-    return E;
-  }
+/// Writes what Produce hands over to a new temporary file beside Path and
+/// returns its name; on any failure, Produce's own included, removes it.
+static llvm::Expected<std::string>
+writeTemporary(const std::string &Path, llvm::function_ref<llvm::Error(PieceWriter)> Produce) {
   llvm::SmallString<256> Tmp;
   int Fd = -1;
   if (std::error_code EC = createTemporary(Path, Fd, Tmp))
@@ -79,8 +52,36 @@ llvm::Error snow::writeFileAtomic(const std::string &Path,
   OS.close();
   if (OS.has_error())
     return Discard(cannotWrite(Path, OS.error()));
-  if (std::error_code EC = llvm::sys::fs::rename(Tmp, Path))
-    return Discard(cannotWrite(Path, EC));
+  return std::string(Tmp);
+}
+
+/// Produce for the concatenation of Parts.
+static auto concatenation(llvm::ArrayRef<llvm::StringRef> Parts) {
+  return [Parts](PieceWriter Write) -> llvm::Error {
+    for (llvm::StringRef Part : Parts)
+      if (llvm::Error E = Write(llvm::arrayRefFromStringRef(Part)))
+        return E;
+    return llvm::Error::success();
+  };
+}
+
+llvm::Error snow::writeFileAtomic(const std::string &Path,
+                                  llvm::function_ref<llvm::Error(PieceWriter)> Produce) {
+  if (Path == "-") {
+    llvm::Error E = Produce([](llvm::ArrayRef<uint8_t> Piece) {
+      llvm::outs() << llvm::toStringRef(Piece);
+      return llvm::Error::success();
+    });
+    llvm::outs().flush();
+    return E;
+  }
+  auto Tmp = writeTemporary(Path, Produce);
+  if (!Tmp)
+    return Tmp.takeError();
+  if (std::error_code EC = llvm::sys::fs::rename(*Tmp, Path)) {
+    llvm::sys::fs::remove(*Tmp);
+    return cannotWrite(Path, EC);
+  }
   return llvm::Error::success();
 }
 
@@ -93,7 +94,7 @@ llvm::Error snow::writeFilesAtomic(const std::vector<std::pair<std::string, std:
   for (const auto &[Path, Bytes] : Files) {
     if (Path == "-")
       continue;
-    auto Tmp = writeTemporary(Path, llvm::StringRef(Bytes));
+    auto Tmp = writeTemporary(Path, concatenation(llvm::StringRef(Bytes)));
     if (!Tmp) {
       Discard();
       return Tmp.takeError();
@@ -121,20 +122,7 @@ llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::StringRef Bytes
 }
 
 llvm::Error snow::writeFileAtomic(const std::string &Path, llvm::ArrayRef<llvm::StringRef> Parts) {
-  if (Path == "-") {
-    for (llvm::StringRef Part : Parts)
-      llvm::outs() << Part;
-    llvm::outs().flush();
-    return llvm::Error::success();
-  }
-  auto Tmp = writeTemporary(Path, Parts);
-  if (!Tmp)
-    return Tmp.takeError();
-  if (std::error_code EC = llvm::sys::fs::rename(*Tmp, Path)) {
-    llvm::sys::fs::remove(*Tmp);
-    return cannotWrite(Path, EC);
-  }
-  return llvm::Error::success();
+  return writeFileAtomic(Path, concatenation(Parts));
 }
 
 namespace {
