@@ -262,8 +262,6 @@ struct snow::compiler::LayerPlans {
   std::vector<LayerPlan> Plans;
 };
 
-void snow::compiler::LayerPlansDeleter::operator()(const LayerPlans *P) const { delete P; }
-
 llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
                                                          const isa::HwConfig &Hw,
                                                          const CompileOptions &Opts) {
@@ -272,13 +270,13 @@ llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
   if (!B)
     return B.takeError();
   const std::vector<unsigned> Frames(G.Layers.size(), 1);
-  auto *P = new LayerPlans{&G, Hw, splitPenalties(G, Hw, *B, Opts, Frames, slicedOutputs(G)), {}};
-  LayerPlansPtr Owned(P);
+  auto P = std::make_shared<LayerPlans>(
+      LayerPlans{&G, Hw, splitPenalties(G, Hw, *B, Opts, Frames, slicedOutputs(G)), {}});
   auto Plans = planAll(G, Hw, *B, Opts, Frames, P->Penalty, /*Formats=*/false);
   if (!Plans)
     return Plans.takeError();
   P->Plans = std::move(*Plans);
-  return Owned;
+  return LayerPlansPtr(std::move(P));
 }
 
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,

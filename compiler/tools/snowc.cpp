@@ -221,14 +221,13 @@ static int compileModel() {
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
   Opts.FuseDepthwise = !NoFuseDepthwise;
-  // Plans do not depend on the formats: a program of one frame is planned
-  // on another thread while the float run below chooses them (both only
-  // read G; quantize() waits for the plans). If the plans fail, compile()
-  // plans again and reports the error where it always has.
-  // (Null: compile() plans.)
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");
+  // Plans do not depend on the formats: a program of one frame is planned
+  // on another thread while the float run below chooses them (both only
+  // read G; quantize() waits for the plans). If the plans fail (null),
+  // compile() plans again and reports the error where it always has.
   std::future<compiler::LayerPlansPtr> Early;
   if (Opts.Batch == 1 && Emit != EmitKind::Plan && !UniformFormat)
     Early = std::async(std::launch::async, [&, &Graph = *G] {

@@ -118,10 +118,7 @@ struct PlanPart {
 /// not on the activation formats, so snowc makes them beside calibration,
 /// on a graph that is canonical but not yet quantized.
 struct LayerPlans;
-struct LayerPlansDeleter {
-  void operator()(const LayerPlans *P) const;
-};
-using LayerPlansPtr = std::unique_ptr<const LayerPlans, LayerPlansDeleter>;
+using LayerPlansPtr = std::shared_ptr<const LayerPlans>;
 /// The plans of G's layers for a program of one frame (Opts.Batch 1);
 /// compile() then takes them instead of planning again. G must be canonical
 /// and stay where it is (the plans point at its layers); quantizing it in
