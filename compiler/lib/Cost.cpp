@@ -132,10 +132,14 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // tiles spends a sixth of its channel time fetching its code (ResNet-50's
   // 64 -> 256 1x1 convs with their residuals, 4-pixel tiles).
   auto SeriesCode = [](uint64_t N) { return N < 4 ? 3 * N : uint64_t(8); };
+  const uint64_t FetchBlock = Hw.fetchesCode() ? timing::fetchChannelCycles(Hw) : 0;
   auto FetchCycles = [&](uint64_t Insts) {
-    return Hw.fetchesCode() ? ceilDiv(Insts * timing::fetchChannelCycles(Hw), Hw.FetchBlockInsts)
-                            : 0;
+    return FetchBlock ? ceilDiv(Insts * FetchBlock, Hw.FetchBlockInsts) : 0;
   };
+  // Played through below once per step: worked out once per chunk.
+  std::vector<uint64_t> Trace(P.NChunks);
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Trace[C] = chunkTrace(P, C, Hw);
   // A banked region loads each row's even and odd columns apart.
   const uint64_t MapDmas = P.readsBanked()          ? 2 * RegionRows
                            : Chunked || P.StepX > 1 ? RegionRows
@@ -146,7 +150,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   for (const RoundInfo &I : S.Rounds)
     for (unsigned C = 0; C < P.NChunks; ++C) {
       const bool Last = C + 1 == P.NChunks;
-      uint64_t Comp = I.Pixels * chunkTrace(P, C, Hw) + StepOverhead;
+      uint64_t Comp = I.Pixels * Trace[C] + StepOverhead;
       if (Last)
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       // Ctrl: instructions issued; Code: instructions fetched (a trace
@@ -206,11 +210,19 @@ uint64_t snow::compiler::besideCost(const LayerPlan &Pool, const isa::HwConfig &
   return poolCompute(Pool, Hw);
 }
 
-Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
+uint64_t snow::compiler::windowBytes(const LayerPlan &P) {
   const ir::Layer &L = *P.L;
+  return uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
+}
+
+Cost snow::compiler::transferBound(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const uint64_t Bytes = windowBytes(P);
+  return {timing::dmaChannelCycles(Hw, Bytes), Bytes, Hw};
+}
+
+Cost snow::compiler::poolCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Compute = poolCompute(P, Hw);
-  uint64_t Bytes =
-      uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
+  uint64_t Bytes = windowBytes(P);
   return {std::max(Compute, timing::dmaChannelCycles(Hw, Bytes)), Bytes, Hw};
 }
 
@@ -267,15 +279,13 @@ static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
 }
 
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
-  const ir::Layer &L = *P.L;
   const uint64_t Pixels = roundPixels(P), Passes = P.passes();
   const uint64_t Compute = depthwiseCompute(P, Hw);
   // Shifted passes: the control core issues 4 instructions a pixel for the
   // loop and 3 per pass (two address steps and the trace), which bounds
   // grouped 1x1 convs.
   const uint64_t Issue = Passes > 1 ? Pixels * (4 + 3 * Passes) : 0;
-  uint64_t Bytes =
-      uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;
+  uint64_t Bytes = windowBytes(P);
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 

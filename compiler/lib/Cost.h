@@ -32,6 +32,14 @@ struct Cost {
 Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
 /// A pooling plan's cost: max(compute, DRAM).
 Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
+/// The DRAM bytes of a plan that loads each tile's input window once, all
+/// its input channels, and stores its output once: pooling and depthwise
+/// plans (their costs are at least this transfer).
+uint64_t windowBytes(const LayerPlan &P);
+/// The cost of windowBytes(P) on the channel alone: a lower bound on the
+/// cost of such a plan, known once its tile is set (before its rounds are
+/// made), which lets a search skip tiles whose halo cannot win.
+Cost transferBound(const LayerPlan &P, const isa::HwConfig &Hw);
 /// An elementwise plan's cost (Operands tensors loaded, each input preloaded
 /// or multiplied into the accumulators, then written back): max(compute,
 /// DRAM).

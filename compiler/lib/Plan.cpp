@@ -178,6 +178,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Best = Ch;
     }
   };
+  // Whether a plan whose cost is at least Bound can still be chosen (ties
+  // in Score go to fewer cycles, so only a greater Score rules it out).
+  auto CanWin = [&](const Cost &Bound) { return !(BestCost.Score < Bound.Score); };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
   P.Dynamic = L.DynamicWeights;
@@ -229,7 +232,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     if (P.GroupK > 1)
       PMax = std::min(PMax, Hw.AccEntries);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
-      if (Wt > Hw.AccEntries || !setTile(P, R, Wt, Stride, Extra, B))
+      if (Wt > Hw.AccEntries || !setTile(P, R, Wt, Stride, Extra, B) ||
+          !CanWin(transferBound(P, Hw)))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
       Consider(depthwiseCost(P, Hw), {R, Wt, G});
@@ -297,8 +301,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
           if (How == Packing::Balanced && L.Out.H % R == 0 && L.Out.W % Wt == 0)
             continue;
           P.MapStationary = MS;
-          makeRounds(P, NCu, How);
-          const RoundSummary S = summarize(P, NCu);
+          const RoundSummary S = summarizeRounds(P, NCu, How);
           unsigned LastChunk = 0;
           for (unsigned N = MinChunks; N <= C && N < MinChunks + 4; ++N) {
             P.Chunk = ceilDiv(C, N);
@@ -337,7 +340,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       LastStride = S;
       unsigned PMax = std::min(B.OutCap / S, 4095u);
       for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
-        if (!setTile(P, R, Wt, S, Lanes, B))
+        if (!setTile(P, R, Wt, S, Lanes, B) || !CanWin(transferBound(P, Hw)))
           continue;
         makeRounds(P, NCu, Packing::Tiles);
         if (P.Rounds.size() * P.NChunks < MinSteps)

@@ -5,18 +5,35 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rounds.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <algorithm>
 #include <cassert>
 
 using namespace snow;
 using namespace snow::compiler;
 
-/// Builds P.Rounds: the work items (every output group of every tile) in
-/// loop order (output groups outermost unless map-stationary), NCu to a round.
-void snow::compiler::makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
+namespace {
+
+/// Visits the rounds of P's work items (every output group of every tile)
+/// in loop order (output groups outermost unless map-stationary), NCu to a
+/// round, packed as How says, without keeping them: the planner only needs
+/// their summary for most of the plans it weighs.
+void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
+                  llvm::function_ref<void(const Round &)> Visit) {
   assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
-  P.Rounds.clear();
   const unsigned NOg = P.NOg, NT = P.NTiles;
+  // Each tile's valid rows and columns (validRows, validCols), worked out
+  // once: Put asks for them for every item. Tiles are numbered by frame,
+  // then row block, then column block.
+  assert(NT == P.Frames * P.NRowBlocks * P.NColBlocks && "setTile's tile grid");
+  std::vector<std::pair<unsigned, unsigned>> Extent;
+  Extent.reserve(NT);
+  for (unsigned F = 0; F < P.Frames; ++F)
+    for (unsigned Rb = 0; Rb < P.NRowBlocks; ++Rb)
+      for (unsigned Cb = 0; Cb < P.NColBlocks; ++Cb)
+        Extent.push_back(
+            {std::min(P.R, P.L->Out.H - Rb * P.R), std::min(P.Wt, P.L->Out.W - Cb * P.Wt)});
+  assert(Extent.back() == std::make_pair(P.validRows(NT - 1), P.validCols(NT - 1)));
   Round Rd;
   unsigned Filled = 0;
   auto Flush = [&] {
@@ -28,14 +45,16 @@ void snow::compiler::makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
       Rd.ExtC = P.Wt;
     // A multi-pixel trace takes pix() pixels of one row.
     Rd.ExtC = roundUp(Rd.ExtC, P.pix());
-    P.Rounds.push_back(Rd);
-    Rd = Round();
+    Visit(Rd);
+    // Only the first NCu entries are ever set.
+    std::fill_n(Rd.Cus.begin(), NCu, Work());
+    Rd.ExtR = Rd.ExtC = 0;
     Filled = 0;
   };
   auto Put = [&](unsigned Cu, Work W) {
     Rd.Cus[Cu] = W;
-    Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
-    Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
+    Rd.ExtR = std::max(Rd.ExtR, Extent[unsigned(W.Tile)].first);
+    Rd.ExtC = std::max(Rd.ExtC, Extent[unsigned(W.Tile)].second);
     ++Filled;
   };
   if (How == Packing::Tiles || How == Packing::Channels) {
@@ -63,7 +82,7 @@ void snow::compiler::makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
   // columns), keeping the loop order within a size.
   std::vector<unsigned> Size(NT), Sizes;
   for (unsigned T = 0; T < NT; ++T)
-    Size[T] = P.validRows(T) * P.validCols(T);
+    Size[T] = Extent[T].first * Extent[T].second;
   if (How == Packing::Balanced) {
     for (unsigned T = 0; T < NT; ++T)
       if (std::find(Sizes.begin(), Sizes.end(), Size[T]) == Sizes.end())
@@ -85,42 +104,73 @@ void snow::compiler::makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
   Flush();
 }
 
-RoundSummary snow::compiler::summarize(const LayerPlan &P, unsigned NCu) {
-  RoundSummary S;
-  const Round *Prev = nullptr;
-  std::vector<int> Ogs, Tiles;
-  for (const Round &Rd : P.Rounds) {
-    Ogs.clear();
-    Tiles.clear();
+/// Builds a RoundSummary one round at a time.
+class Summarizer {
+public:
+  Summarizer(const LayerPlan &P, unsigned NCu) : P(P), NCu(NCu) {}
+
+  void add(const Round &Rd) {
+    unsigned NumOgs = 0, NumTiles = 0;
     RoundInfo I;
-    I.OgChanged = I.TileChanged = !Prev;
+    I.OgChanged = I.TileChanged = First;
     for (unsigned Cu = 0; Cu < NCu; ++Cu) {
       const Work &W = Rd.Cus[Cu];
-      if (Prev && (Prev->Cus[Cu].Og != W.Og || Prev->Cus[Cu].active() != W.active()))
+      if (!First && (Prev[Cu].Og != W.Og || Prev[Cu].active() != W.active()))
         I.OgChanged = true;
-      if (Prev && Prev->Cus[Cu].Tile != W.Tile)
+      if (!First && Prev[Cu].Tile != W.Tile)
         I.TileChanged = true;
+      Prev[Cu] = W;
       if (!W.active())
         continue;
       ++I.Active;
-      if (std::find(Ogs.begin(), Ogs.end(), W.Og) == Ogs.end())
-        Ogs.push_back(W.Og);
-      if (std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
-        Tiles.push_back(W.Tile);
+      if (std::find(Ogs, Ogs + NumOgs, W.Og) == Ogs + NumOgs)
+        Ogs[NumOgs++] = W.Og;
+      if (std::find(Tiles, Tiles + NumTiles, W.Tile) == Tiles + NumTiles)
+        Tiles[NumTiles++] = W.Tile;
     }
+    First = false;
     I.Pixels = Rd.pixels() >> P.PixLog; // Traces: one per accumulator entry.
     I.Rows = Rd.ExtR;
-    I.Ogs = uint32_t(Ogs.size());
-    I.Tiles = uint32_t(Tiles.size());
+    I.Ogs = NumOgs;
+    I.Tiles = NumTiles;
     S.Pixels += I.Pixels;
     S.OgLoads += I.Ogs;
     S.TileLoads += I.Tiles;
     S.OgLoadsOnChange += I.OgChanged ? I.Ogs : 0;
     S.TileLoadsOnChange += I.TileChanged ? I.Tiles : 0;
     S.Rounds.push_back(I);
-    Prev = &Rd;
   }
-  return S;
+
+  RoundSummary take() { return std::move(S); }
+
+private:
+  const LayerPlan &P;
+  const unsigned NCu;
+  RoundSummary S;
+  bool First = true;
+  std::array<Work, MaxCus> Prev{}; ///< The previous round's items.
+  int Ogs[MaxCus], Tiles[MaxCus];  ///< The current round's, distinct.
+};
+
+} // namespace
+
+void snow::compiler::makeRounds(LayerPlan &P, unsigned NCu, Packing How) {
+  P.Rounds.clear();
+  P.Rounds.reserve(ceilDiv(uint64_t(P.NOg) * P.NTiles, NCu));
+  forEachRound(P, NCu, How, [&](const Round &Rd) { P.Rounds.push_back(Rd); });
+}
+
+RoundSummary snow::compiler::summarize(const LayerPlan &P, unsigned NCu) {
+  Summarizer S(P, NCu);
+  for (const Round &Rd : P.Rounds)
+    S.add(Rd);
+  return S.take();
+}
+
+RoundSummary snow::compiler::summarizeRounds(const LayerPlan &P, unsigned NCu, Packing How) {
+  Summarizer S(P, NCu);
+  forEachRound(P, NCu, How, [&](const Round &Rd) { S.add(Rd); });
+  return S.take();
 }
 
 /// Whether some round gives CUs different output groups of one tile.

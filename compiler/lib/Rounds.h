@@ -43,7 +43,11 @@ struct RoundSummary {
   uint64_t TileLoads = 0, TileLoadsOnChange = 0; ///< Distinct tiles per round.
 };
 
+/// The summary of P.Rounds.
 RoundSummary summarize(const LayerPlan &P, unsigned NCu);
+/// The summary of the rounds makeRounds(P, NCu, How) would build, without
+/// building them (P.Rounds is left alone).
+RoundSummary summarizeRounds(const LayerPlan &P, unsigned NCu, Packing How);
 
 /// Whether some round gives CUs different output groups of one tile.
 bool splitsChannels(const LayerPlan &P);

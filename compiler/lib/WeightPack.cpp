@@ -136,19 +136,54 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     tableWords(L, Out);
     return;
   }
-  for (unsigned Ky = 0; Ky < L.KH; ++Ky)
-    for (unsigned Col = 0; Col < P.traceCols(); ++Col) {
-      if (P.Depthwise) {
-        Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
-        continue;
-      }
-      // Kernel column Col - Shift (a wide trace's other columns are zero).
-      const unsigned Kx = Col - Shift;
-      for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
-        Word([&](unsigned O) -> int16_t {
-          return Col < Shift || Kx >= L.KW ? 0 : Weight(O, Ci, Ky, Kx);
-        });
+  if (!P.Depthwise && (Deferred || L.Groups == 1)) {
+    // Dense weights: weight (O, Ci, Ky, Kx) is Src[(O - O0) * LaneStride +
+    // (Ci - C0) * KK + Ky * KW + Kx], and a word takes one from each valid
+    // lane. The same words as the general loop below, without its per-lane
+    // tests (this loop packs VGG-16's 138 M weights on every compile).
+    const unsigned Valid = O0 < OcEnd ? std::min(Lanes, OcEnd - O0) : 0;
+    const int16_t *Src = nullptr;
+    size_t LaneStride = 0;
+    if (Valid && Deferred) {
+      Src = Drawn.data();
+      LaneStride = Cn * KK;
+    } else if (Valid) {
+      Src = &L.QWeights[(size_t(O0) * Cin + C0) * KK];
+      LaneStride = Cin * KK;
     }
+    const size_t WordBytes = 2 * size_t(Lanes);
+    for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+      for (unsigned Col = 0; Col < P.traceCols(); ++Col, Out += Cn * WordBytes) {
+        // A wide trace's columns outside the kernel stay zero (the image
+        // starts zero-filled).
+        if (!Valid || Col < Shift || Col - Shift >= L.KW)
+          continue;
+        const int16_t *Tap = Src + Ky * L.KW + (Col - Shift);
+        for (unsigned Lane = 0; Lane < Valid; ++Lane) {
+          const int16_t *From = Tap + Lane * LaneStride;
+          uint8_t *To = Out + 2 * Lane;
+          for (unsigned Ci = 0; Ci < Cn; ++Ci, From += KK, To += WordBytes) {
+            const uint16_t X = uint16_t(*From);
+            To[0] = uint8_t(X);
+            To[1] = uint8_t(X >> 8);
+          }
+        }
+      }
+  } else {
+    for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+      for (unsigned Col = 0; Col < P.traceCols(); ++Col) {
+        if (P.Depthwise) {
+          Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
+          continue;
+        }
+        // Kernel column Col - Shift (a wide trace's other columns are zero).
+        const unsigned Kx = Col - Shift;
+        for (unsigned Ci = C0; Ci < C0 + Cn; ++Ci)
+          Word([&](unsigned O) -> int16_t {
+            return Col < Shift || Kx >= L.KW ? 0 : Weight(O, Ci, Ky, Kx);
+          });
+      }
+  }
   if (B.C == P.ogChunks(B.Og).first || P.Depthwise) {
     Word([&](unsigned O) { return L.QBias[O]; });
     tableWords(L, Out);

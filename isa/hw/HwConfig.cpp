@@ -502,11 +502,15 @@ llvm::Expected<HwConfig> loadText(const std::string &Text, const std::string &Fi
 } // namespace
 
 uint32_t HwConfig::dramBwQ8() const {
-  double V = std::round(DramGbps * DramEfficiency * 1e9 / (ClockMhz * 1e6) * 256.0);
+  const double V = DramGbps * DramEfficiency * 1e9 / (ClockMhz * 1e6) * 256.0;
   // Only reachable for configs validate() rejects; keep the conversion defined.
   if (!(V >= 0) || V > double(std::numeric_limits<uint32_t>::max()))
     return 0;
-  return uint32_t(V);
+  // std::round (halves away from zero) without the library call: every DMA
+  // the planner and the simulator cost comes through here. Both the
+  // truncation and V - I are exact.
+  const uint32_t I = uint32_t(V);
+  return I + (V - double(I) >= 0.5);
 }
 
 uint64_t HwConfig::dramCycles(uint64_t Bytes) const {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/Timing.h"
+#include <bit>
 #include <cassert>
 #include <numeric>
 
@@ -46,9 +47,14 @@ uint64_t timing::stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uin
     return RowBytes;
   // The starts repeat after B / gcd(Stride, B) rows.
   const uint64_t Period = B / std::gcd(Stride, B);
+  // Masks and shifts, not divisions: the planner asks for this for every
+  // plan it weighs (validate() makes the burst a power of two).
+  assert(std::has_single_bit(B) && "dram_burst_bytes is a power of two");
+  const uint64_t Mask = B - 1;
+  const int Shift = std::countr_zero(B);
   uint64_t Sum = 0;
   for (uint64_t K = 0; K < Period; ++K)
-    Sum += (((Offset + K * Stride) % B) + RowBytes + B - 1) / B * B;
+    Sum += (((Offset + K * Stride) & Mask) + RowBytes + Mask) >> Shift << Shift;
   return (Sum + Period / 2) / Period;
 }
 
