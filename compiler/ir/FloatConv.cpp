@@ -418,11 +418,15 @@ void tiledConv(const Layer &L, const float *In, const float *Residual, float *Ou
   // Every element is written before it is read; on huge pages where the OS
   // has them (VGG-16's conv1_2 keeps 25 MB of sums: 6,300 page faults
   // otherwise, which cost more than its arithmetic on a VM).
-  std::vector<double> Acc;
+  // Not zero-filled either (a vector would be, on this thread, before the
+  // workers start): the workers' first touches fault the pages in, in
+  // parallel.
+  std::unique_ptr<double[]> Acc;
   if (J.SliceChannels < J.InPerGroup) {
-    snow::reserveHuge(Acc, NumBlocks * J.Runs.size() * MaxRun * Lanes);
-    Acc.resize(Acc.capacity());
-    J.Acc = Acc.data();
+    const size_t N = NumBlocks * J.Runs.size() * MaxRun * Lanes;
+    Acc.reset(new double[N]);
+    snow::adviseHugePages(Acc.get(), N * sizeof(double));
+    J.Acc = Acc.get();
   }
   const bool HasAvx2Fma = hasAvx2Fma();
   auto Run = [&](size_t B0, size_t B1, size_t C0, size_t C1) {

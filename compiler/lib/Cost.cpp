@@ -132,6 +132,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // tiles spends a sixth of its channel time fetching its code (ResNet-50's
   // 64 -> 256 1x1 convs with their residuals, 4-pixel tiles).
   auto SeriesCode = [](uint64_t N) { return N < 4 ? 3 * N : uint64_t(8); };
+  const timing::DmaChannel Channel(Hw);
   const uint64_t FetchBlock = Hw.fetchesCode() ? timing::fetchChannelCycles(Hw) : 0;
   auto FetchCycles = [&](uint64_t Insts) {
     return FetchBlock ? ceilDiv(Insts * FetchBlock, Hw.FetchBlockInsts) : 0;
@@ -174,7 +175,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
-      const uint64_t Chan = timing::dmaChannelCycles(Hw, In + Pending) + FetchCycles(Code);
+      const uint64_t Chan = Channel.cycles(In + Pending) + FetchCycles(Code);
       ChanFree = Start + Chan;
       uint64_t Ready = In ? Start + timing::dmaCompletion(Hw, Chan) : 0;
       Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
@@ -183,7 +184,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);
       FirstStep = false;
     }
-  return {CPrev + timing::dmaCompletion(Hw, timing::dmaChannelCycles(Hw, Pending)), Bytes, Hw};
+  return {CPrev + timing::dmaCompletion(Hw, Channel.cycles(Pending)), Bytes, Hw};
 }
 
 /// Output pixels over all rounds (the work of the busiest CU of each round).

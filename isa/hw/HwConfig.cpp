@@ -513,8 +513,8 @@ uint32_t HwConfig::dramBwQ8() const {
   return I + (V - double(I) >= 0.5);
 }
 
-uint64_t HwConfig::dramCycles(uint64_t Bytes) const {
-  uint64_t Bw = dramBwQ8();
+uint64_t HwConfig::dramCyclesAt(uint32_t BwQ8, uint64_t Bytes) {
+  const uint64_t Bw = BwQ8;
   assert(Bw && "dramCycles on a config that failed validate()");
   // ceil(Bytes * 256 / Bw), split so Bytes * 256 cannot overflow.
   uint64_t Q = Bytes / Bw, R = Bytes % Bw;

@@ -112,7 +112,10 @@ struct HwConfig {
   /// per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;
   /// Cycles the DRAM channel is busy moving Bytes (already burst-rounded).
-  uint64_t dramCycles(uint64_t Bytes) const;
+  uint64_t dramCycles(uint64_t Bytes) const { return dramCyclesAt(dramBwQ8(), Bytes); }
+  /// dramCycles at a bandwidth of BwQ8 (dramBwQ8(), worked out once by a
+  /// caller that asks often).
+  static uint64_t dramCyclesAt(uint32_t BwQ8, uint64_t Bytes);
   uint64_t onchipBytes() const;
 
   /// Canonical "key: value" text, one per line, in declaration order.

@@ -134,9 +134,23 @@ uint64_t rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes, std::optional<
 uint64_t stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uint64_t Offset,
                          uint64_t Stride);
 
+/// The channel of one configuration: cycles it is busy moving BurstBytes
+/// (already burst-rounded). An object for callers that cost many transfers
+/// (the planner), so the DRAM rate is worked out once.
+class DmaChannel {
+public:
+  explicit DmaChannel(const isa::HwConfig &Hw) : BwQ8(Hw.dramBwQ8()) {}
+  uint64_t cycles(uint64_t BurstBytes) const {
+    return isa::HwConfig::dramCyclesAt(BwQ8, BurstBytes);
+  }
+
+private:
+  uint32_t BwQ8;
+};
+
 /// Cycles the channel is busy moving BurstBytes (already burst-rounded).
 inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
-  return Hw.dramCycles(BurstBytes);
+  return DmaChannel(Hw).cycles(BurstBytes);
 }
 
 /// Cycles from the channel grant until the transfer is complete (a load's
