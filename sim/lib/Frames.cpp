@@ -17,7 +17,7 @@ snow::sim::readInputFrames(const std::string &Path, const isa::TensorInfo &In) {
   if (auto A = readNpy(Path); !A) {
     llvm::consumeError(A.takeError());
   } else if (llvm::Error E = checkFinite(*A, Path)) {
-    return std::move(E); // snowref's policy: NaN and Inf are refused
+    return E; // snowref's policy: NaN and Inf are refused
   } else if (A->Shape.size() >= 2 && A->Shape[0] > 1 && A->elems() == A->Shape[0] * Frame) {
     std::vector<std::vector<int16_t>> Frames(A->Shape[0]);
     for (uint64_t N = 0; N < A->Shape[0]; ++N)

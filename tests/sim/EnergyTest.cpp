@@ -78,8 +78,9 @@ TEST(Energy, TheZc706TableIsBuiltInAndSourced) {
       ++Numbers;
       EXPECT_NE(Comment.find("["), std::string::npos) << "no source cited above: " << Line;
     }
-    if (Line.rfind("static_w", 0) == 0)
+    if (Line.rfind("static_w", 0) == 0) {
       EXPECT_NE(Comment.find("FITTED"), std::string::npos) << "the fitted number must say so";
+    }
     Comment.clear();
   }
   EXPECT_EQ(Numbers, 5u);
