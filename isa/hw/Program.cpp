@@ -307,9 +307,11 @@ llvm::Error readSections(llvm::ArrayRef<uint8_t> Bytes, const std::string &Name,
   if (Payload[Code].size() % InstBytes)
     return makeError(fmt::format("{}: section 'CODE': size '{}' is not a multiple of {}", Name,
                                  Payload[Code].size(), InstBytes));
-  P.Code.resize(Payload[Code].size() / InstBytes);
-  for (size_t I = 0; I < P.Code.size(); ++I)
-    P.Code[I] = loadWord(Payload[Code].data() + I * InstBytes);
+  // Appended, not resized then overwritten: ResNet-50's code is 10 MB.
+  const size_t NumInsts = Payload[Code].size() / InstBytes;
+  snow::reserveHuge(P.Code, NumInsts);
+  for (size_t I = 0; I < NumInsts; ++I)
+    P.Code.push_back(loadWord(Payload[Code].data() + I * InstBytes));
 
   Reader D = Sec(Data);
   P.DataAddr = D.u64("DataAddr");

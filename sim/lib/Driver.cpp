@@ -188,6 +188,10 @@ int snow::sim::runTool(int Argc, char **Argv, const ToolInfo &Info, EngineFactor
     if (!T)
       return Fail(llvm::toString(T.takeError()));
     Frames = std::move(*T);
+  } else if (!Factory.readsConstantData()) {
+    // A timing-only run never reads a value (the cycles do not depend on
+    // them): zeros, without drawing the default frame.
+    Frames.assign(Prog->Batch, std::vector<int16_t>(Prog->Input.bytes() / 2));
   } else {
     // A batched program without --input: the default frame, Batch times.
     Frames.assign(Prog->Batch, defaultInputFrame(*Prog));

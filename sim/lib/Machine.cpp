@@ -37,7 +37,8 @@ void SimFault::log(llvm::raw_ostream &OS) const {
 std::error_code SimFault::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
 
 Machine::Machine(const isa::Program &P, DecodedCode Code, SimOptions Opts)
-    : Prog(P), Hw(P.Hw), Code(std::move(Code)), Opts(Opts), DramSize(P.Hw.dramBytes()) {
+    : Prog(P), Hw(P.Hw), Channel(P.Hw), Code(std::move(Code)), Opts(Opts),
+      DramSize(P.Hw.dramBytes()) {
   // calloc maps zero pages lazily: a 1 GiB DRAM costs only what is touched,
   // in 2 MiB pages (the weights image alone is tens of MB).
   Dram.reset(static_cast<uint8_t *>(std::calloc(DramSize, 1)));

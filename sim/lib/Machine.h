@@ -175,6 +175,7 @@ public:
 
   const isa::Program &Prog;
   const isa::HwConfig &Hw;
+  const timing::DmaChannel Channel; ///< Hw's DRAM channel (its rate worked out once).
   DecodedCode Code;
   SimOptions Opts;
 

@@ -9,16 +9,51 @@
 #include "snow/sim/Simulator.h"
 #include "Machine.h"
 #include "snow/sim/DramImage.h"
-#include <unordered_map>
+#include <algorithm>
+#include <vector>
 
 using namespace snow;
 using namespace snow::sim;
 
 namespace {
-struct WordHash {
-  size_t operator()(const isa::Word128 &W) const {
-    return std::hash<uint64_t>()(W.Lo * 0x9E3779B97F4A7C15ull ^ W.Hi);
+/// Each distinct instruction word's index in order of first appearance: an
+/// open-addressing table of indices (ResNet-50 has 630 k instructions,
+/// mostly repeats, and this runs before every simulation).
+class WordIndex {
+public:
+  /// The index of W, and whether W is new (then it gets the next index).
+  std::pair<uint32_t, bool> insert(const isa::Word128 &W) {
+    if (2 * (Words.size() + 1) > Slots.size())
+      grow();
+    for (size_t H = hash(W) & Mask;; H = (H + 1) & Mask) {
+      if (!Slots[H]) {
+        Words.push_back(W);
+        Slots[H] = uint32_t(Words.size());
+        return {uint32_t(Words.size() - 1), true};
+      }
+      if (Words[Slots[H] - 1] == W)
+        return {Slots[H] - 1, false};
+    }
   }
+
+private:
+  static size_t hash(const isa::Word128 &W) {
+    const uint64_t X = (W.Lo ^ (W.Hi * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    return size_t(X ^ (X >> 31));
+  }
+  void grow() {
+    Slots.assign(std::max<size_t>(1024, 2 * Slots.size()), 0);
+    Mask = Slots.size() - 1;
+    for (size_t I = 0; I < Words.size(); ++I) {
+      size_t H = hash(Words[I]) & Mask;
+      while (Slots[H])
+        H = (H + 1) & Mask;
+      Slots[H] = uint32_t(I + 1);
+    }
+  }
+  std::vector<isa::Word128> Words; ///< Distinct words, by index.
+  std::vector<uint32_t> Slots;     ///< Index + 1 of the word there; 0: empty.
+  size_t Mask = 0;
 };
 } // namespace
 
@@ -30,10 +65,9 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
   DecodedCode Code;
   Code.Index.reserve(P.Code.size());
   Code.Unique.reserve(P.Code.size()); // virtual memory; only what is used is touched
-  std::unordered_map<isa::Word128, uint32_t, WordHash> Seen;
-  Seen.reserve(P.Code.size() / 4);
+  WordIndex Seen;
   for (size_t Pc = 0; Pc < P.Code.size(); ++Pc) {
-    auto [It, New] = Seen.try_emplace(P.Code[Pc], uint32_t(Code.Unique.size()));
+    auto [Index, New] = Seen.insert(P.Code[Pc]);
     if (New) {
       auto I = isa::decode(P.Code[Pc]);
       if (!I)
@@ -41,7 +75,7 @@ llvm::Expected<std::unique_ptr<Simulator>> Simulator::create(const isa::Program 
                                        Pc, llvm::toString(I.takeError()).c_str());
       Code.Unique.push_back(*I);
     }
-    Code.Index.push_back(It->second);
+    Code.Index.push_back(Index);
   }
   if (auto Err = checkConstantData(P))
     return Err;
