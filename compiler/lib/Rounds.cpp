@@ -22,18 +22,22 @@ void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
                   llvm::function_ref<void(const Round &)> Visit) {
   assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
   const unsigned NOg = P.NOg, NT = P.NTiles;
-  // Each tile's valid rows and columns (validRows, validCols), worked out
-  // once: Put asks for them for every item. Tiles are numbered by frame,
-  // then row block, then column block.
+  // Each tile's valid rows and columns, worked out once (Put asks for them
+  // for every item): validRows of each row block's first tile, validCols of
+  // each column block's, as tiles are numbered by frame, then row block,
+  // then column block.
   assert(NT == P.Frames * P.NRowBlocks * P.NColBlocks && "setTile's tile grid");
   std::vector<std::pair<unsigned, unsigned>> Extent;
   Extent.reserve(NT);
+  std::vector<unsigned> Cols(P.NColBlocks);
+  for (unsigned Cb = 0; Cb < P.NColBlocks; ++Cb)
+    Cols[Cb] = P.validCols(Cb);
   for (unsigned F = 0; F < P.Frames; ++F)
-    for (unsigned Rb = 0; Rb < P.NRowBlocks; ++Rb)
+    for (unsigned Rb = 0; Rb < P.NRowBlocks; ++Rb) {
+      const unsigned Rows = P.validRows(Rb * P.NColBlocks);
       for (unsigned Cb = 0; Cb < P.NColBlocks; ++Cb)
-        Extent.push_back(
-            {std::min(P.R, P.L->Out.H - Rb * P.R), std::min(P.Wt, P.L->Out.W - Cb * P.Wt)});
-  assert(Extent.back() == std::make_pair(P.validRows(NT - 1), P.validCols(NT - 1)));
+        Extent.push_back({Rows, Cols[Cb]});
+    }
   Round Rd;
   unsigned Filled = 0;
   auto Flush = [&] {

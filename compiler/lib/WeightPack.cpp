@@ -101,9 +101,8 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
       ir::toFixedInto(F.data(), &Drawn[Lane * Run], Run, L.WFrac);
     }
   }
+  // The general loop's weights (deferred ones take the dense loop below).
   auto Weight = [&](unsigned O, unsigned Ci, unsigned Ky, unsigned Kx) -> int16_t {
-    if (Deferred)
-      return Drawn[(size_t(O - O0) * Cn + (Ci - C0)) * KK + Ky * L.KW + Kx];
     if (L.Groups > 1 && Ci / InPerGroup != O / OutPerGroup)
       return 0;
     return L.QWeights[((size_t(O) * InPerGroup + Ci % InPerGroup) * L.KH + Ky) * L.KW + Kx];

@@ -15,7 +15,6 @@
 
 #include "snow/isa/Word.h"
 #include "llvm/Support/Error.h"
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -108,13 +107,7 @@ struct HwConfig {
   /// the simulator asks on every instruction it issues.
   uint64_t fetchBlockBytes() const { return uint64_t(FetchBlockInsts) * InstBytes; }
   /// Lines of the instruction memory (0 when code is preloaded).
-  uint64_t imemLines() const {
-    // A shift where validate() guarantees a power of two: the simulator's
-    // fetch engine asks every cycle.
-    const uint64_t Bytes = uint64_t(ImemKib) * 1024, Block = fetchBlockBytes();
-    // (Not std::has_single_bit: without POPCNT it is a library call.)
-    return Block && (Block & (Block - 1)) == 0 ? Bytes >> std::countr_zero(Block) : Bytes / Block;
-  }
+  uint64_t imemLines() const { return uint64_t(ImemKib) * 1024 / fetchBlockBytes(); }
   /// Sustained DRAM bandwidth (dram_gbps x dram_efficiency) in 1/256 bytes
   /// per cycle (fixed point, so the RTL can match it).
   uint32_t dramBwQ8() const;

@@ -23,7 +23,6 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Isa.h"
 #include "snow/isa/IsaConstants.h"
-#include <bit>
 #include <cstdint>
 #include <optional>
 
@@ -165,10 +164,7 @@ inline uint64_t dmaCompletion(const isa::HwConfig &Hw, uint64_t ChannelCycles) {
 /// direct-mapped instruction memory it occupies, how many blocks past the
 /// current one the prefetch runs (half the memory: the other half keeps what
 /// was just run, for loops), and the channel cycles of one fetch.
-inline uint64_t fetchBlock(const isa::HwConfig &Hw, uint64_t Pc) {
-  const uint64_t N = Hw.FetchBlockInsts; // a power of two in a valid config
-  return N && (N & (N - 1)) == 0 ? Pc >> std::countr_zero(N) : Pc / N;
-}
+inline uint64_t fetchBlock(const isa::HwConfig &Hw, uint64_t Pc) { return Pc / Hw.FetchBlockInsts; }
 inline uint64_t fetchLine(const isa::HwConfig &Hw, uint64_t Block) {
   return Block & (Hw.imemLines() - 1);
 }
