@@ -113,7 +113,7 @@ void Machine::endStall(uint64_t &Since, uint64_t &Counter, Unit Why, uint64_t T)
   Since = Never;
 }
 
-bool Machine::stepCtrl(uint64_t T) {
+bool Machine::stepCtrl(uint64_t T, bool Fetched) {
   if (Halted)
     return false;
   if (Pc >= Code.size()) {
@@ -123,7 +123,7 @@ bool Machine::stepCtrl(uint64_t T) {
                                        Code.size()));
     return true;
   }
-  if (!fetched(T)) {
+  if (!Fetched && !fetched(T)) {
     if (FetchStalledSince == Never)
       FetchStalledSince = T;
     return false;
@@ -152,6 +152,7 @@ bool Machine::stepCtrl(uint64_t T) {
       CurLayer = uint32_t(I.imm);
     }
     U.Queue.push_back({Pc, Regs[I.rs1], Regs[I.rs2], Regs[I.rs3], CurLayer, T});
+    ++Dispatches;
     ++Pc;
     return true;
   }
@@ -288,10 +289,6 @@ llvm::Error Machine::finish(SimStats &S) {
   return llvm::Error::success();
 }
 
-size_t Machine::queued() const {
-  return Units[0].Queue.size() + Units[1].Queue.size() + Units[2].Queue.size();
-}
-
 llvm::Error Machine::run(SimStats &S) {
   Stats = &S;
   initLayerStats(S, Prog);
@@ -351,16 +348,22 @@ llvm::Error Machine::run(SimStats &S) {
     // core). An operation it dispatches is visible to its unit the next
     // cycle, which becomes Wake.
     uint64_t Wake = UnitsActed ? T + 1 : nextWake(T);
+    // Within one code block the fetch engine's view does not change while
+    // only the control core runs: asked again when pc leaves the block.
+    PcSpan Quiet;
     for (++T; T < Wake && CtrlActed && !Halted;) {
-      // The fetch engine acts in cycle T: visit it in full.
-      if (fetchCanAct())
-        break;
+      if (!Quiet.contains(Pc)) {
+        // The fetch engine acts in cycle T: visit it in full.
+        if (fetchCanAct())
+          break;
+        Quiet = quietFetchedBlock(T);
+      }
       if (T > Opts.MaxCycles + 1)
         return Runaway(T);
       if (OutOfTime())
         return TooSlow(T);
-      size_t Queued = queued();
-      CtrlActed = stepCtrl(T);
+      const uint64_t Before = Dispatches;
+      CtrlActed = stepCtrl(T, Quiet.contains(Pc));
       if (PendingError)
         return std::move(PendingError);
       if (Halted) {
@@ -369,7 +372,7 @@ llvm::Error Machine::run(SimStats &S) {
         ++T; // the next cycle is visited in full
         break;
       }
-      if (queued() != Queued)
+      if (Dispatches != Before)
         Wake = T + 1;
       if (CtrlActed)
         ++T;

@@ -114,7 +114,9 @@ public:
 
 private:
   // Timing.cpp
-  bool stepCtrl(uint64_t T);
+  /// The control core in cycle T. Fetched: the caller knows the instruction
+  /// at pc can be issued (fetched(T) need not be asked again).
+  bool stepCtrl(uint64_t T, bool Fetched = false);
   /// The fetch engine: redirect, skip a resident block or post a fetch.
   bool stepFetch(uint64_t T);
   /// The block the fetch engine considers now (after a redirect) and
@@ -126,6 +128,15 @@ private:
   FetchView fetchView() const;
   /// Whether stepFetch would act now (its state and pc as they stand).
   bool fetchCanAct() const;
+  /// The pcs [Lo, Lo + Span) of the block holding pc, if the fetch engine
+  /// cannot act and the block's instructions can be issued in cycle T: both
+  /// stay so, while only the control core runs, until pc leaves the block.
+  /// Else an empty span.
+  struct PcSpan {
+    uint64_t Lo = 0, Span = 0;
+    bool contains(uint64_t P) const { return P - Lo < Span; }
+  };
+  PcSpan quietFetchedBlock(uint64_t T) const;
   /// The instruction-memory line that holds (or would hold) code block B.
   FetchLine &lineOf(uint64_t B) { return Lines[timing::fetchLine(Hw, B)]; }
   const FetchLine &lineOf(uint64_t B) const { return Lines[timing::fetchLine(Hw, B)]; }
@@ -144,7 +155,6 @@ private:
                          uint64_t T, uint64_t Until, const Entry &E);
   void closeStats(SimStats &Stats);
   llvm::Error finish(SimStats &Stats);
-  size_t queued() const;
 
   // Functional.cpp: each checks ranges and applies the operation's effect.
   llvm::Error loadMaps(const isa::Inst &I, const Entry &E, uint64_t T);
@@ -202,6 +212,7 @@ public:
   }
   uint64_t CtrlStalledSince = Never;
   uint64_t FetchStalledSince = Never; ///< The core waits for its instructions.
+  uint64_t Dispatches = 0;            ///< Unit operations the core has queued.
 
   // Instruction fetch (imem_kib > 0).
   std::vector<FetchLine> Lines;

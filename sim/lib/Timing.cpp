@@ -307,6 +307,14 @@ bool Machine::fetchCanAct() const {
   return V.InReach && (lineOf(V.Next).Block == V.Next || !FetchWaiting);
 }
 
+Machine::PcSpan Machine::quietFetchedBlock(uint64_t T) const {
+  if (!Hw.fetchesCode())
+    return {0, Never}; // every pc: nothing to fetch, everything resident
+  if (fetchCanAct() || !fetched(T))
+    return {};
+  return {timing::fetchBlock(Hw, Pc) * Hw.FetchBlockInsts, Hw.FetchBlockInsts};
+}
+
 bool Machine::stepFetch(uint64_t T) {
   const FetchView V = fetchView();
   FetchNext = V.Next; // a redirect holds even when nothing is in reach

@@ -34,6 +34,34 @@ uint64_t maxInputBytes();
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(const std::string &Path,
                                                                  bool IsText = false);
 
+/// An input file opened under readInputFile's rules: its bytes (mapped when
+/// large), and its descriptor, kept open so that the same file can also be
+/// read a chunk at a time. Reading through a fresh mapping costs a page fault
+/// or a shadow-page-table fill on the first touch of every 4 KiB; a pass that
+/// only streams the bytes (a checksum) is twice as fast through read calls
+/// into one small buffer (ResNet-50's 53 MB prog.bin: 15 ms mapped, 7.5 ms
+/// read, on this project's VM).
+class InputFile {
+public:
+  static llvm::ErrorOr<InputFile> open(const std::string &Path, bool IsText = false);
+  InputFile(InputFile &&Other);
+  InputFile &operator=(InputFile &&) = delete;
+  ~InputFile();
+
+  llvm::StringRef bytes() const { return Buf->getBuffer(); }
+  std::unique_ptr<llvm::MemoryBuffer> takeBuffer() { return std::move(Buf); }
+  /// Hands bytes [0, Len) of the file to Each in consecutive chunks, read
+  /// through the descriptor. A file that shrank since it was opened ends the
+  /// chunks early; a failed read is the error returned.
+  std::error_code readChunks(uint64_t Len,
+                             llvm::function_ref<void(llvm::ArrayRef<uint8_t>)> Each) const;
+
+private:
+  InputFile(std::unique_ptr<llvm::MemoryBuffer> Buf, int Fd) : Buf(std::move(Buf)), Fd(Fd) {}
+  std::unique_ptr<llvm::MemoryBuffer> Buf;
+  int Fd; ///< -1 once moved from.
+};
+
 /// Writes Bytes to Path atomically; "-" writes to stdout.
 llvm::Error writeFileAtomic(const std::string &Path, llvm::StringRef Bytes);
 
