@@ -13,6 +13,7 @@
 #include "ScratchDir.h"
 #include <csignal>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace snow;
@@ -103,6 +104,49 @@ TEST_F(FileIO, NoPiecesWriteAnEmptyFile) {
       writeFileAtomic(Out, [&](PieceWriter) -> llvm::Error { return llvm::Error::success(); })));
   EXPECT_EQ(slurp(Out), "");
   EXPECT_EQ(entries(), std::vector<std::string>{"empty.bin"});
+}
+
+// InputFile::readChunks reads the file again through its descriptor (the
+// prog.bin checksum does): the chunks together are the first Len bytes, in
+// order, whatever their size; a file that shrank after it was opened ends
+// them early instead of reading past its end.
+TEST_F(FileIO, ChunksAreTheFileInOrder) {
+  const std::string In = path("in.bin");
+  const std::vector<uint8_t> Bytes = piece(3, (size_t(600) << 10) + 13); // > two chunks
+  ASSERT_FALSE(bool(writeFileAtomic(
+      In, llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()))));
+  auto File = InputFile::open(In);
+  ASSERT_TRUE(bool(File)) << File.getError().message();
+  EXPECT_EQ(File->bytes().size(), Bytes.size());
+  for (uint64_t Len :
+       {uint64_t(0), uint64_t(1), uint64_t(Bytes.size() - 4), uint64_t(Bytes.size())}) {
+    std::vector<uint8_t> Got;
+    size_t Chunks = 0;
+    ASSERT_FALSE(File->readChunks(Len, [&](llvm::ArrayRef<uint8_t> C) {
+      Got.insert(Got.end(), C.begin(), C.end());
+      ++Chunks;
+    }));
+    EXPECT_EQ(Got, std::vector<uint8_t>(Bytes.begin(), Bytes.begin() + Len));
+    EXPECT_EQ(Chunks == 0, Len == 0) << "Len " << Len;
+    if (Len == Bytes.size()) {
+      EXPECT_GT(Chunks, 1u) << "600 KB in one read: the chunks are not exercised";
+    }
+  }
+  // Shrunk to 1000 bytes after opening: those, and no error.
+  ASSERT_EQ(::truncate(In.c_str(), 1000), 0);
+  std::vector<uint8_t> Got;
+  ASSERT_FALSE(File->readChunks(
+      Bytes.size(), [&](llvm::ArrayRef<uint8_t> C) { Got.insert(Got.end(), C.begin(), C.end()); }));
+  EXPECT_EQ(Got, std::vector<uint8_t>(Bytes.begin(), Bytes.begin() + 1000));
+}
+
+TEST_F(FileIO, InputFileRefusesWhatReadInputFileRefuses) {
+  EXPECT_EQ(InputFile::open(path("missing")).getError(),
+            std::make_error_code(std::errc::no_such_file_or_directory));
+  EXPECT_EQ(InputFile::open(Dir).getError(), std::make_error_code(std::errc::is_a_directory));
+  auto Dev = InputFile::open("/dev/zero");
+  ASSERT_FALSE(bool(Dev));
+  EXPECT_NE(Dev.getError().message().find("not a regular file"), std::string::npos);
 }
 
 } // namespace
