@@ -348,15 +348,17 @@ llvm::Error Machine::run(SimStats &S) {
     // core). An operation it dispatches is visible to its unit the next
     // cycle, which becomes Wake.
     uint64_t Wake = UnitsActed ? T + 1 : nextWake(T);
-    // Within one code block the fetch engine's view does not change while
-    // only the control core runs: asked again when pc leaves the block.
+    // While only the control core runs, neither the fetch engine's view nor
+    // the lines change: what holds for one code block is asked again only
+    // when pc leaves it. Quiet: the fetch engine cannot act and the block
+    // has landed.
     PcSpan Quiet;
     for (++T; T < Wake && CtrlActed && !Halted;) {
       if (!Quiet.contains(Pc)) {
         // The fetch engine acts in cycle T: visit it in full.
         if (fetchCanAct())
           break;
-        Quiet = quietFetchedBlock(T);
+        Quiet = residentBlock(T);
       }
       if (T > Opts.MaxCycles + 1)
         return Runaway(T);

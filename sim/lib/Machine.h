@@ -128,15 +128,14 @@ private:
   FetchView fetchView() const;
   /// Whether stepFetch would act now (its state and pc as they stand).
   bool fetchCanAct() const;
-  /// The pcs [Lo, Lo + Span) of the block holding pc, if the fetch engine
-  /// cannot act and the block's instructions can be issued in cycle T: both
-  /// stay so, while only the control core runs, until pc leaves the block.
-  /// Else an empty span.
   struct PcSpan {
     uint64_t Lo = 0, Span = 0;
     bool contains(uint64_t P) const { return P - Lo < Span; }
   };
-  PcSpan quietFetchedBlock(uint64_t T) const;
+  /// The pcs [Lo, Lo + Span) of the code block holding pc if its
+  /// instructions can be issued in cycle T, else an empty span. (Without
+  /// instruction fetch: every pc.)
+  PcSpan residentBlock(uint64_t T) const;
   /// The instruction-memory line that holds (or would hold) code block B.
   FetchLine &lineOf(uint64_t B) { return Lines[timing::fetchLine(Hw, B)]; }
   const FetchLine &lineOf(uint64_t B) const { return Lines[timing::fetchLine(Hw, B)]; }

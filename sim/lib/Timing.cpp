@@ -307,10 +307,10 @@ bool Machine::fetchCanAct() const {
   return V.InReach && (lineOf(V.Next).Block == V.Next || !FetchWaiting);
 }
 
-Machine::PcSpan Machine::quietFetchedBlock(uint64_t T) const {
+Machine::PcSpan Machine::residentBlock(uint64_t T) const {
   if (!Hw.fetchesCode())
     return {0, Never}; // every pc: nothing to fetch, everything resident
-  if (fetchCanAct() || !fetched(T))
+  if (!fetched(T))
     return {};
   return {timing::fetchBlock(Hw, Pc) * Hw.FetchBlockInsts, Hw.FetchBlockInsts};
 }
