@@ -13,17 +13,19 @@
 // steps run in an order where no step undoes or enables an earlier one
 // (flatten before fc, fc before the batchnorm fold, relu before add fusion),
 // and the fusions repeat until nothing changes, so the result is a fixed
-// point: canonicalizing a canonical graph changes nothing.
+// point: canonicalizing a canonical graph changes nothing. The last step,
+// merging sibling convs, rebuilds the layer order instead
+// (MergeSiblings.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "MergeSiblings.h"
 #include "snow/ir/Graph.h"
 
 #include "snow/support/Parallel.h"
 #include <cassert>
 #include <cmath>
 #include <fmt/format.h>
-#include <unordered_map>
 
 using namespace snow::ir;
 
@@ -461,144 +463,6 @@ bool fuseAdds(Graph &G) {
   return Changed;
 }
 
-/// Whether conv I may be merged with its siblings: a dense conv with fixed
-/// weights whose output only convs read (as their input, not a residual).
-/// Not the graph output (the host reads the last layer), and not a tensor
-/// that shares its format with others (a concat's input, a pool's or an
-/// add's): the merged conv has one format, and a concat's group, the widest
-/// range of a block, would cost a reduce conv's output its precision
-/// (Inception v3's max error 1.89 -> 2.12 % of max |y| on noise frames).
-bool mergeable(const Graph &G, size_t I, const std::vector<bool> &ConvReadOnly) {
-  const Layer &L = G.Layers[I];
-  return L.Kind == LayerKind::Conv && L.Groups == 1 && !L.DynamicWeights && !L.HasResidual &&
-         L.Inputs.size() == 1 && I + 1 != G.Layers.size() && ConvReadOnly[I];
-}
-
-/// For each layer: whether it is read, and only as the input of convs.
-std::vector<bool> convReadOnly(const Graph &G) {
-  std::vector<bool> Only(G.Layers.size(), true), Read(G.Layers.size(), false);
-  for (const Layer &L : G.Layers) {
-    for (int I : L.Inputs)
-      if (I >= 0) {
-        Read[size_t(I)] = true;
-        Only[size_t(I)] = Only[size_t(I)] && L.Kind == LayerKind::Conv;
-      }
-    if (L.HasResidual && L.Residual >= 0)
-      Only[size_t(L.Residual)] = false;
-  }
-  for (size_t I = 0; I < Only.size(); ++I)
-    Only[I] = Only[I] && Read[I];
-  return Only;
-}
-
-/// Whether convs A and B compute the same function of the same tensor up to
-/// their weights: one conv over both weight sets computes both.
-bool siblings(const Layer &A, const Layer &B) {
-  return A.input() == B.input() && A.Out.H == B.Out.H && A.Out.W == B.Out.W && A.KH == B.KH &&
-         A.KW == B.KW && A.SH == B.SH && A.SW == B.SW && A.PadT == B.PadT && A.PadB == B.PadB &&
-         A.PadL == B.PadL && A.PadR == B.PadR && A.CeilMode == B.CeilMode && A.Relu == B.Relu &&
-         A.Activation == B.Activation && A.ActP0 == B.ActP0 && A.ActP1 == B.ActP1;
-}
-
-/// Horizontal fusion: convs that read the same tensor with the same window
-/// and post-processing (an inception block's reduce convs) become one conv
-/// over all their output channels, and each former conv a slice of its
-/// output under the same name, read where the conv was. One conv loads its
-/// input once instead of once per branch, and its output groups fill the
-/// MAC array where a 16-channel branch alone would leave most vMACs idle.
-/// The merged conv has one format for all its channels (docs/fixed-point.md).
-/// Run last: the fusions above must have settled each conv's relu and
-/// activation first. A graph merged once has no mergeable siblings left.
-void mergeSiblings(Graph &G) {
-  const size_t N = G.Layers.size();
-  const std::vector<bool> ConvReadOnly = convReadOnly(G);
-  // Candidates by the tensor they read (-1: the graph input), in layer
-  // order: siblings are looked for among those only, so a long chain of
-  // layers costs linear time, not a scan of every later layer.
-  std::unordered_map<int, std::vector<size_t>> ByInput;
-  for (size_t I = 0; I < N; ++I)
-    if (mergeable(G, I, ConvReadOnly))
-      ByInput[G.Layers[I].input()].push_back(I);
-  std::vector<int> GroupOf(N, -1);
-  std::vector<std::vector<size_t>> Groups;
-  for (size_t I = 0; I < N; ++I) {
-    if (GroupOf[I] >= 0 || !mergeable(G, I, ConvReadOnly))
-      continue;
-    std::vector<size_t> Members = {I};
-    for (size_t J : ByInput[G.Layers[I].input()])
-      if (J > I && GroupOf[J] < 0 && siblings(G.Layers[I], G.Layers[J]))
-        Members.push_back(J);
-    if (Members.size() < 2)
-      continue;
-    for (size_t J : Members)
-      GroupOf[J] = int(Groups.size());
-    Groups.push_back(std::move(Members));
-  }
-  if (Groups.empty())
-    return;
-  // The merged conv goes where its first member was, the slices right after
-  // it; every member's readers come after that member, so after its slice.
-  std::vector<int> NewIndex(N, -1);
-  std::vector<Layer> Out;
-  std::vector<bool> Fresh; // Made here: its indices are new already.
-  for (size_t I = 0; I < N; ++I) {
-    if (GroupOf[I] < 0) {
-      NewIndex[I] = int(Out.size());
-      Out.push_back(std::move(G.Layers[I]));
-      Fresh.push_back(false);
-      continue;
-    }
-    const std::vector<size_t> &Members = Groups[size_t(GroupOf[I])];
-    if (Members.front() != I)
-      continue; // Merged with the first.
-    Layer M = G.Layers[I];
-    M.Name.clear();
-    M.Out.C = 0;
-    M.Weights.clear();
-    M.Bias.clear();
-    M.Seeded.reset();
-    M.HasBias = false;
-    for (size_t J : Members) {
-      Layer &S = G.Layers[J];
-      materializeWeights(S);
-      M.Name += (M.Name.empty() ? "" : "+") + S.Name;
-      M.Weights.insert(M.Weights.end(), S.Weights.begin(), S.Weights.end()); // OIHW: O first
-      M.Bias.insert(M.Bias.end(), S.Bias.begin(), S.Bias.end());
-      M.HasBias |= S.HasBias;
-      M.Out.C += S.Out.C;
-    }
-    const int MIndex = int(Out.size());
-    Out.push_back(std::move(M));
-    Fresh.push_back(false); // Its input is an old index.
-    unsigned Begin = 0;
-    for (size_t J : Members) {
-      const Layer &S = G.Layers[J];
-      Layer Sl;
-      Sl.Name = S.Name;
-      Sl.Kind = LayerKind::Slice;
-      Sl.Loc = S.Loc;
-      Sl.Inputs = {MIndex};
-      Sl.In = Out[size_t(MIndex)].Out;
-      Sl.Out = S.Out;
-      Sl.SliceBegin = Begin;
-      Begin += S.Out.C;
-      NewIndex[J] = int(Out.size());
-      Out.push_back(std::move(Sl));
-      Fresh.push_back(true);
-    }
-  }
-  auto Map = [&](int I) { return I < 0 ? I : NewIndex[size_t(I)]; };
-  for (size_t K = 0; K < Out.size(); ++K) {
-    if (Fresh[K])
-      continue;
-    for (int &I : Out[K].Inputs)
-      I = Map(I);
-    if (Out[K].HasResidual)
-      Out[K].Residual = Map(Out[K].Residual);
-  }
-  G.Layers = std::move(Out);
-}
-
 } // namespace
 
 llvm::Error snow::ir::canonicalize(Graph &G) {
@@ -617,7 +481,7 @@ llvm::Error snow::ir::canonicalize(Graph &G) {
       Changed |= fuseAdds(G);
     }
     lowerActivations(G);
-    mergeSiblings(G);
+    detail::mergeSiblings(G);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }
