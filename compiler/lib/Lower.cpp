@@ -89,17 +89,29 @@ void Lowerer::loadWeights(const Step &S) {
     for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, WFree + S.WBuf);
+  forEachWeightBlock(S, [&](unsigned K, unsigned Vm, uint32_t Mask) {
+    if (P.Dynamic) // Two rows: s's word, then the zero bias word.
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
+          int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
+    else
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
+  });
+  E.signal(Unit::Load, WFull + S.WBuf);
+}
+
+void Lowerer::forEachWeightBlock(const Step &S,
+                                 llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const {
   // CUs computing the same output group share one load.
   for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
-    for (unsigned Vm = 0; Vm < V; ++Vm) {
-      unsigned K = P.wIndex(unsigned(Og), S.Chunk, Vm, V);
-      if (P.Dynamic) // Two rows: s's word, then the zero bias word.
-        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
-            int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
-      else
-        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
-    }
-  E.signal(Unit::Load, WFull + S.WBuf);
+    for (unsigned Vm = 0; Vm < V; ++Vm)
+      Fn(S.P->wIndex(unsigned(Og), S.Chunk, Vm, V), Vm, Mask);
+}
+
+uint64_t Lowerer::weightBytes(const Step &S) const {
+  uint64_t Words = 0;
+  forEachWeightBlock(
+      S, [&](unsigned K, unsigned, uint32_t) { Words += S.P->Dynamic ? 2 : S.P->WWords[K]; });
+  return Words * Lanes * 2;
 }
 
 void Lowerer::loadMaps(const Step &S) {

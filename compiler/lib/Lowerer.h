@@ -22,6 +22,7 @@
 #define SNOW_COMPILER_LOWERER_H
 
 #include "Lower.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace snow::compiler {
 
@@ -36,6 +37,8 @@ public:
         AllMask((1u << NCu) - 1), DmaLoops(DmaLoops) {}
 
   void loadWeights(const Step &S);
+  /// Bytes loadWeights(S) moves.
+  uint64_t weightBytes(const Step &S) const;
   void loadMaps(const Step &S);
   void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
   void loadResidual(const Step &S);
@@ -52,6 +55,9 @@ public:
   uint64_t ops() const { return Ops; }
 
 private:
+  /// Fn(weight block, vMAC, CU mask) for each load of step S's weights.
+  void forEachWeightBlock(const Step &S,
+                          llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const;
   void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
                    unsigned &Entry) const;
   void tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First = 0,

@@ -85,6 +85,10 @@ static cl::opt<bool> NoBalanceLoads("no-balance-loads",
                                     cl::desc("Issue each step's loads all at once, before the "
                                              "previous step's traces"),
                                     cl::cat(Cat));
+static cl::opt<bool> NoEarlyWeights("no-early-weights",
+                                    cl::desc("Load a conv's first weights after the maps of the "
+                                             "pool before it, not before them"),
+                                    cl::cat(Cat));
 static cl::opt<bool> NoDmaLoops("no-dma-loops",
                                 cl::desc("Unroll every DMA operation (larger code)"), cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
@@ -215,6 +219,7 @@ static int compileModel() {
   Opts.GroupedVdw = !NoGroupedVdw;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
+  Opts.EarlyWeights = !NoEarlyWeights;
   Opts.DmaLoops = !NoDmaLoops;
   if (Batch == 0)
     return fail("--batch must be at least 1");

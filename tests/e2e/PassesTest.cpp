@@ -6,7 +6,7 @@
 // measured: multi-pixel traces appear where lanes would idle and save cycles,
 // balanced rounds save the edge tiles' cycles, the scheduler moves layers
 // away from their producers, split loads keep a small load queue from
-// stalling the control core.
+// stalling the control core, a conv after a pool loads its weights early.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,6 +216,34 @@ TEST(Passes, LoadsSpreadOverThePreviousStepWithASmallQueue) {
   std::filesystem::remove_all(Dir);
 }
 
+TEST(Passes, AConvAfterAPoolLoadsItsWeightsBesideTheConvBefore) {
+  // conv, pool, conv: the pool's maps wait for the first conv's stores, and
+  // the second conv's first weights, prefetched with the pool, would queue
+  // behind them. They load during the first conv's last step instead,
+  // whose DRAM channel is mostly idle (3,473 cycles saved here).
+  const std::string Yaml = header("early", 96, 28, 28) + R"(
+  - {name: c1, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  - {name: p, type: maxpool, kernel: 3, stride: 2}
+  - {name: c2, type: conv, out_channels: 192, kernel: 3, pad: 1, relu: true}
+)";
+  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::EarlyWeights);
+  EXPECT_EQ(countOps(On.Prog, isa::Opcode::LD_WGT), countOps(Off.Prog, isa::Opcode::LD_WGT))
+      << "the same loads, earlier";
+  const sim::LayerStats *C2On = layerNamed(On, "c2"), *C2Off = layerNamed(Off, "c2");
+  ASSERT_TRUE(C2On && C2Off);
+  EXPECT_LT(C2On->Cycles, C2Off->Cycles);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  // Where the first conv's last step is short beside the weights (tiny.yaml),
+  // they would delay its stores, which the pool waits for: they stay late.
+  const std::string Tiny = header("tinyish", 3, 32, 32) + R"(
+  - {name: c1, type: conv, out_channels: 16, kernel: 3, stride: 1, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 2, stride: 2}
+  - {name: c2, type: conv, out_channels: 40, kernel: [5, 3], stride: [2, 1], pad: [2, 1]}
+)";
+  auto [TinyOn, TinyOff] = withAndWithout(Tiny, "zc706", &compiler::CompileOptions::EarlyWeights);
+  EXPECT_LE(TinyOn.Stats.Cycles, TinyOff.Stats.Cycles);
+}
+
 TEST(Passes, DmaLoopsKeepCodeCompact) {
   // Chunked channels load a region row by row: 9 rows of each chunk per
   // tile; the stores of tiles narrower than the map go row by row too.
@@ -383,14 +411,14 @@ TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 30; ++K) {
-    const std::string &Yaml = K < 15 ? FewChannels : Pairs;
+  for (int K = 0; K < 32; ++K) {
+    const std::string &Yaml = K < 16 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels, &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,  &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
-                     &O.PipelinePools, &O.FuseDepthwise, &O.BankedReads};
-    *Flags[K % 15] = false;
+                     &O.PipelinePools, &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights};
+    *Flags[K % 16] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

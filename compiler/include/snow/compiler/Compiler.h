@@ -70,6 +70,10 @@ struct CompileOptions {
   /// the load queue, issue the rest half way through the previous step's
   /// traces instead of all before them (Lower.cpp, emitProgram).
   bool BalanceLoads = true;
+  /// At a layer boundary through layers without weights (conv, pool, conv),
+  /// load the next conv's first weights beside the last step of the layer
+  /// before, not behind the pool's maps (emitProgram).
+  bool EarlyWeights = true;
   /// Hardware loops for code size: a run of DMA operations whose addresses
   /// advance by constant steps (a region's rows, a tile's rows) becomes a
   /// control-core loop instead of one operation after another.
