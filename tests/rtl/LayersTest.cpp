@@ -113,4 +113,23 @@ TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
   EXPECT_TRUE(coSimulate("g.bin"));
 }
 
+class RtlEarlyWeights : public CoSimTest {};
+
+TEST_F(RtlEarlyWeights, AConvAfterAPoolAgrees) {
+  // The second conv's first weights load beside the first conv's last step,
+  // ahead of the pool's maps in the load queue (compiler.md, step 9; the
+  // effect itself is checked by test_e2e's Passes tests): 537,855 cycles,
+  // about 5 s of RTL.
+  const std::string Yaml =
+      modelHeader("early", 96, 28, 28, 5) +
+      R"(  - {name: c1, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  - {name: p, type: maxpool, kernel: 3, stride: 2}
+  - {name: c2, type: conv, out_channels: 192, kernel: 3, pad: 1, relu: true}
+)";
+  compileFor("e.bin", Yaml, "zc706");
+  if (HasFatalFailure())
+    return;
+  EXPECT_TRUE(coSimulate("e.bin"));
+}
+
 } // namespace
