@@ -78,8 +78,7 @@ bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
   if (!D.FirstPart || !D.LastPart || D.Frames != 1 || D.OutIsSlice || D.L->HasResidual)
     return false;
   if (!D.IsConv)
-    return !D.Elementwise &&
-           (D.L->Kind == ir::LayerKind::MaxPool || D.L->Kind == ir::LayerKind::AvgPool);
+    return D.isPool();
   // With fewer channels than a writeback entry, one vwb's entries overlap
   // in the area (each runs into the next pixel, which the next entry then
   // writes): in one cycle per entry only, as a writeback of several moves

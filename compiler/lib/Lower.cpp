@@ -111,7 +111,7 @@ uint64_t Lowerer::weightBytes(const Step &S) const {
   uint64_t Words = 0;
   forEachWeightBlock(
       S, [&](unsigned K, unsigned, uint32_t) { Words += S.P->Dynamic ? 2 : S.P->WWords[K]; });
-  return Words * Lanes * 2;
+  return Words * Hw.weightWordBytes();
 }
 
 void Lowerer::loadMaps(const Step &S) {

@@ -97,6 +97,10 @@ struct LayerPlan {
   const ir::Layer *L = nullptr;
   unsigned Index = 0;
   bool IsConv = true;
+  /// A max or average pool (a global one is an average pool by now).
+  bool isPool() const {
+    return L->Kind == ir::LayerKind::MaxPool || L->Kind == ir::LayerKind::AvgPool;
+  }
   /// Words after the kernel in a block that carries the bias: the bias word,
   /// then the activation table if the layer has one (vlut reads it).
   unsigned TailWords = 1;

@@ -343,9 +343,10 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // layer loaded across a pool before it (both below).
   std::vector<bool> Preloaded(Steps.size(), false), WPreloaded(Steps.size(), false);
   auto Loads = [&](const Step &S, bool Weights, bool Maps) {
-    if (Weights && S.NewW && !WPreloaded[size_t(&S - Steps.data())])
+    const size_t I = size_t(&S - Steps.data());
+    if (Weights && S.NewW && !WPreloaded[I])
       Low.loadWeights(S);
-    if (Maps && S.NewMap && !Preloaded[size_t(&S - Steps.data())])
+    if (Maps && S.NewMap && !Preloaded[I])
       Low.loadMaps(S);
     if (Maps && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
@@ -436,8 +437,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // Loaded late, they queue behind the maps of the step before J and hide
     // only under that step's compute: a pool's windows (besideCost).
     const LayerPlan &Q = *Steps[J - 1].P;
-    const bool Pool = Q.L->Kind == ir::LayerKind::MaxPool || Q.L->Kind == ir::LayerKind::AvgPool;
-    const uint64_t Hide = Pool ? besideCost(Q, Hw) / stepCount(Q) : 0;
+    const uint64_t Hide = Q.isPool() ? besideCost(Q, Hw) / stepCount(Q) : 0;
     auto Exposed = [&](uint64_t Under) { return W > Under ? W - Under : 0; };
     if (Exposed(Idle) >= Exposed(Hide))
       return;
