@@ -180,6 +180,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         Dn.FusedWith = int(D.Index);
         Dn.MapStationary = true;
         Dn.BesideOf = -1;
+        Dn.ShareOffset = 0;
         if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
           Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
           Dn.NChunks = ceilDiv(Depth, Dn.Chunk);

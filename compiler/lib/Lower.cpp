@@ -125,10 +125,11 @@ void Lowerer::loadMaps(const Step &S) {
       E.wait(Unit::Load, LayerDone);
   for (unsigned F = 0; F < S.DoneWaits; ++F)
     E.wait(Unit::Load, RowsDone);
-  E.wait(Unit::Load, InFree + S.InBuf);
-  loadRegion(S, P.In, B.InBase[S.InBuf] + P.InSkew);
+  if (!S.SharesRegion)
+    E.wait(Unit::Load, InFree + S.InBuf);
+  loadRegion(S, P.In, inBase(S) + P.InSkew);
   if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
-    loadRegion(S, P.In2, B.InBase[S.InBuf] + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
+    loadRegion(S, P.In2, inBase(S) + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
 }
 
@@ -279,7 +280,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
       int64_t(P.FromMid ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
-  const uint32_t Maps = P.FromMid ? midBase(S) : B.InBase[S.InBuf] + P.InSkew;
+  const uint32_t Maps = P.FromMid ? midBase(S) : inBase(S) + P.InSkew;
   E.li(3, B.WBase[S.WBuf]);
   E.li(4, 0);
   E.li(5, Maps + Offset + RowBegin * Pitch);
@@ -350,7 +351,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   // (Lowerer::writeBack), the output region pixels Groups x lanes apart.
   const int64_t PixelGap = P.ToMid ? int64_t(L.Out.C) - int64_t(Groups) * Lanes : 0;
   E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
-  E.li(5, B.InBase[S.InBuf]);
+  E.li(5, inBase(S));
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
@@ -398,7 +399,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   if (!Halves)
     return;
   E.li(9, midBase(S) + Hw.mapsBankElems() + P.chunkBegin(S.Chunk));
-  E.li(5, B.InBase[S.InBuf] + L.SW * Stride); // Column 1.
+  E.li(5, inBase(S) + L.SW * Stride); // Column 1.
   E.addi(6, 5, 0);
   E.li(4, 0);
   rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);
@@ -409,7 +410,7 @@ void Lowerer::elementwise(const Step &S) {
   const ir::Layer &L = *P.L;
   // Operands are laid out R x Wt in the buffer, so the entries keep that
   // pitch (makeRounds gives elementwise rounds the full tile width).
-  const uint32_t Pix = S.round().pixels(), In = B.InBase[S.InBuf];
+  const uint32_t Pix = S.round().pixels(), In = inBase(S);
   const uint32_t Operand2 = P.sameOperands() ? 0 : P.R * P.Wt * G;
   auto Pre = [&](Opcode Op, uint32_t Addr, bool Init) {
     E.li(9, Addr);
@@ -483,6 +484,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
 }
 
 uint32_t Lowerer::midBase(const Step &S) const { return B.InBase[S.MidBuf] + B.MidOffset; }
+
+uint32_t Lowerer::inBase(const Step &S) const { return B.InBase[S.InBuf] + S.InOffset; }
 
 void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;

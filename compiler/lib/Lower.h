@@ -55,6 +55,16 @@ struct Step {
   /// pool): 1 where its stores complete rows that a pool step waits for.
   unsigned DoneSignals = 0;
   unsigned InBuf = 0, WBuf = 0, OutBuf = 0; ///< Bank parities.
+  /// Where in input region InBuf the step's maps go (elements; a pool
+  /// sharing its conv's region: LayerPlan::ShareOffset).
+  uint32_t InOffset = 0;
+  /// A pipelined pool step right after a step of its conv, in the banks of
+  /// that step's input region past the conv's maps: the region is the
+  /// conv step's until the pool step has run, so the pool's load waits for
+  /// no InFree (the conv step's load took the region), the conv step frees
+  /// nothing (DeferInFree) and the pool step frees the region. The conv's
+  /// next step loads into the other region as if no pool were between.
+  bool SharesRegion = false;
   /// A fused pair's step (LayerPlan::ToMid / FromMid): the input region
   /// whose banks past the first hold the depthwise output (MidBase()). The
   /// pair's last depthwise step is the last to load into that region; it
@@ -74,6 +84,10 @@ size_t stepCount(const LayerPlan &P);
 /// rows progressively, most; where they complete them only at the end, none.
 /// ReadsC: Q reads C's output (else every step can).
 unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true);
+
+/// stepsBeside for a Q that shares C's input region (LayerPlan::ShareOffset):
+/// one of its steps at most between two of C's.
+unsigned sharedStepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true);
 
 /// Builds the ordered step list of a whole program (parities assigned).
 std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);

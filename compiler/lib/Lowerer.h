@@ -73,6 +73,8 @@ private:
   void cut() { Cuts.push_back({E.pc(), Ops}); }
   /// Where a fused pair's depthwise output lies (Step::MidBuf).
   uint32_t midBase(const Step &S) const;
+  /// Where step S's maps lie (Step::InBuf, InOffset).
+  uint32_t inBase(const Step &S) const;
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,
             int16_t Value);
   /// The traces of step S over output rows [RowBegin, RowBegin + Rows) of

@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "PipelinePools.h"
+#include "Cost.h"
 #include "Lower.h"
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -110,20 +112,67 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // traffic is less than what its steps cost the conv: a conv step after
     // a pool step finds its maps not loaded (the pool used the other bank),
     // about one conv step's traffic each. There the move would only cost.
-    auto Pipelines = [&](const LayerPlan &P) {
-      return 2 * stepsBeside(Conv, P, ReadsConv) > stepCount(P) &&
-             PoolDram > stepCount(P) * Busy / ConvSteps;
+    auto Beside = [&](const LayerPlan &P) {
+      return 2 * stepsBeside(Conv, P, ReadsConv) > stepCount(P);
     };
+    auto Pipelines = [&](const LayerPlan &P) {
+      return Beside(P) && PoolDram > stepCount(P) * Busy / ConvSteps;
+    };
+    std::optional<LayerPlan> Own; // In input regions of its own.
     if (stepCount(Pool) < Want) {
       auto Finer = planPoolBeside(Pool, Hw, B, Opts, Want);
-      if (!Finer) {
+      if (!Finer)
         llvm::consumeError(Finer.takeError()); // No tile shape has the steps.
-      } else if (Pipelines(*Finer)) {
-        Pool = std::move(*Finer);
-        return true;
+      else if (Pipelines(*Finer))
+        Own = std::move(*Finer);
+    }
+    if (!Own && Pipelines(Pool))
+      Own = Pool;
+    // Or in the banks of the conv's input region that the conv leaves
+    // unused (LayerPlan::ShareOffset; planned again there): then a conv step
+    // after a pool step finds its maps loaded, but the pool's tiles may be
+    // smaller, and its traffic larger.
+    std::optional<LayerPlan> Shared;
+    const uint64_t Bank = Hw.mapsBankElems();
+    const uint64_t Offset = (Conv.inputElems(Hw.LanesPerVmac) + Bank - 1) / Bank * Bank;
+    if (Own && Opts.SharePoolRegions && !Conv.readsBanked() && Offset < B.InCap) {
+      BufferMap Rest = B;
+      Rest.InCap = B.InCap - uint32_t(Offset);
+      // No more steps than in its own regions: each has its overheads.
+      auto S =
+          planPoolBeside(Pool, Hw, Rest, Opts, std::min<unsigned>(Want, unsigned(stepCount(*Own))));
+      if (!S) {
+        llvm::consumeError(S.takeError()); // No tile shape fits there.
+      } else if (Beside(*S)) {
+        Shared = std::move(*S);
+        Shared->ShareOffset = uint32_t(Offset);
       }
     }
-    return Pipelines(Pool);
+    // What each costs beside the conv (estimates): the pool's windows and
+    // its traffic beyond what the conv leaves idle; then in regions of its
+    // own a conv step's traffic for each pool step, sharing the traffic of
+    // the pool's steps that run after the conv's last (one pool step at most
+    // goes between two of the conv's: sharedStepsBeside).
+    auto Beyond = [&](const LayerPlan &P) {
+      const uint64_t Dram = Hw.dramCycles(P.EstDramBytes), Steps = stepCount(P);
+      const uint64_t After =
+          P.ShareOffset ? Dram * (Steps - sharedStepsBeside(Conv, P, ReadsConv)) / Steps : 0;
+      return besideCost(P, Hw) + (Busy + Dram > Conv.EstCycles ? Busy + Dram - Conv.EstCycles : 0) +
+             (P.ShareOffset ? After : Steps * Busy / ConvSteps);
+    };
+    // Smaller tiles in the conv's region move more halo: counted whole, as
+    // the conv's idle channel time is an estimate (GoogLeNet's pool1 and
+    // pool2 on narrow8 moved 2.4 times their traffic, and cost more than
+    // the conv saved).
+    auto More = [&](const LayerPlan &S, const LayerPlan &O) {
+      return S.EstDramBytes > O.EstDramBytes ? Hw.dramCycles(S.EstDramBytes - O.EstDramBytes) : 0;
+    };
+    if (Shared && Beyond(*Shared) + More(*Shared, *Own) < Beyond(*Own))
+      Own = std::move(Shared);
+    if (!Own)
+      return false;
+    Pool = std::move(*Own);
+    return true;
   };
   // Beside the conv that last produces the pool's input (the biggest one,
   // through a concat), which then signals the rows it has stored.

@@ -14,6 +14,7 @@
 #include "Cost.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
+#include <cassert>
 #include <fmt/format.h>
 #include <optional>
 
@@ -63,6 +64,13 @@ unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
     return L->In.C;
   unsigned N = chunkSize(C, L->In.C);
   return IsConv ? N : roundUp(N, Lanes);
+}
+
+uint64_t LayerPlan::inputElems(unsigned Lanes) const {
+  assert(!Elementwise && "an elementwise region holds its operands' entries");
+  // The slack setTile adds: a grouped conv's shifted passes, a pool's lanes.
+  const unsigned Extra = IsConv ? 2 * InSkew : Lanes;
+  return uint64_t(RowsIn) * ColsIn * pixelStride(0, Lanes) + Extra;
 }
 
 unsigned LayerPlan::kernelWords(unsigned C) const {

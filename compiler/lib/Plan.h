@@ -226,6 +226,13 @@ struct LayerPlan {
   /// they read, or from the start if it reads older layers only
   /// (PipelinePools.cpp: pipelineOrder; Sequence.cpp: pipeline).
   int BesideOf = -1;
+  /// A pool beside a conv whose steps share the conv's input region
+  /// (PipelinePools.cpp): each step's maps go at this element offset (whole
+  /// banks past every step of the conv's maps), so a pool step between two
+  /// conv steps leaves the other region to the conv's next step
+  /// (Sequence.cpp: Step::SharesRegion). 0: the pool's steps take regions
+  /// of their own.
+  uint32_t ShareOffset = 0;
   std::vector<Round> Rounds; ///< In execution order.
   int16_t PadValue = 0;
 
@@ -272,6 +279,9 @@ struct LayerPlan {
   }
   /// Elements between two pixels in the buffer for chunk C.
   unsigned pixelStride(unsigned C, unsigned Lanes) const;
+  /// Elements of its input region that a step of this conv or pool uses at
+  /// most (the first chunk is the widest). Not for elementwise plans.
+  uint64_t inputElems(unsigned Lanes) const;
   /// Kernel words per weight block of chunk C (without the bias word).
   unsigned kernelWords(unsigned C) const;
   /// Output rows and columns of tile T that exist (edge tiles are smaller).

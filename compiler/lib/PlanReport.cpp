@@ -31,7 +31,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide     ? "wide"
@@ -46,7 +46,8 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
                                        : "+dw",
                         P.ToMid     ? "+fused>"
                         : P.FromMid ? "+fused<"
-                                    : "");
+                                    : "",
+                        P.ShareOffset ? "+shared" : "");
   D.EstCycles = P.EstCycles;
   D.EstDramBytes = P.EstDramBytes;
   return D;

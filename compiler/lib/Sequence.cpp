@@ -24,6 +24,7 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
     S.P = &P;
     S.RoundIdx = RoundIdx;
     S.Chunk = Chunk;
+    S.InOffset = P.ShareOffset;
     // A fused depthwise step writes back on chip only (LayerPlan::ToMid).
     S.Writes = !P.ToMid && (!P.IsConv || P.Depthwise ||
                             Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
@@ -145,6 +146,18 @@ unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, boo
   return N;
 }
 
+unsigned snow::compiler::sharedStepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC) {
+  const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
+  const std::vector<size_t> At = ReadsC ? readyAt(CS, QS) : std::vector<size_t>(QS.size(), 0);
+  // As pipeline() places them: one after each writing step of C before a
+  // step that loads new maps, once the rows it reads are stored; Q's last
+  // step after C's.
+  size_t J = 0;
+  for (size_t K = 0; K + 1 < CS.size() && J + 1 < QS.size(); ++K)
+    J += CS[K].Writes && newMaps(CS[K], CS[K + 1]) && At[J] < K;
+  return unsigned(J);
+}
+
 /// Conv C's steps with pooling Q's steps among them, each of Q's steps once
 /// C has stored every row it reads (docs/compiler.md, step 9a; a Q that
 /// does not read C waits for nothing), and only where C's next step would
@@ -162,6 +175,7 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
   // for, and each step of Q waits for those up to its own. A pool that does
   // not read C waits for none.
   const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
+  const bool Shares = Q.front().P->ShareOffset != 0;
   const std::vector<size_t> At = ReadsC ? readyAt(C, Q) : std::vector<size_t>(Q.size(), 0);
   std::vector<size_t> Signals = ReadsC ? At : std::vector<size_t>();
   std::sort(Signals.begin(), Signals.end());
@@ -189,11 +203,14 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
     if (!C[K].Writes || K + 1 == C.size() || !newMaps(C[K], C[K + 1]))
       continue;
     // At most as many of Q's steps as keep Q's share of the remaining
-    // places even, so its traffic spreads over C's traces.
+    // places even, so its traffic spreads over C's traces; one if it
+    // shares C's input region (its maps go where C's step leaves room).
     const size_t Left = C.size() - K - 1;
-    size_t Quota = (Q.size() - J + Left - 1) / Left;
-    while (Quota-- > 0 && J + 1 < Q.size() && At[J] < K)
+    size_t Quota = Shares ? 1 : (Q.size() - J + Left - 1) / Left;
+    while (Quota-- > 0 && J + 1 < Q.size() && At[J] < K) {
       Take();
+      Out.back().SharesRegion = Shares;
+    }
   }
   // The first of these has its loads emitted before C's last step runs:
   // it loads only after C's LayerDone (Late), which follows that step's
@@ -300,8 +317,13 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.LastMapUse = !P.FromMid;
       S.LastWUse = true;
     }
+    if (S.SharesRegion) {
+      assert(Before && Before->P->IsConv && Before->LastMapUse &&
+             "a pool step shares the region of the conv step just before it");
+      Before->DeferInFree = true;
+    }
     unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
-    InCount += S.NewMap;
+    InCount += S.NewMap && !S.SharesRegion;
     WCount += S.NewW;
     S.InBuf = (InCount - 1) % Banks;
     S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.

@@ -128,6 +128,11 @@ static cl::opt<unsigned>
                    "tiles); snowsim --input then takes exactly N frames (docs/batch.md)"),
           cl::value_desc("N"), cl::init(1), cl::cat(Cat));
 
+static cl::opt<bool> NoSharePoolRegions(
+    "no-shared-pool-regions",
+    cl::desc("Load a pipelined pool's maps into an input region of their own, not into the "
+             "banks the conv beside it leaves unused"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPipelinePools(
     "no-pipeline-pools",
     cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
@@ -225,6 +230,7 @@ static int compileModel() {
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
+  Opts.SharePoolRegions = !NoSharePoolRegions;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

@@ -6,7 +6,8 @@
 // measured: multi-pixel traces appear where lanes would idle and save cycles,
 // balanced rounds save the edge tiles' cycles, the scheduler moves layers
 // away from their producers, split loads keep a small load queue from
-// stalling the control core, a conv after a pool loads its weights early.
+// stalling the control core, a conv after a pool loads its weights early, a
+// pool beside its conv loads into the conv's input region.
 //
 //===----------------------------------------------------------------------===//
 
@@ -297,6 +298,36 @@ TEST(Passes, PoolsRunBesideTheConvTheyReadAtBatchOne) {
   }
 }
 
+TEST(Passes, APoolBesideAConvSharesTheConvsInputRegion) {
+  // VGG-16's conv1_2 and pool1 in small: a pool step between two steps of
+  // its conv loads into the banks of the conv step's input region past the
+  // conv's maps, so the conv's next step still loads into the other region
+  // while this one computes; with a region of its own, the pool step took
+  // that other region, and the conv step after it had to wait for its maps.
+  const std::string Yaml = header("share", 64, 56, 56) + R"(
+  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 2, stride: 2}
+  - {name: c2, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+)";
+  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::SharePoolRegions);
+  // Each shared pool step skips its load's wait for a free region (InFree,
+  // semaphores 2 and 3): the conv step before it took the region. The
+  // pool's four steps: three between the conv's, the last after them
+  // (704,583 cycles against 720,183; c1 459,662 against 473,548).
+  auto InFreeWaits = [](const isa::Program &P) {
+    unsigned N = 0;
+    for (const isa::Word128 &W : P.Code)
+      if (auto I = isa::decode(W))
+        N += I->Op == isa::Opcode::SYNC_LD_WAIT && (I->idx == 2 || I->idx == 3);
+    return N;
+  };
+  EXPECT_LT(InFreeWaits(On.Prog) + 2, InFreeWaits(Off.Prog)) << "three pool steps share a region";
+  const sim::LayerStats *C1On = layerNamed(On, "c1"), *C1Off = layerNamed(Off, "c1");
+  ASSERT_TRUE(C1On && C1Off);
+  EXPECT_LT(C1On->Cycles, C1Off->Cycles);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+}
+
 TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {
   // An inception block: the pool branch reads the block's input, which is
   // complete, so its steps run between those of the block's 3x3 conv (moved
@@ -411,14 +442,15 @@ TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 32; ++K) {
-    const std::string &Yaml = K < 16 ? FewChannels : Pairs;
+  for (int K = 0; K < 34; ++K) {
+    const std::string &Yaml = K < 17 ? FewChannels : Pairs;
     compiler::CompileOptions O;
-    bool *Flags[] = {&O.DoubleBuffer,  &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
-                     &O.SplitChannels, &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
-                     &O.BalanceLoads,  &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
-                     &O.PipelinePools, &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights};
-    *Flags[K % 16] = false;
+    bool *Flags[] = {&O.DoubleBuffer,    &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
+                     &O.SplitChannels,   &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
+                     &O.BalanceLoads,    &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
+                     &O.PipelinePools,   &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights,
+                     &O.SharePoolRegions};
+    *Flags[K % 17] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -132,4 +132,25 @@ TEST_F(RtlEarlyWeights, AConvAfterAPoolAgrees) {
   EXPECT_TRUE(coSimulate("e.bin"));
 }
 
+class RtlSharedPoolRegion : public CoSimTest {};
+
+TEST_F(RtlSharedPoolRegion, APoolInItsConvsRegionAgrees) {
+  // The pool's steps load into the banks of the conv step's input region
+  // past the conv's maps, without waiting for a free region, and free it
+  // themselves (compiler.md, step 9a; the effect itself is checked by
+  // test_e2e's Passes tests): 244,388 cycles, about 3 s of RTL.
+  const std::string Yaml =
+      modelHeader("share", 32, 40, 40, 5) +
+      R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: maxpool, kernel: 2, stride: 2}
+  - {name: c2, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+)";
+  compileFor("s.plan", Yaml, "zc706", {"--emit=plan"});
+  compileFor("s.bin", Yaml, "zc706");
+  if (HasFatalFailure())
+    return;
+  EXPECT_NE(read("s.plan").find("+shared"), std::string::npos) << read("s.plan");
+  EXPECT_TRUE(coSimulate("s.bin"));
+}
+
 } // namespace

@@ -95,6 +95,11 @@ struct CompileOptions {
   /// after their conv where the conv leaves the DRAM channel idle long
   /// enough (PipelinePools.cpp: pipelineOrder).
   bool PipelinePools = true;
+  /// A pool step between two steps of the conv it runs beside loads into
+  /// the banks of the conv's input region that the conv leaves unused, not
+  /// into the other region, where the conv's next step would otherwise
+  /// have to wait for its own maps (Sequence.cpp: Step::SharesRegion).
+  bool SharePoolRegions = true;
   /// Fuse a depthwise conv or a pool with the 1x1 convs that alone read
   /// it: its output tile stays on chip (written back into the maps buffer
   /// at the 1x1 convs' full depth), where the 1x1 convs' traces read it, so
