@@ -67,7 +67,9 @@ def main():
                 d = json.load(f)
         attrs = model_layers(path)
         n = d["hw"]["macs"]
-        bw = d["hw"]["dram_gbps"] * 1e3 / d["hw"]["clock_mhz"]  # bytes per cycle
+        # Bytes per cycle the channel sustains: the pin rate times the
+        # controller's efficiency (isa/presets/zc706.yaml: 80 %).
+        bw = d["hw"]["dram_gbps"] * d["hw"]["dram_efficiency"] * 1e3 / d["hw"]["clock_mhz"]
         group = args.group
         # Input channels: the producer's out_channels (the model YAML has no
         # shapes); the layer's plan carries the chunking, so use that.
