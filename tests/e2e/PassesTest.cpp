@@ -14,6 +14,7 @@
 #include "Harness.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -66,6 +67,15 @@ unsigned countOps(const isa::Program &P, isa::Opcode Op) {
   return N;
 }
 
+/// How many of the program's load-unit waits are on one of Sems.
+unsigned loadWaits(const isa::Program &P, std::initializer_list<unsigned> Sems) {
+  unsigned N = 0;
+  for (const isa::Word128 &W : P.Code)
+    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::SYNC_LD_WAIT)
+      N += std::find(Sems.begin(), Sems.end(), unsigned(I->idx)) != Sems.end();
+  return N;
+}
+
 /// The stats of the layer named Name.
 const sim::LayerStats *layerNamed(const RunResult &R, const std::string &Name) {
   for (const sim::LayerStats &L : R.Stats.Layers)
@@ -73,6 +83,15 @@ const sim::LayerStats *layerNamed(const RunResult &R, const std::string &Name) {
       return &L;
   ADD_FAILURE() << "no layer " << Name;
   return nullptr;
+}
+
+/// Layer Name, and the whole run, take fewer cycles with the pass than
+/// without.
+void expectFaster(const OnOff &R, const std::string &Name) {
+  const sim::LayerStats *On = layerNamed(R.On, Name), *Off = layerNamed(R.Off, Name);
+  ASSERT_TRUE(On && Off);
+  EXPECT_LT(On->Cycles, Off->Cycles) << Name;
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
 /// The layer indices of the program's marks, in program order.
@@ -227,13 +246,10 @@ TEST(Passes, AConvAfterAPoolLoadsItsWeightsBesideTheConvBefore) {
   - {name: p, type: maxpool, kernel: 3, stride: 2}
   - {name: c2, type: conv, out_channels: 192, kernel: 3, pad: 1, relu: true}
 )";
-  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::EarlyWeights);
-  EXPECT_EQ(countOps(On.Prog, isa::Opcode::LD_WGT), countOps(Off.Prog, isa::Opcode::LD_WGT))
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::EarlyWeights);
+  EXPECT_EQ(countOps(R.On.Prog, isa::Opcode::LD_WGT), countOps(R.Off.Prog, isa::Opcode::LD_WGT))
       << "the same loads, earlier";
-  const sim::LayerStats *C2On = layerNamed(On, "c2"), *C2Off = layerNamed(Off, "c2");
-  ASSERT_TRUE(C2On && C2Off);
-  EXPECT_LT(C2On->Cycles, C2Off->Cycles);
-  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  expectFaster(R, "c2");
   // Where the first conv's last step is short beside the weights (tiny.yaml),
   // they would delay its stores, which the pool waits for: they stay late.
   const std::string Tiny = header("tinyish", 3, 32, 32) + R"(
@@ -280,11 +296,7 @@ TEST(Passes, PoolsRunBesideTheConvTheyReadAtBatchOne) {
     OnOff R;
     cyclesOf(Yaml, Hw, Beside, &R.On);
     cyclesOf(Yaml, Hw, Apart, &R.Off);
-    unsigned Waits = 0;
-    for (const isa::Word128 &W : R.On.Prog.Code)
-      if (auto I = isa::decode(W))
-        Waits += I->Op == isa::Opcode::SYNC_LD_WAIT && I->idx == 15;
-    EXPECT_GT(Waits, 1u) << "the pool waited for the conv's rows band by band";
+    EXPECT_GT(loadWaits(R.On.Prog, {15}), 1u) << "the pool waited for the conv's rows band by band";
     // What hides is the pool's traffic; its vmax work stays on the compute
     // unit. On zc706 (4 CUs) the pool is bound by the channel and the whole
     // run is shorter by over half of what the pool takes alone; on mini64
@@ -309,23 +321,14 @@ TEST(Passes, APoolBesideAConvSharesTheConvsInputRegion) {
   - {name: p1, type: maxpool, kernel: 2, stride: 2}
   - {name: c2, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
 )";
-  auto [On, Off] = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::SharePoolRegions);
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::SharePoolRegions);
   // Each shared pool step skips its load's wait for a free region (InFree,
   // semaphores 2 and 3): the conv step before it took the region. The
   // pool's four steps: three between the conv's, the last after them
   // (704,583 cycles against 720,183; c1 459,662 against 473,548).
-  auto InFreeWaits = [](const isa::Program &P) {
-    unsigned N = 0;
-    for (const isa::Word128 &W : P.Code)
-      if (auto I = isa::decode(W))
-        N += I->Op == isa::Opcode::SYNC_LD_WAIT && (I->idx == 2 || I->idx == 3);
-    return N;
-  };
-  EXPECT_LT(InFreeWaits(On.Prog) + 2, InFreeWaits(Off.Prog)) << "three pool steps share a region";
-  const sim::LayerStats *C1On = layerNamed(On, "c1"), *C1Off = layerNamed(Off, "c1");
-  ASSERT_TRUE(C1On && C1Off);
-  EXPECT_LT(C1On->Cycles, C1Off->Cycles);
-  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  EXPECT_LT(loadWaits(R.On.Prog, {2, 3}) + 2, loadWaits(R.Off.Prog, {2, 3}))
+      << "three pool steps share a region";
+  expectFaster(R, "c1");
 }
 
 TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {

@@ -113,44 +113,49 @@ TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
   EXPECT_TRUE(coSimulate("g.bin"));
 }
 
-class RtlEarlyWeights : public CoSimTest {};
+/// Programs of a conv, a pool and a conv on zc706, where how the pool sits
+/// between the convs changes the program's synchronization (compiler.md,
+/// steps 9 and 9a; the effects themselves are checked by test_e2e's Passes
+/// tests).
+class RtlPoolBoundaries : public CoSimTest {
+protected:
+  /// Compiles Layers (after the header) and co-simulates; Mark, if given,
+  /// must appear in the plan.
+  void agrees(const std::string &Name, unsigned C, unsigned HW, const std::string &Layers,
+              const char *Mark = nullptr) {
+    const std::string Yaml = modelHeader(Name, C, HW, HW, 5) + Layers;
+    if (Mark) {
+      compileFor(Name + ".plan", Yaml, "zc706", {"--emit=plan"});
+      EXPECT_NE(read(Name + ".plan").find(Mark), std::string::npos) << read(Name + ".plan");
+    }
+    compileFor(Name + ".bin", Yaml, "zc706");
+    if (HasFatalFailure())
+      return;
+    EXPECT_TRUE(coSimulate(Name + ".bin"));
+  }
+};
 
-TEST_F(RtlEarlyWeights, AConvAfterAPoolAgrees) {
+TEST_F(RtlPoolBoundaries, EarlyWeightsAgree) {
   // The second conv's first weights load beside the first conv's last step,
-  // ahead of the pool's maps in the load queue (compiler.md, step 9; the
-  // effect itself is checked by test_e2e's Passes tests): 537,855 cycles,
-  // about 5 s of RTL.
-  const std::string Yaml =
-      modelHeader("early", 96, 28, 28, 5) +
-      R"(  - {name: c1, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  // ahead of the pool's maps in the load queue: 537,855 cycles, about 5 s
+  // of RTL.
+  agrees("early", 96, 28,
+         R"(  - {name: c1, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
   - {name: p, type: maxpool, kernel: 3, stride: 2}
   - {name: c2, type: conv, out_channels: 192, kernel: 3, pad: 1, relu: true}
-)";
-  compileFor("e.bin", Yaml, "zc706");
-  if (HasFatalFailure())
-    return;
-  EXPECT_TRUE(coSimulate("e.bin"));
+)");
 }
 
-class RtlSharedPoolRegion : public CoSimTest {};
-
-TEST_F(RtlSharedPoolRegion, APoolInItsConvsRegionAgrees) {
+TEST_F(RtlPoolBoundaries, APoolInItsConvsRegionAgrees) {
   // The pool's steps load into the banks of the conv step's input region
   // past the conv's maps, without waiting for a free region, and free it
-  // themselves (compiler.md, step 9a; the effect itself is checked by
-  // test_e2e's Passes tests): 244,388 cycles, about 3 s of RTL.
-  const std::string Yaml =
-      modelHeader("share", 32, 40, 40, 5) +
-      R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  // themselves: 244,388 cycles, about 3 s of RTL.
+  agrees("share", 32, 40,
+         R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
   - {name: p1, type: maxpool, kernel: 2, stride: 2}
   - {name: c2, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
-)";
-  compileFor("s.plan", Yaml, "zc706", {"--emit=plan"});
-  compileFor("s.bin", Yaml, "zc706");
-  if (HasFatalFailure())
-    return;
-  EXPECT_NE(read("s.plan").find("+shared"), std::string::npos) << read("s.plan");
-  EXPECT_TRUE(coSimulate("s.bin"));
+)",
+         "+shared");
 }
 
 } // namespace
