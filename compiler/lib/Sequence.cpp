@@ -104,12 +104,17 @@ static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
          Q.NeedsDone <= C.Ordinal;
 }
 
-/// For each step of pooling Q: the first step of conv C after whose stores
-/// every row it reads is stored (C's last step at the latest).
+/// For each step of Q (a pool, or a layer that reads only C): the first
+/// step of conv C after whose stores every row it reads is stored (C's
+/// last step at the latest). By whole rows, every output group of C: a
+/// DMA transfer's bytes span its rows' channels, and a load of some
+/// channels of a row while a store writes others would overlap it.
 static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q) {
   // Done[k]: the rows of C's output (from the first on) that are all stored
   // after step k's stores: every tile of every output group covering them.
-  const LayerPlan &CP = *C.front().P;
+  // (C may be a fused pair's steps: its 1x1 conv's write.)
+  const LayerPlan &CP =
+      *std::find_if(C.begin(), C.end(), [](const Step &S) { return S.Writes; })->P;
   const unsigned H = CP.L->Out.H;
   std::vector<unsigned> Left(size_t(CP.Frames) * H, 0);
   for (const Step &S : C)
@@ -158,6 +163,27 @@ unsigned snow::compiler::sharedStepsBeside(const LayerPlan &C, const LayerPlan &
   return unsigned(J);
 }
 
+/// RowsDone after each distinct step of C that some step of a layer reading
+/// C waits for (At: readyAt's): sets those steps' DoneSignals and returns
+/// their positions, in order.
+static std::vector<size_t> signalRows(std::vector<Step> &C, std::vector<size_t> At) {
+  std::sort(At.begin(), At.end());
+  At.erase(std::unique(At.begin(), At.end()), At.end());
+  for (size_t K : At)
+    C[K].DoneSignals = 1;
+  return At;
+}
+
+/// How many more of those signals a step waits for that reads the rows C's
+/// step At completes, when Waited were consumed before it (updated).
+static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &Waited) {
+  const size_t Need =
+      size_t(std::lower_bound(Signals.begin(), Signals.end(), At) - Signals.begin()) + 1;
+  const unsigned N = unsigned(Need > Waited ? Need - Waited : 0);
+  Waited = std::max(Waited, Need);
+  return N;
+}
+
 /// Conv C's steps with pooling Q's steps among them, each of Q's steps once
 /// C has stored every row it reads (docs/compiler.md, step 9a; a Q that
 /// does not read C waits for nothing), and only where C's next step would
@@ -177,21 +203,14 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
   const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
   const bool Shares = Q.front().P->ShareOffset != 0;
   const std::vector<size_t> At = ReadsC ? readyAt(C, Q) : std::vector<size_t>(Q.size(), 0);
-  std::vector<size_t> Signals = ReadsC ? At : std::vector<size_t>();
-  std::sort(Signals.begin(), Signals.end());
-  Signals.erase(std::unique(Signals.begin(), Signals.end()), Signals.end());
-  for (size_t K : Signals)
-    C[K].DoneSignals = 1;
+  const std::vector<size_t> Signals = ReadsC ? signalRows(C, At) : std::vector<size_t>();
   std::vector<Step> Out;
   size_t J = 0;
   size_t Waited = 0;
   auto Take = [&] {
     Step S = Q[J];
-    const size_t Need =
-        size_t(std::lower_bound(Signals.begin(), Signals.end(), At[J]) - Signals.begin()) + 1;
+    S.DoneWaits = ReadsC ? rowWaits(Signals, At[J], Waited) : 0;
     ++J;
-    S.DoneWaits = ReadsC ? unsigned(Need > Waited ? Need - Waited : 0) : 0;
-    Waited = std::max(Waited, Need);
     S.Pipelined = true;
     S.ReadsBeside = ReadsC;
     Out.push_back(S);
@@ -224,6 +243,40 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
       Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
     Out.back().DoneWaits += unsigned(Signals.size() - Waited);
   return Out;
+}
+
+/// Whether Q, planned right after conv C, may start on the rows C has
+/// stored (startOnRows): whole layers over the same frames, Q a conv or a
+/// pool that reads C's output directly and nothing newer. C may be the 1x1
+/// conv of a fused pair, Q the producer of one.
+static bool startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
+  const ir::Layer &L = *Q.L;
+  return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && C.Pieces.empty() && Q.IsConv &&
+         !Q.Elementwise && !Q.Dynamic && !Q.FromMid && Q.FirstPart && Q.LastPart &&
+         Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 &&
+         L.input() == int(C.Index) && Q.NeedsDone == C.Ordinal &&
+         !(L.HasResidual && L.Residual == int(C.Index));
+}
+
+/// Q's steps, right after conv C's (startsOnRowsOf), each waiting for the
+/// RowsDone signals of C's steps that store the rows it reads instead of
+/// C's LayerDone (CompileOptions::StartOnRows): Q's first maps then load
+/// while C's last step computes, not after its last stores. False (nothing
+/// set) where Q's first step reads rows that only C's last step stores: its
+/// loads are emitted before that step runs, and every wait must come after
+/// the signal it consumes.
+static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q) {
+  const std::vector<size_t> At = readyAt(C, Q);
+  if (At.front() + 1 >= C.size())
+    return false;
+  const std::vector<size_t> Signals = signalRows(C, At);
+  size_t Waited = 0;
+  for (size_t J = 0; J < Q.size(); ++J) {
+    Q[J].DoneWaits = rowWaits(Signals, At[J], Waited);
+    Q[J].Pipelined = Q[J].ReadsBeside = true;
+  }
+  assert(Waited == Signals.size() && "the step waiting for C's last signal consumes the rest");
+  return true;
 }
 
 /// A fused pair's steps (LayerPlan::ToMid, FromMid): for each group of
@@ -261,6 +314,19 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   // the conv it reads, where it can be, and a fused pair's steps
   // interleaved.
   std::vector<Step> Steps;
+  // The steps appended last, from Steps[Last] on: all of LastPlan's and
+  // nothing else but, for a fused pair whose 1x1 conv it is, its producer's.
+  // The plan after it may start on the rows LastPlan stores.
+  const LayerPlan *LastPlan = nullptr;
+  size_t Last = 0;
+  auto StartOnRows = [&](const LayerPlan &Q, std::vector<Step> &QSteps) {
+    if (!Opts.StartOnRows || !Opts.DoubleBuffer || !LastPlan || QSteps.empty() ||
+        !startsOnRowsOf(*LastPlan, Q))
+      return;
+    std::vector<Step> C(Steps.begin() + long(Last), Steps.end());
+    if (startOnRows(C, QSteps))
+      std::copy(C.begin(), C.end(), Steps.begin() + long(Last));
+  };
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
       std::vector<const LayerPlan *> Ps;
@@ -268,10 +334,15 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         Ps.push_back(&Plans[++I]);
       assert(!Ps.empty() && "Fuse.cpp keeps pairs together");
       std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps);
+      StartOnRows(Plans[I - Ps.size()], All);
+      LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
+      Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
       continue;
     }
     std::vector<Step> Own = planSteps(Plans[I]);
+    StartOnRows(Plans[I], Own);
+    LastPlan = nullptr;
     if (Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
         pipelines(Plans[I], Plans[I + 1]) && !Own.empty()) {
       std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]));
@@ -279,6 +350,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       ++I;
       continue;
     }
+    LastPlan = &Plans[I];
+    Last = Steps.size();
     Steps.insert(Steps.end(), Own.begin(), Own.end());
   }
   // Flags and bank parities, in program order. A step's maps can stay from

@@ -133,6 +133,11 @@ static cl::opt<bool> NoSharePoolRegions(
     cl::desc("Load a pipelined pool's maps into an input region of their own, not into the "
              "banks the conv beside it leaves unused"),
     cl::cat(Cat));
+static cl::opt<bool> NoStartOnRows(
+    "no-start-on-rows",
+    cl::desc("A layer that reads the conv before it waits for all of that conv's stores, not "
+             "only for the rows it reads"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPipelinePools(
     "no-pipeline-pools",
     cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
@@ -231,6 +236,7 @@ static int compileModel() {
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
   Opts.SharePoolRegions = !NoSharePoolRegions;
+  Opts.StartOnRows = !NoStartOnRows;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

@@ -113,10 +113,9 @@ TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
   EXPECT_TRUE(coSimulate("g.bin"));
 }
 
-/// Programs of a conv, a pool and a conv on zc706, where how the pool sits
-/// between the convs changes the program's synchronization (compiler.md,
-/// steps 9 and 9a; the effects themselves are checked by test_e2e's Passes
-/// tests).
+/// Programs of a few convs (and a pool) on zc706 whose layer boundaries
+/// synchronize in other ways than a layer's LayerDone (compiler.md, steps 9
+/// and 9a; the effects themselves are checked by test_e2e's Passes tests).
 class RtlPoolBoundaries : public CoSimTest {
 protected:
   /// Compiles Layers (after the header) and co-simulates; Mark, if given,
@@ -143,6 +142,16 @@ TEST_F(RtlPoolBoundaries, EarlyWeightsAgree) {
          R"(  - {name: c1, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
   - {name: p, type: maxpool, kernel: 3, stride: 2}
   - {name: c2, type: conv, out_channels: 192, kernel: 3, pad: 1, relu: true}
+)");
+}
+
+TEST_F(RtlPoolBoundaries, AConvStartingOnRowsAgrees) {
+  // No pool: c3's first maps wait for the rows of c2 it reads (RowsDone),
+  // not for c2's LayerDone: 202,304 cycles, about 2 s of RTL.
+  agrees("rows", 32, 28,
+         R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: c2, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: c3, type: conv, out_channels: 128, kernel: 1, relu: true}
 )");
 }
 

@@ -100,6 +100,11 @@ struct CompileOptions {
   /// into the other region, where the conv's next step would otherwise
   /// have to wait for its own maps (Sequence.cpp: Step::SharesRegion).
   bool SharePoolRegions = true;
+  /// A conv or pool that reads only the conv planned just before it starts
+  /// on the rows that conv has stored (RowsDone, as a pipelined pool), not
+  /// after its last stores: its first maps load while that conv's last step
+  /// computes (Sequence.cpp: startOnRows).
+  bool StartOnRows = true;
   /// Fuse a depthwise conv or a pool with the 1x1 convs that alone read
   /// it: its output tile stays on chip (written back into the maps buffer
   /// at the 1x1 convs' full depth), where the 1x1 convs' traces read it, so
