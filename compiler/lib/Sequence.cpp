@@ -246,16 +246,20 @@ static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
 }
 
 /// Whether Q, planned right after conv C, may start on the rows C has
-/// stored (startOnRows): whole layers over the same frames, Q a conv or a
-/// pool that reads C's output directly and nothing newer. C may be the 1x1
-/// conv of a fused pair, Q the producer of one.
+/// stored (startOnRows): whole layers over the same frames, Q a conv that
+/// reads the tensor C writes and nothing newer. C may be the 1x1 conv of a
+/// fused pair, Q the producer of one.
 static bool startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   const ir::Layer &L = *Q.L;
-  return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && C.Pieces.empty() && Q.IsConv &&
-         !Q.Elementwise && !Q.Dynamic && !Q.FromMid && Q.FirstPart && Q.LastPart &&
-         Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 &&
-         L.input() == int(C.Index) && Q.NeedsDone == C.Ordinal &&
-         !(L.HasResidual && L.Residual == int(C.Index));
+  // Q's input is the tensor C writes: C's own, the concat C writes a slice
+  // of (its other inputs are older), or a piece of a merged conv.
+  bool Writes = Q.In.Addr == C.Out.Addr;
+  for (const OutPiece &Piece : C.Pieces)
+    Writes |= Q.In.Addr == Piece.View.Addr;
+  return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
+         !Q.Dynamic && !Q.FromMid && Q.FirstPart && Q.LastPart && Q.Frames == C.Frames &&
+         Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes && Q.NeedsDone == C.Ordinal &&
+         !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));
 }
 
 /// Q's steps, right after conv C's (startsOnRowsOf), each waiting for the
