@@ -104,9 +104,9 @@ static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
          Q.NeedsDone <= C.Ordinal;
 }
 
-/// For each step of Q (a pool, or a layer that reads only C): the first
-/// step of conv C after whose stores every row it reads is stored (C's
-/// last step at the latest). By whole rows, every output group of C: a
+/// For each step of Q (a pool beside C, or a conv starting on C's rows):
+/// the first step of conv C after whose stores every row it reads is stored
+/// (C's last step at the latest). By whole rows, every output group of C: a
 /// DMA transfer's bytes span its rows' channels, and a load of some
 /// channels of a row while a store writes others would overlap it.
 static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q) {
@@ -323,7 +323,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   // The plan after it may start on the rows LastPlan stores.
   const LayerPlan *LastPlan = nullptr;
   size_t Last = 0;
-  auto StartOnRows = [&](const LayerPlan &Q, std::vector<Step> &QSteps) {
+  auto TryStartOnRows = [&](const LayerPlan &Q, std::vector<Step> &QSteps) {
     if (!Opts.StartOnRows || !Opts.DoubleBuffer || !LastPlan || QSteps.empty() ||
         !startsOnRowsOf(*LastPlan, Q))
       return;
@@ -338,14 +338,14 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         Ps.push_back(&Plans[++I]);
       assert(!Ps.empty() && "Fuse.cpp keeps pairs together");
       std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps);
-      StartOnRows(Plans[I - Ps.size()], All);
+      TryStartOnRows(Plans[I - Ps.size()], All);
       LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
       Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
       continue;
     }
     std::vector<Step> Own = planSteps(Plans[I]);
-    StartOnRows(Plans[I], Own);
+    TryStartOnRows(Plans[I], Own);
     LastPlan = nullptr;
     if (Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
         pipelines(Plans[I], Plans[I + 1]) && !Own.empty()) {
@@ -394,6 +394,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.LastMapUse = !P.FromMid;
       S.LastWUse = true;
     }
+    // Row signals are waited for by a step's map load (Lowerer::loadMaps):
+    // a step that reads the rows of the one before it waits for none more.
+    assert((S.NewMap || !S.DoneWaits) && "a step that waits for rows loads maps");
     if (S.SharesRegion) {
       assert(Before && Before->P->IsConv && Before->LastMapUse &&
              "a pool step shares the region of the conv step just before it");
