@@ -345,10 +345,15 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       continue;
     }
     std::vector<Step> Own = planSteps(Plans[I]);
-    TryStartOnRows(Plans[I], Own);
+    const bool Beside = Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
+                        pipelines(Plans[I], Plans[I + 1]) && !Own.empty();
+    // Not a conv with a pool beside it: the pool's steps, among its own,
+    // wait for its rows on the same semaphore, and could take a signal
+    // meant for it (a token is a token).
+    if (!Beside)
+      TryStartOnRows(Plans[I], Own);
     LastPlan = nullptr;
-    if (Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
-        pipelines(Plans[I], Plans[I + 1]) && !Own.empty()) {
+    if (Beside) {
       std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]));
       Steps.insert(Steps.end(), Both.begin(), Both.end());
       ++I;

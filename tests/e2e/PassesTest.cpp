@@ -347,6 +347,28 @@ TEST(Passes, AConvStartsOnTheRowsTheConvBeforeStored) {
   expectFaster(R, "c3");
 }
 
+TEST(Passes, RowSignalsOfTwoBoundariesDoNotMix) {
+  // proj reads the concat br2 completes, and a pool runs beside proj: if
+  // proj started on br2's rows, both would wait on RowsDone, and a pool
+  // step among proj's could take a signal of br2's and load proj's rows
+  // before they are stored (a fault the timing engine reports). proj waits
+  // for br2's LayerDone instead. (PlanJsonTest's odd model, seed 3.)
+  const std::string Yaml = header("odd3", 9, 34, 27) + R"(
+  - {name: s3, type: conv, out_channels: 27, kernel: 3, stride: 3, pad: 1, relu: true}
+  - {name: k53, type: conv, out_channels: 27, kernel: [5, 3], pad: [2, 1], relu: true}
+  - {name: grp, type: conv, out_channels: 33, kernel: 3, pad: 1, groups: 3, relu: true}
+  - {name: br1, type: conv, input: grp, out_channels: 27, kernel: 1, relu: true}
+  - {name: br2, type: conv, input: grp, out_channels: 21, kernel: 3, pad: 1}
+  - {name: cat, type: concat, inputs: [br1, br2]}
+  - {name: proj, type: conv, out_channels: 33, kernel: 1}
+  - {name: res, type: add, inputs: [proj, grp], relu: true}
+  - {name: pool, type: maxpool, kernel: 3, stride: 2, pad: 1}
+)";
+  RunResult R;
+  cyclesOf(Yaml, "mini64", {}, &R);
+  EXPECT_GT(loadWaits(R.Prog, {15}), 0u) << "the pool waits for proj's rows";
+}
+
 TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {
   // An inception block: the pool branch reads the block's input, which is
   // complete, so its steps run between those of the block's 3x3 conv (moved
