@@ -603,6 +603,12 @@ void Lowerer::loadResidual(const Step &S) {
   if (S.P->FromMid && S.FirstOfLayer)
     for (; LayersSeenDone < S.P->ProducerOrdinal - 1; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
+  // A conv that started on the rows of the conv before it waits for that
+  // conv's last stores before its first residual: until then that conv's
+  // compute unit waits for OutFree too (emitProgram, ResidualAfterDone).
+  if (S.Pipelined && S.P->IsConv && !S.P->FromMid)
+    for (; LayersSeenDone < S.P->NeedsDone; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, OutFree + S.OutBuf);
   tileRuns(S, S.P->Res, Opcode::LD_MAP);
   E.signal(Unit::Load, ResFull + S.OutBuf);

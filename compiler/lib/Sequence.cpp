@@ -449,13 +449,22 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // Maps of fused depthwise steps loaded two steps ahead, and weights of a
   // layer loaded across a pool before it (both below).
   std::vector<bool> Preloaded(Steps.size(), false), WPreloaded(Steps.size(), false);
-  auto Loads = [&](const Step &S, bool Weights, bool Maps) {
+  // A conv started on the rows of the conv before it (startOnRows): its
+  // first step's maps load before that conv's last step runs, but not its
+  // residual. A residual load takes the output region's OutFree before the
+  // compute unit would, and the conv before, which has none, waits for
+  // OutFree itself: the two units would race for one signal. So it comes
+  // after that conv's LayerDone (Lowerer::loadResidual waits for it).
+  auto ResidualAfterDone = [](const Step &S) {
+    return S.FirstOfLayer && S.Pipelined && S.P->IsConv && !S.P->FromMid;
+  };
+  auto Loads = [&](const Step &S, bool Weights, bool Maps, bool Residual) {
     const size_t I = size_t(&S - Steps.data());
     if (Weights && S.NewW && !WPreloaded[I])
       Low.loadWeights(S);
     if (Maps && S.NewMap && !Preloaded[I])
       Low.loadMaps(S);
-    if (Maps && S.Writes && S.P->L->HasResidual)
+    if (Residual && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
   };
   auto Body = [&](const Step &S, const Emitter::Block *Mid) {
@@ -475,7 +484,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         E.beginRegion("layer '" + S.P->L->Name + "'");
         E.mark(S.P->Index);
       }
-      Loads(S, true, true);
+      Loads(S, true, true, true);
       Low.compute(S);
       if (S.Writes)
         Low.store(S);
@@ -552,7 +561,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     WPreloaded[J] = true;
   };
   if (!Steps.empty())
-    Loads(Steps[0], true, true);
+    Loads(Steps[0], true, true, true);
   for (size_t K = 0; K < Steps.size(); ++K) {
     const Step &S = Steps[K];
     const Step *Next = K + 1 < Steps.size() ? &Steps[K + 1] : nullptr;
@@ -576,7 +585,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       const uint32_t From = E.pc();
       Low.resetCuts();
       // Run-time weights of a new layer wait for their producer like maps.
-      Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps);
+      Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps,
+            EarlyMaps && !ResidualAfterDone(*Next));
       Preload(K);
       if (!EarlyMaps && Opts.EarlyWeights)
         PreloadWeights(K);
@@ -599,7 +609,9 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
       if (Next && !EarlyMaps)
-        Loads(*Next, Next->P->Dynamic, true);
+        Loads(*Next, Next->P->Dynamic, true, true);
+      else if (Next && ResidualAfterDone(*Next))
+        Loads(*Next, false, false, true);
     }
   }
   E.halt();
