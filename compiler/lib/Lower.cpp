@@ -606,7 +606,7 @@ void Lowerer::loadResidual(const Step &S) {
   // A conv that started on the rows of the conv before it waits for that
   // conv's last stores before its first residual: until then that conv's
   // compute unit waits for OutFree too (emitProgram, ResidualAfterDone).
-  if (S.Pipelined && S.P->IsConv && !S.P->FromMid)
+  if (S.OnRows)
     for (; LayersSeenDone < S.P->NeedsDone; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, OutFree + S.OutBuf);

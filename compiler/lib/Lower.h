@@ -44,12 +44,16 @@ struct Step {
   /// Another layer's step came just before (a pipelined pool): mark this
   /// layer again, so that its cycles are counted as its own.
   bool Remark = false;
-  /// A pooling step pipelined beside the conv it reads (Sequence.cpp): its
-  /// loads wait for DoneWaits more of the conv's RowsDone signals instead of
-  /// the conv's LayerDone.
+  /// A pooling step pipelined beside the conv it reads, or a step of a conv
+  /// started on the rows of the conv before it (Sequence.cpp: pipeline,
+  /// startOnRows): its loads wait for DoneWaits more of that conv's RowsDone
+  /// signals instead of its LayerDone.
   bool Pipelined = false;
+  /// A conv's step started on rows (not a fused 1x1 conv's): its first
+  /// residual loads after the conv before it is done (emitProgram).
+  bool OnRows = false;
   bool Late = false;        ///< Pipelined, right after the conv's last step: loads after it.
-  bool ReadsBeside = false; ///< Pipelined, and reads the conv it runs beside.
+  bool ReadsBeside = false; ///< Pipelined, and reads the conv it runs beside or after.
   unsigned DoneWaits = 0;
   /// RowsDone signals after this step's stores (conv beside a pipelined
   /// pool): 1 where its stores complete rows that a pool step waits for.
@@ -82,12 +86,11 @@ size_t stepCount(const LayerPlan &P);
 /// How many steps of pooling plan Q could run pipelined beside conv plan C
 /// before C's last step (the others run after it): where C's stores complete
 /// rows progressively, most; where they complete them only at the end, none.
-/// ReadsC: Q reads C's output (else every step can).
-unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true);
-
-/// stepsBeside for a Q that shares C's input region (LayerPlan::ShareOffset):
-/// one of its steps at most between two of C's.
-unsigned sharedStepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true);
+/// ReadsC: Q reads C's output (else every step can). Shared: Q shares C's
+/// input region (LayerPlan::ShareOffset), one of its steps at most between
+/// two of C's.
+unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true,
+                     bool Shared = false);
 
 /// Builds the ordered step list of a whole program (parities assigned).
 std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);

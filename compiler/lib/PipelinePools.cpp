@@ -152,13 +152,14 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // its traffic beyond what the conv leaves idle; then in regions of its
     // own a conv step's traffic for each pool step, sharing the traffic of
     // the pool's steps that run after the conv's last (one pool step at most
-    // goes between two of the conv's: sharedStepsBeside).
+    // goes between two of the conv's: stepsBeside, Shared).
     auto Beyond = [&](const LayerPlan &P) {
       const uint64_t Dram = Hw.dramCycles(P.EstDramBytes), Steps = stepCount(P);
-      const uint64_t After =
-          P.ShareOffset ? Dram * (Steps - sharedStepsBeside(Conv, P, ReadsConv)) / Steps : 0;
+      const uint64_t Between =
+          P.ShareOffset ? Dram * (Steps - stepsBeside(Conv, P, ReadsConv, /*Shared=*/true)) / Steps
+                        : Steps * Busy / ConvSteps;
       return besideCost(P, Hw) + (Busy + Dram > Conv.EstCycles ? Busy + Dram - Conv.EstCycles : 0) +
-             (P.ShareOffset ? After : Steps * Busy / ConvSteps);
+             Between;
     };
     // Smaller tiles in the conv's region move more halo: counted whole, as
     // the conv's idle channel time is an estimate (GoogLeNet's pool1 and

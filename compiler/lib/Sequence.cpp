@@ -139,21 +139,18 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
 
 size_t snow::compiler::stepCount(const LayerPlan &P) { return planSteps(P).size(); }
 
-unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC) {
+unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC,
+                                     bool Shared) {
   const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
   if (CS.size() < 2)
     return 0;
-  if (!ReadsC)
-    return unsigned(QS.size());
-  unsigned N = 0;
-  for (size_t K : readyAt(CS, QS))
-    N += K + 1 < CS.size();
-  return N;
-}
-
-unsigned snow::compiler::sharedStepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC) {
-  const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
   const std::vector<size_t> At = ReadsC ? readyAt(CS, QS) : std::vector<size_t>(QS.size(), 0);
+  if (!Shared) {
+    unsigned N = 0;
+    for (size_t K : At)
+      N += K + 1 < CS.size();
+    return N;
+  }
   // As pipeline() places them: one after each writing step of C before a
   // step that loads new maps, once the rows it reads are stored; Q's last
   // step after C's.
@@ -278,6 +275,7 @@ static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q) {
   for (size_t J = 0; J < Q.size(); ++J) {
     Q[J].DoneWaits = rowWaits(Signals, At[J], Waited);
     Q[J].Pipelined = Q[J].ReadsBeside = true;
+    Q[J].OnRows = !Q[J].P->FromMid; // A fused pair's 1x1 conv reads the area.
   }
   assert(Waited == Signals.size() && "the step waiting for C's last signal consumes the rest");
   return true;
@@ -455,9 +453,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // compute unit would, and the conv before, which has none, waits for
   // OutFree itself: the two units would race for one signal. So it comes
   // after that conv's LayerDone (Lowerer::loadResidual waits for it).
-  auto ResidualAfterDone = [](const Step &S) {
-    return S.FirstOfLayer && S.Pipelined && S.P->IsConv && !S.P->FromMid;
-  };
+  auto ResidualAfterDone = [](const Step &S) { return S.FirstOfLayer && S.OnRows; };
   auto Loads = [&](const Step &S, bool Weights, bool Maps, bool Residual) {
     const size_t I = size_t(&S - Steps.data());
     if (Weights && S.NewW && !WPreloaded[I])
