@@ -96,7 +96,13 @@ const KeyInfo HwKeys[] = {
     {"dram_latency_cycles", &HwConfig::DramLatencyCycles, "cycles", 1, NoMax, false, "",
      "Latency of every DMA transfer after its channel time; pipelined"},
     {"dram_burst_bytes", &HwConfig::DramBurstBytes, "bytes", 8, NoMax, true, "",
-     "DRAM burst; every DMA row is rounded out to whole aligned bursts"},
+     "DRAM burst; every DMA row (or span of rows, `dma_merge_rows`) is rounded out to whole "
+     "aligned bursts"},
+    {"dma_merge_rows", &HwConfig::DmaMergeRows, "0 or 1", 0, 1, false, "",
+     "1: a DMA whose rows follow each other in DRAM (its DRAM stride equals its row's bytes: a "
+     "run of pixels gathered from, or scattered to, strided buffer rows) moves them as one span "
+     "rounded out to bursts, at least one cycle per row's beat; 0: every row is rounded out on "
+     "its own"},
     {"dram_mib", &HwConfig::DramMib, "MiB", 1, 4096, false, "", "DRAM size (addresses are 32-bit)"},
     {"queue_depth", &HwConfig::QueueDepth, "entries", 2, 1024, false, "", "Entries per unit queue"},
     {"mac_pipeline_depth", &HwConfig::MacPipelineDepth, "cycles", 1, NoMax, false, "",
@@ -511,6 +517,14 @@ uint32_t HwConfig::dramBwQ8() const {
   // truncation and V - I are exact.
   const uint32_t I = uint32_t(V);
   return I + (V - double(I) >= 0.5);
+}
+
+uint32_t HwConfig::dmaBeatBytes() const {
+  const uint32_t PerCycle = (dramBwQ8() + 255) / 256;
+  uint32_t B = weightWordBytes();
+  while (B < PerCycle)
+    B *= 2;
+  return B;
 }
 
 uint64_t HwConfig::dramCyclesAt(uint32_t BwQ8, uint64_t Bytes) {

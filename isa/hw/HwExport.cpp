@@ -56,6 +56,7 @@ llvm::json::Object snow::isa::hwConfigJson(const HwConfig &C) {
       {"writeback_cycles_per_entry", C.writebackCyclesPerEntry()},
       {"dram_bytes", int64_t(C.dramBytes())},
       {"dram_bw_q8", C.dramBwQ8()},
+      {"dma_beat_bytes", C.dmaBeatBytes()},
       {"onchip_bytes", int64_t(C.onchipBytes())},
   };
   return O;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/isa/Timing.h"
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <numeric>
@@ -21,6 +22,13 @@ uint64_t timing::dmaRowBytes(const Inst &I, const isa::HwConfig &Hw) {
 uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride,
                                uint64_t Rows, uint64_t RowBytes) {
   const uint64_t B = Hw.DramBurstBytes;
+  // Rows that follow each other in DRAM (a run of pixels gathered from, or
+  // scattered to, strided buffer rows) are one span: the engine packs them
+  // into bursts.
+  if (Hw.DmaMergeRows && Rows > 1 && Stride == int64_t(RowBytes)) {
+    RowBytes *= Rows;
+    Rows = 1;
+  }
   auto Span = [&](uint64_t A) { return (A + RowBytes + B - 1) / B * B - A / B * B; };
   // Rows a whole number of bursts apart all start at the same offset in a
   // burst, so they all span the same number of bursts.
@@ -30,6 +38,17 @@ uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t S
   for (uint64_t R = 0; R < Rows; ++R)
     Sum += Span(uint64_t(int64_t(Addr) + int64_t(R) * Stride));
   return Sum;
+}
+
+uint64_t timing::dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,
+                           int64_t Stride, uint64_t Rows, uint64_t RowBytes) {
+  // The datapath takes the transfer in the cycle of its grant, then moves a
+  // beat a cycle, every row from a beat of its own: merged rows smaller than
+  // the channel moves a cycle take a cycle each. A row's own bursts always
+  // take longer.
+  const uint64_t Beat = Channel.beatBytes();
+  const uint64_t Beats = Rows * ((RowBytes + Beat - 1) / Beat);
+  return std::max(Channel.cycles(dmaBurstBytes(Hw, Addr, Stride, Rows, RowBytes)), Beats + 1);
 }
 
 uint64_t timing::rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes,

@@ -30,17 +30,6 @@ static cl::opt<std::string> Hw("hw", cl::desc("Hardware preset or YAML file"), c
 static cl::opt<std::string> Out("o", cl::desc("Output .sv file"), cl::Required,
                                 cl::value_desc("file"), cl::cat(Cat));
 
-/// Bytes the DMA datapath moves per cycle: one weight word at least, and at
-/// least the channel's bandwidth, so a transfer's data has always moved by the
-/// time the channel is free again (rtl/README.md, "DMA datapath").
-static unsigned beatBytes(const isa::HwConfig &C) {
-  unsigned PerCycle = (C.dramBwQ8() + 255) / 256;
-  unsigned B = C.weightWordBytes();
-  while (B < PerCycle)
-    B *= 2;
-  return B;
-}
-
 static unsigned log2Ceil(uint64_t V) {
   unsigned L = 0;
   while ((uint64_t(1) << L) < V)
@@ -56,7 +45,8 @@ int main(int Argc, char **Argv) {
   auto C = isa::loadHwConfig(Hw);
   if (!C)
     return toolError("snow-rtlgen", llvm::toString(C.takeError()));
-  const unsigned Beat = beatBytes(*C);
+  // The DMA datapath's width (rtl/README.md, "DMA datapath").
+  const unsigned Beat = C->dmaBeatBytes();
   if (Beat > C->DramBurstBytes)
     return toolError("snow-rtlgen",
                      fmt::format("hardware '{}': the RTL's DMA beat is {} bytes (a weight word, "
@@ -106,6 +96,7 @@ int main(int Argc, char **Argv) {
   P("DRAM_LAT", C->DramLatencyCycles, "");
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");
   P("DRAM_BURST_LOG2", log2Ceil(C->DramBurstBytes), "");
+  P("DMA_MERGE_ROWS", C->DmaMergeRows, "a DMA of rows that follow each other in DRAM is one span");
   S += fmt::format("  localparam longint unsigned DRAM_BYTES = 64'd{};\n", C->dramBytes());
   P("BW_Q8", C->dramBwQ8(), "sustained DRAM bytes per cycle x 256 (dram_efficiency applied)");
   P("BEAT_BYTES", Beat, "DMA datapath width in bytes");

@@ -159,6 +159,22 @@ module snow_sched
     return (bytes * 256 + 64'(BW_Q8) - 1) / 64'(BW_Q8);
   endfunction
 
+  // Channel cycles of a DMA (§3.3.1): rows that follow each other in DRAM
+  // are one span (DMA_MERGE_ROWS); at least snow_dma's time, a cycle to
+  // take the transfer and one per beat, a beat never spanning two rows.
+  function automatic logic [63:0] dma_cycles(input logic [63:0] addr,
+                                             input logic signed [63:0] stride,
+                                             input logic [63:0] rows,
+                                             input logic [63:0] n);
+    logic [63:0] d, beats;
+    beats = rows * ((n + 64'(BEAT_BYTES) - 1) / 64'(BEAT_BYTES));
+    if (DMA_MERGE_ROWS != 0 && rows > 1 && stride == $signed(n))
+      d = dram_cycles(burst_bytes(addr, 64'sd0, 64'd1, n * rows));
+    else
+      d = dram_cycles(burst_bytes(addr, stride, rows, n));
+    return umax(d, beats + 64'd1);
+  endfunction
+
   // ---- The cycle ----
   logic [63:0] t;
   assign t = cycle;
@@ -341,7 +357,7 @@ module snow_sched
                 bsz = is_wgt ? 64'(WEIGHTS_BANK_WORDS) : 64'(MAPS_BANK_ELEMS);
                 req_v_n[dir] = 1'b1;
                 req_post_n[dir] = t;
-                req_d_n[dir] = dram_cycles(burst_bytes(64'(e.a1), dstr, rows, row_bytes));
+                req_d_n[dir] = dma_cycles(64'(e.a1), dstr, rows, row_bytes);
                 req_b0_n[dir] = 32'(lo / bsz) + (is_wgt ? 32'(MAPS_BANKS) : 32'd0);
                 req_b1_n[dir] = 32'((hi - 1) / bsz) + (is_wgt ? 32'(MAPS_BANKS) : 32'd0);
                 req_x_n[dir].store = is_store;

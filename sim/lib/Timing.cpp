@@ -172,8 +172,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     (IsStore ? LS.DramWriteBytes : LS.DramReadBytes) += Bytes;
     (IsStore ? Stats->DramWriteBytes : Stats->DramReadBytes) += Bytes;
     uint64_t BankSize = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
-    Pending.push_back({U.Kind, T,
-                       Channel.cycles(timing::dmaBurstBytes(Hw, E.A1, I.dstride, I.rows, RowBytes)),
+    Pending.push_back({U.Kind, T, timing::dmaCycles(Hw, Channel, E.A1, I.dstride, I.rows, RowBytes),
                        unsigned(BufLo / BankSize), unsigned((BufHi - 1) / BankSize), IsWeights, DLo,
                        DHi, E.Pc, E.Layer});
     U.WaitingGrant = true;

@@ -87,16 +87,18 @@ TEST(DramTiming, RowsAreRoundedOutToAlignedBursts) {
   }
 }
 
-// §3.3.1 sums the rounded span of every row of a 2-D access.
+// §3.3.1 sums the rounded span of every row of a 2-D access; rows that
+// follow each other (dstride = the row's bytes) are one span (dma_merge_rows).
 //   base     rows len dstride  row spans (offsets from 0x10000)          bytes D   total
 //   0x10000  4    32  96       [0,64) [96,160) [192,256) [288,352)
 //                              64 + 128 + 64 + 128                      384   23  57
 //   0x10000  4    32  128      4 x 64                                   256   16  50
 //   0x10002  3    32  128      3 x 128 (each row straddles a burst)     384   23  57
 //   0x10100  3    32  -96      [256,320) [160,224) [64,128) = 64+128+64 256   16  50
-//   0x10000  2    32  64       2 x 64 (contiguous rows)                 128   8   42
-//   0x10000  2    16  32       [0,32) [32,64): each row rounds to its   128   8   42
-//                              own burst although both share one
+//   0x10000  2    32  64       [0,128): one span                        128   8   42
+//   0x10000  2    16  32       [0,64): both rows share one burst        64    4   38
+//   0x10002  4    24  48       [2,194): one span, 4 bursts              256   16  50
+//                              (each row on its own: 64+128+128+128)
 TEST(DramTiming, TwoDimensionalLoadCountsBurstsPerRow) {
   isa::HwConfig Hw = timingHw();
   struct Case {
@@ -107,7 +109,8 @@ TEST(DramTiming, TwoDimensionalLoadCountsBurstsPerRow) {
   };
   for (Case C : {Case{0x10000, 4, 32, 96, 384, 57}, Case{0x10000, 4, 32, 128, 256, 50},
                  Case{0x10002, 3, 32, 128, 384, 57}, Case{0x10100, 3, 32, -96, 256, 50},
-                 Case{0x10000, 2, 32, 64, 128, 42}, Case{0x10000, 2, 16, 32, 128, 42}}) {
+                 Case{0x10000, 2, 32, 64, 128, 42}, Case{0x10000, 2, 16, 32, 64, 38},
+                 Case{0x10002, 4, 24, 48, 256, 50}}) {
     sim::SimStats S = runText(atAddr(C.Base) + loadLine(C.Rows, C.Len, C.Dstride) + "halt\n", Hw);
     EXPECT_EQ(S.Cycles, C.Total) << C.Rows << " rows at stride " << C.Dstride;
     EXPECT_EQ(S.DramBusyCycles, dramCyclesByDoc(C.Bytes));
@@ -115,16 +118,53 @@ TEST(DramTiming, TwoDimensionalLoadCountsBurstsPerRow) {
   }
 }
 
+// Without dma_merge_rows every row is rounded out on its own, contiguous or
+// not: 2 x 16 elements at dstride 32 -> 64 + 64 -> D 8 -> 42; 4 x 24 at
+// 0x10002, dstride 48 -> 64 + 128 + 128 + 128 = 448 -> D 27 -> 61.
+TEST(DramTiming, UnmergedRowsRoundEachRow) {
+  isa::HwConfig Hw = timingHw();
+  Hw.DmaMergeRows = 0;
+  struct Case {
+    uint64_t Base;
+    unsigned Rows, Len;
+    int Dstride;
+    uint64_t Bytes, Total;
+  };
+  for (Case C : {Case{0x10000, 2, 16, 32, 128, 42}, Case{0x10002, 4, 24, 48, 448, 61}}) {
+    sim::SimStats S = runText(atAddr(C.Base) + loadLine(C.Rows, C.Len, C.Dstride) + "halt\n", Hw);
+    EXPECT_EQ(S.Cycles, C.Total) << C.Rows << " rows at stride " << C.Dstride;
+    EXPECT_EQ(S.DramBusyCycles, dramCyclesByDoc(C.Bytes));
+  }
+}
+
+// §3.3.3: merged rows of fewer bytes than the channel moves a cycle hold it
+// for the datapath's time, a cycle to take the transfer and one per row's
+// beat: 20 one-element rows at dstride 2 span [0,40), one burst (D 4), but
+// take 1 + 20 = 21 cycles -> total 2 + 21 + 32 = 55. Rows of a beat and a
+// half take two beats each: 4 x 24 elements (48 B) at dstride 48 span 192 B
+// (D 12) and 1 + 8 = 9 beats -> 12 -> 46.
+TEST(DramTiming, MergedRowsTakeABeatEach) {
+  isa::HwConfig Hw = timingHw();
+  ASSERT_EQ(Hw.dmaBeatBytes(), Beat);
+  sim::SimStats S = runText(atAddr(0x10000) + loadLine(20, 1, 2) + "halt\n", Hw);
+  EXPECT_EQ(S.Cycles, 55u);
+  EXPECT_EQ(S.DramBusyCycles, 21u);
+  EXPECT_EQ(S.DramReadBytes, 40u);
+  S = runText(atAddr(0x10000) + loadLine(4, 24, 48) + "halt\n", Hw);
+  EXPECT_EQ(S.Cycles, 46u);
+  EXPECT_EQ(S.DramBusyCycles, dramCyclesByDoc(192));
+}
+
 // ld.wgt counts len in 16-lane words of 32 bytes.
 //   1 x 2 words = 64 B -> D 4 -> 38;  1 x 3 words = 96 B -> 128 -> D 8 -> 42;
-//   2 rows x 1 word at dstride 32: [0,32) [32,64) -> 64 + 64 -> D 8 -> 42.
+//   2 rows x 1 word at dstride 32: [0,64), one span -> D 4 -> 38.
 TEST(DramTiming, WeightLoadsCountWordsOfLanes) {
   isa::HwConfig Hw = timingHw();
   struct Case {
     unsigned Rows, Len;
     uint64_t Total;
   };
-  for (Case C : {Case{1, 2, 38}, Case{1, 3, 42}, Case{2, 1, 42}}) {
+  for (Case C : {Case{1, 2, 38}, Case{1, 3, 42}, Case{2, 1, 38}}) {
     std::string Text = atAddr(0x10000) + "ld.wgt r1, r0, idx=0, rows=" + std::to_string(C.Rows) +
                        ", len=" + std::to_string(C.Len) +
                        ", dstride=32, bstride=" + std::to_string(C.Len) + ", mask=1\nhalt\n";

@@ -43,6 +43,7 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "dram_efficiency: 1\n"
                                         "dram_latency_cycles: 32\n"
                                         "dram_burst_bytes: 64\n"
+                                        "dma_merge_rows: 1\n"
                                         "dram_mib: 1024\n"
                                         "queue_depth: 16\n"
                                         "mac_pipeline_depth: 4\n"
@@ -61,6 +62,7 @@ constexpr uint64_t WbCycles = 2;                  // ceil(vmacs_per_cu / writeba
 constexpr uint64_t Latency = 32;                  // dram_latency_cycles
 constexpr uint64_t Burst = 64;                    // dram_burst_bytes
 constexpr uint64_t BwQ8 = 4301;                   // round(4.2e9 / 250e6 * 256) = round(4300.8)
+constexpr uint64_t Beat = 32;                     // dma beat: a weight word, >= 16.8 B a cycle
 constexpr uint64_t MapsElems = 131072;            // 256 KiB / 2 bytes
 constexpr uint64_t MapsBankElems = 16384;         // 131072 / 8 banks
 constexpr uint64_t WeightWords = 1024;            // 32 KiB / (16 lanes * 2 bytes)

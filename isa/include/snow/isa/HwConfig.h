@@ -55,6 +55,10 @@ struct HwConfig {
   unsigned DramLatencyCycles = zc706::dram_latency_cycles;
   /// Every DMA row is rounded out to whole aligned bursts.
   unsigned DramBurstBytes = zc706::dram_burst_bytes;
+  /// 1: a DMA whose rows follow each other in DRAM (stride = row bytes) moves
+  /// them as one span of bursts, packed one beat a cycle; 0: each row is a
+  /// transfer of its own bursts.
+  unsigned DmaMergeRows = zc706::dma_merge_rows;
   unsigned DramMib = zc706::dram_mib;
   /// Entries per unit queue.
   unsigned QueueDepth = zc706::queue_depth;
@@ -96,6 +100,11 @@ struct HwConfig {
   uint32_t weightWordBytes() const { return LanesPerVmac * 2; }
   uint32_t weightsWords() const { return WeightsBufferKib * 1024 / weightWordBytes(); }
   uint32_t weightsBankWords() const { return weightsWords() / WeightsBanks; }
+  /// Bytes the DMA datapath moves a cycle (a beat): one weight word, widened
+  /// to at least the channel's bytes a cycle, so that a transfer of whole
+  /// bursts has moved its data when the channel is free again. A beat never
+  /// spans two DMA rows.
+  uint32_t dmaBeatBytes() const;
   /// Cycles vwb / vpre / vmul spend on one accumulator entry (all vMACs of a CU).
   unsigned writebackCyclesPerEntry() const {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;

@@ -116,7 +116,8 @@ uint64_t dmaRowBytes(const isa::Inst &I, const isa::HwConfig &Hw);
 
 /// The bytes the DRAM channel moves for Rows rows of RowBytes, the first at
 /// Addr and each next one Stride bytes on: every row is rounded out to whole
-/// aligned bursts.
+/// aligned bursts, or with dma_merge_rows, rows that follow each other
+/// (Stride = RowBytes) all together.
 uint64_t dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t Stride, uint64_t Rows,
                        uint64_t RowBytes);
 
@@ -139,14 +140,25 @@ uint64_t stridedRowBytes(const isa::HwConfig &Hw, uint64_t RowBytes, uint64_t Of
 /// (the planner), so the DRAM rate is worked out once.
 class DmaChannel {
 public:
-  explicit DmaChannel(const isa::HwConfig &Hw) : BwQ8(Hw.dramBwQ8()) {}
+  explicit DmaChannel(const isa::HwConfig &Hw) : BwQ8(Hw.dramBwQ8()), Beat(Hw.dmaBeatBytes()) {}
   uint64_t cycles(uint64_t BurstBytes) const {
     return isa::HwConfig::dramCyclesAt(BwQ8, BurstBytes);
   }
+  /// HwConfig::dmaBeatBytes.
+  uint32_t beatBytes() const { return Beat; }
 
 private:
-  uint32_t BwQ8;
+  uint32_t BwQ8, Beat;
 };
+
+/// Cycles a DMA operation of Rows rows of RowBytes, the first at DRAM byte
+/// Addr and each next one Stride bytes on, holds the channel: its
+/// dmaBurstBytes at the channel's rate, but at least the DMA datapath's time:
+/// a cycle to take the transfer, then a cycle per beat (HwConfig::
+/// dmaBeatBytes; a beat never spans two rows), which only merged rows
+/// (dma_merge_rows) of fewer bytes than the channel moves a cycle can reach.
+uint64_t dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,
+                   int64_t Stride, uint64_t Rows, uint64_t RowBytes);
 
 /// Cycles the channel is busy moving BurstBytes (already burst-rounded).
 inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
