@@ -1,0 +1,197 @@
+//===- EmitProgram.cpp - Steps emitted software pipelined -----------------===//
+//
+// emitProgram emits the steps makeSteps ordered (Sequence.cpp), software
+// pipelined: the next step's loads before (or, balanced, inside) this step's
+// compute, a fused pair's next chunks and a next layer's first weights
+// early where they hide, the layer's LayerDone after its last stores. See
+// Lower.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cost.h"
+#include "Lowerer.h"
+#include <algorithm>
+#include <cassert>
+
+using namespace snow;
+using namespace snow::compiler;
+
+void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
+                                 const isa::HwConfig &Hw, const BufferMap &B,
+                                 const CompileOptions &Opts) {
+  Lowerer Low(E, Hw, B, Opts.DmaLoops);
+  E.beginRegion("prologue");
+  // Both banks of every double-buffered resource start free.
+  for (unsigned Bank = 0; Bank < 2; ++Bank) {
+    E.signal(Unit::Compute, InFree + Bank);
+    E.signal(Unit::Compute, WFree + Bank);
+    E.signal(Unit::Store, OutFree + Bank);
+  }
+  // Maps of fused depthwise steps loaded two steps ahead, and weights of a
+  // layer loaded across a pool before it (both below).
+  std::vector<bool> Preloaded(Steps.size(), false), WPreloaded(Steps.size(), false);
+  // A conv started on the rows of the conv before it (startOnRows): its
+  // first step's maps load before that conv's last step runs, but not its
+  // residual. A residual load takes the output region's OutFree before the
+  // compute unit would, and the conv before, which has none, waits for
+  // OutFree itself: the two units would race for one signal. So it comes
+  // after that conv's LayerDone (Lowerer::loadResidual waits for it).
+  auto ResidualAfterDone = [](const Step &S) { return S.FirstOfLayer && S.OnRows; };
+  auto Loads = [&](const Step &S, bool Weights, bool Maps, bool Residual) {
+    const size_t I = size_t(&S - Steps.data());
+    if (Weights && S.NewW && !WPreloaded[I])
+      Low.loadWeights(S);
+    if (Maps && S.NewMap && !Preloaded[I])
+      Low.loadMaps(S);
+    if (Residual && S.Writes && S.P->L->HasResidual)
+      Low.loadResidual(S);
+  };
+  auto Body = [&](const Step &S, const Emitter::Block *Mid) {
+    if (S.FirstOfLayer || S.Remark) {
+      E.beginRegion("layer '" + S.P->L->Name + "'");
+      E.mark(S.P->Index);
+    }
+    Low.compute(S, Mid);
+    if (S.Writes)
+      Low.store(S);
+    for (unsigned F = 0; F < S.DoneSignals; ++F)
+      E.signal(Unit::Store, RowsDone);
+  };
+  if (!Opts.DoubleBuffer) {
+    for (const Step &S : Steps) {
+      if (S.FirstOfLayer) {
+        E.beginRegion("layer '" + S.P->L->Name + "'");
+        E.mark(S.P->Index);
+      }
+      Loads(S, true, true, true);
+      Low.compute(S);
+      if (S.Writes)
+        Low.store(S);
+      if (S.LastOfLayer)
+        E.signal(Unit::Store, LayerDone);
+    }
+    E.halt();
+    return;
+  }
+  // FreedBy[J]: the step whose compute signals the InFree that step J's
+  // maps load waits for (the last before J to use J's input region), or -1.
+  std::vector<long> FreedBy(Steps.size(), -1);
+  {
+    long Last[2] = {-1, -1};
+    for (size_t J = 0; J < Steps.size(); ++J) {
+      FreedBy[J] = Last[Steps[J].InBuf];
+      if (Steps[J].LastMapUse && !Steps[J].DeferInFree)
+        Last[Steps[J].InBuf] = long(J);
+      if (Steps[J].FreeMid)
+        Last[Steps[J].MidBuf] = long(J);
+    }
+  }
+  // A fused pair's next group of tiles: its first depthwise chunks load
+  // while the 1x1 steps before them compute (they load no maps, so both
+  // input regions are free), up to two steps ahead, once the region's
+  // InFree has been signalled (every wait after the signal it consumes).
+  auto Preload = [&](size_t K) {
+    const size_t J = K + 2;
+    if (J >= Steps.size())
+      return;
+    const Step &S = Steps[J], &Between = Steps[J - 1];
+    if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || FreedBy[J] >= long(K) ||
+        (Between.NewMap && !Preloaded[J - 1]))
+      return;
+    Low.loadMaps(S);
+    Preloaded[J] = true;
+  };
+  // A layer boundary through layers without weights (conv, pool, conv): the
+  // pool's maps wait for this layer's LayerDone, and the next conv's first
+  // weights, prefetched with the pool's last step, queue behind its maps and
+  // hide only under its windows' compute. Loaded now instead, beside this
+  // step's compute, into the bank the step before this one freed (its
+  // signal is emitted already), they hide under the channel time this last
+  // step leaves idle: a step's share of the layer's estimate less its share
+  // of the layer's stores (a last step prefetches no maps); what sticks out
+  // delays this step's stores, which the pool waits for. Whichever leaves
+  // less exposed wins, a tie stays late: tiny.yaml's first conv is too short
+  // for its second conv's weights (1,256 cycles lost if loaded early). Not
+  // after a depthwise conv: its estimate is its traffic (EfficientNet-B0's
+  // squeeze-excitation boundaries lost 1,198 to 5,324 cycles on four
+  // presets under a plain idle-time test).
+  auto PreloadWeights = [&](size_t K) {
+    const LayerPlan &P = *Steps[K].P;
+    if (K + 1 >= Steps.size() || !Steps[K + 1].FirstOfLayer || !P.IsConv || P.Depthwise)
+      return;
+    size_t J = K + 1;
+    while (J < Steps.size() && !Steps[J].P->IsConv && !Steps[J].NewW)
+      ++J;
+    if (J == K + 1 || J >= Steps.size() || !Steps[J].FirstOfLayer || !Steps[J].NewW ||
+        Steps[J].P->Dynamic || Steps[J].P->FromMid || WPreloaded[J])
+      return;
+    const uint64_t N = stepCount(P);
+    const uint64_t StoreCycles = Hw.dramCycles(P.L->Out.elems() * 2 * P.Frames / N);
+    const uint64_t Idle = std::max(P.EstCycles / N, StoreCycles) - StoreCycles;
+    const uint64_t W = Hw.dramCycles(Low.weightBytes(Steps[J]));
+    // Loaded late, they queue behind the maps of the step before J and hide
+    // only under that step's compute: a pool's windows (besideCost).
+    const LayerPlan &Q = *Steps[J - 1].P;
+    const uint64_t Hide = Q.isPool() ? besideCost(Q, Hw) / stepCount(Q) : 0;
+    auto Exposed = [&](uint64_t Under) { return W > Under ? W - Under : 0; };
+    if (Exposed(Idle) >= Exposed(Hide))
+      return;
+    Low.loadWeights(Steps[J]);
+    WPreloaded[J] = true;
+  };
+  if (!Steps.empty())
+    Loads(Steps[0], true, true, true);
+  for (size_t K = 0; K < Steps.size(); ++K) {
+    const Step &S = Steps[K];
+    const Step *Next = K + 1 < Steps.size() ? &Steps[K + 1] : nullptr;
+    // Prefetch: the next step's weights always; its maps within the layer,
+    // or for a new layer that does not read this one's output (its maps
+    // only wait for older layers, whose LayerDone was signalled already).
+    // A fused 1x1 step's maps are on chip: only a residual, of older layers.
+    const bool EarlyMaps =
+        Next && (Next->P == S.P || Next->P->FromMid || Next->P->NeedsDone < S.P->Ordinal ||
+                 (Next->Pipelined && !Next->Late));
+    // Memory-access balancing: the load unit starts the next step's loads
+    // with a wait for banks that this step's predecessor frees, so they queue
+    // up behind it. If they fill the queue, the control core would stall on
+    // it before it had issued this step's traces, and the compute unit would
+    // idle; the loads beyond three quarters of a queue go half way through
+    // this step's trace loop instead. (Half a queue, the first choice, moved
+    // loads that fit: the many-chunk convs of GoogLeNet and VGG-16 then
+    // waited for their maps, 0.3 points of their conv-layer efficiency.)
+    Emitter::Block Tail;
+    if (Next) {
+      const uint32_t From = E.pc();
+      Low.resetCuts();
+      // Run-time weights of a new layer wait for their producer like maps.
+      Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps,
+            EarlyMaps && !ResidualAfterDone(*Next));
+      Preload(K);
+      if (!EarlyMaps && Opts.EarlyWeights)
+        PreloadWeights(K);
+      const uint64_t Room = Hw.QueueDepth * 3 / 4;
+      if (Opts.BalanceLoads && Low.ops() > Room) {
+        // Cut at the last safe place with at most three quarters of a
+        // queue of operations before it.
+        uint32_t Cut = 0;
+        for (auto [Pc, Ops] : Low.cuts())
+          if (Ops <= Room && Pc > From)
+            Cut = Pc;
+        if (Cut) {
+          Emitter::Block All = E.takeFrom(From);
+          Tail = All.splitAt(Cut - From);
+          E.append(All);
+        }
+      }
+    }
+    Body(S, Tail.size() ? &Tail : nullptr);
+    if (S.LastOfLayer) {
+      E.signal(Unit::Store, LayerDone);
+      if (Next && !EarlyMaps)
+        Loads(*Next, Next->P->Dynamic, true, true);
+      else if (Next && ResidualAfterDone(*Next))
+        Loads(*Next, false, false, true);
+    }
+  }
+  E.halt();
+}
