@@ -168,11 +168,20 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
                    Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
     for (const LayerPlan &P : Ps)
       CanBank &= P.L->Out.C <= Gch / 2;
+    // A banked 1x1 conv's entries hold two pixels each, so its tile may
+    // have twice the accumulators' pixels, which a depthwise producer
+    // traces in bands of rows that fit them (LayerPlan::bandRows): less
+    // halo to load.
+    const unsigned PMaxBanked =
+        CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
-    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, PMax))
+    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
       for (bool Banked : {false, true}) {
-        if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank))
+        if (!Banked && R * Wt > PMax)
+          continue;
+        if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank ||
+                       (R * Wt > PMax && (R * Wt > PMaxBanked || Wt > Hw.AccEntries))))
           continue;
         LayerPlan Dn = D;
         Dn.Banked = Banked;

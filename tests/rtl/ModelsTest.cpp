@@ -223,6 +223,24 @@ layers:
                     "+banked2");
 }
 
+/// A banked pair whose tile has more pixels than the accumulators have
+/// entries (two pixels an entry for the 1x1 conv; the depthwise producer
+/// traces it in bands of rows): 176-pixel tiles of a 64x64 map on zc706's
+/// 128 entries.
+TEST_F(RtlBatch, BankedPairBeyondTheAccumulatorsAgrees) {
+  coSimulatePlanned("bigbank.bin", R"(name: bigbank
+input: {name: data, shape: [32, 64, 64]}
+weights: {seed: 8}
+layers:
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, bias: false}
+  - {name: d_r, type: relu6}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)",
+                    "+banked2");
+  // The pair's tile (the producer's and the 1x1 conv's).
+  EXPECT_GT(largestDepthwiseTile(zc706Plan("bigbank.bin")), isa::HwConfig().AccEntries);
+}
+
 /// The same with a max pool as the producer: its windows write the even
 /// columns into one bank, then the odd ones into the next (two chunks, 64
 /// and 32 channels).
