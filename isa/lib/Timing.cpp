@@ -42,13 +42,12 @@ uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t S
 
 uint64_t timing::dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,
                            int64_t Stride, uint64_t Rows, uint64_t RowBytes) {
-  // The datapath takes the transfer in the cycle of its grant, then moves a
-  // beat a cycle, every row from a beat of its own: merged rows smaller than
-  // the channel moves a cycle take a cycle each. A row's own bursts always
-  // take longer.
+  // The datapath moves a beat a cycle, every row from a beat of its own:
+  // merged rows smaller than the channel moves a cycle take a cycle each. A
+  // row's own bursts never take fewer cycles than its beats.
   const uint64_t Beat = Channel.beatBytes();
   const uint64_t Beats = Rows * ((RowBytes + Beat - 1) / Beat);
-  return std::max(Channel.cycles(dmaBurstBytes(Hw, Addr, Stride, Rows, RowBytes)), Beats + 1);
+  return std::max(Channel.cycles(dmaBurstBytes(Hw, Addr, Stride, Rows, RowBytes)), Beats);
 }
 
 uint64_t timing::rowSpanBytes(const isa::HwConfig &Hw, uint64_t RowBytes,

@@ -6,10 +6,12 @@
 // requests DRAM beats and writes each into the maps or weights buffers of the
 // CUs it names the cycle the data returns; a store reads the maps buffer of
 // one CU and writes DRAM. BEAT_BYTES is at least the channel's bytes per
-// cycle and at most a burst, so a transfer of D channel cycles has at most D
-// beats: its data lands within D + 2 cycles of the grant, inside the
+// cycle and at most a burst, and the contract holds a transfer at least a
+// cycle per beat (timing::dmaCycles), so a transfer of D channel cycles has at
+// most D beats: its data lands within D + 2 cycles of the grant, inside the
 // contract's completion (grant + D + latency, latency >= 2, checked by
-// snow-rtlgen), and the mover is free again before the next grant.
+// snow-rtlgen), and its last beat is at the latest in the cycle of the next
+// grant, which the mover takes in that same cycle.
 //
 // The fill engine writes `value` into LANES elements per CU per cycle.
 
@@ -98,14 +100,10 @@ module snow_dma
       dram_rd_en <= 1'b0;
       dram_wr_en <= 1'b0;
       d_valid <= 1'b0;
-      if (grant) begin
-        busy <= 1'b1;
-        x <= grant_xfer;
-        row_dram <= grant_xfer.dram;
-        row_buf <= grant_xfer.buf_addr;
-        j <= '0;
-        r <= '0;
-      end else if (busy) begin
+      // A beat of the transfer in hand, then a new grant, which may come in
+      // the cycle of its last beat: the grant's assignments come last and
+      // win over the beat's advance.
+      if (busy) begin
         if (x.store) begin
           dram_wr_en <= 1'b1;
           dram_wr_addr <= row_dram + 2 * j;
@@ -130,6 +128,14 @@ module snow_dma
         end else begin
           j <= j + per_beat;
         end
+      end
+      if (grant) begin
+        busy <= 1'b1;
+        x <= grant_xfer;
+        row_dram <= grant_xfer.dram;
+        row_buf <= grant_xfer.buf_addr;
+        j <= '0;
+        r <= '0;
       end
     end
   end

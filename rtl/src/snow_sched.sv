@@ -160,8 +160,8 @@ module snow_sched
   endfunction
 
   // Channel cycles of a DMA (§3.3.1): rows that follow each other in DRAM
-  // are one span (DMA_MERGE_ROWS); at least snow_dma's time, a cycle to
-  // take the transfer and one per beat, a beat never spanning two rows.
+  // are one span (DMA_MERGE_ROWS); at least snow_dma's time, a cycle per
+  // beat, a beat never spanning two rows.
   function automatic logic [63:0] dma_cycles(input logic [63:0] addr,
                                              input logic signed [63:0] stride,
                                              input logic [63:0] rows,
@@ -172,7 +172,7 @@ module snow_sched
       d = dram_cycles(burst_bytes(addr, 64'sd0, 64'd1, n * rows));
     else
       d = dram_cycles(burst_bytes(addr, stride, rows, n));
-    return umax(d, beats + 64'd1);
+    return umax(d, beats);
   endfunction
 
   // ---- The cycle ----

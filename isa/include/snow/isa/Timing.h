@@ -153,10 +153,10 @@ private:
 
 /// Cycles a DMA operation of Rows rows of RowBytes, the first at DRAM byte
 /// Addr and each next one Stride bytes on, holds the channel: its
-/// dmaBurstBytes at the channel's rate, but at least the DMA datapath's time:
-/// a cycle to take the transfer, then a cycle per beat (HwConfig::
-/// dmaBeatBytes; a beat never spans two rows), which only merged rows
-/// (dma_merge_rows) of fewer bytes than the channel moves a cycle can reach.
+/// dmaBurstBytes at the channel's rate, but at least the DMA datapath's time,
+/// a cycle per beat (HwConfig::dmaBeatBytes; a beat never spans two rows),
+/// which only merged rows (dma_merge_rows) of fewer bytes than the channel
+/// moves a cycle can reach.
 uint64_t dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,
                    int64_t Stride, uint64_t Rows, uint64_t RowBytes);
 
