@@ -180,8 +180,10 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
       for (bool Banked : {false, true}) {
         if (!Banked && R * Wt > PMax)
           continue;
+        // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
+        // of at least a row must fit the accumulators.
         if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank ||
-                       (R * Wt > PMax && (R * Wt > PMaxBanked || Wt > Hw.AccEntries))))
+                       (R * Wt > PMax && Wt > Hw.AccEntries)))
           continue;
         LayerPlan Dn = D;
         Dn.Banked = Banked;
