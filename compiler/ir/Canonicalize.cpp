@@ -465,7 +465,7 @@ bool fuseAdds(Graph &G) {
 
 } // namespace
 
-llvm::Error snow::ir::canonicalize(Graph &G) {
+llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
   try {
     removeFlattens(G);
     removeSoftmax(G);
@@ -481,7 +481,7 @@ llvm::Error snow::ir::canonicalize(Graph &G) {
       Changed |= fuseAdds(G);
     }
     lowerActivations(G);
-    detail::mergeSiblings(G);
+    detail::mergeSiblings(G, Opts.OneFormat);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

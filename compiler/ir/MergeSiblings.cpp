@@ -25,20 +25,25 @@ namespace {
 /// add's): the merged conv has one format, and a concat's group, the widest
 /// range of a block, would cost a reduce conv's output its precision
 /// (Inception v3's max error 1.89 -> 2.12 % of max |y| on noise frames).
+/// With one format everywhere that cost is gone, and a concat's input
+/// merges too (an inception block's 1x1 branch with its reduce convs: the
+/// compiler stores the slice straight into the concat's tensor).
 bool mergeable(const Graph &G, size_t I, const std::vector<bool> &ConvReadOnly) {
   const Layer &L = G.Layers[I];
   return L.Kind == LayerKind::Conv && L.Groups == 1 && !L.DynamicWeights && !L.HasResidual &&
          L.Inputs.size() == 1 && I + 1 != G.Layers.size() && ConvReadOnly[I];
 }
 
-/// For each layer: whether it is read, and only as the input of convs.
-std::vector<bool> convReadOnly(const Graph &G) {
+/// For each layer: whether it is read, and only as the input of convs (or
+/// of concats, with \p IntoConcats).
+std::vector<bool> convReadOnly(const Graph &G, bool IntoConcats) {
   std::vector<bool> Only(G.Layers.size(), true), Read(G.Layers.size(), false);
   for (const Layer &L : G.Layers) {
     for (int I : L.Inputs)
       if (I >= 0) {
         Read[size_t(I)] = true;
-        Only[size_t(I)] = Only[size_t(I)] && L.Kind == LayerKind::Conv;
+        Only[size_t(I)] = Only[size_t(I)] && (L.Kind == LayerKind::Conv ||
+                                              (IntoConcats && L.Kind == LayerKind::Concat));
       }
     if (L.HasResidual && L.Residual >= 0)
       Only[size_t(L.Residual)] = false;
@@ -59,9 +64,9 @@ bool siblings(const Layer &A, const Layer &B) {
 
 } // namespace
 
-void snow::ir::detail::mergeSiblings(Graph &G) {
+void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
   const size_t N = G.Layers.size();
-  const std::vector<bool> ConvReadOnly = convReadOnly(G);
+  const std::vector<bool> ConvReadOnly = convReadOnly(G, IntoConcats);
   // Candidates by the tensor they read (-1: the graph input), in layer
   // order: siblings are looked for among those only, so a long chain of
   // layers costs linear time, not a scan of every later layer.

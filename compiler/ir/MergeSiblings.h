@@ -17,8 +17,9 @@ namespace snow::ir::detail {
 /// over all their output channels, and each former conv a slice of its
 /// output under the same name, read where the conv was. Run last: the other
 /// fusions must have settled each conv's relu and activation first. A graph
-/// merged once has no mergeable siblings left.
-void mergeSiblings(Graph &G);
+/// merged once has no mergeable siblings left. With \p IntoConcats (one
+/// format everywhere) a conv whose output goes into a concat merges too.
+void mergeSiblings(Graph &G, bool IntoConcats);
 
 } // namespace snow::ir::detail
 

@@ -213,7 +213,7 @@ static int compileModel() {
       return fail(llvm::toString(std::move(Err)));
     return 0;
   }
-  if (auto Err = ir::canonicalize(*G))
+  if (auto Err = ir::canonicalize(*G, {/*OneFormat=*/UniformFormat}))
     return fail(llvm::toString(std::move(Err)));
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;

@@ -241,7 +241,7 @@ static llvm::Error run() {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "hardware '%s': acc_bits %u is outside 1..64", Hw->Name.c_str(),
                                    Hw->AccBits);
-  if (llvm::Error E = ir::canonicalize(*G))
+  if (llvm::Error E = ir::canonicalize(*G, {/*OneFormat=*/UniformFormat}))
     return E;
   // Formats are calibrated on the default input whatever --input says: snowc
   // sees no input and must choose the same formats, or snowsim's output would

@@ -111,7 +111,7 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   auto G = ir::parseModel(Yaml, "test.yaml");
   if (!G)
     return ::testing::AssertionFailure() << llvm::toString(G.takeError());
-  if (auto Err = ir::canonicalize(*G))
+  if (auto Err = ir::canonicalize(*G, {/*OneFormat=*/UniformFormat}))
     return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
   if (UniformFormat) {
     ir::quantize(*G, int(Hw->ActFracBits));

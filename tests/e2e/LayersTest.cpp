@@ -234,6 +234,22 @@ TEST_P(RandomInception, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomInception, ::testing::Range(0u, 12u));
 
+class RandomInceptionOneFormat : public ::testing::TestWithParam<unsigned> {};
+
+/// With one format everywhere (--uniform-format) the 1x1 branch merges with
+/// the reduce convs too, and the merged conv stores its first slice straight
+/// into the concat's tensor (a channel range of a wider tensor).
+TEST_P(RandomInceptionOneFormat, MatchesReferenceBitForBit) {
+  RunResult R;
+  ASSERT_TRUE(runModel(inceptionCase(GetParam()), rotatedPreset(GetParam()).front(), R, {},
+                       /*TimingOnly=*/false, /*UniformFormat=*/true));
+  EXPECT_TRUE(sameBits(R));
+  EXPECT_TRUE(
+      llvm::any_of(R.Prog.Layers, [](const isa::LayerInfo &L) { return L.Name == "b1+b2r+b3r"; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomInceptionOneFormat, ::testing::Range(0u, 12u));
+
 TEST(Layers, InceptionBranchesRunAsOneConv) {
   RunResult R;
   ASSERT_TRUE(runModel(inceptionCase(1), "zc706", R));

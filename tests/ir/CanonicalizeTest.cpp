@@ -424,6 +424,30 @@ TEST(Canonicalize, SiblingConvsMergeIntoOneConvWithSlices) {
     EXPECT_EQ(Merged[size_t(indexOf(G, Name))], Separate[size_t(indexOf(G, Name))]) << Name;
 }
 
+// With one format everywhere a concat's input merges as well (nothing to
+// lose in precision); the pool-read and output convs still do not.
+TEST(Canonicalize, WithOneFormatAConcatInputMergesToo) {
+  const std::string Layers = "  - {name: a, type: conv, out_channels: 3, kernel: 1, relu: true}\n"
+                             "  - {name: r, type: conv, input: data, out_channels: 2, kernel: 1,"
+                             " relu: true}\n"
+                             "  - {name: p, type: conv, input: data, out_channels: 2, kernel: 1,"
+                             " relu: true}\n"
+                             "  - {name: pp, type: maxpool, input: p, kernel: 1}\n"
+                             "  - {name: rr, type: conv, input: r, out_channels: 3, kernel: 1}\n"
+                             "  - {name: cat, type: concat, inputs: [a, rr, pp]}\n";
+  EXPECT_EQ(names(canon(Layers)), (std::vector<std::string>{"a", "r", "p", "pp", "rr", "cat"}))
+      << "by default a concat's input keeps its own format";
+  Graph G = parseOk(Layers);
+  ASSERT_FALSE(bool(canonicalize(G, {/*OneFormat=*/true})));
+  EXPECT_EQ(names(G), (std::vector<std::string>{"a+r", "a", "r", "p", "pp", "rr", "cat"}));
+  EXPECT_EQ(byName(G, "a").Kind, LayerKind::Slice);
+  EXPECT_EQ(byName(G, "cat").Inputs.front(), indexOf(G, "a"));
+  EXPECT_EQ(byName(G, "p").Kind, LayerKind::Conv) << "a pool reads it";
+  std::vector<std::string> Names = names(G);
+  ASSERT_FALSE(bool(canonicalize(G, {/*OneFormat=*/true})));
+  EXPECT_EQ(names(G), Names) << "a fixed point";
+}
+
 // The graph output is read by the host from the last layer: a conv that is
 // the output keeps its tensor and is not merged; nor is a conv read by a
 // pool (its format is the pool's).

@@ -25,9 +25,9 @@ const char *presetFor(unsigned Seed) {
 
 class RandomLayers : public CoSimTest, public ::testing::WithParamInterface<unsigned> {
 protected:
-  void check(const std::string &Yaml) {
+  void check(const std::string &Yaml, const std::vector<std::string> &Flags = {}) {
     SCOPED_TRACE(std::string("hardware ") + presetFor(GetParam()) + ", model:\n" + Yaml);
-    compileFor("m.bin", Yaml, presetFor(GetParam()));
+    compileFor("m.bin", Yaml, presetFor(GetParam()), Flags);
     if (HasFatalFailure())
       return;
     EXPECT_TRUE(coSimulate("m.bin"));
@@ -47,6 +47,7 @@ class RtlRandomGrouped : public RandomLayers {};
 class RtlRandomActivation : public RandomLayers {};
 class RtlRandomSqueezeExcite : public RandomLayers {};
 class RtlRandomInception : public RandomLayers {};
+class RtlRandomInceptionOneFormat : public RandomLayers {};
 class RtlRandomProduct : public RandomLayers {};
 class RtlRandomLayerNorm : public RandomLayers {};
 
@@ -65,6 +66,10 @@ TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
 // Merged sibling convs storing into slices (Lower.cpp, LayerPlan::Pieces).
 TEST_P(RtlRandomInception, SimAndRtlAgree) { check(inceptionCase(GetParam())); }
+// With one format the 1x1 branch merges too: a slice stored into a concat.
+TEST_P(RtlRandomInceptionOneFormat, SimAndRtlAgree) {
+  check(inceptionCase(GetParam()), {"--uniform-format"});
+}
 // Compiled programs with activation tables (vlut, vwb lut) and run-time
 // weights (squeeze-and-excitation's x * s).
 TEST_P(RtlRandomActivation, SimAndRtlAgree) { check(activationCase(GetParam())); }
@@ -85,6 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInception, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInceptionOneFormat, ::testing::Range(0u, 4u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));

@@ -233,10 +233,20 @@ llvm::Expected<Graph> parseModel(const std::string &Text, const std::string &Fil
 void materializeWeights(Layer &L);
 void materializeWeights(Graph &G);
 
+/// What canonicalize() may assume of the formats chosen after it.
+struct CanonOptions {
+  /// Every activation will have the hardware's one format (quantize(G,
+  /// Frac), --uniform-format): a conv that writes into a concat may then
+  /// merge with its siblings too (docs/model-format.md, step 8), which
+  /// costs no precision when there is one format. snowc and snowref must
+  /// agree on it, as they do on the formats.
+  bool OneFormat = false;
+};
+
 /// Rewrites G into canonical form (see LayerKind). Errors name the layer and
 /// file:line (e.g. a batchnorm that does not follow a conv).
 /// On error G is left partly rewritten and should be discarded.
-llvm::Error canonicalize(Graph &G);
+llvm::Error canonicalize(Graph &G, const CanonOptions &Opts = {});
 
 /// Per-layer table (name, type, output shape, MACs, params) and totals, for
 /// snowc --summary. Works on the graph as written or canonical.
