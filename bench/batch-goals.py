@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+import roofline
+
 # (model, batch or None for --batch, whole-network utilization goal in %).
 GOALS = [("alexnet", None, 90), ("vgg16", None, 95), ("resnet50", None, 97),
          ("googlenet", None, 95), ("fc4096", 256, 95)]
@@ -48,13 +50,10 @@ def run(binary, tmp, model_path, name, hw, batch):
 
 
 def roofline_bound(stats):
-    """Utilization in % with every layer at max(compute, its DRAM traffic)."""
-    hw = stats["hw"]
-    per_cycle = hw["dram_gbps"] * 1e3 * hw["dram_efficiency"] / hw["clock_mhz"]
-    cycles = sum(max(l["macs"] / hw["macs"],
-                     (l["dram_read_bytes"] + l["dram_write_bytes"]) / per_cycle)
-                 for l in stats["layers"])
-    return 100 * stats["total"]["macs"] / (cycles * hw["macs"])
+    """Utilization in % with every layer at max(compute, its DRAM traffic).
+    Batched programs fuse no pairs (compiler.md, step 9b: one frame only),
+    so every layer is a unit of its own."""
+    return roofline.bound_efficiency(stats["layers"], stats["hw"], conv_only=False)
 
 
 def count_instructions(binary, prog):

@@ -8,11 +8,12 @@ Compiles each model (snowc --uniform-format, as bench/results.py) and runs
 array's MACs); utilization = all MACs / (all cycles x the array's MACs);
 1 MAC = 2 ops. ShuffleNet v2 runs from its ONNX export (torchvision, needs
 python3-torch), whose importer folds its channel shuffles into convs.
-Beside each goal: the conv layers' layer-serial DRAM bound, as in
-bench/layer-loss.py: each conv layer takes at least max(MACs / array MACs,
-its DRAM bytes / the bytes a cycle the channel sustains), with the bytes the
-simulator books to it; a goal above it needs less traffic (layers fused on
-chip) or layers that overlap, not a better plan for each layer.
+Beside each goal: the conv layers' layer-serial DRAM bound (bench/roofline.py,
+as bench/layer-loss.py prints it): each conv layer, or fused pair as one unit,
+takes at least max(MACs / array MACs, its DRAM bytes / the bytes a cycle the
+channel sustains), with the bytes the simulator books to it; a goal above it
+needs less traffic (layers fused on chip) or layers that overlap, not a
+better plan for each layer.
 Usage:  bench/efficiency-goals.py [--bin build/bin] [--hw zc706] [--jobs N]
                                   [--flags "--no-grouped-vdw"]
 Exit status 1 if a goal is missed (a model that could not be measured does not count).
@@ -24,6 +25,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+import roofline
 
 # (model, conv-layer efficiency goal in %): issue 16. The last three are
 # floors: the classic networks must not regress.
@@ -48,14 +51,22 @@ torch.onnx.export(m, torch.zeros(1, 3, 224, 224), sys.argv[2], opset_version=13)
 
 
 def run(binary, tmp, model, hw, flags, source=None):
+    """The run's stats JSON, with the plan orders of its layers (which
+    layers run as fused pairs) under "orders"."""
     prog = os.path.join(tmp, model + ".bin")
     stats = os.path.join(tmp, model + ".json")
-    subprocess.run([os.path.join(binary, "snowc"), source or f"models/{model}.yaml", "-o", prog,
-                    "--hw", hw, "--uniform-format"] + flags, check=True)
+    plan = os.path.join(tmp, model + ".plan.json")
+    snowc = [os.path.join(binary, "snowc"), source or f"models/{model}.yaml", "--hw", hw,
+             "--uniform-format"] + flags
+    subprocess.run(snowc + ["-o", prog], check=True)
+    subprocess.run(snowc + ["--emit=plan-json", "-o", plan], check=True)
     subprocess.run([os.path.join(binary, "snowsim"), prog, "--timing-only", "--quiet",
                     "--stats-json", stats], check=True)
     with open(stats) as f:
-        return json.load(f)
+        d = json.load(f)
+    with open(plan) as f:
+        d["orders"] = roofline.plan_orders(json.load(f))
+    return d
 
 
 def run_onnx(binary, tmp, model, hw, flags):
@@ -76,13 +87,9 @@ def conv_eff(d):
 
 
 def conv_bound(d):
-    """The conv layers' efficiency in % if each ran at its own roofline."""
-    hw = d["hw"]
-    per_cycle = hw["dram_gbps"] * 1e3 * hw["dram_efficiency"] / hw["clock_mhz"]
-    conv = [l for l in d["layers"] if l["type"] == "conv"]
-    cycles = sum(max(l["macs"] / hw["macs"],
-                     (l["dram_read_bytes"] + l["dram_write_bytes"]) / per_cycle) for l in conv)
-    return 100.0 * sum(l["macs"] for l in conv) / (cycles * hw["macs"])
+    """The conv layers' efficiency in % if each (each fused pair) ran at its
+    own roofline."""
+    return roofline.bound_efficiency(d["layers"], d["hw"], d["orders"])
 
 
 def main():

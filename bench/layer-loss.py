@@ -8,10 +8,11 @@ channels), 1x1 with few output channels (< one group of vmacs x lanes, or a
 remainder), 1x1, and other dense convs. For each class it prints the MACs,
 the cycles, the ideal cycles (MACs / array MACs), the efficiency and the lost
 cycles (cycles - ideal) with their share of all lost conv cycles, and the
-layer-serial DRAM bound: each layer takes at least max(MACs / array MACs,
-its DRAM bytes / bytes per cycle), with the bytes its plan moves (measured),
-so "bound eff." is the best conv efficiency any plan moving those bytes can
-reach while layers run one after another.
+layer-serial DRAM bound (bench/roofline.py): each layer, or fused pair as
+one unit, takes at least max(MACs / array MACs, its DRAM bytes / bytes per
+cycle), with the bytes its plan moves (measured), so "bound eff." is the
+best conv efficiency any plan moving those bytes can reach while layers run
+one after another (a fused pair's layers show the pair's).
 With --layers it lists every conv layer too.
 Usage:  bench/layer-loss.py MODEL [MODEL...] [--bin build/bin] [--hw zc706] [--layers]
 """
@@ -20,6 +21,8 @@ import json
 import os
 import subprocess
 import tempfile
+
+import roofline
 
 
 def model_layers(path):
@@ -67,9 +70,8 @@ def main():
                 d = json.load(f)
         attrs = model_layers(path)
         n = d["hw"]["macs"]
-        # Bytes per cycle the channel sustains: the pin rate times the
-        # controller's efficiency (isa/presets/zc706.yaml: 80 %).
-        bw = d["hw"]["dram_gbps"] * d["hw"]["dram_efficiency"] * 1e3 / d["hw"]["clock_mhz"]
+        # Each layer's share of its unit's bound (a fused pair is one unit).
+        bounds = roofline.layer_bounds(d["layers"], d["hw"], roofline.plan_orders(d))
         group = args.group
         # Input channels: the producer's out_channels (the model YAML has no
         # shapes); the layer's plan carries the chunking, so use that.
@@ -82,14 +84,13 @@ def main():
             in_ch = sum(p["chunks"] * p["chunk_channels"] for p in l["plan"][:1]) or 0
             c = classify(a, l, in_ch, group)
             ideal = l["macs"] / n
-            dram = (l["dram_read_bytes"] + l["dram_write_bytes"]) / bw
             s = classes.setdefault(c, [0, 0, 0.0, 0, 0.0])
             s[0] += l["macs"]
             s[1] += l["cycles"]
             s[2] += ideal
             s[3] += 1
-            s[4] += max(ideal, dram)
-            rows.append((l["name"], c, l["macs"], l["cycles"], ideal, max(ideal, dram),
+            s[4] += bounds[l["name"]]
+            rows.append((l["name"], c, l["macs"], l["cycles"], ideal, bounds[l["name"]],
                          " + ".join(p["order"] for p in l["plan"])))
         total_lost = sum(s[1] - s[2] for s in classes.values())
         macs = sum(s[0] for s in classes.values())
