@@ -144,6 +144,11 @@ static cl::opt<bool> NoPipelinePools(
              "stores the rows it reads"),
     cl::cat(Cat));
 
+static cl::opt<bool> NoPadPixels(
+    "no-pad-pixels",
+    cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
+             "are not whole DRAM bursts and layers move it in channel groups"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -238,6 +243,7 @@ static int compileModel() {
   Opts.SharePoolRegions = !NoSharePoolRegions;
   Opts.StartOnRows = !NoStartOnRows;
   Opts.FuseDepthwise = !NoFuseDepthwise;
+  Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");

@@ -480,18 +480,35 @@ TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
   EXPECT_EQ(countOps(Shared.Prog, isa::Opcode::VMACP), 0u);
 }
 
+// An inverted residual block's 144-channel map (288 bytes a pixel, 4.5
+// bursts of 64): the expansion stores it and the depthwise conv loads it in
+// groups of 64 channels, a DMA row a pixel each. With a pixel stride of 160
+// channels every group starts on a burst (CompileOptions::PadPixels).
+TEST(Passes, PaddedPixelsStartChannelGroupsOnBursts) {
+  const std::string Yaml = header("pad", 24, 28, 28) +
+                           R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+  OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::PadPixels);
+  EXPECT_LT(R.On.Stats.DramBusyCycles, R.Off.Stats.DramBusyCycles * 9 / 10);
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  EXPECT_EQ(layerNamed(R.On, "e")->DramWriteBytes, layerNamed(R.Off, "e")->DramWriteBytes)
+      << "the padding is never moved";
+}
+
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 36; ++K) {
-    const std::string &Yaml = K < 18 ? FewChannels : Pairs;
+  for (int K = 0; K < 38; ++K) {
+    const std::string &Yaml = K < 19 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,     &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
                      &O.PipelinePools,    &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights,
-                     &O.SharePoolRegions, &O.StartOnRows};
-    *Flags[K % 18] = false;
+                     &O.SharePoolRegions, &O.StartOnRows,   &O.PadPixels};
+    *Flags[K % 19] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }
