@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PipelinePools.h"
+#include "Batch.h"
 #include "Cost.h"
 #include "Lower.h"
 #include <algorithm>
@@ -257,6 +258,14 @@ void snow::compiler::dropUnusedPenalties(const ir::Graph &G, const isa::HwConfig
       if (!Again) // It planned with the penalty, so it plans without.
         llvm::consumeError(Again.takeError());
       else {
+        // A layer with run-time weights ran as a copy of its parts per frame
+        // (splitDynamicByFrame): so does its new plan, or a batch's other
+        // frames would go unscaled.
+        unsigned Copies = 0;
+        for (size_t J = K; J < End; ++J)
+          Copies = std::max(Copies, Plans[J].PerFrame ? Plans[J].FrameShift + 1 : 1);
+        if (Copies > 1)
+          splitDynamicByFrame(*Again, Copies);
         Plans.erase(Plans.begin() + ptrdiff_t(K), Plans.begin() + ptrdiff_t(End));
         Plans.insert(Plans.begin() + ptrdiff_t(K), Again->begin(), Again->end());
         End = K + Again->size();

@@ -194,6 +194,34 @@ TEST_P(RandomBatchSqueezeExcite, EveryFrameBitExact) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBatchSqueezeExcite, ::testing::Range(0u, 9u));
 
+/// A scale read by a pool: the pool does not go beside it, so the scale is
+/// planned again without the penalty that was to keep it there
+/// (PipelinePools.cpp: dropUnusedPenalties), and that plan must run per
+/// frame too. It ran frame 0 only, leaving the other frames unscaled (found
+/// by randomized batches of EfficientNet-like blocks).
+TEST(Batch, ScaleReadByAPoolRunsEveryFrame) {
+  const std::string Yaml = R"(name: sepool
+input: {name: data, shape: [16, 8, 8]}
+weights: {seed: 3}
+layers:
+  - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
+  - {name: sp, type: global_avgpool, input: c}
+  - {name: sr, type: conv, input: sp, out_channels: 8, kernel: 1, relu: true}
+  - {name: se, type: conv, input: sr, out_channels: 32, kernel: 1}
+  - {name: sg, type: sigmoid, input: se}
+  - {name: s, type: scale, inputs: [c, sg]}
+  - {name: gp, type: global_avgpool, input: s}
+  - {name: fc, type: fc, out_features: 10}
+)";
+  for (const char *Hw : {"zc706", "mini64"})
+    for (unsigned N : {2u, 3u}) {
+      SCOPED_TRACE(fmt::format("{} batch {}", Hw, N));
+      BatchRun R;
+      ASSERT_TRUE(runBatch(Yaml, Hw, N, R));
+      checkFrames(R);
+    }
+}
+
 /// Pooling layers beside the convs they read (CompileOptions::PipelinePools):
 /// a pool after a conv, and an inception block whose pool reads the concat
 /// of the block before (the biggest branch moved to be its last producer).
