@@ -14,8 +14,8 @@
 #include "Lower.h"
 #include "PipelinePools.h"
 #include "Plan.h"
-#include "Rounds.h"
 #include "Schedule.h"
+#include "Tensors.h"
 #include "WeightPack.h"
 #include "snow/isa/Timing.h"
 #include "snow/support/HugePages.h"
@@ -152,153 +152,6 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   return Plans;
 }
 
-/// Which tensors a layer reads as groups of channels that start on a DRAM
-/// burst when the pixels do, each group a DMA row a pixel (the layers
-/// whose output they are, by index): the input of a plan in several chunks
-/// that are not full depth (a depthwise conv's, a pool's, a conv's input
-/// chunks) of whole bursts, a fused residual read per output group; and
-/// which a conv reads whole as the window of one output pixel (an fc: a
-/// batched program flattens it into one pixel of all its values).
-struct TensorReads {
-  std::vector<bool> Grouped, Whole;
-};
-
-TensorReads tensorReads(const ir::Graph &G, const isa::HwConfig &Hw,
-                        const std::vector<LayerPlan> &Plans) {
-  auto Bursts = [&](unsigned Channels) { return Channels * 2 % Hw.DramBurstBytes == 0; };
-  const unsigned G0 = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  TensorReads R{std::vector<bool>(G.Layers.size(), false),
-                std::vector<bool>(G.Layers.size(), false)};
-  for (const ir::Layer &L : G.Layers)
-    if (L.Kind == ir::LayerKind::Conv && L.KH == L.In.H && L.KW == L.In.W && L.input() >= 0)
-      R.Whole[size_t(L.input())] = true;
-  for (const LayerPlan &P : Plans) {
-    const ir::Layer &L = G.Layers[P.Index];
-    if (P.NChunks > 1 && !P.FullDepth && !P.FromMid && Bursts(P.Chunk))
-      for (int In : L.Inputs)
-        if (In >= 0)
-          R.Grouped[size_t(In)] = true;
-    if (L.HasResidual && L.Residual >= 0 && P.NOg > 1 && Bursts(P.ogChannels(G0)))
-      R.Grouped[size_t(L.Residual)] = true;
-  }
-  return R;
-}
-
-/// The pixel stride in channels of a tensor of shape S: its channels,
-/// rounded up to whole DRAM bursts where a layer reads it in groups of
-/// channels (CompileOptions::PadPixels). A group of G channels of every
-/// pixel moves as one DMA row a pixel; with pixels of a fraction of bursts
-/// (144 channels: 288 bytes, 4.5 bursts of 64) every other pixel's row
-/// starts inside a burst and takes one more than it fills, and a last
-/// group of 16 channels takes a burst for 32 bytes: 6 bursts a pixel for
-/// 4.5. With a stride of whole bursts (160 channels: 5) each group starts
-/// on one, and the writer's output groups too; a layer reading whole
-/// pixels moves the padding (11 % more for 144). Not for a tensor of G
-/// channels or fewer, the graph's output (the host reads it dense), one of
-/// a single pixel, or one an fc reads (Whole).
-uint32_t pixelStride(const ir::Shape &S, bool Output, bool Grouped, bool Whole,
-                     const isa::HwConfig &Hw, const CompileOptions &Opts) {
-  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac, Burst = Hw.DramBurstBytes / 2;
-  if (!Opts.PadPixels || !Grouped || Whole || Output || !Burst || S.C <= G || S.C % Burst == 0 ||
-      uint64_t(S.H) * S.W <= 1)
-    return S.C;
-  return roundUp(S.C, Burst);
-}
-
-/// Decides where every layer's output lives. A concat's inputs become views
-/// into the concat's tensor (so concatenation moves no data); a conv read
-/// through slices (a merged conv) has no tensor: each slice owns one (or is
-/// a concat's input) and the conv stores into them (Pieces). Every other
-/// output owns a tensor (pixelStride: its channels, or whole bursts where
-/// a layer reads it, or a view of it, in groups), allocated by Place.
-template <typename PlaceFn>
-llvm::Expected<std::vector<TensorView>>
-placeTensors(const ir::Graph &G, PlaceFn Place, const TensorReads &How, const isa::HwConfig &Hw,
-             const CompileOptions &Opts, std::vector<std::vector<OutPiece>> &Pieces) {
-  const size_t N = G.Layers.size();
-  std::vector<int> Owner(N);
-  std::vector<uint32_t> Off(N, 0);
-  std::vector<bool> Sliced(N, false); // Read through slices only.
-  std::vector<unsigned> Reads(N, 0), SliceReads(N, 0);
-  for (size_t I = 0; I < N; ++I) {
-    Owner[I] = int(I);
-    const ir::Layer &L = G.Layers[I];
-    std::vector<int> R = L.Inputs;
-    if (L.HasResidual)
-      R.push_back(L.Residual);
-    for (int In : R)
-      if (In >= 0) {
-        ++Reads[size_t(In)];
-        SliceReads[size_t(In)] += L.Kind == ir::LayerKind::Slice;
-      }
-  }
-  for (size_t I = 0; I < N; ++I) {
-    Sliced[I] = SliceReads[I] > 0;
-    if (Sliced[I] &&
-        (Reads[I] != SliceReads[I] || G.Layers[I].Kind != ir::LayerKind::Conv || I + 1 == N))
-      return compileError(fmt::format("{}: layer '{}': a layer read through slices must be a conv "
-                                      "read by nothing else",
-                                      G.Layers[I].Loc.str(), G.Layers[I].Name));
-  }
-  for (size_t I = 0; I < N; ++I) {
-    const ir::Layer &L = G.Layers[I];
-    if (L.Kind != ir::LayerKind::Concat)
-      continue;
-    uint32_t C0 = 0;
-    for (int In : L.Inputs) {
-      if (In < 0)
-        return compileError(fmt::format("{}: layer '{}': concatenating the graph input needs a "
-                                        "copy, which the compiler does not do yet",
-                                        L.Loc.str(), L.Name));
-      if (Owner[In] != In || Sliced[size_t(In)])
-        return compileError(fmt::format("{}: layer '{}': the output of '{}' already goes into "
-                                        "another concat",
-                                        L.Loc.str(), L.Name, G.Layers[In].Name));
-      Owner[In] = int(I);
-      Off[In] = C0;
-      C0 += G.Layers[In].Out.C;
-    }
-  }
-  auto RootOf = [&](size_t I) {
-    while (Owner[I] != int(I))
-      I = size_t(Owner[I]);
-    return I;
-  };
-  std::vector<bool> Grouped(N, false), Whole(N, false);
-  for (size_t I = 0; I < N; ++I) {
-    Grouped[RootOf(I)] = Grouped[RootOf(I)] || How.Grouped[I];
-    Whole[RootOf(I)] = Whole[RootOf(I)] || How.Whole[I];
-  }
-  std::vector<uint64_t> Addr(N, 0);
-  std::vector<uint32_t> Strides(N, 0);
-  for (size_t I = 0; I < N; ++I)
-    Strides[I] = G.Layers[I].Out.C;
-  for (size_t I = 0; I < N; ++I)
-    if (Owner[I] == int(I) && !Sliced[I]) {
-      Strides[I] = pixelStride(G.Layers[I].Out, I + 1 == N, Grouped[I], Whole[I], Hw, Opts);
-      Addr[I] = Place(Strides[I], G.Layers[I].Out.H, G.Layers[I].Out.W);
-    }
-  std::vector<TensorView> Views(N);
-  for (size_t I = 0; I < N; ++I) {
-    size_t Root = I;
-    uint32_t Offset = 0;
-    while (Owner[Root] != int(Root)) {
-      Offset += Off[Root];
-      Root = size_t(Owner[Root]);
-    }
-    const ir::Shape &RootOut = G.Layers[Root].Out;
-    Views[I] = {Addr[Root], G.Layers[I].Out.W, Strides[Root], Offset,
-                uint64_t(Strides[Root]) * RootOut.H * RootOut.W * 2};
-  }
-  Pieces.assign(N, {});
-  for (size_t I = 0; I < N; ++I) {
-    const ir::Layer &L = G.Layers[I];
-    if (L.Kind == ir::LayerKind::Slice)
-      Pieces[size_t(L.input())].push_back({L.SliceBegin, L.Out.C, Views[I]});
-  }
-  return Views;
-}
-
 /// Puts the plans in program order: the layer scheduler's (a layer's parts
 /// stay together), then pools moved beside the convs they read (which may
 /// plan such a pool again in smaller steps, and a conv whose pool did not
@@ -433,7 +286,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
                 G.Input.W,   uint32_t(G.InputFrac)};
   const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0, Prog.Input.bytes()};
   std::vector<std::vector<OutPiece>> Pieces;
-  auto Views = placeTensors(G, Place, tensorReads(G, Hw, *Plans), Hw, Opts, Pieces);
+  auto Views = placeTensors(G, *Plans, Place, Hw, Opts, Pieces);
   if (!Views)
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };

@@ -111,10 +111,10 @@ struct CompileOptions {
   /// no layer moves it through DRAM (Fuse.cpp; docs/compiler.md, step 9b).
   /// Where the cost model says it pays.
   bool FuseDepthwise = true;
-  /// Give a tensor whose pixels are not a whole number of DRAM bursts, and
-  /// which layers move in channel groups, a pixel stride of whole bursts:
-  /// every group's DMA row then starts on a burst (Compiler.cpp:
-  /// pixelStride; docs/compiler.md, step 11).
+  /// Give a tensor whose pixels are not a whole number of DRAM bursts a
+  /// pixel stride of whole bursts where the layers that move it then move
+  /// fewer bursts: each group of channels' DMA row starts on a burst
+  /// (Compiler.cpp: placeTensors; docs/compiler.md, step 11).
   bool PadPixels = true;
 };
 
