@@ -290,6 +290,12 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   if (!Views)
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
+  if (Parts) // In program order, as Plans.
+    for (size_t K = 0; K < Plans->size(); ++K) {
+      const LayerPlan &P = (*Plans)[K];
+      (*Parts)[Parts->size() - Plans->size() + K].OutPixelStride =
+          P.ToMid || !Pieces[P.Index].empty() ? 0 : (*Views)[P.Index].Stride;
+    }
   // Which planned layer each layer's data is complete after: its own
   // ordinal (the position of its plans in program order; every part of a
   // layer shares it, LayerDone is signalled after the last part), or for a

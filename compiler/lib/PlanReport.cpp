@@ -78,7 +78,8 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
                                             {"output_groups", int64_t(D.OutputGroups)},
                                             {"order", D.Order},
                                             {"estimate_cycles", int64_t(D.EstCycles)},
-                                            {"estimate_dram_bytes", int64_t(D.EstDramBytes)}});
+                                            {"estimate_dram_bytes", int64_t(D.EstDramBytes)},
+                                            {"out_pixel_stride", int64_t(D.OutPixelStride)}});
     EstimateOf[D.Layer] += D.EstCycles;
     Estimate += D.EstCycles;
   }

@@ -129,9 +129,42 @@ TEST_F(PlanJsonTest, PlanNamesTheChoiceOfEveryPart) {
   const json::Object *First = (*P->getAsObject()->getArray("layers"))[0].getAsObject();
   const json::Object *Part = (*First->getArray("plan"))[0].getAsObject();
   for (const char *Key : {"part", "chunks", "tile_rows", "tile_cols", "rounds", "order",
-                          "estimate_cycles", "estimate_dram_bytes"})
+                          "estimate_cycles", "estimate_dram_bytes", "out_pixel_stride"})
     EXPECT_TRUE(Part->get(Key)) << Key;
   EXPECT_TRUE(P->getAsObject()->getString("source"));
+}
+
+/// A padded tensor shows in its writer's plan (docs/compiler.md, step 11):
+/// a 144-channel expansion that a depthwise conv reads in 64-channel
+/// groups gets 160 channels a pixel, and 144 with --no-pad-pixels.
+TEST_F(PlanJsonTest, PaddedPixelsShowInThePlan) {
+  write("pad.yaml", R"(name: pad
+input: {name: data, shape: [24, 28, 28]}
+weights: {seed: 5}
+layers:
+  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)");
+  auto StrideOfE = [&](const std::vector<std::string> &Extra) -> int64_t {
+    std::vector<std::string> Args = {"pad.yaml", "--emit=plan-json", "-o", "pad.json"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    ToolResult R = run("snowc", Args);
+    EXPECT_TRUE(succeeded(R)) << R;
+    auto P = json::parse(read("pad.json"));
+    if (!P) {
+      ADD_FAILURE() << llvm::toString(P.takeError());
+      return -1;
+    }
+    for (const json::Value &L : *P->getAsObject()->getArray("layers"))
+      if (L.getAsObject()->getString("name") == llvm::StringRef("e"))
+        return *(*L.getAsObject()->getArray("plan"))[0].getAsObject()->getInteger(
+            "out_pixel_stride");
+    ADD_FAILURE() << "no layer e";
+    return -1;
+  };
+  EXPECT_EQ(StrideOfE({}), 160);
+  EXPECT_EQ(StrideOfE({"--no-pad-pixels"}), 144);
 }
 
 /// The planner's estimate counts the channel time of fetching each step's

@@ -130,6 +130,11 @@ struct PlanPart {
   unsigned Rounds = 0, OutputGroups = 0;
   std::string Order; ///< kernel|maps stationary, then +split +balance +pixN +fulldepth +gather +dw.
   uint64_t EstCycles = 0, EstDramBytes = 0;
+  /// Channels a pixel of the tensor the part writes: its layer's channels,
+  /// or more where the tensor is padded to whole DRAM bursts (a concat's
+  /// inputs: the concat's; docs/compiler.md, step 11). 0 where it writes
+  /// none of its own (a fused producer, a merged conv storing into slices).
+  unsigned OutPixelStride = 0;
 };
 
 /// Every layer's plan, before the program order (compile()'s first steps,
