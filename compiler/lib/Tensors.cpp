@@ -56,7 +56,9 @@ TensorUse tensorUse(const ir::Graph &G, const isa::HwConfig &Hw,
     const bool Groups = P.IsConv && !P.Depthwise && !P.Elementwise ? P.NOg > 1 : Chunked;
     if (L.HasResidual && L.Residual >= 0)
       U.Accesses.push_back({unsigned(L.Residual), P.NOg > 1 ? P.ogChannels(G0) : 0});
-    if (!P.ToMid && P.Pieces.empty())
+    // A merged conv owns no tensor: its stores into its slices' tensors
+    // are not counted (its own index is never placed).
+    if (!P.ToMid)
       U.Accesses.push_back({P.Index, Groups ? Og : 0});
   }
   return U;
@@ -163,15 +165,16 @@ snow::compiler::placeTensors(const ir::Graph &G, const std::vector<LayerPlan> &P
   std::vector<bool> Pinned(N, false);
   for (size_t I = 0; I < N; ++I)
     Pinned[RootOf(I)] = Pinned[RootOf(I)] || Use.Whole[I];
-  auto PaddedStride = [&](size_t R) { return Burst ? roundUp(G.Layers[R].Out.C, Burst) : 0; };
-  for (const TensorAccess &A : Use.Accesses) {
-    const size_t R = RootOf(A.Layer);
-    const unsigned C = G.Layers[R].Out.C, Off = OffsetOf(A.Layer), Len = G.Layers[A.Layer].Out.C;
-    if (!Opts.PadPixels || !Burst || C % Burst == 0)
-      continue;
-    Dense[R] += accessBursts(C, C, Off, Len, A.Group, Burst);
-    Padded[R] += accessBursts(C, PaddedStride(R), Off, Len, A.Group, Burst);
-  }
+  auto PaddedStride = [&](size_t R) { return roundUp(G.Layers[R].Out.C, Burst); };
+  if (Opts.PadPixels && Burst)
+    for (const TensorAccess &A : Use.Accesses) {
+      const size_t R = RootOf(A.Layer);
+      const unsigned C = G.Layers[R].Out.C, Off = OffsetOf(A.Layer), Len = G.Layers[A.Layer].Out.C;
+      if (C % Burst == 0)
+        continue;
+      Dense[R] += accessBursts(C, C, Off, Len, A.Group, Burst);
+      Padded[R] += accessBursts(C, PaddedStride(R), Off, Len, A.Group, Burst);
+    }
   std::vector<uint64_t> Addr(N, 0);
   std::vector<uint32_t> Strides(N, 0);
   for (size_t I = 0; I < N; ++I)
@@ -185,14 +188,9 @@ snow::compiler::placeTensors(const ir::Graph &G, const std::vector<LayerPlan> &P
     }
   std::vector<TensorView> Views(N);
   for (size_t I = 0; I < N; ++I) {
-    size_t Root = I;
-    uint32_t Offset = 0;
-    while (Owner[Root] != int(Root)) {
-      Offset += Off[Root];
-      Root = size_t(Owner[Root]);
-    }
+    const size_t Root = RootOf(I);
     const ir::Shape &RootOut = G.Layers[Root].Out;
-    Views[I] = {Addr[Root], G.Layers[I].Out.W, Strides[Root], Offset,
+    Views[I] = {Addr[Root], G.Layers[I].Out.W, Strides[Root], OffsetOf(I),
                 uint64_t(Strides[Root]) * RootOut.H * RootOut.W * 2};
   }
   Pieces.assign(N, {});

@@ -114,7 +114,7 @@ struct CompileOptions {
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
-  /// (Compiler.cpp: placeTensors; docs/compiler.md, step 11).
+  /// (Tensors.cpp: placeTensors; docs/compiler.md, step 11).
   bool PadPixels = true;
 };
 
