@@ -378,7 +378,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
 
   llvm::TimeTraceScope EmitScope("emit code");
   Emitter E;
-  emitProgram(E, makeSteps(*Plans, Opts), Hw, *B, Opts);
+  emitProgram(E, makeSteps(*Plans, Hw, Opts), Hw, *B, Opts);
   auto Words = E.finish();
   if (!Words)
     return Words.takeError();

@@ -89,11 +89,19 @@ size_t stepCount(const LayerPlan &P);
 /// ReadsC: Q reads C's output (else every step can). Shared: Q shares C's
 /// input region (LayerPlan::ShareOffset), one of its steps at most between
 /// two of C's.
-unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC = true,
+/// G: channelGroup's.
+unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G, bool ReadsC = true,
                      bool Shared = false);
 
+/// The channels of an output group at one pixel per trace (vMACs x lanes),
+/// by which a layer's steps wait for the ones of the conv before them that
+/// store the channels they read; 0 where they wait for whole rows of every
+/// output group (CompileOptions::StartOnChannels off).
+unsigned channelGroup(const isa::HwConfig &Hw, const CompileOptions &Opts);
+
 /// Builds the ordered step list of a whole program (parities assigned).
-std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const CompileOptions &Opts);
+std::vector<Step> makeSteps(const std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,
+                            const CompileOptions &Opts);
 
 /// Emits the whole program for Steps into E.
 void emitProgram(Emitter &E, const std::vector<Step> &Steps, const isa::HwConfig &Hw,

@@ -114,7 +114,7 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // a pool step finds its maps not loaded (the pool used the other bank),
     // about one conv step's traffic each. There the move would only cost.
     auto Beside = [&](const LayerPlan &P) {
-      return 2 * stepsBeside(Conv, P, ReadsConv) > stepCount(P);
+      return 2 * stepsBeside(Conv, P, channelGroup(Hw, Opts), ReadsConv) > stepCount(P);
     };
     auto Pipelines = [&](const LayerPlan &P) {
       return Beside(P) && PoolDram > stepCount(P) * Busy / ConvSteps;
@@ -156,9 +156,12 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // goes between two of the conv's: stepsBeside, Shared).
     auto Beyond = [&](const LayerPlan &P) {
       const uint64_t Dram = Hw.dramCycles(P.EstDramBytes), Steps = stepCount(P);
-      const uint64_t Between =
-          P.ShareOffset ? Dram * (Steps - stepsBeside(Conv, P, ReadsConv, /*Shared=*/true)) / Steps
-                        : Steps * Busy / ConvSteps;
+      const uint64_t Between = P.ShareOffset
+                                   ? Dram *
+                                         (Steps - stepsBeside(Conv, P, channelGroup(Hw, Opts),
+                                                              ReadsConv, /*Shared=*/true)) /
+                                         Steps
+                                   : Steps * Busy / ConvSteps;
       return besideCost(P, Hw) + (Busy + Dram > Conv.EstCycles ? Busy + Dram - Conv.EstCycles : 0) +
              Between;
     };

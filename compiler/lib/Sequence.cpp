@@ -46,17 +46,13 @@ static std::vector<Step> planSteps(const LayerPlan &P) {
 }
 
 /// Calls Fn(row) for every row of C's output (all frames, frame after
-/// frame: frame f's row y is f * H + y) that step S's tiles cover.
-template <typename RowFn> static void tileRows(const Step &S, unsigned H, RowFn Fn) {
+/// frame: frame f's row y is f * H + y) that CU work W of step S covers.
+template <typename RowFn> static void tileRows(const Step &S, const Work &W, unsigned H, RowFn Fn) {
   const LayerPlan &P = *S.P;
-  for (const Work &W : S.round().Cus) {
-    if (!W.active())
-      continue;
-    const unsigned T = unsigned(W.Tile);
-    const size_t Y0 = size_t(P.frameOf(T)) * H + T % P.tilesPerFrame() / P.NColBlocks * P.R;
-    for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
-      Fn(Y);
-  }
+  const unsigned T = unsigned(W.Tile);
+  const size_t Y0 = size_t(P.frameOf(T)) * H + T % P.tilesPerFrame() / P.NColBlocks * P.R;
+  for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
+    Fn(Y);
 }
 
 /// How many rows of its input (all frames, frame after frame) pooling step
@@ -103,47 +99,111 @@ static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
          Q.NeedsDone <= C.Ordinal;
 }
 
+/// The channels [first, second) of the tensor C writes that step S of C
+/// (a writing step) stores for CU work W, or of the tensor Q reads that
+/// step S of Q loads: an output group's, a depthwise conv's or a pool's
+/// chunk's, a conv's input chunk's, or all of them (a full-depth region).
+/// G: the machine's vMACs x lanes.
+static std::pair<unsigned, unsigned> writtenChannels(const Step &S, const Work &W, unsigned G) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->Out.C;
+  unsigned Lo = 0, Hi = C;
+  if (P.IsConv && !P.Depthwise && !P.Elementwise) {
+    const unsigned OgCh = P.ogChannels(G);
+    Lo = P.OcBase + unsigned(W.Og) * OgCh;
+    Hi = std::min(P.OcBase + P.OcCount, Lo + OgCh);
+  } else if (P.NChunks > 1) {
+    Lo = P.chunkBegin(S.Chunk);
+    Hi = Lo + P.chunkSize(S.Chunk, C);
+  }
+  return {P.Out.Offset + Lo, P.Out.Offset + Hi};
+}
+
+static std::pair<unsigned, unsigned> readChannels(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->In.C;
+  unsigned Lo = 0, Hi = C;
+  if (P.NChunks > 1 && !P.FullDepth) {
+    Lo = P.chunkBegin(S.Chunk);
+    Hi = Lo + P.chunkSize(S.Chunk, C);
+  }
+  return {P.In.Offset + Lo, P.In.Offset + Hi};
+}
+
 /// For each step of Q (a pool beside C, or a conv starting on C's rows):
-/// the first step of conv C after whose stores every row it reads is stored
-/// (C's last step at the latest). By whole rows, every output group of C: a
-/// DMA transfer's bytes span its rows' channels, and a load of some
-/// channels of a row while a store writes others would overlap it.
-static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q) {
-  // Done[k]: the rows of C's output (from the first on) that are all stored
-  // after step k's stores: every tile of every output group covering them.
+/// the first step of conv C after whose stores every pixel it reads is
+/// stored (C's last step at the latest): every tile of every output group
+/// covering its rows, from the first row on, and the channels it reads. A
+/// load of some channels of a row while a store writes others is no DRAM
+/// hazard (the rule sees the transfers' rows, not their envelopes:
+/// docs/architecture.md 3.6), so a step of Q that reads one channel chunk
+/// may load as soon as C's output groups over those channels are stored
+/// (where C's output groups are outermost: ResNet's 1x1 convs, a
+/// MobileNet's expansion before its depthwise conv). By whole rows of
+/// every output group where G (channelGroup) is 0, and for a merged conv's
+/// pieces.
+static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q,
+                                   unsigned G) {
   // (C may be a fused pair's steps: its 1x1 conv's write.)
   const LayerPlan &CP =
       *std::find_if(C.begin(), C.end(), [](const Step &S) { return S.Writes; })->P;
   const unsigned H = CP.L->Out.H;
-  std::vector<unsigned> Left(size_t(CP.Frames) * H, 0);
-  for (const Step &S : C)
-    if (S.Writes)
-      tileRows(S, H, [&](size_t Y) { ++Left[Y]; });
-  std::vector<size_t> Done(C.size(), 0);
-  size_t Prefix = 0;
+  const LayerPlan &QP = *Q.front().P;
+  // Channel blocks: the distinct channel ranges C's steps write, where Q
+  // reads C's tensor at C's layout; otherwise one block, all channels.
+  const bool ByChannels = G && CP.Pieces.empty() && QP.In.Addr == CP.Out.Addr &&
+                          QP.In.Stride == CP.Out.Stride && QP.In.FrameBytes == CP.Out.FrameBytes;
+  std::vector<std::pair<unsigned, unsigned>> Blocks;
+  auto Block = [&](const Step &S, const Work &W) -> size_t {
+    const auto R = ByChannels ? writtenChannels(S, W, G) : std::pair<unsigned, unsigned>{0, 0};
+    auto It = std::find(Blocks.begin(), Blocks.end(), R);
+    if (It != Blocks.end())
+      return size_t(It - Blocks.begin());
+    Blocks.push_back(R);
+    return Blocks.size() - 1;
+  };
+  // DoneAt[row][block]: the last step of C storing that part of the row.
+  std::vector<std::vector<size_t>> DoneAt(size_t(CP.Frames) * H);
   for (size_t K = 0; K < C.size(); ++K) {
-    if (C[K].Writes)
-      tileRows(C[K], H, [&](size_t Y) { --Left[Y]; });
-    while (Prefix < Left.size() && Left[Prefix] == 0)
-      ++Prefix;
-    Done[K] = Prefix;
+    if (!C[K].Writes)
+      continue;
+    for (const Work &W : C[K].round().Cus) {
+      if (!W.active())
+        continue;
+      const size_t B = Block(C[K], W);
+      tileRows(C[K], W, H, [&](size_t Y) {
+        std::vector<size_t> &Row = DoneAt[Y];
+        if (Row.size() <= B)
+          Row.resize(B + 1, 0);
+        Row[B] = std::max(Row[B], K);
+      });
+    }
   }
-  std::vector<size_t> At(Q.size());
-  for (size_t J = 0; J < Q.size(); ++J)
-    At[J] = std::min(
-        size_t(std::lower_bound(Done.begin(), Done.end(), rowsNeeded(Q[J])) - Done.begin()),
-        C.size() - 1);
+  std::vector<size_t> At(Q.size(), 0);
+  for (size_t J = 0; J < Q.size(); ++J) {
+    const auto [Lo, Hi] = readChannels(Q[J]);
+    const size_t Need = std::min(rowsNeeded(Q[J]), DoneAt.size());
+    for (size_t Y = 0; Y < Need; ++Y)
+      for (size_t B = 0; B < DoneAt[Y].size(); ++B)
+        if (!ByChannels || (Blocks[B].first < Hi && Lo < Blocks[B].second))
+          At[J] = std::max(At[J], DoneAt[Y][B]);
+    At[J] = std::min(At[J], C.size() - 1);
+  }
   return At;
 }
 
 size_t snow::compiler::stepCount(const LayerPlan &P) { return planSteps(P).size(); }
 
-unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, bool ReadsC,
-                                     bool Shared) {
+unsigned snow::compiler::channelGroup(const isa::HwConfig &Hw, const CompileOptions &Opts) {
+  return Opts.StartOnChannels ? Hw.VmacsPerCu * Hw.LanesPerVmac : 0;
+}
+
+unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G,
+                                     bool ReadsC, bool Shared) {
   const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
   if (CS.size() < 2)
     return 0;
-  const std::vector<size_t> At = ReadsC ? readyAt(CS, QS) : std::vector<size_t>(QS.size(), 0);
+  const std::vector<size_t> At = ReadsC ? readyAt(CS, QS, G) : std::vector<size_t>(QS.size(), 0);
   if (!Shared) {
     unsigned N = 0;
     for (size_t K : At)
@@ -192,13 +252,13 @@ static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &
 /// the signal they wait for. Steps that find no such place, and Q's last,
 /// follow C's last step, so that the layers still finish (and signal
 /// LayerDone) in program order.
-static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q) {
+static std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q, unsigned G) {
   // One RowsDone after each distinct step of C that some step of Q waits
   // for, and each step of Q waits for those up to its own. A pool that does
   // not read C waits for none.
   const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
   const bool Shares = Q.front().P->ShareOffset != 0;
-  const std::vector<size_t> At = ReadsC ? readyAt(C, Q) : std::vector<size_t>(Q.size(), 0);
+  const std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
   const std::vector<size_t> Signals = ReadsC ? signalRows(C, At) : std::vector<size_t>();
   std::vector<Step> Out;
   size_t J = 0;
@@ -265,8 +325,8 @@ static bool startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
 /// set) where Q's first step reads rows that only C's last step stores: its
 /// loads are emitted before that step runs, and every wait must come after
 /// the signal it consumes.
-static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q) {
-  const std::vector<size_t> At = readyAt(C, Q);
+static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G) {
+  const std::vector<size_t> At = readyAt(C, Q, G);
   if (At.front() + 1 >= C.size())
     return false;
   const std::vector<size_t> Signals = signalRows(C, At);
@@ -286,8 +346,9 @@ static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q) {
 /// writeback moves G channels a pixel (a pool's, whole lane groups): a
 /// last chunk of fewer runs past its pixel into the next one's first
 /// channels, which the chunks after it (in this order) then write; past the
-/// tile's last pixel, into the area's slack (Fuse.cpp).
-static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps) {
+/// tile's last pixel, into the area's slack (Fuse.cpp). G: channelGroup's.
+static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps,
+                                    unsigned G) {
   const std::vector<Step> DS = planSteps(D);
   const size_t Groups = D.Rounds.size() / D.NOg;
   assert(Groups * D.NOg == D.Rounds.size() && DS.size() % Groups == 0 &&
@@ -297,10 +358,18 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
     PS.push_back(planSteps(*P));
     assert(PS.back().size() == Groups * P->NOg * P->NChunks && "Fuse.cpp gives all the same tiles");
   }
+  // Where no chunk's writeback runs past its channels (a depthwise
+  // producer whose channels are whole output groups), first chunk first:
+  // the order in which the conv before it stores them, so that its first
+  // chunks may load while that conv still computes (startOnRows).
+  const bool FirstFirst = G && D.Depthwise && D.L->Out.C % G == 0;
   std::vector<Step> Out;
   const size_t PerD = DS.size() / Groups;
   for (size_t Gr = 0; Gr < Groups; ++Gr) {
-    Out.insert(Out.end(), DS.rend() - (Gr + 1) * PerD, DS.rend() - Gr * PerD);
+    if (FirstFirst)
+      Out.insert(Out.end(), DS.begin() + Gr * PerD, DS.begin() + (Gr + 1) * PerD);
+    else
+      Out.insert(Out.end(), DS.rend() - (Gr + 1) * PerD, DS.rend() - Gr * PerD);
     for (const std::vector<Step> &S : PS) {
       const size_t PerP = S.size() / Groups;
       Out.insert(Out.end(), S.begin() + Gr * PerP, S.begin() + (Gr + 1) * PerP);
@@ -310,7 +379,8 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
 }
 
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
-                                            const CompileOptions &Opts) {
+                                            const isa::HwConfig &Hw, const CompileOptions &Opts) {
+  const unsigned G = channelGroup(Hw, Opts);
   // Program order: plan after plan, but a pooling layer pipelined beside
   // the conv it reads, where it can be, and a fused pair's steps
   // interleaved.
@@ -325,7 +395,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         !startsOnRowsOf(*LastPlan, Q))
       return;
     std::vector<Step> C(Steps.begin() + long(Last), Steps.end());
-    if (startOnRows(C, QSteps))
+    if (startOnRows(C, QSteps, G))
       std::copy(C.begin(), C.end(), Steps.begin() + long(Last));
   };
   for (size_t I = 0; I < Plans.size(); ++I) {
@@ -334,7 +404,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       while (I + 1 < Plans.size() && Plans[I + 1].FromMid)
         Ps.push_back(&Plans[++I]);
       assert(!Ps.empty() && "Fuse.cpp keeps pairs together");
-      std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps);
+      std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps, G);
       TryStartOnRows(Plans[I - Ps.size()], All);
       LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
       Last = Steps.size();
@@ -351,7 +421,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       TryStartOnRows(Plans[I], Own);
     LastPlan = nullptr;
     if (Beside) {
-      std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]));
+      std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]), G);
       Steps.insert(Steps.end(), Both.begin(), Both.end());
       ++I;
       continue;

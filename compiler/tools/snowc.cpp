@@ -138,6 +138,11 @@ static cl::opt<bool> NoStartOnRows(
     cl::desc("A layer that reads the conv before it waits for all of that conv's stores, not "
              "only for the rows it reads"),
     cl::cat(Cat));
+static cl::opt<bool> NoStartOnChannels(
+    "no-start-on-channels",
+    cl::desc("A layer that reads some channels of the conv before it waits for the rows of all "
+             "its output groups, not only of those channels"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPipelinePools(
     "no-pipeline-pools",
     cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
@@ -242,6 +247,7 @@ static int compileModel() {
   Opts.PipelinePools = !NoPipelinePools;
   Opts.SharePoolRegions = !NoSharePoolRegions;
   Opts.StartOnRows = !NoStartOnRows;
+  Opts.StartOnChannels = !NoStartOnChannels;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cstdlib>
 #include <numeric>
 
 using namespace snow;
@@ -38,6 +39,33 @@ uint64_t timing::dmaBurstBytes(const isa::HwConfig &Hw, uint64_t Addr, int64_t S
   for (uint64_t R = 0; R < Rows; ++R)
     Sum += Span(uint64_t(int64_t(Addr) + int64_t(R) * Stride));
   return Sum;
+}
+
+bool timing::dramOverlap(const DramRows &A, const DramRows &B) {
+  const int64_t ALo = int64_t(A.lo()), BLo = int64_t(B.lo());
+  if (ALo >= int64_t(B.hi()) || BLo >= int64_t(A.hi()))
+    return false;
+  // Rows in increasing order, SA and SB apart (0: one row, which fits any).
+  const int64_t SA = A.Rows > 1 ? std::abs(A.Stride) : 0;
+  const int64_t SB = B.Rows > 1 ? std::abs(B.Stride) : 0;
+  int64_t RA = int64_t(A.Rows), RB = int64_t(B.Rows);
+  // The rows of the one with the longer step, where it is a multiple of the
+  // other's, as every row of the shorter step between them (a superset: a
+  // strided 1x1 conv's gathered pixels against whole pixels' stores).
+  const int64_t S = SA == 0 ? SB : SB == 0 ? SA : std::min(SA, SB);
+  if (S == 0 || (SA && SA % S) || (SB && SB % S))
+    return true; // The envelopes meet (one row each, or steps of no common row).
+  if (SA > S)
+    RA = (RA - 1) * (SA / S) + 1;
+  if (SB > S)
+    RB = (RB - 1) * (SB / S) + 1;
+  // Row i of A, [ALo + i S, + LA), meets row j of B, [BLo + j S, + LB), iff
+  // -LB < D + k S < LA with D = BLo - ALo and k = j - i, which takes every
+  // value in [-(RA - 1), RB - 1]: the first k with D + k S > -LB decides.
+  const int64_t LA = int64_t(A.RowBytes), LB = int64_t(B.RowBytes);
+  const int64_t X = BLo - ALo - (RA - 1) * S; // k = -(RA - 1)
+  const int64_t M = X > -LB ? 0 : (-LB + 1 - X + S - 1) / S;
+  return M <= RA + RB - 2 && X + M * S < LA;
 }
 
 uint64_t timing::dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,

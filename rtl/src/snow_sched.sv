@@ -105,6 +105,9 @@ module snow_sched
   logic        fl_v [2][NF], fl_v_n [2][NF];
   logic [63:0] fl_lo [2][NF], fl_lo_n [2][NF];
   logic [63:0] fl_hi [2][NF], fl_hi_n [2][NF];
+  logic [63:0] fl_step [2][NF], fl_step_n [2][NF];  // rows' distance (|dstride|)
+  logic [63:0] fl_rows [2][NF], fl_rows_n [2][NF];
+  logic [63:0] fl_rlen [2][NF], fl_rlen_n [2][NF];  // bytes a row
   logic [63:0] fl_until [2][NF], fl_until_n [2][NF];
   logic [31:0] fl_pc [2][NF], fl_pc_n [2][NF];
   logic [63:0] fl_blo [2][NF], fl_blo_n [2][NF];  // ld.map: maps elements written
@@ -127,6 +130,30 @@ module snow_sched
     return a > b ? a : b;
   endfunction
 
+
+  // Whether two DMA operations touch a common DRAM byte (§3.6): rows of
+  // rlen bytes from lo on, step bytes apart. Exact where the steps are equal
+  // or either has one row (row i of a meets row j of b iff
+  // -rlen_b < d + k*step < rlen_a, k = j - i, and the first k past -rlen_b
+  // decides); a longer step that is a multiple of the other counts as rows at
+  // the shorter one; the envelopes [lo, hi) otherwise (timing::dramOverlap).
+  function automatic logic dram_overlap(
+      input logic [63:0] alo, input logic [63:0] ahi, input logic [63:0] astep,
+      input logic [63:0] arows, input logic [63:0] alen, input logic [63:0] blo,
+      input logic [63:0] bhi, input logic [63:0] bstep, input logic [63:0] brows,
+      input logic [63:0] blen);
+    logic signed [63:0] sa, sb, s, ra, rb, x, m;
+    if (alo >= bhi || blo >= ahi) return 1'b0;
+    sa = arows > 1 ? $signed(astep) : 64'sd0;
+    sb = brows > 1 ? $signed(bstep) : 64'sd0;
+    s = sa == 0 ? sb : sb == 0 ? sa : (sa < sb ? sa : sb);
+    if (s == 0 || (sa != 0 && sa % s != 0) || (sb != 0 && sb % s != 0)) return 1'b1;
+    ra = sa > s ? ($signed(arows) - 1) * (sa / s) + 1 : $signed(arows);
+    rb = sb > s ? ($signed(brows) - 1) * (sb / s) + 1 : $signed(brows);
+    x = $signed(blo) - $signed(alo) - (ra - 1) * s;
+    m = x > -$signed(blen) ? 64'sd0 : (-$signed(blen) + 1 - x + s - 1) / s;
+    return m <= ra + rb - 2 && x + m * s < $signed(alen);
+  endfunction
 
   // Burst-rounded bytes of a DMA (§3.3.1): each row's span rounded out to
   // whole aligned bursts. A row at offset o within a burst covers
@@ -205,6 +232,7 @@ module snow_sched
     req_v_n = req_v; req_post_n = req_post; req_d_n = req_d; req_b0_n = req_b0;
     req_b1_n = req_b1; req_x_n = req_x; ru_n = ru; wu_n = wu;
     fl_v_n = fl_v; fl_lo_n = fl_lo; fl_hi_n = fl_hi; fl_until_n = fl_until; fl_pc_n = fl_pc;
+    fl_step_n = fl_step; fl_rows_n = fl_rows; fl_rlen_n = fl_rlen;
     fl_blo_n = fl_blo; fl_bhi_n = fl_bhi; fl_mask_n = fl_mask;
     fin_n = finished; total_n = total_cycles; flt_n = faulted; fcode_n = fault_code;
     fpc_n = fault_pc; farg0_n = fault_arg0; farg1_n = fault_arg1; farg2_n = fault_arg2;
@@ -332,7 +360,9 @@ module snow_sched
                 found = 1'b0;
                 for (int i = 0; i < NF; i++)
                   if (!found && fl_v_n[!dir][i] && fl_until_n[!dir][i] > t &&
-                      fl_lo_n[!dir][i] < dhi && dlo < fl_hi_n[!dir][i]) begin
+                      dram_overlap(fl_lo_n[!dir][i], fl_hi_n[!dir][i], fl_step_n[!dir][i],
+                                   fl_rows_n[!dir][i], fl_rlen_n[!dir][i], dlo, dhi,
+                                   64'(dstr < 0 ? -dstr : dstr), rows, row_bytes)) begin
                     found = 1'b1; flt = 1'b1; fcode = FAULT_DRAM_ORDER; fa0 = dlo; fa1 = dhi;
                     fa2 = {31'b0, is_store, fl_pc_n[!dir][i]};
                   end
@@ -343,6 +373,8 @@ module snow_sched
                   if (!found && (!fl_v_n[dir][i] || fl_until_n[dir][i] <= t)) begin
                     found = 1'b1;
                     fl_v_n[dir][i] = 1'b1; fl_lo_n[dir][i] = dlo; fl_hi_n[dir][i] = dhi;
+                    fl_step_n[dir][i] = 64'(dstr < 0 ? -dstr : dstr); fl_rows_n[dir][i] = rows;
+                    fl_rlen_n[dir][i] = row_bytes;
                     fl_until_n[dir][i] = NEVER; fl_pc_n[dir][i] = e.pc;
                     fl_blo_n[dir][i] = op == OP_LD_MAP ? lo : 64'd0;
                     fl_bhi_n[dir][i] = op == OP_LD_MAP ? hi : 64'd0;
@@ -623,6 +655,7 @@ module snow_sched
         req_x[d] <= '0;
         for (int i = 0; i < NF; i++) begin
           fl_v[d][i] <= 1'b0; fl_lo[d][i] <= '0; fl_hi[d][i] <= '0; fl_until[d][i] <= '0;
+          fl_step[d][i] <= '0; fl_rows[d][i] <= '0; fl_rlen[d][i] <= '0;
           fl_pc[d][i] <= '0; fl_blo[d][i] <= '0; fl_bhi[d][i] <= '0; fl_mask[d][i] <= '0;
         end
       end
@@ -640,6 +673,7 @@ module snow_sched
       req_v <= req_v_n; req_post <= req_post_n; req_d <= req_d_n; req_b0 <= req_b0_n;
       req_b1 <= req_b1_n; req_x <= req_x_n; ru <= ru_n; wu <= wu_n;
       fl_v <= fl_v_n; fl_lo <= fl_lo_n; fl_hi <= fl_hi_n; fl_until <= fl_until_n;
+      fl_step <= fl_step_n; fl_rows <= fl_rows_n; fl_rlen <= fl_rlen_n;
       fl_pc <= fl_pc_n; fl_blo <= fl_blo_n; fl_bhi <= fl_bhi_n; fl_mask <= fl_mask_n;
       finished <= fin_n; total_cycles <= total_n; faulted <= flt_n; fault_code <= fcode_n;
       fault_pc <= fpc_n; fault_arg0 <= farg0_n; fault_arg1 <= farg1_n; fault_arg2 <= farg2_n;

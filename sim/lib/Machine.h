@@ -66,7 +66,8 @@ struct BankUse {
 
 /// A DRAM byte range in flight (for load/store ordering faults).
 struct DramRange {
-  uint64_t Lo, Hi, Until;
+  timing::DramRows Rows; ///< Its bytes (the ordering rule compares rows).
+  uint64_t Until;
   uint32_t Pc;
   /// For an ld.map: the maps elements it writes (extent) and its CU mask.
   struct {

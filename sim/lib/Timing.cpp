@@ -65,11 +65,12 @@ llvm::Error Machine::checkBanks(Unit U, bool IsWeights, uint64_t Lo, uint64_t Hi
   return llvm::Error::success();
 }
 
-/// A DMA range must not overlap a transfer in flight in the other direction.
-static bool overlaps(const std::vector<DramRange> &In, uint64_t Lo, uint64_t Hi, uint64_t T,
+/// A DMA operation must not touch a byte a transfer in flight in the other
+/// direction touches.
+static bool overlaps(const std::vector<DramRange> &In, const timing::DramRows &Rows, uint64_t T,
                      const DramRange *&Hit) {
   for (const DramRange &R : In)
-    if (R.Until > T && R.Lo < Hi && Lo < R.Hi) {
+    if (R.Until > T && timing::dramOverlap(R.Rows, Rows)) {
       Hit = &R;
       return true;
     }
@@ -152,18 +153,17 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     uint64_t BufLo = E.A2, BufHi = E.A2 + uint64_t(I.rows - 1) * I.bstride + I.len;
     if (auto Err = checkBanks(U.Kind, IsWeights, BufLo, BufHi, !IsStore, T, Never, E))
       return Err;
-    int64_t Last = int64_t(E.A1) + int64_t(I.rows - 1) * I.dstride;
-    uint64_t DLo = uint64_t(std::min<int64_t>(E.A1, Last));
-    uint64_t DHi = uint64_t(std::max<int64_t>(E.A1, Last)) + RowBytes;
+    const timing::DramRows Rows{E.A1, I.dstride, uint64_t(I.rows), RowBytes};
+    const uint64_t DLo = Rows.lo(), DHi = Rows.hi();
     const DramRange *Hit = nullptr;
     prune(LoadsInFlight, T);
     prune(StoresInFlight, T);
-    if (overlaps(IsStore ? LoadsInFlight : StoresInFlight, DLo, DHi, T, Hit))
+    if (overlaps(IsStore ? LoadsInFlight : StoresInFlight, Rows, T, Hit))
       return fault(E, T,
                    fmt::format("DRAM [{:#x}, {:#x}) is still being {} by pc {} (missing "
                                "synchronization between load and store units)",
                                DLo, DHi, IsStore ? "read" : "written", Hit->Pc));
-    DramRange R{DLo, DHi, Never, E.Pc, {}};
+    DramRange R{Rows, Never, E.Pc, {}};
     if (I.Op == Opcode::LD_MAP)
       R.Buf = {BufLo, BufHi, uint32_t(I.mask)};
     (IsStore ? StoresInFlight : LoadsInFlight).push_back(R);

@@ -347,6 +347,26 @@ TEST(Passes, AConvStartsOnTheRowsTheConvBeforeStored) {
   expectFaster(R, "c3");
 }
 
+TEST(Passes, ADepthwiseChunkStartsOnTheChannelsTheConvBeforeStored) {
+  // e stores its six output groups one after the other, each over the whole
+  // 14x14 map (output groups outermost), so no row is complete before its
+  // last step. The fused pair d/p reads e chunk by chunk, first chunk
+  // first: each chunk's loads wait for the RowsDone of the e step storing
+  // those channels, and the first ones load while e still computes; the
+  // load of channels 0-63 runs beside e's stores of channels 64-127 of the
+  // same pixels, which the DRAM rule compares by bytes (65,030 -> 63,302
+  // cycles here).
+  const std::string Yaml = header("chans", 64, 14, 14) + R"(
+  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+)";
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::StartOnChannels);
+  EXPECT_GE(loadWaits(R.On.Prog, {15}), 2u) << "chunks wait for their channels";
+  EXPECT_EQ(loadWaits(R.Off.Prog, {15}), 0u) << "by rows, d waits for e's last stores";
+  expectFaster(R, "e");
+}
+
 TEST(Passes, RowSignalsOfTwoBoundariesDoNotMix) {
   // proj reads the concat br2 completes, and a pool runs beside proj: if
   // proj started on br2's rows, both would wait on RowsDone, and a pool
@@ -500,15 +520,15 @@ TEST(Passes, PaddedPixelsStartChannelGroupsOnBursts) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 38; ++K) {
-    const std::string &Yaml = K < 19 ? FewChannels : Pairs;
+  for (int K = 0; K < 40; ++K) {
+    const std::string &Yaml = K < 20 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,     &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
                      &O.PipelinePools,    &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights,
-                     &O.SharePoolRegions, &O.StartOnRows,   &O.PadPixels};
-    *Flags[K % 19] = false;
+                     &O.SharePoolRegions, &O.StartOnRows,   &O.PadPixels,     &O.StartOnChannels};
+    *Flags[K % 20] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -182,6 +182,34 @@ TEST_F(RtlFaults, DramOrderBetweenLoadsAndStores) {
                   "ld.map r1, r2, rows=2, len=32, dstride=100, bstride=32, mask=1\n"
                   "st.map r3, r0, idx=0, rows=1, len=32, dstride=0, bstride=0\nhalt\n",
               "DRAM [0x20030, 0x20070) is still being read by pc 3");
+  // Rows the same distance apart: a store of channels 32..63 of four 64-channel
+  // pixels faults a load of channels 48..79 of them (both 128 bytes a pixel).
+  expectFault(li(1, 0x20040) + li(2, 0x20060) + li(3, 16384) +
+                  "st.map r1, r0, idx=0, rows=4, len=32, dstride=128, bstride=32\n"
+                  "ld.map r2, r3, rows=4, len=32, dstride=128, bstride=32, mask=1\nhalt\n",
+              "DRAM [0x20060, 0x20220) is still being written by pc 3");
+  // ...and one of every other pixel's (a gathered 1x1 conv's) too.
+  expectFault(li(1, 0x20040) + li(2, 0x20060) + li(3, 16384) +
+                  "st.map r1, r0, idx=0, rows=4, len=32, dstride=128, bstride=32\n"
+                  "ld.map r2, r3, rows=2, len=32, dstride=256, bstride=32, mask=1\nhalt\n",
+              "DRAM [0x20060, 0x201a0) is still being written by pc 3");
+}
+
+// The rule compares bytes, not envelopes: the same store and a load of the
+// pixels' first 32 channels (every pixel, every other one) run on both.
+TEST_F(RtlFaults, DramOrderAllowsOtherChannelsOfThePixels) {
+  for (const char *Load : {"ld.map r2, r3, rows=4, len=32, dstride=128, bstride=32, mask=1\n",
+                           "ld.map r2, r3, rows=2, len=32, dstride=256, bstride=32, mask=1\n"}) {
+    assembleFor("ok.bin",
+                li(1, 0x20040) + li(2, 0x20000) + li(3, 16384) +
+                    "st.map r1, r0, idx=0, rows=4, len=32, dstride=128, bstride=32\n" + Load +
+                    "halt\n",
+                "mini64");
+    ASSERT_FALSE(HasFatalFailure());
+    ToolResult Sim;
+    EXPECT_TRUE(coSimulate("ok.bin", false, {}, &Sim)) << Load;
+    EXPECT_EQ(Sim.ExitCode, 0) << Sim.Err;
+  }
 }
 
 TEST_F(RtlFaults, FillOverALoadInFlight) {

@@ -105,6 +105,14 @@ struct CompileOptions {
   /// after its last stores: its first maps load while that conv's last step
   /// computes (Sequence.cpp: startOnRows).
   bool StartOnRows = true;
+  /// A step of that conv or pool (or of a pool beside a conv) that reads
+  /// some channels waits only for the steps storing those channels of its
+  /// rows, not for every output group's (a chunk of a depthwise conv after
+  /// a 1x1 conv whose output groups are outermost loads once that group is
+  /// stored); a fused depthwise producer then runs its chunks first first.
+  /// The DRAM ordering rule compares bytes, so a load of some channels of
+  /// pixels beside a store of others is no hazard (Sequence.cpp: readyAt).
+  bool StartOnChannels = true;
   /// Fuse a depthwise conv or a pool with the 1x1 convs that alone read
   /// it: its output tile stays on chip (written back into the maps buffer
   /// at the 1x1 convs' full depth), where the 1x1 convs' traces read it, so

@@ -160,6 +160,32 @@ private:
 uint64_t dmaCycles(const isa::HwConfig &Hw, const DmaChannel &Channel, uint64_t Addr,
                    int64_t Stride, uint64_t Rows, uint64_t RowBytes);
 
+/// The DRAM bytes a DMA operation moves: Rows rows of RowBytes, the first at
+/// Addr and each next one Stride bytes on (Stride may be negative).
+struct DramRows {
+  uint64_t Addr = 0;
+  int64_t Stride = 0;
+  uint64_t Rows = 0, RowBytes = 0;
+  /// The envelope [lo, hi): from the lowest row's first byte to one past the
+  /// highest row's last.
+  uint64_t lo() const {
+    return Stride < 0 ? uint64_t(int64_t(Addr) + int64_t(Rows - 1) * Stride) : Addr;
+  }
+  uint64_t hi() const {
+    return (Stride < 0 ? Addr : uint64_t(int64_t(Addr) + int64_t(Rows - 1) * Stride)) + RowBytes;
+  }
+};
+
+/// Whether two DMA operations touch a common DRAM byte (the ordering rule,
+/// docs/architecture.md 3.6). Exact where their rows are the same distance
+/// apart (a tensor's pixels: a load of some channels of a row of pixels
+/// while a store writes others is no hazard) or either has one row; where
+/// one distance is a multiple of the other, as if the longer one's rows
+/// were at the shorter distance (every pixel between gathered ones); the
+/// envelopes otherwise. The RTL's scheduler (snow_sched.sv: dram_overlap)
+/// decides the same way.
+bool dramOverlap(const DramRows &A, const DramRows &B);
+
 /// Cycles the channel is busy moving BurstBytes (already burst-rounded).
 inline uint64_t dmaChannelCycles(const isa::HwConfig &Hw, uint64_t BurstBytes) {
   return DmaChannel(Hw).cycles(BurstBytes);
