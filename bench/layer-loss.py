@@ -57,7 +57,8 @@ def main():
     ap.add_argument("--hw", default="zc706")
     ap.add_argument("--layers", action="store_true")
     ap.add_argument("--group", type=int, default=64, help="vmacs x lanes of the hardware")
-    ap.add_argument("--flags", default="", help="extra snowc flags")
+    ap.add_argument("--flags", default="",
+                    help="extra snowc flags (--uniform-format is always given)")
     args = ap.parse_args()
     for model in args.models:
         path = model if model.endswith(".yaml") else f"models/{model}.yaml"
@@ -65,7 +66,8 @@ def main():
             out = os.path.join(tmp, "plan.json")
             subprocess.run([os.path.join(args.bin, "snowc"), path, "--hw", args.hw,
                             "--uniform-format", "--emit=plan-json", "-o", out] +
-                           args.flags.split(), check=True)
+                           [f for f in args.flags.split() if f != "--uniform-format"],
+                           check=True)
             with open(out) as f:
                 d = json.load(f)
         attrs = model_layers(path)
