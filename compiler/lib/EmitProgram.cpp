@@ -41,7 +41,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const size_t I = size_t(&S - Steps.data());
     if (Weights && S.NewW && !WPreloaded[I])
       Low.loadWeights(S);
-    if (Maps && S.NewMap && !Preloaded[I])
+    if (Maps && S.NewMap && !Preloaded[I] && S.ChunkAt.empty())
       Low.loadMaps(S);
     if (Residual && S.Writes && S.P->L->HasResidual)
       Low.loadResidual(S);
@@ -139,6 +139,21 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     Low.loadWeights(Steps[J]);
     WPreloaded[J] = true;
   };
+  // A full-depth fused producer started on rows loads chunk by chunk, each
+  // part after the step of the layer before it that stores the part's
+  // channels (Step::ChunkAt): in program order after the signals it waits
+  // for, and spread over that layer's steps, so the load queue never holds
+  // loads waiting for steps the control core has yet to issue.
+  std::vector<std::vector<std::pair<size_t, unsigned>>> PartsAfter(Steps.size());
+  for (size_t J = 0; J < Steps.size(); ++J) {
+    // Not before the InFree the first part waits for is signalled.
+    size_t At = size_t(std::max<long>(FreedBy[J], 0));
+    for (unsigned Ch = 0; Ch < Steps[J].ChunkAt.size(); ++Ch) {
+      At = std::max(At, Steps[J].ChunkAt[Ch]);
+      assert(At < J && "a chunk loads after the step storing it");
+      PartsAfter[At].push_back({J, Ch});
+    }
+  }
   if (!Steps.empty())
     Loads(Steps[0], true, true, true);
   for (size_t K = 0; K < Steps.size(); ++K) {
@@ -192,6 +207,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       else if (Next && ResidualAfterDone(*Next))
         Loads(*Next, false, false, true);
     }
+    for (auto [J, Ch] : PartsAfter[K])
+      Low.loadMapsChunk(Steps[J], Ch);
   }
   E.halt();
 }

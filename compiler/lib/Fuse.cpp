@@ -17,7 +17,11 @@
 //
 // The 1x1 weights are loaded once per group of tiles, so tiles are as large
 // as the area and the accumulators allow; the cost model (fusedCost) weighs
-// that against the two layers apart. Sequence.cpp interleaves the pair's
+// that against the two layers apart. A pair of one group of tiles has no
+// group before it to load under: its depthwise producer, where it fits,
+// loads every chunk of its tile into one whole input region at once (full
+// depth; Sequence.cpp emits the load chunk by chunk as the layer before
+// stores each), and the area lies in the other region. Sequence.cpp interleaves the pair's
 // steps and keeps the area's region from the load unit until the 1x1 conv
 // has read it (Step::DeferInFree, FreeMid).
 //
@@ -218,9 +222,19 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
       }
     if (!Best || BestCost.Cycles >= Apart)
       continue;
+    auto &[Dn, Pn] = *Best;
+    // One group of tiles: the producer's input full depth in one whole
+    // input region, the area in the other (LayerPlan::FullDepth): its
+    // chunks all load ahead, each as the layer before stores it.
+    if (Opts.FullDepthPairs && Dn.Depthwise && !Dn.Banked && Dn.Rounds.size() == Dn.NOg &&
+        Dn.L->Out.C % Gch == 0) {
+      LayerPlan Full = Dn;
+      Full.FullDepth = true;
+      if (setTile(Full, Dn.R, Dn.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B))
+        Dn = std::move(Full);
+    }
     // The estimate split as the simulator counts the layers' cycles
     // (--emit=plan).
-    auto &[Dn, Pn] = *Best;
     std::vector<uint64_t> Shares;
     fusedCost(Dn, Pn, Hw, &Shares);
     Dn.EstCycles = Shares[0];

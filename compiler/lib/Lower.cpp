@@ -116,6 +116,11 @@ uint64_t Lowerer::weightBytes(const Step &S) const {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
+  if (P.ToMid && P.FullDepth) {
+    for (unsigned Ch = 0; Ch < P.NChunks; ++Ch)
+      loadMapsChunk(S, Ch);
+    return;
+  }
   // LayerDone is signalled once per layer, in layer order: consume the
   // signals up to the latest layer whose output this one reads.
   // A pipelined pool waits for the layers before the conv it reads, and
@@ -133,13 +138,42 @@ void Lowerer::loadMaps(const Step &S) {
   E.signal(Unit::Load, InFull + S.InBuf);
 }
 
-void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
+void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
+  const LayerPlan &P = *S.P;
+  if (Ch == 0) {
+    if (S.FirstOfLayer)
+      for (; LayersSeenDone < P.NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
+        E.wait(Unit::Load, LayerDone);
+    for (unsigned F = 0; F < S.DoneWaits; ++F)
+      E.wait(Unit::Load, RowsDone);
+    E.wait(Unit::Load, InFree + S.InBuf);
+  }
+  for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)
+    E.wait(Unit::Load, RowsDone);
+  loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
+  if (Ch + 1 < P.NChunks)
+    return;
+  E.signal(Unit::Load, InFull + S.InBuf);
+  if (S.TakeMid)
+    E.wait(Unit::Load, InFree + S.MidBuf);
+}
+
+void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Cin = L.In.C;
-  // A full-depth region holds every channel, whatever the step's chunk.
-  const unsigned C0 = P.FullDepth ? 0 : P.chunkBegin(S.Chunk);
-  const unsigned Cn = P.FullDepth ? Cin : P.chunkSize(S.Chunk, Cin);
+  // A full-depth region holds every channel, whatever the step's chunk;
+  // loaded one chunk at a time (OnlyChunk), at its offset in each pixel,
+  // the padding with the first.
+  const bool Part = OnlyChunk >= 0;
+  const unsigned C0 = Part          ? P.chunkBegin(unsigned(OnlyChunk))
+                      : P.FullDepth ? 0
+                                    : P.chunkBegin(S.Chunk);
+  const unsigned Cn = Part          ? P.chunkSize(unsigned(OnlyChunk), Cin)
+                      : P.FullDepth ? Cin
+                                    : P.chunkSize(S.Chunk, Cin);
+  if (Part)
+    Base += C0;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   if (P.readsBanked())
     return loadBankedRegion(S, View, Base, C0, Cn, Stride);
@@ -163,7 +197,9 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base) {
     }
   }
   for (const auto &[Key, Mask] : Fills)
-    fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
+    if (OnlyChunk <= 0)
+      fill(std::get<0>(Key) - (Part ? C0 : 0), std::get<1>(Key), std::get<2>(Key), RowElems, Mask,
+           P.PadValue);
   for (auto [Tile, Mask] : Tiles) {
     TileGeom T = geometry(P, Tile);
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)

@@ -55,6 +55,18 @@ struct Step {
   bool Late = false;        ///< Pipelined, right after the conv's last step: loads after it.
   bool ReadsBeside = false; ///< Pipelined, and reads the conv it runs beside or after.
   unsigned DoneWaits = 0;
+  /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid),
+  /// started on rows: chunk c's DMAs wait for ChunkWaits[c] more RowsDone.
+  std::vector<unsigned> ChunkWaits;
+  /// ... and chunk c's loads are emitted after step ChunkAt[c]'s stores
+  /// (the step of the layer before that stores its channels; indices into
+  /// the program's steps), so the control core never queues loads that
+  /// wait for steps it has not issued yet.
+  std::vector<size_t> ChunkAt;
+  /// A full-depth fused producer's first step, where no step before the
+  /// pair frees the area's region (MidBuf): the load unit takes it (an
+  /// InFree wait without a load), which the pair's last 1x1 step frees.
+  bool TakeMid = false;
   /// RowsDone signals after this step's stores (conv beside a pipelined
   /// pool): 1 where its stores complete rows that a pool step waits for.
   unsigned DoneSignals = 0;

@@ -40,7 +40,13 @@ public:
   /// Bytes loadWeights(S) moves.
   uint64_t weightBytes(const Step &S) const;
   void loadMaps(const Step &S);
-  void loadRegion(const Step &S, const TensorView &View, uint32_t Base);
+  /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid), one
+  /// chunk: the region's waits and padding with chunk 0, its InFull (and
+  /// Step::TakeMid) with the last.
+  void loadMapsChunk(const Step &S, unsigned Ch);
+  /// OnlyChunk >= 0: of a full-depth region, that chunk's channels only
+  /// (at their offset), and the padding with chunk 0.
+  void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1);
   void loadResidual(const Step &S);
   /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
   /// half way through its trace loop, or before it if the loop is too short.

@@ -58,10 +58,10 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
 }
 
 unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
+  if (FullDepth) // Also a fused depthwise producer's whole-region input.
+    return L->In.C;
   if (Depthwise || Elementwise)
     return Chunk; // vMAC v reads channels [v * lanes, (v + 1) * lanes) of the group.
-  if (FullDepth)
-    return L->In.C;
   unsigned N = chunkSize(C, L->In.C);
   return IsConv ? N : roundUp(N, Lanes);
 }

@@ -10,6 +10,7 @@
 #include "Lowerer.h"
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <unordered_map>
 
 using namespace snow;
@@ -326,15 +327,43 @@ static bool startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
 /// loads are emitted before that step runs, and every wait must come after
 /// the signal it consumes.
 static bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G) {
-  const std::vector<size_t> At = readyAt(C, Q, G);
+  // A full-depth producer's first step loads every chunk, each behind the
+  // waits for its own channels (Step::ChunkWaits): one point a chunk.
+  std::optional<LayerPlan> Chunked;
+  std::vector<Step> Points;
+  std::vector<size_t> Owner;
+  for (size_t J = 0; J < Q.size(); ++J) {
+    const LayerPlan &P = *Q[J].P;
+    if (G && P.ToMid && P.FullDepth && J == 0) {
+      Chunked = P;
+      Chunked->FullDepth = false;
+      for (unsigned Ch = 0; Ch < P.NChunks; ++Ch) {
+        Step V = Q[J];
+        V.P = &*Chunked;
+        V.Chunk = Ch;
+        Points.push_back(V);
+        Owner.push_back(J);
+      }
+      continue;
+    }
+    Points.push_back(Q[J]);
+    Owner.push_back(J);
+  }
+  const std::vector<size_t> At = readyAt(C, Points, G);
   if (At.front() + 1 >= C.size())
     return false;
   const std::vector<size_t> Signals = signalRows(C, At);
   size_t Waited = 0;
-  for (size_t J = 0; J < Q.size(); ++J) {
-    Q[J].DoneWaits = rowWaits(Signals, At[J], Waited);
-    Q[J].Pipelined = Q[J].ReadsBeside = true;
-    Q[J].OnRows = !Q[J].P->FromMid; // A fused pair's 1x1 conv reads the area.
+  for (size_t K = 0; K < Points.size(); ++K) {
+    Step &S = Q[Owner[K]];
+    const unsigned N = rowWaits(Signals, At[K], Waited);
+    if (Points[K].P == &*Chunked) {
+      S.ChunkWaits.push_back(N);
+      S.ChunkAt.push_back(At[K]); // In C; makeSteps adds C's first index.
+    } else
+      S.DoneWaits = N;
+    S.Pipelined = S.ReadsBeside = true;
+    S.OnRows = !S.P->FromMid; // A fused pair's 1x1 conv reads the area.
   }
   assert(Waited == Signals.size() && "the step waiting for C's last signal consumes the rest");
   return true;
@@ -395,8 +424,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         !startsOnRowsOf(*LastPlan, Q))
       return;
     std::vector<Step> C(Steps.begin() + long(Last), Steps.end());
-    if (startOnRows(C, QSteps, G))
-      std::copy(C.begin(), C.end(), Steps.begin() + long(Last));
+    if (!startOnRows(C, QSteps, G))
+      return;
+    std::copy(C.begin(), C.end(), Steps.begin() + long(Last));
+    for (Step &S : QSteps)
+      for (size_t &At : S.ChunkAt)
+        At += Last;
   };
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
@@ -440,6 +473,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (const Step &S : Steps)
     ++Count[S.P];
   unsigned InCount = 0, WCount = 0, OutCount = 0;
+  bool Taken = false; // A full-depth producer's area still to count.
   for (size_t K = 0; K < Steps.size(); ++K) {
     Step &S = Steps[K];
     const LayerPlan &P = *S.P;
@@ -475,7 +509,13 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       Before->DeferInFree = true;
     }
     unsigned Banks = Opts.DoubleBuffer ? 2 : 1;
+    // A full-depth producer's input takes one region and its area the
+    // other: both count (the area once the producer's steps are done), so
+    // the next load goes to the input's region, which the pair frees first.
+    InCount += Taken && !P.ToMid;
+    Taken &= P.ToMid;
     InCount += S.NewMap && !S.SharesRegion;
+    Taken |= P.ToMid && P.FullDepth && S.NewMap;
     WCount += S.NewW;
     S.InBuf = (InCount - 1) % Banks;
     S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
@@ -486,18 +526,35 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   }
   // A fused pair's area lies in the input region of its last depthwise
   // step, which frees that region only after the pair's last 1x1 step.
+  // A full-depth producer's area lies in the other region: the last step
+  // before the pair to free that region frees it only after the pair (or,
+  // if none has, the pair takes it from the load unit).
   for (size_t K = 0; K < Steps.size(); ++K) {
     if (!Steps[K].P->ToMid || !Steps[K].LastOfPlan)
       continue;
     Step &LastD = Steps[K];
-    LastD.DeferInFree = true;
+    const bool Full = LastD.P->FullDepth;
+    LastD.DeferInFree = !Full;
     size_t End = K;
     while (End + 1 < Steps.size() && Steps[End + 1].P->FromMid)
       ++End;
     assert(Steps[End].LastOfPlan && "a fused pair ends with its last 1x1 conv's last step");
     Steps[End].FreeMid = true;
+    const unsigned Mid = Full ? 1 - LastD.InBuf : LastD.InBuf;
+    size_t First = End + 1;
     for (size_t J = End + 1; J-- > 0 && Steps[J].P->FusedWith == LastD.P->FusedWith;)
-      Steps[J].MidBuf = LastD.InBuf;
+      Steps[J].MidBuf = Mid, First = J;
+    if (!Full)
+      continue;
+    bool Deferred = false;
+    for (size_t J = First; J-- > 0 && !Deferred;) {
+      Step &Prev = Steps[J];
+      if (Prev.FreeMid && Prev.MidBuf == Mid)
+        Prev.FreeMid = false, Deferred = true;
+      else if (Prev.InBuf == Mid && Prev.LastMapUse && !Prev.DeferInFree)
+        Prev.DeferInFree = true, Deferred = true;
+    }
+    Steps[First].TakeMid = !Deferred;
   }
   return Steps;
 }

@@ -143,6 +143,11 @@ static cl::opt<bool> NoStartOnChannels(
     cl::desc("A layer that reads some channels of the conv before it waits for the rows of all "
              "its output groups, not only of those channels"),
     cl::cat(Cat));
+static cl::opt<bool> NoFullDepthPairs(
+    "no-full-depth-pairs",
+    cl::desc("A fused depthwise producer of one group of tiles loads its input chunk by chunk "
+             "into the first bank of either input region, not full depth into one region"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPipelinePools(
     "no-pipeline-pools",
     cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
@@ -248,6 +253,7 @@ static int compileModel() {
   Opts.SharePoolRegions = !NoSharePoolRegions;
   Opts.StartOnRows = !NoStartOnRows;
   Opts.StartOnChannels = !NoStartOnChannels;
+  Opts.FullDepthPairs = !NoFullDepthPairs;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())

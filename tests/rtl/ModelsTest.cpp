@@ -319,6 +319,26 @@ layers:
   EXPECT_TRUE(coSimulate("chan2.bin"));
 }
 
+/// Two fused pairs of one group of tiles, each producer's input full depth
+/// in one input region and its area in the other (Fuse.cpp): d1's area
+/// region taken by the load unit, d2's freed by p1 only after p2; d2's
+/// chunks load as p1 stores them.
+TEST_F(RtlBatch, FullDepthPairsAgree) {
+  compileFor("fd.bin", R"(name: fd
+input: {name: data, shape: [128, 14, 14]}
+weights: {seed: 6}
+layers:
+  - {name: d1, type: conv, out_channels: 128, kernel: 3, pad: 1, groups: 128, relu: true}
+  - {name: p1, type: conv, out_channels: 256, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
+  - {name: p2, type: conv, out_channels: 256, kernel: 1, relu: true}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  EXPECT_TRUE(coSimulate("fd.bin"));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {

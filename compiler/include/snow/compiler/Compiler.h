@@ -113,6 +113,10 @@ struct CompileOptions {
   /// The DRAM ordering rule compares bytes, so a load of some channels of
   /// pixels beside a store of others is no hazard (Sequence.cpp: readyAt).
   bool StartOnChannels = true;
+  /// A fused pair of one group of tiles loads its depthwise producer's
+  /// input full depth into one input region, chunk by chunk as the layer
+  /// before stores each, and keeps its area in the other (Fuse.cpp).
+  bool FullDepthPairs = true;
   /// Fuse a depthwise conv or a pool with the 1x1 convs that alone read
   /// it: its output tile stays on chip (written back into the maps buffer
   /// at the 1x1 convs' full depth), where the 1x1 convs' traces read it, so
