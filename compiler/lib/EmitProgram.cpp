@@ -95,8 +95,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (J >= Steps.size())
       return;
     const Step &S = Steps[J], &Between = Steps[J - 1];
-    if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || FreedBy[J] >= long(K) ||
-        (Between.NewMap && !Preloaded[J - 1]))
+    if (!S.P->ToMid || !S.NewMap || S.FirstOfLayer || Preloaded[J] || !S.ChunkAt.empty() ||
+        FreedBy[J] >= long(K) || (Between.NewMap && !Preloaded[J - 1]))
       return;
     Low.loadMaps(S);
     Preloaded[J] = true;
@@ -145,9 +145,23 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // for, and spread over that layer's steps, so the load queue never holds
   // loads waiting for steps the control core has yet to issue.
   std::vector<std::vector<std::pair<size_t, unsigned>>> PartsAfter(Steps.size());
+  // DoneAt[n]: the step after which the n-th LayerDone is signalled.
+  std::vector<size_t> DoneAt;
+  for (size_t K = 0; K < Steps.size(); ++K)
+    if (Steps[K].LastOfLayer)
+      DoneAt.push_back(K);
   for (size_t J = 0; J < Steps.size(); ++J) {
-    // Not before the InFree the first part waits for is signalled.
+    if (Steps[J].ChunkAt.empty())
+      continue;
+    // Not before the InFree the first part waits for is signalled, nor
+    // before the LayerDone signals it waits for (Lowerer::loadMapsChunk).
     size_t At = size_t(std::max<long>(FreedBy[J], 0));
+    const Step &S = Steps[J];
+    // (Layers up to ordinal NeedsDone, or the one before where it reads
+    // the layer it starts beside.)
+    const long Needed = S.FirstOfLayer ? S.P->NeedsDone + (S.ReadsBeside ? 0 : 1) : 0;
+    if (Needed > 0 && size_t(Needed) <= DoneAt.size())
+      At = std::max(At, DoneAt[size_t(Needed) - 1]);
     for (unsigned Ch = 0; Ch < Steps[J].ChunkAt.size(); ++Ch) {
       At = std::max(At, Steps[J].ChunkAt[Ch]);
       assert(At < J && "a chunk loads after the step storing it");
