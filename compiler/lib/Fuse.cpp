@@ -19,11 +19,11 @@
 // as the area and the accumulators allow; the cost model (fusedCost) weighs
 // that against the two layers apart. A pair of one group of tiles has no
 // group before it to load under: its depthwise producer, where it fits,
-// loads every chunk of its tile into one whole input region at once (full
-// depth; Sequence.cpp emits the load chunk by chunk as the layer before
-// stores each), and the area lies in the other region. Sequence.cpp interleaves the pair's
-// steps and keeps the area's region from the load unit until the 1x1 conv
-// has read it (Step::DeferInFree, FreeMid).
+// loads every chunk of its tile into one whole input region (full depth;
+// EmitProgram.cpp emits the load chunk by chunk as the layer before stores
+// each), and the area lies in the other region. Sequence.cpp interleaves
+// the pair's steps and keeps the area's region from the load unit until the
+// 1x1 conv has read it (Step::DeferInFree, FreeMid, TakeMid).
 //
 //===----------------------------------------------------------------------===//
 

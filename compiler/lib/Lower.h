@@ -45,7 +45,7 @@ struct Step {
   /// layer again, so that its cycles are counted as its own.
   bool Remark = false;
   /// A pooling step pipelined beside the conv it reads, or a step of a conv
-  /// started on the rows of the conv before it (Sequence.cpp: pipeline,
+  /// started on the rows of the conv before it (RowSignals.cpp: pipeline,
   /// startOnRows): its loads wait for DoneWaits more of that conv's RowsDone
   /// signals instead of its LayerDone.
   bool Pipelined = false;

@@ -224,7 +224,7 @@ struct LayerPlan {
   /// A pooling layer that runs its steps beside the conv planned just before
   /// it (that conv's layer index; -1: none), as that conv stores the rows
   /// they read, or from the start if it reads older layers only
-  /// (PipelinePools.cpp: pipelineOrder; Sequence.cpp: pipeline).
+  /// (PipelinePools.cpp: pipelineOrder; RowSignals.cpp: pipeline).
   int BesideOf = -1;
   /// A pool beside a conv whose steps share the conv's input region
   /// (PipelinePools.cpp): each step's maps go at this element offset (whole

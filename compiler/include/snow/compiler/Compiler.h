@@ -103,7 +103,7 @@ struct CompileOptions {
   /// A conv or pool that reads only the conv planned just before it starts
   /// on the rows that conv has stored (RowsDone, as a pipelined pool), not
   /// after its last stores: its first maps load while that conv's last step
-  /// computes (Sequence.cpp: startOnRows).
+  /// computes (RowSignals.cpp: startOnRows).
   bool StartOnRows = true;
   /// A step of that conv or pool (or of a pool beside a conv) that reads
   /// some channels waits only for the steps storing those channels of its
@@ -111,7 +111,7 @@ struct CompileOptions {
   /// a 1x1 conv whose output groups are outermost loads once that group is
   /// stored); a fused depthwise producer then runs its chunks first first.
   /// The DRAM ordering rule compares bytes, so a load of some channels of
-  /// pixels beside a store of others is no hazard (Sequence.cpp: readyAt).
+  /// pixels beside a store of others is no hazard (RowSignals.cpp: readyAt).
   bool StartOnChannels = true;
   /// A fused pair of one group of tiles loads its depthwise producer's
   /// input full depth into one input region, chunk by chunk as the layer

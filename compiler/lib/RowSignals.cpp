@@ -1,0 +1,314 @@
+//===- RowSignals.cpp - Steps that wait for the rows the layer before stores -===//
+//
+// A pool beside the conv it reads, or a layer started on the rows (and
+// channels) the conv before it has stored, waits step by step for RowsDone
+// signals of that conv's steps instead of its LayerDone (docs/compiler.md,
+// steps 9 and 9a): which of that conv's steps signal, and how many signals
+// each step waits for. Sequence.cpp (makeSteps) calls these.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowSignals.h"
+#include "Lowerer.h"
+#include <algorithm>
+#include <cassert>
+#include <optional>
+
+using namespace snow;
+using namespace snow::compiler;
+
+/// Calls Fn(row) for every row of C's output (all frames, frame after
+/// frame: frame f's row y is f * H + y) that CU work W of step S covers.
+template <typename RowFn> static void tileRows(const Step &S, const Work &W, unsigned H, RowFn Fn) {
+  const LayerPlan &P = *S.P;
+  const unsigned T = unsigned(W.Tile);
+  const size_t Y0 = size_t(P.frameOf(T)) * H + T % P.tilesPerFrame() / P.NColBlocks * P.R;
+  for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
+    Fn(Y);
+}
+
+/// How many rows of its input (all frames, frame after frame) pooling step
+/// S reads up to: the end of the last row its tiles' regions load.
+static size_t rowsNeeded(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  size_t Need = 0;
+  for (const Work &W : S.round().Cus) {
+    if (!W.active())
+      continue;
+    const unsigned T = unsigned(W.Tile);
+    const int Y0 = int(T % P.tilesPerFrame() / P.NColBlocks * P.R * L.SH) - int(L.PadT);
+    const int End = std::clamp(Y0 + int((P.RowsIn - 1) * P.StepY + 1), 0, int(L.In.H));
+    Need = std::max(Need, size_t(P.frameOf(T)) * L.In.H + size_t(End));
+  }
+  return Need;
+}
+
+/// The channels [first, second) of the tensor C writes that step S of C
+/// (a writing step) stores for CU work W, or of the tensor Q reads that
+/// step S of Q loads: an output group's, a depthwise conv's or a pool's
+/// chunk's, a conv's input chunk's, or all of them (a full-depth region).
+/// G: the machine's vMACs x lanes.
+static std::pair<unsigned, unsigned> writtenChannels(const Step &S, const Work &W, unsigned G) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->Out.C;
+  unsigned Lo = 0, Hi = C;
+  if (P.IsConv && !P.Depthwise && !P.Elementwise) {
+    const unsigned OgCh = P.ogChannels(G);
+    Lo = P.OcBase + unsigned(W.Og) * OgCh;
+    Hi = std::min(P.OcBase + P.OcCount, Lo + OgCh);
+  } else if (P.NChunks > 1) {
+    Lo = P.chunkBegin(S.Chunk);
+    Hi = Lo + P.chunkSize(S.Chunk, C);
+  }
+  return {P.Out.Offset + Lo, P.Out.Offset + Hi};
+}
+
+static std::pair<unsigned, unsigned> readChannels(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->In.C;
+  unsigned Lo = 0, Hi = C;
+  if (P.NChunks > 1 && !P.FullDepth) {
+    Lo = P.chunkBegin(S.Chunk);
+    Hi = Lo + P.chunkSize(S.Chunk, C);
+  }
+  return {P.In.Offset + Lo, P.In.Offset + Hi};
+}
+
+/// For each step of Q (a pool beside C, or a conv starting on C's rows):
+/// the first step of conv C after whose stores every pixel it reads is
+/// stored (C's last step at the latest): every tile of every output group
+/// covering its rows, from the first row on, and the channels it reads. A
+/// load of some channels of a row while a store writes others is no DRAM
+/// hazard (the rule sees the transfers' rows, not their envelopes:
+/// docs/architecture.md 3.6), so a step of Q that reads one channel chunk
+/// may load as soon as C's output groups over those channels are stored
+/// (where C's output groups are outermost: ResNet's 1x1 convs, a
+/// MobileNet's expansion before its depthwise conv). By whole rows of
+/// every output group where G (channelGroup) is 0, and for a merged conv's
+/// pieces.
+static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q,
+                                   unsigned G) {
+  // (C may be a fused pair's steps: its 1x1 conv's write.)
+  const LayerPlan &CP =
+      *std::find_if(C.begin(), C.end(), [](const Step &S) { return S.Writes; })->P;
+  const unsigned H = CP.L->Out.H;
+  const LayerPlan &QP = *Q.front().P;
+  // Channel blocks: the distinct channel ranges C's steps write, where Q
+  // reads C's tensor at C's layout; otherwise one block, all channels.
+  const bool ByChannels = G && CP.Pieces.empty() && QP.In.Addr == CP.Out.Addr &&
+                          QP.In.Stride == CP.Out.Stride && QP.In.FrameBytes == CP.Out.FrameBytes;
+  std::vector<std::pair<unsigned, unsigned>> Blocks;
+  auto Block = [&](const Step &S, const Work &W) -> size_t {
+    const auto R = ByChannels ? writtenChannels(S, W, G) : std::pair<unsigned, unsigned>{0, 0};
+    auto It = std::find(Blocks.begin(), Blocks.end(), R);
+    if (It != Blocks.end())
+      return size_t(It - Blocks.begin());
+    Blocks.push_back(R);
+    return Blocks.size() - 1;
+  };
+  // DoneAt[row][block]: the last step of C storing that part of the row.
+  std::vector<std::vector<size_t>> DoneAt(size_t(CP.Frames) * H);
+  for (size_t K = 0; K < C.size(); ++K) {
+    if (!C[K].Writes)
+      continue;
+    for (const Work &W : C[K].round().Cus) {
+      if (!W.active())
+        continue;
+      const size_t B = Block(C[K], W);
+      tileRows(C[K], W, H, [&](size_t Y) {
+        std::vector<size_t> &Row = DoneAt[Y];
+        if (Row.size() <= B)
+          Row.resize(B + 1, 0);
+        Row[B] = std::max(Row[B], K);
+      });
+    }
+  }
+  std::vector<size_t> At(Q.size(), 0);
+  for (size_t J = 0; J < Q.size(); ++J) {
+    const auto [Lo, Hi] = readChannels(Q[J]);
+    const size_t Need = std::min(rowsNeeded(Q[J]), DoneAt.size());
+    for (size_t Y = 0; Y < Need; ++Y)
+      for (size_t B = 0; B < DoneAt[Y].size(); ++B)
+        if (!ByChannels || (Blocks[B].first < Hi && Lo < Blocks[B].second))
+          At[J] = std::max(At[J], DoneAt[Y][B]);
+    At[J] = std::min(At[J], C.size() - 1);
+  }
+  return At;
+}
+
+size_t snow::compiler::stepCount(const LayerPlan &P) { return planSteps(P).size(); }
+
+unsigned snow::compiler::channelGroup(const isa::HwConfig &Hw, const CompileOptions &Opts) {
+  return Opts.StartOnChannels ? Hw.VmacsPerCu * Hw.LanesPerVmac : 0;
+}
+
+unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G,
+                                     bool ReadsC, bool Shared) {
+  const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
+  if (CS.size() < 2)
+    return 0;
+  const std::vector<size_t> At = ReadsC ? readyAt(CS, QS, G) : std::vector<size_t>(QS.size(), 0);
+  if (!Shared) {
+    unsigned N = 0;
+    for (size_t K : At)
+      N += K + 1 < CS.size();
+    return N;
+  }
+  // As pipeline() places them: one after each writing step of C before a
+  // step that loads new maps, once the rows it reads are stored; Q's last
+  // step after C's.
+  size_t J = 0;
+  for (size_t K = 0; K + 1 < CS.size() && J + 1 < QS.size(); ++K)
+    J += CS[K].Writes && newMaps(CS[K], CS[K + 1]) && At[J] < K;
+  return unsigned(J);
+}
+
+/// RowsDone after each distinct step of C that some step of a layer reading
+/// C waits for (At: readyAt's): sets those steps' DoneSignals and returns
+/// their positions, in order.
+static std::vector<size_t> signalRows(std::vector<Step> &C, std::vector<size_t> At) {
+  std::sort(At.begin(), At.end());
+  At.erase(std::unique(At.begin(), At.end()), At.end());
+  for (size_t K : At)
+    C[K].DoneSignals = 1;
+  return At;
+}
+
+/// How many more of those signals a step waits for that reads the rows C's
+/// step At completes, when Waited were consumed before it (updated).
+static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &Waited) {
+  const size_t Need =
+      size_t(std::lower_bound(Signals.begin(), Signals.end(), At) - Signals.begin()) + 1;
+  const unsigned N = unsigned(Need > Waited ? Need - Waited : 0);
+  Waited = std::max(Waited, Need);
+  return N;
+}
+
+/// Conv C's steps with pooling Q's steps among them, each of Q's steps once
+/// C has stored every row it reads (docs/compiler.md, step 9a; a Q that
+/// does not read C waits for nothing), and only where C's next step would
+/// load new maps anyway.
+/// C's store unit signals RowsDone after each step whose stores complete
+/// rows that some step of Q waits for; Q's load unit waits for as many as it
+/// needs. A step of Q goes after a writing step of C (C's accumulators are
+/// then free), at least one step after the one that completed its rows: its
+/// loads are emitted before the step before it runs, and must come after
+/// the signal they wait for. Steps that find no such place, and Q's last,
+/// follow C's last step, so that the layers still finish (and signal
+/// LayerDone) in program order.
+std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<Step> Q, unsigned G) {
+  // One RowsDone after each distinct step of C that some step of Q waits
+  // for, and each step of Q waits for those up to its own. A pool that does
+  // not read C waits for none.
+  const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
+  const bool Shares = Q.front().P->ShareOffset != 0;
+  const std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
+  const std::vector<size_t> Signals = ReadsC ? signalRows(C, At) : std::vector<size_t>();
+  std::vector<Step> Out;
+  size_t J = 0;
+  size_t Waited = 0;
+  auto Take = [&] {
+    Step S = Q[J];
+    S.DoneWaits = ReadsC ? rowWaits(Signals, At[J], Waited) : 0;
+    ++J;
+    S.Pipelined = true;
+    S.ReadsBeside = ReadsC;
+    Out.push_back(S);
+  };
+  for (size_t K = 0; K < C.size(); ++K) {
+    Out.push_back(C[K]);
+    // Only where C's next step loads maps anyway: after a step of Q (which
+    // uses the other input bank) it would have to reload them.
+    if (!C[K].Writes || K + 1 == C.size() || !newMaps(C[K], C[K + 1]))
+      continue;
+    // At most as many of Q's steps as keep Q's share of the remaining
+    // places even, so its traffic spreads over C's traces; one if it
+    // shares C's input region (its maps go where C's step leaves room).
+    const size_t Left = C.size() - K - 1;
+    size_t Quota = Shares ? 1 : (Q.size() - J + Left - 1) / Left;
+    while (Quota-- > 0 && J + 1 < Q.size() && At[J] < K) {
+      Take();
+      Out.back().SharesRegion = Shares;
+    }
+  }
+  // The first of these has its loads emitted before C's last step runs:
+  // it loads only after C's LayerDone (Late), which follows that step's
+  // signals in program order.
+  const size_t FirstLate = Out.size();
+  while (J < Q.size())
+    Take();
+  if (FirstLate < Out.size())
+    Out[FirstLate].Late = true;
+  if (ReadsC &&
+      Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
+    Out.back().DoneWaits += unsigned(Signals.size() - Waited);
+  return Out;
+}
+
+/// Whether Q, planned right after conv C, may start on the rows C has
+/// stored (startOnRows): whole layers over the same frames, Q a conv that
+/// reads the tensor C writes and nothing newer. C may be the 1x1 conv of a
+/// fused pair, Q the producer of one.
+bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
+  const ir::Layer &L = *Q.L;
+  // Q's input is the tensor C writes: C's own, the concat C writes a slice
+  // of (its other inputs are older), or a piece of a merged conv.
+  bool Writes = Q.In.Addr == C.Out.Addr;
+  for (const OutPiece &Piece : C.Pieces)
+    Writes |= Q.In.Addr == Piece.View.Addr;
+  return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
+         !Q.Dynamic && !Q.FromMid && Q.FirstPart && Q.LastPart && Q.Frames == C.Frames &&
+         Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes && Q.NeedsDone == C.Ordinal &&
+         !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));
+}
+
+/// Q's steps, right after conv C's (startsOnRowsOf), each waiting for the
+/// RowsDone signals of C's steps that store the rows it reads instead of
+/// C's LayerDone (CompileOptions::StartOnRows): Q's first maps then load
+/// while C's last step computes, not after its last stores. False (nothing
+/// set) where Q's first step reads rows that only C's last step stores: its
+/// loads are emitted before that step runs, and every wait must come after
+/// the signal it consumes.
+bool snow::compiler::startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G) {
+  // A full-depth producer's first step loads every chunk, each behind the
+  // waits for its own channels (Step::ChunkWaits): one point a chunk.
+  std::optional<LayerPlan> Chunked;
+  std::vector<Step> Points;
+  std::vector<size_t> Owner;
+  for (size_t J = 0; J < Q.size(); ++J) {
+    const LayerPlan &P = *Q[J].P;
+    if (G && P.ToMid && P.FullDepth && J == 0) {
+      Chunked = P;
+      Chunked->FullDepth = false;
+      for (unsigned Ch = 0; Ch < P.NChunks; ++Ch) {
+        Step V = Q[J];
+        V.P = &*Chunked;
+        V.Chunk = Ch;
+        Points.push_back(V);
+        Owner.push_back(J);
+      }
+      continue;
+    }
+    Points.push_back(Q[J]);
+    Owner.push_back(J);
+  }
+  const std::vector<size_t> At = readyAt(C, Points, G);
+  if (At.front() + 1 >= C.size())
+    return false;
+  const std::vector<size_t> Signals = signalRows(C, At);
+  size_t Waited = 0;
+  for (size_t K = 0; K < Points.size(); ++K) {
+    Step &S = Q[Owner[K]];
+    const unsigned N = rowWaits(Signals, At[K], Waited);
+    if (Points[K].P == &*Chunked) {
+      S.ChunkWaits.push_back(N);
+      S.ChunkAt.push_back(At[K]); // In C; makeSteps adds C's first index.
+    } else
+      S.DoneWaits = N;
+    S.Pipelined = S.ReadsBeside = true;
+    S.OnRows = !S.P->FromMid; // A fused pair's 1x1 conv reads the area.
+  }
+  assert(Waited == Signals.size() && "the step waiting for C's last signal consumes the rest");
+  return true;
+}

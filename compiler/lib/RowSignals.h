@@ -1,0 +1,39 @@
+//===- RowSignals.h - Steps that wait for the rows the layer before stores -*- C++ -*-===//
+//
+// Shared by Sequence.cpp (the step list) and RowSignals.cpp (RowsDone
+// signals and waits). See Lower.h for the step model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_ROWSIGNALS_H
+#define SNOW_COMPILER_ROWSIGNALS_H
+
+#include "Lower.h"
+#include <vector>
+
+namespace snow::compiler {
+
+/// The steps of one plan in its own order: (round, chunk), flags unset.
+std::vector<Step> planSteps(const LayerPlan &P);
+
+/// Whether step B, right after step A of the same plan, loads new maps:
+/// some CU's tile changes, or the chunk (unless the region holds them all).
+bool newMaps(const Step &A, const Step &B);
+
+/// Conv C's steps with pooling Q's steps among them (docs/compiler.md, step
+/// 9a); G: channelGroup's.
+std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q, unsigned G);
+
+/// Whether Q, planned right after conv C, may start on the rows C has
+/// stored: whole layers over the same frames, Q a conv that reads the
+/// tensor C writes and nothing newer.
+bool startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q);
+
+/// Q's steps, right after C's, each waiting for the RowsDone signals of the
+/// steps of C that store what it reads (sets C's signals and Q's waits);
+/// false, nothing set, where Q's first step needs C's last. G:
+/// channelGroup's.
+bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G);
+
+} // namespace snow::compiler
+
+#endif // SNOW_COMPILER_ROWSIGNALS_H
