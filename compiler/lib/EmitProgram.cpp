@@ -151,19 +151,19 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (Steps[K].LastOfLayer)
       DoneAt.push_back(K);
   for (size_t J = 0; J < Steps.size(); ++J) {
-    if (Steps[J].ChunkAt.empty())
+    const Step &S = Steps[J];
+    if (S.ChunkAt.empty())
       continue;
     // Not before the InFree the first part waits for is signalled, nor
-    // before the LayerDone signals it waits for (Lowerer::loadMapsChunk).
+    // before the LayerDone signals it waits for (Lowerer::waitForRegion).
     size_t At = size_t(std::max<long>(FreedBy[J], 0));
-    const Step &S = Steps[J];
     // (Layers up to ordinal NeedsDone, or the one before where it reads
     // the layer it starts beside.)
     const long Needed = S.FirstOfLayer ? S.P->NeedsDone + (S.ReadsBeside ? 0 : 1) : 0;
     if (Needed > 0 && size_t(Needed) <= DoneAt.size())
       At = std::max(At, DoneAt[size_t(Needed) - 1]);
-    for (unsigned Ch = 0; Ch < Steps[J].ChunkAt.size(); ++Ch) {
-      At = std::max(At, Steps[J].ChunkAt[Ch]);
+    for (unsigned Ch = 0; Ch < S.ChunkAt.size(); ++Ch) {
+      At = std::max(At, S.ChunkAt[Ch]);
       assert(At < J && "a chunk loads after the step storing it");
       PartsAfter[At].push_back({J, Ch});
     }

@@ -121,33 +121,31 @@ void Lowerer::loadMaps(const Step &S) {
       loadMapsChunk(S, Ch);
     return;
   }
-  // LayerDone is signalled once per layer, in layer order: consume the
-  // signals up to the latest layer whose output this one reads.
-  // A pipelined pool waits for the layers before the conv it reads, and
-  // for that conv's rows band by band.
-  if (S.FirstOfLayer)
-    for (; LayersSeenDone < P.NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
-      E.wait(Unit::Load, LayerDone);
-  for (unsigned F = 0; F < S.DoneWaits; ++F)
-    E.wait(Unit::Load, RowsDone);
-  if (!S.SharesRegion)
-    E.wait(Unit::Load, InFree + S.InBuf);
+  waitForRegion(S);
   loadRegion(S, P.In, inBase(S) + P.InSkew);
   if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
     loadRegion(S, P.In2, inBase(S) + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   E.signal(Unit::Load, InFull + S.InBuf);
 }
 
+void Lowerer::waitForRegion(const Step &S) {
+  // LayerDone is signalled once per layer, in layer order: consume the
+  // signals up to the latest layer whose output this one reads.
+  // A pipelined pool waits for the layers before the conv it reads, and
+  // for that conv's rows band by band.
+  if (S.FirstOfLayer)
+    for (; LayersSeenDone < S.P->NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
+  for (unsigned F = 0; F < S.DoneWaits; ++F)
+    E.wait(Unit::Load, RowsDone);
+  if (!S.SharesRegion)
+    E.wait(Unit::Load, InFree + S.InBuf);
+}
+
 void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
   const LayerPlan &P = *S.P;
-  if (Ch == 0) {
-    if (S.FirstOfLayer)
-      for (; LayersSeenDone < P.NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
-        E.wait(Unit::Load, LayerDone);
-    for (unsigned F = 0; F < S.DoneWaits; ++F)
-      E.wait(Unit::Load, RowsDone);
-    E.wait(Unit::Load, InFree + S.InBuf);
-  }
+  if (Ch == 0)
+    waitForRegion(S);
   for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)
     E.wait(Unit::Load, RowsDone);
   loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
@@ -197,9 +195,8 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     }
   }
   for (const auto &[Key, Mask] : Fills)
-    if (OnlyChunk <= 0)
-      fill(std::get<0>(Key) - (Part ? C0 : 0), std::get<1>(Key), std::get<2>(Key), RowElems, Mask,
-           P.PadValue);
+    if (OnlyChunk <= 0) // Chunk 0 starts at the pixel (C0 = 0).
+      fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
   for (auto [Tile, Mask] : Tiles) {
     TileGeom T = geometry(P, Tile);
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)

@@ -44,6 +44,9 @@ public:
   /// chunk: the region's waits and padding with chunk 0, its InFull (and
   /// Step::TakeMid) with the last.
   void loadMapsChunk(const Step &S, unsigned Ch);
+  /// The waits before step S's maps load: the layers it reads (LayerDone),
+  /// their rows (RowsDone), its input region (InFree).
+  void waitForRegion(const Step &S);
   /// OnlyChunk >= 0: of a full-depth region, that chunk's channels only
   /// (at their offset), and the padding with chunk 0.
   void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1);

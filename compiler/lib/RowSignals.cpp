@@ -301,7 +301,7 @@ bool snow::compiler::startOnRows(std::vector<Step> &C, std::vector<Step> &Q, uns
   for (size_t K = 0; K < Points.size(); ++K) {
     Step &S = Q[Owner[K]];
     const unsigned N = rowWaits(Signals, At[K], Waited);
-    if (Points[K].P == &*Chunked) {
+    if (Chunked && Points[K].P == &*Chunked) {
       S.ChunkWaits.push_back(N);
       S.ChunkAt.push_back(At[K]); // In C; makeSteps adds C's first index.
     } else

@@ -84,6 +84,15 @@ INSTANTIATE_TEST_SUITE_P(Reduced, RtlModels, ::testing::ValuesIn(Cases),
 
 namespace {
 
+/// The first number under Key in snowsim's stats JSON (after the key
+/// Within, if given: "total"), or 0 if there is none.
+uint64_t jsonCount(const std::string &Json, const std::string &Key,
+                   const std::string &Within = "") {
+  const std::string Quoted = "\"" + Key + "\":";
+  const size_t At = Json.find(Quoted, Within.empty() ? 0 : Json.find("\"" + Within + "\""));
+  return At == std::string::npos ? 0 : std::stoull(Json.substr(At + Quoted.size()));
+}
+
 class RtlBatch : public CoSimTest {
 protected:
   /// Frames frames of C x H x W distinct values in [-1, 1] as float32 .npy.
@@ -278,11 +287,7 @@ layers:
   const std::string Dense = read("snowsim.json");
   EXPECT_TRUE(coSimulate("pad.bin"));
   const std::string Padded = read("snowsim.json");
-  auto Busy = [](const std::string &Json) {
-    const std::string Key = "\"dram_busy_cycles\":";
-    const size_t At = Json.find(Key);
-    return At == std::string::npos ? 0 : std::stoull(Json.substr(At + Key.size()));
-  };
+  auto Busy = [](const std::string &Json) { return jsonCount(Json, "dram_busy_cycles"); };
   EXPECT_GT(Busy(Padded), 0u);
   EXPECT_LT(Busy(Padded), Busy(Dense));
 }
@@ -309,11 +314,7 @@ layers:
   const std::string Rows = read("snowsim.json");
   EXPECT_TRUE(coSimulate("chan.bin"));
   const std::string Chans = read("snowsim.json");
-  auto Cycles = [](const std::string &Json) { // total.cycles
-    const std::string Key = "\"cycles\":";
-    const size_t At = Json.find(Key, Json.find("\"total\""));
-    return At == std::string::npos ? 0 : std::stoull(Json.substr(At + Key.size()));
-  };
+  auto Cycles = [](const std::string &Json) { return jsonCount(Json, "cycles", "total"); };
   EXPECT_GT(Cycles(Chans), 0u);
   EXPECT_LT(Cycles(Chans), Cycles(Rows));
   EXPECT_TRUE(coSimulate("chan2.bin"));
