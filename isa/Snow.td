@@ -40,6 +40,7 @@ def F_lut     : Field<"lut",     39,  1, "uimm", "1: pass each written value thr
 def F_cstride : Field<"cstride", 40, 20, "uimm", "column stride of a pooling window, in elements">;
 def F_value   : Field<"value",   40, 16, "simm", "fill value (int16)">;
 def F_pix     : Field<"pix",     60,  4, "uimm", "log2 of the pixels a vmacp computes at once">;
+def F_words   : Field<"words",   60,  4, "uimm", "lane words a vmax / vavg computes, less one (pool_words at most)">;
 def F_rows    : Field<"rows",    64, 12, "uimm", "rows of a 2-D access (or accumulator entries)">;
 def F_len     : Field<"len",     76, 16, "uimm", "elements (maps) or words (weights) per row">;
 def F_bstride : Field<"bstride", 92, 20, "uimm", "buffer row stride (elements or words)">;
@@ -190,11 +191,11 @@ def VMUL  : Inst<"vmul", 0x5a, "compute",
   [F_rs1, F_rs2, F_rows, F_bstride, F_shift],
   "for e < rows: acc[cu][v][rs1 + e][lane] = sat16(round(acc[cu][v][rs1 + e][lane] >> shift)) * sext(maps[cu][rs2 + e*bstride + v*lanes + lane]): the element-wise product of the accumulators (a vpre'd operand, or a trace's sums) and a map, on the lane's own multiplier">;
 def VMAX  : Inst<"vmax", 0x53, "compute",
-  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride],
-  "maps[cu][rs1 + lane] = max over r < rows, c < len of maps[cu][rs2 + r*bstride + c*cstride + lane]">;
+  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride, F_words],
+  "for i < (words + 1) * lanes: maps[cu][rs1 + i] = max over r < rows, c < len of maps[cu][rs2 + r*bstride + c*cstride + i] (words + 1 lane words at once, at most pool_words)">;
 def VAVG  : Inst<"vavg", 0x54, "compute",
-  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride, F_mult, F_shift],
-  "maps[cu][rs1 + lane] = sat16(round((sum over window) * mult >> shift)), window as vmax">;
+  [F_rs1, F_rs2, F_rows, F_len, F_bstride, F_cstride, F_mult, F_shift, F_words],
+  "for i < (words + 1) * lanes: maps[cu][rs1 + i] = sat16(round((sum over window) * mult >> shift)), window and words as vmax">;
 def MARK  : Inst<"mark", 0x58, "compute", [F_imm],
   "start of layer imm: the compute unit reaching it opens the layer's cycle span">;
 

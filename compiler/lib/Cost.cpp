@@ -196,13 +196,13 @@ static uint64_t roundPixels(const LayerPlan &P) {
 }
 
 /// A pooling plan's cycles on the compute unit: a KH x KW window a pixel
-/// and lane group (the control core needs ~3 instructions to issue one, so
-/// short windows are issue-bound).
+/// and run of lane groups as wide as the pooling unit (the control core
+/// needs ~3 instructions to issue one, so short windows are issue-bound).
 static uint64_t poolCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   uint64_t Groups = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
-    Groups += ceilDiv(P.chunkSize(C, L.In.C), Hw.LanesPerVmac);
+    Groups += poolInsts(P.chunkSize(C, L.In.C), Hw);
   return roundPixels(P) * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
          P.Rounds.size() * StepOverhead * P.NChunks;
 }

@@ -400,10 +400,14 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   Max.len = L.KW;
   Max.bstride = P.ColsIn * Stride;
   Max.cstride = Stride;
-  auto OneGroup = [&] {
+  // A pixel's lane groups in runs as wide as the pooling unit: Whole runs
+  // of Width words, then one of the rest.
+  const unsigned Width = Hw.poolWords(), Whole = Groups / Width, Rest = Groups % Width;
+  auto OneRun = [&](unsigned Words) {
+    Max.words = Words - 1;
     E.emit(Max);
-    E.addi(9, 9, Lanes);
-    E.addi(6, 6, Lanes);
+    E.addi(9, 9, Words * Lanes);
+    E.addi(6, 6, Words * Lanes);
   };
   // A banked area (LayerPlan::Banked): the even columns into its first
   // bank, then the odd ones into its second, two columns a step.
@@ -412,18 +416,20 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   const unsigned RowPixels = Halves ? Rd.ExtC / 2 : Rd.ExtC;
   const int64_t Pitch = int64_t(L.SH) * P.ColsIn * Stride;
   auto Pixel = [&] {
-    if (Groups <= 8) {
-      for (unsigned Gr = 0; Gr < Groups; ++Gr)
-        OneGroup();
+    if (Whole <= 8) {
+      for (unsigned Run = 0; Run < Whole; ++Run)
+        OneRun(Width);
     } else {
       E.li(10, 0);
-      E.li(11, Groups);
+      E.li(11, Whole);
       auto Inner = E.newLabel();
       E.bind(Inner);
-      OneGroup();
+      OneRun(Width);
       E.addi(10, 10, 1);
       E.branch(Opcode::BLT, 10, 11, Inner);
     }
+    if (Rest)
+      OneRun(Rest);
     E.addi(6, 6, Step - int64_t(Groups) * Lanes);
     if (PixelGap)
       E.addi(9, 9, PixelGap);

@@ -17,6 +17,12 @@ namespace snow::compiler {
 inline unsigned ceilDiv(uint64_t A, uint64_t B) { return unsigned((A + B - 1) / B); }
 inline unsigned roundUp(unsigned A, unsigned B) { return ceilDiv(A, B) * B; }
 
+/// vmax / vavg instructions one pixel of Ch channels takes: its lane groups
+/// in runs of the pooling unit's width (HwConfig::poolWords).
+inline unsigned poolInsts(unsigned Ch, const isa::HwConfig &Hw) {
+  return ceilDiv(ceilDiv(Ch, Hw.LanesPerVmac), Hw.poolWords());
+}
+
 /// How rounds are formed from the (output group, tile) work items.
 enum class Packing {
   Tiles,    ///< CUs take consecutive tiles of one output group.

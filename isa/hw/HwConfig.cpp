@@ -126,6 +126,11 @@ const KeyInfo HwKeys[] = {
      "move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
+    {"pool_words", &HwConfig::PoolWords, "lane words", 1, MaxVmacs, false, "≤ `writeback_words`",
+     "Lane words of channels a `vmax` / `vavg` computes at once per CU (its `words` field + 1 "
+     "at most; vMACs' words beyond `vmacs_per_cu` do not exist): the max / average unit's "
+     "width, read from the maps port the vMACs' `vdw` reads use and written through the "
+     "writeback's port; each window tap takes a cycle whatever the width"},
     {"imem_kib", &HwConfig::ImemKib, "KiB", 0, 65536, false,
      "0, or (imem_kib × 1024) / (16 × fetch_block_insts) a power of two ≥ 2",
      "On-chip instruction memory, direct-mapped, filled from code in DRAM over the DMA channel "
@@ -461,6 +466,11 @@ llvm::Error validateImpl(const HwConfig &C, const WhereFn &Where) {
                      "1/256..{}/256",
                      C.DramGbps, C.DramEfficiency, C.ClockMhz, BwQ8,
                      std::numeric_limits<uint32_t>::max()));
+  if (C.PoolWords > C.WritebackWords)
+    Fail(keyOf(&HwConfig::PoolWords),
+         fmt::format("must be at most writeback_words ('{}'): a pool result goes through the "
+                     "writeback's port; got '{}'",
+                     C.WritebackWords, C.PoolWords));
   const uint64_t BlockBytes = uint64_t(C.FetchBlockInsts) * InstBytes;
   if (BlockBytes % C.DramBurstBytes)
     Fail(keyOf(&HwConfig::FetchBlockInsts),

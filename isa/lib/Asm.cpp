@@ -193,11 +193,12 @@ llvm::Error Assembler::parseInst(StringRef Text, unsigned Line) {
     }
   }
 
-  // One-bit flags (relu, init, lut) may be left out and are then 0, so that
-  // a flag added to an instruction (vwb's lut) leaves older assembly valid;
-  // every other operand must be written.
+  // One-bit flags (relu, init, lut) and a pool's words may be left out and
+  // are then 0 (a pool of one lane word), so that a field added to an
+  // instruction (vwb's lut, vmax's words) leaves older assembly valid; every
+  // other operand must be written.
   for (FieldId F : Info.Operands)
-    if (!Seen[size_t(F)] && fieldInfo(F).Width != 1)
+    if (!Seen[size_t(F)] && fieldInfo(F).Width != 1 && F != FieldId::words)
       return errorAt(Line, "missing operand '" + Twine(fieldInfo(F).Name) + "' of '" + Mn + "'");
   Code.push_back(I);
   CodeLines.push_back(Line);

@@ -92,6 +92,7 @@ int main(int Argc, char **Argv) {
     "1: READ_PORTS per bank (vmacp groups in banks of their own: one pass)");
   P("WB_WORDS", std::min(C->WritebackWords, C->VmacsPerCu),
     "vMACs whose accumulator words vwb/vpre move per cycle");
+  P("POOL_WORDS", C->poolWords(), "lane words a vmax/vavg computes at once at most");
   P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");
   P("DRAM_LAT", C->DramLatencyCycles, "");
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");

@@ -159,7 +159,7 @@ module snow_compute
   assign entry = AEW'(64'(e.a1) + (op == OP_VWB || op == OP_VPRE || op == OP_VMUL ? n : 64'd0));
 
   logic [ACC_BITS-1:0] acc_rd [CUS][VMACS][LANES];  // entry `entry` of every lane
-  logic [15:0] pool_out [CUS][LANES];
+  logic [15:0] pool_out [CUS][POOL_WORDS*LANES];
 
   for (genvar c = 0; c < CUS; c++) begin : g_cu
     for (genvar v = 0; v < VMACS; v++) begin : g_vmac
@@ -195,16 +195,39 @@ module snow_compute
       end
     end
 
-    // Max / average: one running value per lane, result in the last cycle.
-    for (genvar l = 0; l < LANES; l++) begin : g_pool
-      logic signed [63:0] run, x, r, nxt;
-      assign x = 64'(signed'(mr_data[c][l]));
-      assign r = k == 0 ? (is_max ? -64'sd32768 : 64'sd0) : run;
-      assign nxt = is_max ? (x > r ? x : r) : r + x;
-      assign pool_out[c][l] = is_max ? nxt[15:0]
-          : sat16(round_shift(acc_wrap(nxt) * 64'(mult), shift));
-      always_ff @(posedge clk) if (do_pool) run <= nxt;
+  end
+
+  // Max / average: one running value per channel of POOL_WORDS lane words
+  // (those past the instruction's words are computed, not written), the
+  // result in the last cycle. Evaluated only while a pool runs: as
+  // continuous assignments, POOL_WORDS x LANES of them per CU would be
+  // recomputed by Verilator on every cycle of every operation.
+  logic signed [63:0] pool_run [CUS][POOL_WORDS*LANES];
+  function automatic logic signed [63:0] pool_step(input logic signed [63:0] run,
+                                                   input logic [15:0] m, input logic first,
+                                                   input logic mx);
+    logic signed [63:0] x, r;
+    x = 64'(signed'(m));
+    r = first ? (mx ? -64'sd32768 : 64'sd0) : run;
+    return mx ? (x > r ? x : r) : r + x;
+  endfunction
+  for (genvar c = 0; c < CUS; c++) begin : g_pool_cu
+    for (genvar i = 0; i < POOL_WORDS * LANES; i++) begin : g_pool
+      always_ff @(posedge clk)
+        if (do_pool) pool_run[c][i] <= pool_step(pool_run[c][i], mr_data[c][i], k == 0, is_max);
     end
+  end
+  always_comb begin
+    logic signed [63:0] nxt;
+    nxt = '0;
+    pool_out = '{default: '{default: '0}};
+    if (do_pool && last)
+      for (int c = 0; c < CUS; c++)
+        for (int i = 0; i < POOL_WORDS * LANES; i++) begin
+          nxt = pool_step(pool_run[c][i], mr_data[c][i], k == 0, is_max);
+          pool_out[c][i] = is_max ? nxt[15:0]
+              : sat16(round_shift(acc_wrap(nxt) * 64'(mult), shift));
+        end
   end
 
   // Activation tables, one per CU (vlut): entry n * LANES + l is lane l of
@@ -233,7 +256,7 @@ module snow_compute
     y = '0;
     mw_en = (active && op == OP_VWB) || (do_pool && last);
     mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
-    mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'd1;
+    mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'(f_words(e.inst)) + 32'd1;
     if (mw_n > 32'(WB_WORDS)) mw_n = 32'(WB_WORDS);
     for (int c = 0; c < CUS; c++)
       for (int w = 0; w < WB_WORDS; w++)
@@ -244,7 +267,8 @@ module snow_compute
               y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
           if (use_lut) y = lut_lookup(lut[c], y);
           mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
-                                      : (w == 0 ? pool_out[c][l] : 16'd0);
+                                      : (w < POOL_WORDS ? pool_out[c][(w < POOL_WORDS ? w : 0) * LANES + l]
+                                                         : 16'd0);
         end
   end
 

@@ -67,6 +67,9 @@ package snow_rtl_pkg;
   function automatic logic [F_PIX_W-1:0] f_pix(input logic [INST_BITS-1:0] i);
     return i[F_PIX_LO +: F_PIX_W];
   endfunction
+  function automatic logic [F_WORDS_W-1:0] f_words(input logic [INST_BITS-1:0] i);
+    return i[F_WORDS_LO +: F_WORDS_W];
+  endfunction
   function automatic logic [F_VALUE_W-1:0] f_value(input logic [INST_BITS-1:0] i);
     return i[F_VALUE_LO +: F_VALUE_W];
   endfunction

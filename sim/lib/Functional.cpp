@@ -568,7 +568,12 @@ llvm::Error Machine::accFromMaps(const Inst &I, const Entry &E, uint64_t T) {
 }
 
 llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) {
-  const unsigned L = Hw.LanesPerVmac;
+  if (unsigned(I.words) + 1 > Hw.poolWords())
+    return fault(E, T,
+                 fmt::format("words={} asks for {} lane words, more than the {} a pool computes "
+                             "at once",
+                             I.words, unsigned(I.words) + 1, Hw.poolWords()));
+  const unsigned L = poolLanes(Hw, I);
   if (auto Err = checkBuffer(*this, E, T, "maps buffer (pool source)", E.A2, windowExtent(I, L),
                              Hw.mapsElems()))
     return Err;
@@ -578,7 +583,7 @@ llvm::Error Machine::vpool(const Inst &I, const Entry &E, uint64_t T, bool Max) 
     return llvm::Error::success();
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
     auto &Mp = Maps[Cu];
-    int64_t R[64];
+    int64_t R[isa::MaxVmacs * 64];
     for (unsigned Lane = 0; Lane < L; ++Lane)
       R[Lane] = Max ? INT16_MIN : 0;
     for (int64_t Y = 0; Y < I.rows; ++Y)

@@ -26,6 +26,11 @@ namespace snow::sim {
 
 constexpr uint64_t Never = std::numeric_limits<uint64_t>::max();
 
+/// Channels a vmax / vavg computes: its words field + 1 lane words.
+inline unsigned poolLanes(const isa::HwConfig &Hw, const isa::Inst &I) {
+  return (unsigned(I.words) + 1) * Hw.LanesPerVmac;
+}
+
 /// A unit operation as dispatched by the control core: the instruction plus
 /// the register operands read at dispatch time.
 struct Entry {

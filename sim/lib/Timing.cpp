@@ -262,10 +262,11 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
-    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + L;
+    const unsigned W = poolLanes(Hw, I);
+    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + W;
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
-    if (auto Err = checkBanks(U.Kind, false, E.A1, E.A1 + L, true, T, T + Dur, E))
+    if (auto Err = checkBanks(U.Kind, false, E.A1, E.A1 + W, true, T, T + Dur, E))
       return Err;
     Finish(Dur, T + Dur);
     return llvm::Error::success();

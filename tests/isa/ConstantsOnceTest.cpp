@@ -85,6 +85,7 @@ std::map<std::string, std::string> watchedNames() {
       {"WeightsWords", "weights_buffer_kib"},
       {"MacPipe", "mac_pipeline_depth"},
       {"WbWords", "writeback_words"},
+      {"PoolWords", "pool_words"},
       {"TraceStartup", "trace_startup_cycles"},
       {"RowGranule", "trace_row_granule"},
       {"ReadPorts", "maps_read_ports"},

@@ -280,9 +280,13 @@ TEST(Disassemble, RegistersPositionalImmediatesNamedInOperandOrder) {
   EXPECT_EQ(disassemble(*I), "vmac r5, r6, r7, rows=3, len=192, bstride=1088, init=1");
   EXPECT_EQ(disassemble(assembleOne("halt")), "halt");
   EXPECT_EQ(disassemble(assembleOne("beq r1, r2, imm=-3")), "beq r1, r2, imm=-3");
+  // A pool's words, left out, is 0 (one lane word), and printed.
   EXPECT_EQ(disassemble(assembleOne("vavg r5, r6, shift=16, mult=1337, cstride=16, bstride=112, "
                                     "len=7, rows=7")),
-            "vavg r5, r6, rows=7, len=7, bstride=112, cstride=16, mult=1337, shift=16");
+            "vavg r5, r6, rows=7, len=7, bstride=112, cstride=16, mult=1337, shift=16, words=0");
+  EXPECT_EQ(disassemble(assembleOne("vmax r5, r6, words=3, cstride=64, bstride=448, len=3, "
+                                    "rows=3")),
+            "vmax r5, r6, rows=3, len=3, bstride=448, cstride=64, words=3");
 }
 
 } // namespace

@@ -70,6 +70,15 @@ TEST_F(RtlFaults, MultiPixelTraces) {
               "pix=4 asks for 16 pixel groups, which do not divide the 8 vMACs of a CU", "big1024");
 }
 
+// A pool wider than the unit (mini64: pool_words 3), and a wide result
+// past the buffer's end.
+TEST_F(RtlFaults, PoolWords) {
+  expectFault("vmax r0, r0, rows=1, len=1, bstride=0, cstride=0, words=3\nhalt\n",
+              "words=3 asks for 4 lane words, more than the 3 a pool computes at once");
+  expectFault(li(1, 131040) + "vmax r1, r0, rows=1, len=1, bstride=0, cstride=0, words=2\nhalt\n",
+              "maps buffer (pool result) access [131040, 131088) is out of range");
+}
+
 TEST_F(RtlFaults, EmptyAccesses) {
   expectFault("fill r0, rows=0, len=16, bstride=0, value=1, mask=1\nhalt\n", "is empty");
   expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, rows=1, len=0, dstride=0, bstride=0, "

@@ -336,6 +336,23 @@ TEST_F(RtlInstructions, Pooling) {
   EXPECT_TRUE(coSimulate("pool.bin"));
 }
 
+// vmax and vavg of several lane words (mini64: pool_words 3, lanes 16): a
+// window's taps read 48 or 32 channels at once, past a pixel's 32 into the
+// next one's, and write them all.
+TEST_F(RtlInstructions, WidePooling) {
+  std::string S = ".model pool\n.input 0x10000 32 6 6\n.output 0x20000 128 1 1\n";
+  S += li(1, 0x10000) + "ld.map r1, r0, rows=1, len=1152, dstride=0, bstride=0, mask=1\n";
+  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(2, 2048) + li(3, 0) + "vmax r2, r3, rows=3, len=3, bstride=192, cstride=32, words=2\n";
+  S += li(2, 2096) + li(3, 16) +
+       "vavg r2, r3, rows=2, len=3, bstride=192, cstride=32, mult=7282, shift=16, words=1\n";
+  S += li(2, 2128) + li(3, 5) + "vmax r2, r3, rows=4, len=2, bstride=100, cstride=7, words=2\n";
+  S += "signal.ex idx=1\nwait.st idx=1\n" + li(4, 0x20000) + li(5, 2048) +
+       "st.map r4, r5, idx=0, rows=1, len=128, dstride=0, bstride=0\nhalt\n";
+  assembleFor("widepool.bin", S, "mini64");
+  EXPECT_TRUE(coSimulate("widepool.bin"));
+}
+
 /// A program with a layer table: loads and a trace dispatched before the
 /// first mark (the prologue goes to the first marked layer, here 2), a layer
 /// marked twice, one never marked, stores after a mark.

@@ -79,6 +79,9 @@ struct HwConfig {
   unsigned MapsPortsPerBank = zc706::maps_ports_per_bank;
   /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
+  /// Lane words of channels a vmax / vavg computes at once (its words + 1 at
+  /// most): the max / average unit's width per CU.
+  unsigned PoolWords = zc706::pool_words;
   /// On-chip instruction memory: 0 for code preloaded whole and fetched for
   /// free (the idealized model), else a direct-mapped memory of this many KiB
   /// that the fetch engine fills from code in DRAM over the DMA channel
@@ -109,6 +112,9 @@ struct HwConfig {
   unsigned writebackCyclesPerEntry() const {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
   }
+  /// Lane words a vmax / vavg may compute at once (pool_words, within the
+  /// CU's vMACs).
+  unsigned poolWords() const { return PoolWords < VmacsPerCu ? PoolWords : VmacsPerCu; }
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
   /// Whether instructions are fetched from DRAM (imem_kib > 0).
   bool fetchesCode() const { return ImemKib != 0; }
