@@ -159,7 +159,9 @@ module snow_compute
   assign entry = AEW'(64'(e.a1) + (op == OP_VWB || op == OP_VPRE || op == OP_VMUL ? n : 64'd0));
 
   logic [ACC_BITS-1:0] acc_rd [CUS][VMACS][LANES];  // entry `entry` of every lane
-  logic [15:0] pool_out [CUS][POOL_WORDS*LANES];
+  // A pool's result, as wide as the writeback it goes through (POOL_WORDS <=
+  // WB_WORDS by validation); the lane words past POOL_WORDS stay zero.
+  logic [15:0] pool_out [CUS][WB_WORDS*LANES];
 
   for (genvar c = 0; c < CUS; c++) begin : g_cu
     for (genvar v = 0; v < VMACS; v++) begin : g_vmac
@@ -267,8 +269,7 @@ module snow_compute
               y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
           if (use_lut) y = lut_lookup(lut[c], y);
           mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
-                                      : (w < POOL_WORDS ? pool_out[c][(w < POOL_WORDS ? w : 0) * LANES + l]
-                                                         : 16'd0);
+                                      : pool_out[c][w * LANES + l];
         end
   end
 

@@ -62,17 +62,29 @@ module snow_top
   logic [63:0] halt_cycle, ctrl_farg0, ctrl_farg1;
   logic [7:0] ctrl_fcode;
 
+  // The program's length and layer count, taken while in reset (the
+  // harness holds them constant): registers, so that no combinational path
+  // starts at a top-level input. Verilator re-evaluates all logic an input
+  // reaches on every eval(), twice a cycle; from these two it reached the
+  // whole scheduler and datapath, half of a co-simulation's time.
+  logic [31:0] code_len_q, num_layers_q;
+  always_ff @(posedge clk)
+    if (rst) begin
+      code_len_q <= code_len;
+      num_layers_q <= num_layers;
+    end
+
   logic fetch_ok, fetch_req_v, fetch_acted, fetch_waiting, fetch_grant;
   logic [63:0] fetch_req_post;
 
   snow_fetch u_fetch (
     .clk, .rst, .cycle, .active(!ctrl_halted && !stopped), .halting(ctrl_halting), .pc(cur_pc),
-    .code_len, .grant(fetch_grant), .ok(fetch_ok), .req_v(fetch_req_v), .req_post(fetch_req_post),
+    .code_len(code_len_q), .grant(fetch_grant), .ok(fetch_ok), .req_v(fetch_req_v), .req_post(fetch_req_post),
     .acted(fetch_acted), .waiting(fetch_waiting));
 
   snow_ctrl u_ctrl (
-    .clk, .rst, .freeze(stopped), .cycle, .imem_we, .imem_waddr, .imem_wdata, .code_len,
-    .num_layers, .q_full, .fetch_ok, .ctr_fetch_stall, .push, .push_entry, .acted(ctrl_acted),
+    .clk, .rst, .freeze(stopped), .cycle, .imem_we, .imem_waddr, .imem_wdata, .code_len(code_len_q),
+    .num_layers(num_layers_q), .q_full, .fetch_ok, .ctr_fetch_stall, .push, .push_entry, .acted(ctrl_acted),
     .halted(ctrl_halted), .halting(ctrl_halting), .halt_cycle, .pc(cur_pc), .fault(ctrl_fault), .fault_code(ctrl_fcode),
     .fault_arg0(ctrl_farg0), .fault_arg1(ctrl_farg1), .ctr_insts(ctr_ctrl_insts),
     .ctr_stall(ctr_ctrl_stall));

@@ -2,7 +2,7 @@
 //
 // models/*.yaml with the input shrunk (224x224 -> 32..64) and AlexNet's and
 // VGG-16's 4096-wide fully connected layers narrowed to 256, so that all
-// fit the CI budget on the RTL (about 10^5 cycles per second on zc706; most
+// fit the CI budget on the RTL (about 78 k cycles per second on zc706; most
 // of these cycles move the real weights of the convolutions, which do not
 // shrink with the input). Everything else (layer structure, channel counts,
 // seeded weights, calibrated formats) is the model as committed. MobileNet v2
