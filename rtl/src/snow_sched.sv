@@ -216,7 +216,7 @@ module snow_sched
     entry_t e;
     logic [INST_BITS-1:0] in;
     logic [7:0] op;
-    logic [63:0] rows, len, bstr, cstr, dur, taps, comp, ext, plen, lo, hi, size, bsz, b0, b1;
+    logic [63:0] rows, len, bstr, cstr, dur, taps, comp, ext, pw, plen, lo, hi, size, bsz, b0, b1;
     logic [63:0] row_bytes, bytes, dlo, dhi, first, last;
     logic signed [63:0] dstr;
     logic weights, write, is_store, is_wgt;
@@ -251,7 +251,7 @@ module snow_sched
     flt = 1'b0; fcode = FAULT_NONE; fpc = '0; fa0 = '0; fa1 = '0; fa2 = '0;
     acted = ctrl_acted || fetch_acted;
     e = q_head[0]; in = '0; op = '0; rows = '0; len = '0; bstr = '0; cstr = '0; dur = '0; taps = '0;
-    comp = '0; ext = '0; plen = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
+    comp = '0; ext = '0; pw = '0; plen = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
     weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
     k = '0; upto = '0; found = 1'b0; started = 1'b0;
@@ -528,10 +528,11 @@ module snow_sched
               dur = rows * len;
               comp = t + dur;
               // words + 1 lane words of channels at once.
-              plen = (64'(f_words(e.inst)) + 64'd1) * 64'(LANES);
+              pw = 64'(f_words(e.inst));
+              plen = (pw + 64'd1) * 64'(LANES);
               ext = (rows == 0 || len == 0) ? 64'd0 : (rows - 1) * bstr + (len - 1) * cstr + plen;
-              if (64'(f_words(e.inst)) >= 64'(POOL_WORDS)) begin
-                flt = 1'b1; fcode = FAULT_POOL_WORDS; fa0 = 64'(f_words(e.inst));
+              if (pw >= 64'(POOL_WORDS)) begin
+                flt = 1'b1; fcode = FAULT_POOL_WORDS; fa0 = pw;
               end else if (ext == 0) begin
                 flt = 1'b1; fcode = FAULT_BUF_EMPTY; fa0 = 64'd2;
               end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin

@@ -252,14 +252,6 @@ static llvm::Error checkBuffer(const Machine &M, const Entry &E, uint64_t T, con
   return llvm::Error::success();
 }
 
-/// Extent in elements of a window: rows at bstride of len taps at cstride, the
-/// last tap Last elements wide (vdw, vpool).
-static uint64_t windowExtent(const Inst &I, uint64_t Last) {
-  return I.rows == 0 || I.len == 0
-             ? 0
-             : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + Last;
-}
-
 /// The maps rows a load, fill or store moves: rows of len at bstride from Lo.
 static llvm::Error checkMapsRows(const Machine &M, const Inst &I, const Entry &E, uint64_t T,
                                  uint64_t Lo) {

@@ -31,6 +31,14 @@ inline unsigned poolLanes(const isa::HwConfig &Hw, const isa::Inst &I) {
   return (unsigned(I.words) + 1) * Hw.LanesPerVmac;
 }
 
+/// Extent in elements of a window: rows at bstride of len taps at cstride, the
+/// last tap Last elements wide (vdw, vpool); 0 for an empty window.
+inline uint64_t windowExtent(const isa::Inst &I, uint64_t Last) {
+  return I.rows == 0 || I.len == 0
+             ? 0
+             : uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + Last;
+}
+
 /// A unit operation as dispatched by the control core: the instruction plus
 /// the register operands read at dispatch time.
 struct Entry {

@@ -263,7 +263,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     const unsigned W = poolLanes(Hw, I);
-    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(I.len - 1) * I.cstride + W;
+    uint64_t Hi = E.A2 + windowExtent(I, W); // vpool faulted an empty window
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
       return Err;
     if (auto Err = checkBanks(U.Kind, false, E.A1, E.A1 + W, true, T, T + Dur, E))
