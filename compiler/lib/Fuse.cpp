@@ -67,19 +67,20 @@ LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const Buffer
 }
 
 /// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
-/// padding, dense, run-time weights or frames of a batch aside.
+/// padding, dense, run-time weights aside. A batch's frames are tiles like
+/// any other (tiles are numbered frame first): the pair's groups of tiles
+/// then run frame after frame, both layers over the same tiles.
 bool fusableConsumer(const LayerPlan &P) {
   const ir::Layer &L = *P.L;
-  return P.IsConv && !P.Depthwise && !P.Dynamic && P.Frames == 1 && P.FirstPart && L.Groups == 1 &&
-         L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL &&
-         !L.PadR;
+  return P.IsConv && !P.Depthwise && !P.Dynamic && P.FirstPart && L.Groups == 1 && L.KH == 1 &&
+         L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL && !L.PadR;
 }
 
 /// Whether plan D is a depthwise conv, or a max / average pool, that can
 /// write a fused area. A pool beside a conv (PipelinePools.cpp) leaves it
 /// when fused.
 bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
-  if (!D.FirstPart || !D.LastPart || D.Frames != 1 || D.OutIsSlice || D.L->HasResidual)
+  if (!D.FirstPart || !D.LastPart || D.OutIsSlice || D.L->HasResidual)
     return false;
   if (!D.IsConv)
     return D.isPool();
@@ -140,7 +141,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
       Reads |= L.HasResidual && L.Residual == int(D.Index);
       if (!Reads) {
         Between.insert(Between.end(), Plans.begin() + long(End), Plans.begin() + long(Next));
-      } else if (fusableConsumer(Q) && L.input() == int(D.Index) && L.In.C == Depth &&
+      } else if (fusableConsumer(Q) && Q.Frames == D.Frames && L.input() == int(D.Index) &&
+                 L.In.C == Depth &&
                  (!L.HasResidual || L.Residual < 0 || Before[size_t(L.Residual)])) {
         Ps.push_back(consumerPlan(Q, Hw, B));
         Ps.back().FusedWith = int(D.Index);

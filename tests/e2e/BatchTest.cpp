@@ -29,7 +29,7 @@ struct BatchRun {
 /// run and each frame alone on the reference.
 ::testing::AssertionResult runBatch(const std::string &Yaml, const std::string &HwName,
                                     unsigned Batch, BatchRun &R, bool TimingOnly = false,
-                                    bool PipelinePools = true) {
+                                    bool PipelinePools = true, bool FuseDepthwise = true) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
@@ -46,6 +46,7 @@ struct BatchRun {
   compiler::CompileOptions Opts;
   Opts.Batch = Batch;
   Opts.PipelinePools = PipelinePools; // As snowc --batch does.
+  Opts.FuseDepthwise = FuseDepthwise;
   auto P = compiler::compile(*G, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
@@ -257,6 +258,52 @@ TEST(Batch, PipelinedPoolsBitExactAndFaster) {
     for (const isa::Word128 &W : On.Prog.Code)
       Marks += isa::decode(W) && isa::decode(W)->Op == isa::Opcode::MARK;
     EXPECT_GT(Marks, On.Prog.Layers.size() - 2) << "no pool ran beside a conv (2 concats)";
+    EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  }
+}
+
+/// Fused pairs (docs/compiler.md, step 9b) over a batch's frames: a
+/// depthwise conv (a last chunk of 32 channels, ReLU6 through the table, a
+/// fused residual on its 1x1 conv) and a max pool of the sum (no conv to
+/// run beside), each with the 1x1 conv that alone reads it, run group of
+/// tiles by group of tiles through every frame; their intermediate maps
+/// never cross DRAM.
+const char *const PairsYaml = R"(name: batchpairs
+input: {name: data, shape: [24, 20, 18]}
+weights: {seed: 5}
+layers:
+  - {name: e, type: conv, input: data, out_channels: 96, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, bias: false}
+  - {name: d_bn, type: batchnorm}
+  - {name: d_r, type: relu6}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: sum, type: add, inputs: [p, data]}
+  - {name: mp, type: maxpool, kernel: 3, stride: 1, pad: 1}
+  - {name: mpp, type: conv, out_channels: 48, kernel: 1, relu: true}
+)";
+
+TEST(Batch, FusedPairsRunEveryFrame) {
+  for (const char *Hw : {"zc706", "narrow8"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun On, Off;
+    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, On));
+    checkFrames(On);
+    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, Off, false, true, /*FuseDepthwise=*/false));
+    checkFrames(Off);
+    // Fused, a producer stores nothing (its traffic is its input's).
+    auto Stored = [](const BatchRun &R, const std::string &Name) -> uint64_t {
+      for (const sim::LayerStats &L : R.Stats.Layers)
+        if (L.Name == Name)
+          return L.DramWriteBytes;
+      ADD_FAILURE() << "no layer " << Name;
+      return 0;
+    };
+    for (const char *D : {"d", "mp"}) {
+      EXPECT_GT(Stored(Off, D), 0u) << D;
+      EXPECT_EQ(Stored(On, D), 0u) << D << " runs fused with the 1x1 conv that reads it";
+    }
+    EXPECT_LT(On.Stats.DramReadBytes + On.Stats.DramWriteBytes,
+              Off.Stats.DramReadBytes + Off.Stats.DramWriteBytes);
     EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
   }
 }

@@ -340,6 +340,39 @@ layers:
   EXPECT_TRUE(coSimulate("fd.bin"));
 }
 
+/// Fused pairs over a batch (Fuse.cpp): a depthwise conv with its 1x1 conv
+/// (a fused residual) and a max pool of the sum with its 1x1 conv, group of
+/// tiles by group of tiles through three distinct frames.
+TEST_F(RtlBatch, BatchedFusedPairsAgree) {
+  compileFor("bp.bin", R"(name: batchpairs
+input: {name: data, shape: [24, 14, 12]}
+weights: {seed: 5}
+layers:
+  - {name: e, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, bias: false}
+  - {name: d_r, type: relu6}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: sum, type: add, inputs: [p, data]}
+  - {name: mp, type: maxpool, kernel: 3, stride: 1, pad: 1}
+  - {name: mpp, type: conv, out_channels: 48, kernel: 1, relu: true}
+)",
+             "zc706", {"--batch", "3"});
+  if (HasFatalFailure())
+    return;
+  ToolResult Plan =
+      run("snowc", {"bp.bin.yaml", "--hw", "zc706", "--batch", "3", "--emit=plan", "-o", "-"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  unsigned Producers = 0;
+  for (size_t At = Plan.Out.find("fused>"); At != std::string::npos;
+       At = Plan.Out.find("fused>", At + 1))
+    ++Producers;
+  EXPECT_EQ(Producers, 2u) << "both producers fused:\n" << Plan.Out;
+  writeFrames("x.npy", 3, 24, 14, 12);
+  ToolResult Sim;
+  EXPECT_TRUE(coSimulate("bp.bin", false, {"--input", "x.npy"}, &Sim));
+  EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
