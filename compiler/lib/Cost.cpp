@@ -319,12 +319,16 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // load during the group before (Sequence.cpp); so is each group's first
   // 1x1 weights load, issued during the last producer step, behind its
   // maps. The channel, if it is the bound, waits only for the first chunk.
+  // A full-depth producer's group of tiles loads at once into the region
+  // the group before has finished reading, under that group's 1x1 steps.
   const uint64_t GroupLoad =
       timing::dmaChannelCycles(Hw, std::min<uint64_t>(Hw.cus(), D.NTiles) * TileBytes);
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
+  const uint64_t Under = (Compute - Own[0]) / Groups; // a group's 1x1 compute
+  const uint64_t Later = D.FullDepth ? (GroupLoad > Under ? GroupLoad - Under : 0)
+                                     : GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks;
   const uint64_t Exposed =
-      GroupLoad + (Groups - 1) * GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks +
-      Groups * timing::dmaChannelCycles(Hw, FirstWeights);
+      GroupLoad + (Groups - 1) * Later + Groups * timing::dmaChannelCycles(Hw, FirstWeights);
   const Cost Total(
       std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
       Bytes, Hw);

@@ -21,9 +21,14 @@
 // group before it to load under: its depthwise producer, where it fits,
 // loads every chunk of its tile into one whole input region (full depth;
 // EmitProgram.cpp emits the load chunk by chunk as the layer before stores
-// each), and the area lies in the other region. Sequence.cpp interleaves
-// the pair's steps and keeps the area's region from the load unit until the
-// 1x1 conv has read it (Step::DeferInFree, FreeMid, TakeMid).
+// each), and the area lies in the other region. With several groups, where
+// the cost model prefers it, each group's tile loads full depth at once
+// into that region once the group before has run its producer steps, under
+// that group's 1x1 steps, instead of two chunks ahead (a pool of 480
+// channels has eight). Sequence.cpp interleaves the pair's steps and keeps
+// the area's region from the load unit until the 1x1 conv has read it
+// (Step::DeferInFree, FreeMid, TakeMid). A batch's frames are tiles like
+// any others.
 //
 //===----------------------------------------------------------------------===//
 
@@ -180,6 +185,10 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // halo to load.
     const unsigned PMaxBanked =
         CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
+    // A full-depth producer reads a chunk's channels at their offset in
+    // each pixel: whole 64-channel groups for a depthwise conv (its last
+    // chunk's vdw reads a group's width), whole lane groups for a pool.
+    const bool FullOk = Opts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
     for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
@@ -202,24 +211,38 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
           Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
         }
-        if (!setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac),
-                     Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac, DwIn))
-          continue;
-        makeRounds(Dn, NCu, Packing::Tiles);
-        std::vector<LayerPlan> Pn = Ps;
-        for (LayerPlan &P : Pn) {
-          if (Banked) {
-            P.PixLog = 1;
-            P.Banked = true;
-            P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
-          }
-          setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
-          makeRounds(P, NCu, Packing::Tiles);
+        const unsigned Extra = Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac;
+        // Chunk by chunk into the first bank of either input region, or
+        // (several groups of tiles) full depth into one whole region, the
+        // area in the other: a group's tile then loads at once, under the
+        // 1x1 steps of the group before, however many chunks it has.
+        std::vector<LayerPlan> Ways;
+        if (setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac), Extra, DwIn))
+          Ways.push_back(Dn);
+        if (FullOk && !Banked) {
+          LayerPlan Full = Dn;
+          Full.FullDepth = true;
+          if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), Extra, B) &&
+              Full.NTiles > NCu)
+            Ways.push_back(std::move(Full));
         }
-        const Cost Ct = fusedCost(Dn, Pn, Hw);
-        if (Ct < BestCost) {
-          BestCost = Ct;
-          Best.emplace(std::move(Dn), std::move(Pn));
+        for (LayerPlan &W : Ways) {
+          makeRounds(W, NCu, Packing::Tiles);
+          std::vector<LayerPlan> Pn = Ps;
+          for (LayerPlan &P : Pn) {
+            if (Banked) {
+              P.PixLog = 1;
+              P.Banked = true;
+              P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
+            }
+            setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
+            makeRounds(P, NCu, Packing::Tiles);
+          }
+          const Cost Ct = fusedCost(W, Pn, Hw);
+          if (Ct < BestCost) {
+            BestCost = Ct;
+            Best.emplace(std::move(W), std::move(Pn));
+          }
         }
       }
     if (!Best || BestCost.Cycles >= Apart)
@@ -228,8 +251,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // One group of tiles: the producer's input full depth in one whole
     // input region, the area in the other (LayerPlan::FullDepth): its
     // chunks all load ahead, each as the layer before stores it.
-    if (Opts.FullDepthPairs && Dn.Depthwise && !Dn.Banked && Dn.Rounds.size() == Dn.NOg &&
-        Dn.L->Out.C % Gch == 0) {
+    if (Opts.FullDepthPairs && Dn.Depthwise && !Dn.FullDepth && !Dn.Banked &&
+        Dn.Rounds.size() == Dn.NOg && Dn.L->Out.C % Gch == 0) {
       LayerPlan Full = Dn;
       Full.FullDepth = true;
       if (setTile(Full, Dn.R, Dn.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B))

@@ -116,6 +116,17 @@ uint64_t Lowerer::weightBytes(const Step &S) const {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
+  // A full-depth producer's region at once: a row of the tile is one run of
+  // pixels in DRAM, where its chunks would be a DMA row a pixel each
+  // (loaded chunk by chunk only where started on channels: ChunkAt).
+  if (P.ToMid && P.FullDepth && S.ChunkWaits.empty()) {
+    waitForRegion(S);
+    loadRegion(S, P.In, inBase(S) + P.InSkew);
+    E.signal(Unit::Load, InFull + S.InBuf);
+    if (S.TakeMid)
+      E.wait(Unit::Load, InFree + S.MidBuf);
+    return;
+  }
   if (P.ToMid && P.FullDepth) {
     for (unsigned Ch = 0; Ch < P.NChunks; ++Ch)
       loadMapsChunk(S, Ch);
@@ -384,7 +395,9 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   // (Lowerer::writeBack), the output region pixels Groups x lanes apart.
   const int64_t PixelGap = P.ToMid ? int64_t(L.Out.C) - int64_t(Groups) * Lanes : 0;
   E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
-  E.li(5, inBase(S));
+  // A full-depth region holds all channels: this chunk starts at its offset.
+  const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
+  E.li(5, inBase(S) + Offset);
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
@@ -438,7 +451,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   if (!Halves)
     return;
   E.li(9, midBase(S) + Hw.mapsBankElems() + P.chunkBegin(S.Chunk));
-  E.li(5, inBase(S) + L.SW * Stride); // Column 1.
+  E.li(5, inBase(S) + Offset + L.SW * Stride); // Column 1.
   E.addi(6, 5, 0);
   E.li(4, 0);
   rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);
