@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MergeSiblings.h"
+#include "PoolConcats.h"
 #include "snow/ir/Graph.h"
 
 #include "snow/support/Parallel.h"
@@ -481,6 +482,10 @@ llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
       Changed |= fuseAdds(G);
     }
     lowerActivations(G);
+    // A part may read a concat that only it reads (a pool of a pool of a
+    // concat): split until none is left, so a canonical graph stays as it is.
+    while (detail::poolConcatInputs(G))
+      ;
     detail::mergeSiblings(G, Opts.OneFormat);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);

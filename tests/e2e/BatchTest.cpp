@@ -308,6 +308,15 @@ TEST(Batch, FusedPairsRunEveryFrame) {
   }
 }
 
+TEST(Batch, AMaxPoolOfAConcatPooledByInputRunsEveryFrame) {
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    BatchRun R;
+    ASSERT_TRUE(runBatch(PoolOfConcatYaml, Hw, 3, R));
+    checkFrames(R);
+  }
+}
+
 TEST(Batch, EmitPlanListsTheCompiledPlans) {
   // At a batch, a conv with a pool pipelined beside it is planned with that
   // pool in mind (Compiler.cpp, splitPenalties): --emit=plan must list the

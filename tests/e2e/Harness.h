@@ -200,6 +200,21 @@ inline bool runAndCompare(const std::string &Yaml, const std::string &Hw, bool R
   return true;
 }
 
+/// GoogLeNet's pool3 in small (PassesTest, BatchTest): a stride-2 max pool
+/// of an inception block's concat, which only it reads, so canonicalize
+/// pools each branch instead (docs/model-format.md, step 7a).
+inline const char *const PoolOfConcatYaml = R"(name: poolcat
+input: {name: data, shape: [32, 28, 28]}
+weights: {seed: 4}
+layers:
+  - {name: a, type: conv, input: data, out_channels: 64, kernel: 1, relu: true}
+  - {name: r, type: conv, input: data, out_channels: 48, kernel: 1, relu: true}
+  - {name: b, type: conv, out_channels: 96, kernel: 3, pad: 1, relu: true}
+  - {name: ab, type: concat, inputs: [a, b]}
+  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
+)";
+
 } // namespace snow::test
 
 #endif

@@ -417,6 +417,24 @@ TEST(Passes, PairsOfSeveralGroupsLoadEachGroupWhole) {
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
+TEST(Passes, AMaxPoolOfAConcatPoolsEachInputBesideItsConv) {
+  // GoogLeNet's pool3 in small: a stride-2 max pool of an inception
+  // block's concat, which only it reads, pools each branch instead
+  // (canonicalize, docs/model-format.md step 7a); each part reads one
+  // conv's output and stores its channels of p. Bit-exact on zc706 and
+  // mini64 (BatchTest runs it over a batch).
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    RunResult R;
+    cyclesOf(PoolOfConcatYaml, Hw, {}, &R);
+    for (const char *Part : {"p[0:64]", "p[64:160]"}) {
+      const sim::LayerStats *L = layerNamed(R, Part);
+      ASSERT_TRUE(L);
+      EXPECT_GT(L->DramWriteBytes, 0u) << Part << " stores its channels of p";
+    }
+  }
+}
+
 TEST(Passes, RowSignalsOfTwoBoundariesDoNotMix) {
   // proj reads the concat br2 completes, and a pool runs beside proj: if
   // proj started on br2's rows, both would wait on RowsDone, and a pool

@@ -458,3 +458,72 @@ TEST(Canonicalize, TheOutputConvAndAPooledConvAreNotMerged) {
                   "  - {name: c, type: conv, input: data, out_channels: 2, kernel: 1}\n");
   EXPECT_EQ(names(G), (std::vector<std::string>{"a", "p", "b", "c"}));
 }
+
+// A max pool of a concat that only it reads pools each of the concat's
+// inputs, into a concat under the pool's name: the same values (a max pool
+// is per channel) from tensors one conv each writes.
+TEST(Canonicalize, AMaxPoolOfAConcatPoolsEachInput) {
+  const std::string Layers =
+      "  - {name: a, type: conv, out_channels: 16, kernel: 1, relu: true}\n"
+      "  - {name: b, type: conv, input: data, out_channels: 24, kernel: 3, pad: 1}\n"
+      "  - {name: ab, type: concat, inputs: [a, b]}\n"
+      "  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}\n"
+      "  - {name: c, type: conv, out_channels: 8, kernel: 1}\n";
+  const Graph Raw = parseOk(Layers, "[4, 10, 10]");
+  Graph G = canon(Layers, "[4, 10, 10]");
+  EXPECT_EQ(names(G), (std::vector<std::string>{"a", "b", "p[0:16]", "p[16:40]", "p", "c"}));
+  const Layer &Pa = byName(G, "p[0:16]"), &Pb = byName(G, "p[16:40]"), &P = byName(G, "p");
+  const Layer &Orig = byName(Raw, "p");
+  for (const Layer *Part : {&Pa, &Pb}) {
+    EXPECT_EQ(Part->Kind, LayerKind::MaxPool);
+    EXPECT_TRUE(Part->KH == 3 && Part->SH == 2 && Part->CeilMode);
+    EXPECT_EQ(Part->Out.H, Orig.Out.H);
+    EXPECT_EQ(Part->Out.W, Orig.Out.W);
+  }
+  EXPECT_EQ(Pa.Inputs, std::vector<int>{indexOf(G, "a")});
+  EXPECT_EQ(Pb.Inputs, std::vector<int>{indexOf(G, "b")});
+  EXPECT_EQ(Pa.Out.C, 16u);
+  EXPECT_EQ(Pb.Out.C, 24u);
+  EXPECT_EQ(P.Kind, LayerKind::Concat);
+  EXPECT_EQ(P.Inputs, (std::vector<int>{indexOf(G, "p[0:16]"), indexOf(G, "p[16:40]")}));
+  EXPECT_EQ(P.Out.C, Orig.Out.C);
+  EXPECT_EQ(byName(G, "c").input(), indexOf(G, "p"));
+  // The same function, to the bit in float: every value of p and c.
+  std::vector<float> In(Raw.Input.elems());
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(int(I * 7 % 23) - 11) / 8;
+  std::vector<std::vector<float>> Before, After;
+  runFloat(Raw, In, &Before);
+  runFloat(G, In, &After);
+  for (const char *Name : {"p", "c"})
+    EXPECT_EQ(Before[size_t(indexOf(Raw, Name))], After[size_t(indexOf(G, Name))]) << Name;
+  std::vector<std::string> Names = names(G);
+  ASSERT_FALSE(bool(canonicalize(G)));
+  EXPECT_EQ(names(G), Names) << "a fixed point";
+}
+
+// Left alone: a concat something else reads too (it is needed anyway), and
+// an average pool of a concat. A pool of a pool of a concat splits twice.
+TEST(Canonicalize, OnlyAConcatReadByAMaxPoolAloneIsPooledByInput) {
+  EXPECT_EQ(names(canon("  - {name: a, type: conv, out_channels: 8, kernel: 1}\n"
+                        "  - {name: b, type: conv, input: data, out_channels: 8, kernel: 1}\n"
+                        "  - {name: ab, type: concat, inputs: [a, b]}\n"
+                        "  - {name: p, type: maxpool, kernel: 2, stride: 2}\n"
+                        "  - {name: q, type: avgpool, input: ab, kernel: 2, stride: 2}\n"
+                        "  - {name: pq, type: concat, inputs: [p, q]}\n")),
+            (std::vector<std::string>{"a", "b", "ab", "p", "q", "pq"}));
+  EXPECT_EQ(names(canon("  - {name: a, type: conv, out_channels: 8, kernel: 1}\n"
+                        "  - {name: b, type: conv, input: data, out_channels: 8, kernel: 1}\n"
+                        "  - {name: ab, type: concat, inputs: [a, b]}\n"
+                        "  - {name: q, type: avgpool, kernel: 2, stride: 2}\n"
+                        "  - {name: c, type: conv, out_channels: 4, kernel: 1}\n")),
+            (std::vector<std::string>{"a", "b", "ab", "q", "c"}));
+  EXPECT_EQ(
+      names(canon("  - {name: a, type: conv, out_channels: 8, kernel: 1}\n"
+                  "  - {name: b, type: conv, input: data, out_channels: 8, kernel: 1}\n"
+                  "  - {name: ab, type: concat, inputs: [a, b]}\n"
+                  "  - {name: p, type: maxpool, kernel: 3, stride: 1, pad: 1}\n"
+                  "  - {name: pp, type: maxpool, kernel: 2, stride: 2}\n"
+                  "  - {name: c, type: conv, out_channels: 4, kernel: 1}\n")),
+      (std::vector<std::string>{"a", "b", "p[0:8]", "p[8:16]", "pp[0:8]", "pp[8:16]", "pp", "c"}));
+}

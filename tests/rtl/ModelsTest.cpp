@@ -392,6 +392,29 @@ layers:
                     "fulldepth+fused>");
 }
 
+/// A max pool of a concat pooled branch by branch (canonicalize, model-format
+/// step 7a): each part reads one conv's output and stores its channels into
+/// the concat's tensor; alone and over two frames.
+TEST_F(RtlBatch, PoolOfConcatByInputAgrees) {
+  const std::string Yaml = R"(name: poolcat
+input: {name: data, shape: [32, 20, 20]}
+weights: {seed: 4}
+layers:
+  - {name: a, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: r, type: conv, input: data, out_channels: 48, kernel: 1, relu: true}
+  - {name: b, type: conv, out_channels: 96, kernel: 3, pad: 1, relu: true}
+  - {name: ab, type: concat, inputs: [a, b]}
+  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
+)";
+  coSimulatePlanned("pc.bin", Yaml, "\np[64:160] ");
+  compileFor("pc2.bin", Yaml, "zc706", {"--batch", "2"});
+  if (HasFatalFailure())
+    return;
+  writeFrames("x2.npy", 2, 32, 20, 20);
+  EXPECT_TRUE(coSimulate("pc2.bin", false, {"--input", "x2.npy"}));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {
