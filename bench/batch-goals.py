@@ -9,11 +9,13 @@ utilization = all MACs of the batch / (cycles of the run x the array's MACs),
 1 MAC = 2 ops; fps counts frames (N per run). The 4096x4096 fc is a one-layer
 model (input 4096x1x1). Also prints the code size, which grows with the batch
 (conv steps are unrolled per frame; the RTL's IMEM holds 2^18 instructions),
-and a bound: the utilization if every layer ran at its own roofline for the
-traffic it has, max(MACs / array MACs, DRAM bytes / sustained bytes a cycle)
-summed over the layers (no overlap between layers, no instruction fetch). A
-goal above the bound needs less traffic, not a better schedule: AlexNet's fc
-weights (117 MB a batch) stream at the sustained DRAM share whatever the batch.
+and a bound: the utilization if every layer (a fused pair as one unit,
+bench/roofline.py) ran at its own roofline for the traffic it has, max(MACs /
+array MACs, DRAM bytes / sustained bytes a cycle) summed over the units (no
+overlap between them, no instruction fetch). A goal above the bound needs
+less traffic or layers that overlap (a pool beside a conv passes it), not a
+better plan per layer: AlexNet's fc weights (117 MB a batch) stream at the
+sustained DRAM share whatever the batch.
 Usage:  bench/batch-goals.py [--bin build/bin] [--hw zc706] [--batch 16]
 Exit status 1 if a goal is missed.
 """
@@ -45,15 +47,22 @@ def run(binary, tmp, model_path, name, hw, batch):
                     "--uniform-format", "--batch", str(batch)], check=True)
     subprocess.run([os.path.join(binary, "snowsim"), prog, "--timing-only", "--quiet",
                     "--stats-json", stats], check=True)
+    plan = os.path.join(tmp, f"{name}-{batch}.plan.json")
+    subprocess.run([os.path.join(binary, "snowc"), model_path, "-o", plan, "--hw", hw,
+                    "--uniform-format", "--batch", str(batch), "--emit=plan-json"], check=True)
     with open(stats) as f:
-        return json.load(f)
+        d = json.load(f)
+    with open(plan) as f:
+        d["orders"] = roofline.plan_orders(json.load(f))
+    return d
 
 
 def roofline_bound(stats):
-    """Utilization in % with every layer at max(compute, its DRAM traffic).
-    Batched programs fuse no pairs (compiler.md, step 9b: one frame only),
-    so every layer is a unit of its own."""
-    return roofline.bound_efficiency(stats["layers"], stats["hw"], conv_only=False)
+    """Utilization in % with every unit at max(compute, its DRAM traffic):
+    a layer, or a fused pair (compiler.md, step 9b; pairs fuse over a
+    batch's frames since 2026-11-29) as one."""
+    return roofline.bound_efficiency(stats["layers"], stats["hw"], stats["orders"],
+                                     conv_only=False)
 
 
 def count_instructions(binary, prog):
