@@ -476,7 +476,12 @@ void Lowerer::elementwise(const Step &S) {
     Pre(Opcode::VPRE, In + Operand2, false);
   else if (L.Kind == ir::LayerKind::Mul)
     Pre(Opcode::VMUL, In + Operand2, false); // a, exact in the accumulator, times b.
-  E.signal(Unit::Compute, InFree + S.InBuf);
+  // A fused pair that takes this region for its area frees it in this
+  // step's stead (Step::DeferInFree, FreeMid): a second token would let a
+  // later load into the region run ahead of its readers (ConvNeXt's
+  // LayerNorm products before its depthwise pairs).
+  if (!S.DeferInFree)
+    E.signal(Unit::Compute, InFree + S.InBuf);
   E.wait(Unit::Compute, OutFree + S.OutBuf);
   E.li(9, B.OutBase[S.OutBuf]);
   Inst Wb = accMove(Opcode::VWB, Pix, G);

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 
 using namespace snow;
 using namespace snow::test;
@@ -433,6 +434,49 @@ TEST(Passes, AMaxPoolOfAConcatPoolsEachInputBesideItsConv) {
       EXPECT_GT(L->DramWriteBytes, 0u) << Part << " stores its channels of p";
     }
   }
+}
+
+TEST(Passes, RegionTokensBalance) {
+  // A buffer region's free semaphore (InFree 2/3, WFree 6/7, OutFree
+  // 10/11; compiler/lib/Lower.h) starts with one token and is signalled
+  // once for every wait in program order (sync instructions are never in
+  // loops), so it ends with that one token. A surplus lets a later load
+  // into the region run ahead of the steps still reading it: an
+  // elementwise step whose region a full-depth pair takes for its area
+  // (Step::DeferInFree) used to free it as well, two tokens for one use
+  // (ConvNeXt-tiny: a bank fault in snowsim, stage 3 on). Here the mul
+  // before each pair.
+  const std::string Yaml = header("mulpair", 64, 14, 14) + R"(
+  - {name: a, type: conv, out_channels: 128, kernel: 1}
+  - {name: b, type: conv, input: data, out_channels: 128, kernel: 1}
+  - {name: m, type: mul, inputs: [a, b]}
+  - {name: d, type: conv, out_channels: 128, kernel: 3, pad: 1, groups: 128}
+  - {name: p, type: conv, out_channels: 128, kernel: 1}
+  - {name: m2, type: mul, inputs: [p, p]}
+  - {name: d2, type: conv, out_channels: 128, kernel: 3, pad: 1, groups: 128}
+  - {name: p2, type: conv, out_channels: 64, kernel: 1}
+)";
+  RunResult R;
+  cyclesOf(Yaml, "zc706", {}, &R);
+  for (const char *D : {"d", "d2"}) {
+    const sim::LayerStats *L = layerNamed(R, D);
+    ASSERT_TRUE(L);
+    EXPECT_EQ(L->DramWriteBytes, 0u) << D << " runs fused";
+  }
+  std::map<unsigned, long> Tokens;
+  for (const isa::Word128 &W : R.Prog.Code) {
+    auto I = isa::decode(W);
+    ASSERT_TRUE(bool(I));
+    using isa::Opcode;
+    if (I->Op == Opcode::SYNC_EX_SIGNAL || I->Op == Opcode::SYNC_LD_SIGNAL ||
+        I->Op == Opcode::SYNC_ST_SIGNAL)
+      ++Tokens[unsigned(I->idx)];
+    if (I->Op == Opcode::SYNC_EX_WAIT || I->Op == Opcode::SYNC_LD_WAIT ||
+        I->Op == Opcode::SYNC_ST_WAIT)
+      --Tokens[unsigned(I->idx)];
+  }
+  for (unsigned Sem : {2u, 3u, 6u, 7u, 10u, 11u})
+    EXPECT_EQ(Tokens[Sem], 1) << "semaphore " << Sem;
 }
 
 TEST(Passes, RowSignalsOfTwoBoundariesDoNotMix) {
