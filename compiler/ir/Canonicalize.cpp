@@ -50,9 +50,9 @@ std::string nameOf(const Graph &G, int I) {
                : fmt::format("{} '{}'", typeOf(G.Layers[I]), G.Layers[I].Name);
 }
 
-/// How many times each layer's output is read: as an input, as a residual,
-/// and once more for the last layer, which the host reads.
-std::vector<unsigned> useCounts(const Graph &G) {
+} // namespace
+
+std::vector<unsigned> snow::ir::detail::useCounts(const Graph &G) {
   std::vector<unsigned> Uses(G.Layers.size(), 0);
   for (const Layer &L : G.Layers) {
     for (int I : L.Inputs)
@@ -65,6 +65,10 @@ std::vector<unsigned> useCounts(const Graph &G) {
     ++Uses.back();
   return Uses;
 }
+
+namespace {
+
+using detail::useCounts;
 
 /// Removes every layer I with Replace[I] != Keep; whoever read I reads
 /// Replace[I] instead (an earlier layer or -1, resolved transitively).

@@ -15,16 +15,7 @@ using namespace snow::ir;
 
 bool snow::ir::detail::poolConcatInputs(Graph &G) {
   const size_t N = G.Layers.size();
-  std::vector<unsigned> Uses(N, 0);
-  for (const Layer &L : G.Layers) {
-    for (int I : L.Inputs)
-      if (I >= 0)
-        ++Uses[size_t(I)];
-    if (L.HasResidual && L.Residual >= 0)
-      ++Uses[size_t(L.Residual)];
-  }
-  if (N)
-    ++Uses.back(); // The host reads the output.
+  const std::vector<unsigned> Uses = useCounts(G);
   // The pools to split, and the concats they alone read.
   std::vector<bool> Split(N, false), Drop(N, false);
   bool Any = false;

@@ -116,27 +116,22 @@ uint64_t Lowerer::weightBytes(const Step &S) const {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
-  // A full-depth producer's region at once: a row of the tile is one run of
-  // pixels in DRAM, where its chunks would be a DMA row a pixel each
-  // (loaded chunk by chunk only where started on channels: ChunkAt).
-  if (P.ToMid && P.FullDepth && S.ChunkWaits.empty()) {
-    waitForRegion(S);
-    loadRegion(S, P.In, inBase(S) + P.InSkew);
-    E.signal(Unit::Load, InFull + S.InBuf);
-    if (S.TakeMid)
-      E.wait(Unit::Load, InFree + S.MidBuf);
-    return;
-  }
-  if (P.ToMid && P.FullDepth) {
-    for (unsigned Ch = 0; Ch < P.NChunks; ++Ch)
-      loadMapsChunk(S, Ch);
-    return;
-  }
+  // A step started on channels loads chunk by chunk, each part placed in
+  // program order by EmitProgram.cpp (Step::ChunkAt), never here.
+  assert(S.ChunkWaits.empty() && "EmitProgram.cpp loads it with loadMapsChunk");
   waitForRegion(S);
+  // A full-depth producer's region too at once: a row of the tile is one
+  // run of pixels in DRAM, where its chunks would be a DMA row a pixel each.
   loadRegion(S, P.In, inBase(S) + P.InSkew);
   if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
     loadRegion(S, P.In2, inBase(S) + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
+  regionLoaded(S);
+}
+
+void Lowerer::regionLoaded(const Step &S) {
   E.signal(Unit::Load, InFull + S.InBuf);
+  if (S.TakeMid) // A full-depth pair's area: taken once its input is loaded.
+    E.wait(Unit::Load, InFree + S.MidBuf);
 }
 
 void Lowerer::waitForRegion(const Step &S) {
@@ -160,11 +155,8 @@ void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
   for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)
     E.wait(Unit::Load, RowsDone);
   loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
-  if (Ch + 1 < P.NChunks)
-    return;
-  E.signal(Unit::Load, InFull + S.InBuf);
-  if (S.TakeMid)
-    E.wait(Unit::Load, InFree + S.MidBuf);
+  if (Ch + 1 == P.NChunks)
+    regionLoaded(S);
 }
 
 void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk) {

@@ -47,6 +47,9 @@ public:
   /// The waits before step S's maps load: the layers it reads (LayerDone),
   /// their rows (RowsDone), its input region (InFree).
   void waitForRegion(const Step &S);
+  /// After step S's maps: its InFull, and for the first step of a full-depth
+  /// pair that takes its area's region (Step::TakeMid), that region's InFree.
+  void regionLoaded(const Step &S);
   /// OnlyChunk >= 0: of a full-depth region, that chunk's channels only
   /// (at their offset), and the padding with chunk 0.
   void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1);

@@ -418,7 +418,7 @@ TEST(Passes, PairsOfSeveralGroupsLoadEachGroupWhole) {
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
-TEST(Passes, AMaxPoolOfAConcatPoolsEachInputBesideItsConv) {
+TEST(Passes, AMaxPoolOfAConcatRunsPooledByInput) {
   // GoogLeNet's pool3 in small: a stride-2 max pool of an inception
   // block's concat, which only it reads, pools each branch instead
   // (canonicalize, docs/model-format.md step 7a); each part reads one
