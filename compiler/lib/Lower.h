@@ -100,10 +100,11 @@ size_t stepCount(const LayerPlan &P);
 /// rows progressively, most; where they complete them only at the end, none.
 /// ReadsC: Q reads C's output (else every step can). Shared: Q shares C's
 /// input region (LayerPlan::ShareOffset), one of its steps at most between
-/// two of C's.
+/// two of C's. Between: pool steps may go between C's chunks where its
+/// writing steps are too few (CompileOptions::PoolsBetweenChunks).
 /// G: channelGroup's.
-unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G, bool ReadsC = true,
-                     bool Shared = false);
+unsigned stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G, bool Between,
+                     bool ReadsC = true, bool Shared = false);
 
 /// The channels of an output group at one pixel per trace (vMACs x lanes),
 /// by which a layer's steps wait for the ones of the conv before them that

@@ -89,15 +89,22 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
   };
   // Whether Pool's traffic hides beside Conv (which it reads, or not): if so,
   // Pool is planned again in small enough steps where needed.
-  auto Fits = [&](const LayerPlan &Conv, LayerPlan &Pool, bool ReadsConv) {
-    if (!Conv.IsConv || !Whole(Conv) || Conv.Frames != Pool.Frames)
+  // Other: a pool beside Conv already, whose traffic then keeps the
+  // channel busy too.
+  auto Fits = [&](const LayerPlan &Conv, LayerPlan &Pool, bool ReadsConv,
+                  const LayerPlan *Other = nullptr) {
+    // (Or the last part of a conv planned in whole output groups and the
+    // rest, which the pool reading it follows: the first part's rows are
+    // stored before it starts.)
+    if (!Conv.IsConv || !(Whole(Conv) || (ReadsConv && Conv.LastPart)) ||
+        Conv.Frames != Pool.Frames)
       return false;
     // The pool's traffic hides only where the conv leaves the DRAM channel
     // idle for as long (estimates): beside a conv that streams its own
     // maps and weights all the time, it would slow the conv down by as much
     // as it saves (SqueezeNet's conv1 and pool1), and it stays where the
     // layer scheduler put it.
-    const uint64_t Busy = Hw.dramCycles(Conv.EstDramBytes);
+    const uint64_t Busy = Hw.dramCycles(Conv.EstDramBytes + (Other ? Other->EstDramBytes : 0));
     const uint64_t PoolDram = Hw.dramCycles(Pool.EstDramBytes);
     if (Conv.EstCycles < Busy + PoolDram)
       return false;
@@ -114,7 +121,8 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // a pool step finds its maps not loaded (the pool used the other bank),
     // about one conv step's traffic each. There the move would only cost.
     auto Beside = [&](const LayerPlan &P) {
-      return 2 * stepsBeside(Conv, P, channelGroup(Hw, Opts), ReadsConv) > stepCount(P);
+      return 2 * stepsBeside(Conv, P, channelGroup(Hw, Opts), Opts.PoolsBetweenChunks, ReadsConv) >
+             stepCount(P);
     };
     auto Pipelines = [&](const LayerPlan &P) {
       return Beside(P) && PoolDram > stepCount(P) * Busy / ConvSteps;
@@ -159,7 +167,8 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
       const uint64_t Between = P.ShareOffset
                                    ? Dram *
                                          (Steps - stepsBeside(Conv, P, channelGroup(Hw, Opts),
-                                                              ReadsConv, /*Shared=*/true)) /
+                                                              Opts.PoolsBetweenChunks, ReadsConv,
+                                                              /*Shared=*/true)) /
                                          Steps
                                    : Steps * Busy / ConvSteps;
       return besideCost(P, Hw) + (Busy + Dram > Conv.EstCycles ? Busy + Dram - Conv.EstCycles : 0) +
@@ -192,24 +201,40 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
         continue;
       Last = int(K);
       const LayerPlan &P = Plans[K];
-      if (P.IsConv && Whole(P) && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
+      if (P.IsConv && P.LastPart && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
           (Big < 0 || P.EstCycles > Plans[size_t(Big)].EstCycles))
         Big = int(K);
     }
-    if (Big < 0)
+    // A conv's last part stays after its first (a layer's parts stay
+    // together): the pool goes beside it only where it is.
+    if (Big < 0 || (!Whole(Plans[size_t(Big)]) && Big != Last))
       return false;
-    // Neither the conv moved nor the pool put between a conv and its pool.
+    // Neither the conv moved nor the pool put between a conv and its pool,
+    // but a conv that hosts a pool which does not read it (an inception
+    // block's branch pool) may host this one too, after that one: only one
+    // pool beside a conv waits for its rows (RowSignals.cpp, pipeline).
     bool Free = !Hosts(size_t(Big));
     for (int K = Big + 1; K <= Last && Free; ++K)
       Free = !Reads(Plans[size_t(K)], Plans[size_t(Big)].Index);
-    if (Hosts(size_t(Last)))
-      return false;
-    if (!Fits(Plans[size_t(Free ? Big : Last)], Plans[Q], true))
+    const size_t At = size_t(Last) + 1;
+    const LayerPlan *Other = nullptr;
+    if (Hosts(size_t(Last))) {
+      Free = false; // Beside Last, where it is.
+      const LayerPlan &O = Plans[At];
+      if (!Opts.TwoPoolsBeside || Reads(O, Plans[size_t(Last)].Index) ||
+          (At + 1 < Plans.size() && Plans[At + 1].BesideOf >= 0))
+        return false;
+      Other = &O;
+    } else if (At < Plans.size() && Plans[At].BesideOf >= 0) {
+      return false; // Last is a pool beside a conv, and another follows.
+    }
+    if (!Fits(Plans[size_t(Free ? Big : Last)], Plans[Q], true, Other))
       return false;
     if (Free && Big != Last)
       std::rotate(Plans.begin() + Big, Plans.begin() + Big + 1, Plans.begin() + Last + 1);
-    std::rotate(Plans.begin() + Last + 1, Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
-    Plans[size_t(Last) + 1].BesideOf = int(Plans[size_t(Last)].Index);
+    const size_t To = At + (Other ? 1 : 0);
+    std::rotate(Plans.begin() + long(To), Plans.begin() + long(Q), Plans.begin() + long(Q) + 1);
+    Plans[To].BesideOf = int(Plans[size_t(Last)].Index);
     return true;
   };
   // Beside a conv that comes later and reads nothing from the pool's place

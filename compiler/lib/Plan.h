@@ -345,8 +345,9 @@ inline bool hasActivationTable(const ir::Layer &L) {
          L.Activation != ir::Act::None;
 }
 
-/// The report form of a part's plan (--emit=plan, --emit=plan-json).
-PlanPart describePart(const LayerPlan &P);
+/// The report form of a part's plan (--emit=plan, --emit=plan-json); G:
+/// the graph it was planned on.
+PlanPart describePart(const LayerPlan &P, const ir::Graph &G);
 
 } // namespace snow::compiler
 

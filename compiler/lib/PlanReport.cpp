@@ -15,7 +15,7 @@ using namespace snow;
 using namespace snow::compiler;
 namespace json = llvm::json;
 
-PlanPart snow::compiler::describePart(const LayerPlan &P) {
+PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
   const ir::Layer &L = *P.L;
   PlanPart D;
   D.Layer = L.Name;
@@ -31,7 +31,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide     ? "wide"
@@ -47,7 +47,9 @@ PlanPart snow::compiler::describePart(const LayerPlan &P) {
                         P.ToMid     ? "+fused>"
                         : P.FromMid ? "+fused<"
                                     : "",
-                        P.ShareOffset ? "+shared" : "");
+                        P.ShareOffset ? "+shared" : "", P.BesideOf >= 0 ? "+beside" : "");
+  if (P.BesideOf >= 0)
+    D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.EstCycles;
   D.EstDramBytes = P.EstDramBytes;
   return D;
@@ -80,6 +82,8 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
                                             {"estimate_cycles", int64_t(D.EstCycles)},
                                             {"estimate_dram_bytes", int64_t(D.EstDramBytes)},
                                             {"out_pixel_stride", int64_t(D.OutPixelStride)}});
+    if (!D.Beside.empty())
+      PartsOf[D.Layer].back().getAsObject()->try_emplace("beside", D.Beside);
     EstimateOf[D.Layer] += D.EstCycles;
     Estimate += D.EstCycles;
   }

@@ -143,8 +143,29 @@ unsigned snow::compiler::channelGroup(const isa::HwConfig &Hw, const CompileOpti
   return Opts.StartOnChannels ? Hw.VmacsPerCu * Hw.LanesPerVmac : 0;
 }
 
+/// Where pool steps may go among conv C's steps (true after C[K]): only
+/// where C's next step loads new maps anyway (after a pool step, which
+/// takes an input region, it would have to reload them), and after a step
+/// that writes its outputs, unless fewer such places than the Need pool
+/// steps remain and Between: then after any. (A pool uses no accumulators, vmax and
+/// vavg read and write the maps buffer, so a conv's partial sums wait in
+/// them across its steps; GoogLeNet's 3x3 convs write once in five
+/// chunks: at batch 16 its branch pools and pool parts found 19 to 83
+/// places for 48 to 88 steps.)
+static std::vector<bool> poolPlaces(const std::vector<Step> &C, size_t Need, bool Any) {
+  std::vector<bool> New(C.size(), false), Place(C.size(), false);
+  size_t Writing = 0;
+  for (size_t K = 0; K + 1 < C.size(); ++K) {
+    New[K] = newMaps(C[K], C[K + 1]);
+    Writing += New[K] && C[K].Writes;
+  }
+  for (size_t K = 0; K < C.size(); ++K)
+    Place[K] = New[K] && (C[K].Writes || (Any && Need > Writing));
+  return Place;
+}
+
 unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, unsigned G,
-                                     bool ReadsC, bool Shared) {
+                                     bool Between, bool ReadsC, bool Shared) {
   const std::vector<Step> CS = planSteps(C), QS = planSteps(Q);
   if (CS.size() < 2)
     return 0;
@@ -155,12 +176,12 @@ unsigned snow::compiler::stepsBeside(const LayerPlan &C, const LayerPlan &Q, uns
       N += K + 1 < CS.size();
     return N;
   }
-  // As pipeline() places them: one after each writing step of C before a
-  // step that loads new maps, once the rows it reads are stored; Q's last
-  // step after C's.
+  // As pipeline() places them: one in each of poolPlaces' places, once
+  // the rows it reads are stored; Q's last step after C's.
+  const std::vector<bool> Place = poolPlaces(CS, QS.size() - 1, Between);
   size_t J = 0;
   for (size_t K = 0; K + 1 < CS.size() && J + 1 < QS.size(); ++K)
-    J += CS[K].Writes && newMaps(CS[K], CS[K + 1]) && At[J] < K;
+    J += Place[K] && At[J] < K;
   return unsigned(J);
 }
 
@@ -185,64 +206,92 @@ static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &
   return N;
 }
 
-/// Conv C's steps with pooling Q's steps among them, each of Q's steps once
-/// C has stored every row it reads (docs/compiler.md, step 9a; a Q that
-/// does not read C waits for nothing), and only where C's next step would
-/// load new maps anyway.
+/// Conv C's steps with the steps of the pools in Qs among them (one or
+/// two: docs/compiler.md, step 9a), each pool step once C has stored every
+/// row it reads (a pool that does not read C waits for nothing), and only
+/// where C's next step would load new maps anyway. At most one pool reads
+/// C: RowsDone is one semaphore, and a token is a token.
 /// C's store unit signals RowsDone after each step whose stores complete
-/// rows that some step of Q waits for; Q's load unit waits for as many as it
-/// needs. A step of Q goes after a writing step of C (C's accumulators are
-/// then free), at least one step after the one that completed its rows: its
-/// loads are emitted before the step before it runs, and must come after
-/// the signal they wait for. Steps that find no such place, and Q's last,
-/// follow C's last step, so that the layers still finish (and signal
-/// LayerDone) in program order.
-std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<Step> Q, unsigned G) {
-  // One RowsDone after each distinct step of C that some step of Q waits
-  // for, and each step of Q waits for those up to its own. A pool that does
-  // not read C waits for none.
-  const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
-  const bool Shares = Q.front().P->ShareOffset != 0;
-  const std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
-  const std::vector<size_t> Signals = ReadsC ? signalRows(C, At) : std::vector<size_t>();
-  std::vector<Step> Out;
-  size_t J = 0;
-  size_t Waited = 0;
-  auto Take = [&] {
-    Step S = Q[J];
-    S.DoneWaits = ReadsC ? rowWaits(Signals, At[J], Waited) : 0;
-    ++J;
-    S.Pipelined = true;
-    S.ReadsBeside = ReadsC;
-    Out.push_back(S);
+/// rows that some step of that pool waits for; its load unit waits for as
+/// many as it needs. A pool step goes after a writing step of C (C's
+/// accumulators are then free), at least one step after the one that
+/// completed its rows: its loads are emitted before the step before it
+/// runs, and must come after the signal they wait for. Steps that find no
+/// such place, and each pool's last, follow C's last step, pool after pool
+/// in Qs' order, so that the layers still finish (and signal LayerDone) in
+/// program order.
+std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std::vector<Step>> Qs,
+                                           unsigned G, bool Between) {
+  struct Pool {
+    std::vector<Step> S;
+    bool ReadsC, Shares;
+    std::vector<size_t> At; // readyAt's: the step of C storing the last row each step reads.
+    size_t J = 0;           // Steps taken.
   };
+  std::vector<Pool> Ps;
+  const Pool *Reader = nullptr;
+  for (std::vector<Step> &Q : Qs) {
+    const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
+    const bool Shares = Q.front().P->ShareOffset != 0;
+    std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
+    Ps.push_back({std::move(Q), ReadsC, Shares, std::move(At)});
+  }
+  for (const Pool &P : Ps) {
+    assert((!P.ReadsC || !Reader) && "one pool beside a conv reads it");
+    if (P.ReadsC)
+      Reader = &P;
+  }
+  // One RowsDone after each distinct step of C that the reading pool's
+  // steps wait for, and each of them waits for those up to its own.
+  const std::vector<size_t> Signals = Reader ? signalRows(C, Reader->At) : std::vector<size_t>();
+  std::vector<Step> Out;
+  size_t Waited = 0, LastRead = 0;
+  auto Take = [&](Pool &P) {
+    Step S = P.S[P.J];
+    S.DoneWaits = P.ReadsC ? rowWaits(Signals, P.At[P.J], Waited) : 0;
+    ++P.J;
+    S.Pipelined = true;
+    S.ReadsBeside = P.ReadsC;
+    Out.push_back(S);
+    if (P.ReadsC)
+      LastRead = Out.size() - 1;
+  };
+  size_t Need = 0; // Pool steps that could go between C's (each pool's last follows C).
+  for (const Pool &P : Ps)
+    Need += P.S.size() - 1;
+  const std::vector<bool> Place = poolPlaces(C, Need, Between);
   for (size_t K = 0; K < C.size(); ++K) {
     Out.push_back(C[K]);
-    // Only where C's next step loads maps anyway: after a step of Q (which
-    // uses the other input bank) it would have to reload them.
-    if (!C[K].Writes || K + 1 == C.size() || !newMaps(C[K], C[K + 1]))
+    if (!Place[K])
       continue;
-    // At most as many of Q's steps as keep Q's share of the remaining
-    // places even, so its traffic spreads over C's traces; one if it
-    // shares C's input region (its maps go where C's step leaves room).
+    // Each pool takes at most as many steps as keep its share of the
+    // remaining places even, so its traffic spreads over C's traces; a
+    // step in C's input region (its maps go where C's step leaves room)
+    // goes alone, right after C's step. Pools in program order.
     const size_t Left = C.size() - K - 1;
-    size_t Quota = Shares ? 1 : (Q.size() - J + Left - 1) / Left;
-    while (Quota-- > 0 && J + 1 < Q.size() && At[J] < K) {
-      Take();
-      Out.back().SharesRegion = Shares;
+    bool Alone = false;
+    for (Pool &P : Ps) {
+      size_t Quota = P.Shares ? 1 : (P.S.size() - P.J + Left - 1) / Left;
+      while (!Alone && Quota-- > 0 && P.J + 1 < P.S.size() && P.At[P.J] < K &&
+             (!P.Shares || Out.back().P == C[K].P)) {
+        Take(P);
+        Out.back().SharesRegion = P.Shares;
+        Alone = P.Shares;
+      }
     }
   }
   // The first of these has its loads emitted before C's last step runs:
   // it loads only after C's LayerDone (Late), which follows that step's
   // signals in program order.
   const size_t FirstLate = Out.size();
-  while (J < Q.size())
-    Take();
+  for (Pool &P : Ps)
+    while (P.J < P.S.size())
+      Take(P);
   if (FirstLate < Out.size())
     Out[FirstLate].Late = true;
-  if (ReadsC &&
-      Waited < Signals.size()) // Every signal is consumed: the last step waits for the rest.
-    Out.back().DoneWaits += unsigned(Signals.size() - Waited);
+  // Every signal is consumed: the reading pool's last step waits for the rest.
+  if (Reader && Waited < Signals.size())
+    Out[LastRead].DoneWaits += unsigned(Signals.size() - Waited);
   return Out;
 }
 

@@ -19,9 +19,11 @@ std::vector<Step> planSteps(const LayerPlan &P);
 /// some CU's tile changes, or the chunk (unless the region holds them all).
 bool newMaps(const Step &A, const Step &B);
 
-/// Conv C's steps with pooling Q's steps among them (docs/compiler.md, step
-/// 9a); G: channelGroup's.
-std::vector<Step> pipeline(std::vector<Step> C, std::vector<Step> Q, unsigned G);
+/// Conv C's steps with the steps of one or two pools (Qs, in program
+/// order; at most one reads C) among them (docs/compiler.md, step 9a); G:
+/// channelGroup's; Between: CompileOptions::PoolsBetweenChunks.
+std::vector<Step> pipeline(std::vector<Step> C, std::vector<std::vector<Step>> Qs, unsigned G,
+                           bool Between);
 
 /// Whether Q, planned right after conv C, may start on the rows C has
 /// stored: whole layers over the same frames, Q a conv that reads the

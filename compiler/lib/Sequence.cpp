@@ -61,15 +61,15 @@ bool snow::compiler::newMaps(const Step &A, const Step &B) {
   return (A.Chunk != B.Chunk && !A.P->FullDepth) || !sameWork(A.round(), B.round(), &Work::Tile);
 }
 
-/// Whether pooling plan Q, right after conv plan C in program order, runs
-/// pipelined beside it (CompileOptions::PipelinePools): placed there to
-/// (LayerPlan::BesideOf), both whole layers over the same frames, and C the
-/// last layer Q waits for (Q reads C's output, directly or through a
-/// concat) or one after it (Q reads older layers only).
+/// Whether pooling plan Q, after conv plan C in program order (right after
+/// it, or after the pool beside it), runs pipelined beside it
+/// (CompileOptions::PipelinePools): placed there to (LayerPlan::BesideOf),
+/// Q a whole layer over C's frames, C whole or the last part of its layer,
+/// and C the last layer Q waits for (Q reads C's output, directly or
+/// through a concat) or one after it (Q reads older layers only).
 static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
-  return Q.BesideOf == int(C.Index) && C.IsConv && C.FirstPart && C.LastPart && !Q.IsConv &&
-         !Q.Elementwise && Q.FirstPart && Q.LastPart && Q.Frames == C.Frames &&
-         Q.NeedsDone <= C.Ordinal;
+  return Q.BesideOf == int(C.Index) && C.IsConv && C.LastPart && !Q.IsConv && !Q.Elementwise &&
+         Q.FirstPart && Q.LastPart && Q.Frames == C.Frames && Q.NeedsDone <= C.Ordinal;
 }
 
 /// A fused pair's steps (LayerPlan::ToMid, FromMid): for each group of
@@ -148,8 +148,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       continue;
     }
     std::vector<Step> Own = planSteps(Plans[I]);
-    const bool Beside = Opts.PipelinePools && Opts.DoubleBuffer && I + 1 < Plans.size() &&
-                        pipelines(Plans[I], Plans[I + 1]) && !Own.empty();
+    // The pools beside it: one or two, right after it (PipelinePools.cpp).
+    size_t NBeside = 0;
+    if (Opts.PipelinePools && Opts.DoubleBuffer && !Own.empty())
+      for (unsigned Readers = 0; I + NBeside + 1 < Plans.size(); ++NBeside) {
+        const LayerPlan &Q = Plans[I + NBeside + 1];
+        // At most one reads it: RowsDone is one semaphore.
+        Readers += Q.NeedsDone == Plans[I].Ordinal;
+        if (!pipelines(Plans[I], Q) || Readers > 1)
+          break;
+      }
+    const bool Beside = NBeside > 0;
     // Not a conv with a pool beside it: the pool's steps, among its own,
     // wait for its rows on the same semaphore, and could take a signal
     // meant for it (a token is a token).
@@ -157,9 +166,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       TryStartOnRows(Plans[I], Own);
     LastPlan = nullptr;
     if (Beside) {
-      std::vector<Step> Both = pipeline(std::move(Own), planSteps(Plans[I + 1]), G);
-      Steps.insert(Steps.end(), Both.begin(), Both.end());
-      ++I;
+      std::vector<std::vector<Step>> Qs;
+      for (size_t J = 1; J <= NBeside; ++J)
+        Qs.push_back(planSteps(Plans[I + J]));
+      std::vector<Step> All = pipeline(std::move(Own), std::move(Qs), G, Opts.PoolsBetweenChunks);
+      Steps.insert(Steps.end(), All.begin(), All.end());
+      I += NBeside;
       continue;
     }
     LastPlan = &Plans[I];

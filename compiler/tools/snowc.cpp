@@ -133,6 +133,16 @@ static cl::opt<bool> NoSharePoolRegions(
     cl::desc("Load a pipelined pool's maps into an input region of their own, not into the "
              "banks the conv beside it leaves unused"),
     cl::cat(Cat));
+static cl::opt<bool> NoTwoPoolsBeside(
+    "no-two-pools-beside",
+    cl::desc("Run at most one pool beside a conv (not also a pool of its output beside a conv "
+             "that hosts a pool of older layers)"),
+    cl::cat(Cat));
+static cl::opt<bool> NoPoolsBetweenChunks(
+    "no-pools-between-chunks",
+    cl::desc("Run a pipelined pool's steps only after the steps of the conv beside it that write "
+             "an output group, not between its chunks"),
+    cl::cat(Cat));
 static cl::opt<bool> NoStartOnRows(
     "no-start-on-rows",
     cl::desc("A layer that reads the conv before it waits for all of that conv's stores, not "
@@ -251,6 +261,8 @@ static int compileModel() {
   Opts.Batch = Batch;
   Opts.PipelinePools = !NoPipelinePools;
   Opts.SharePoolRegions = !NoSharePoolRegions;
+  Opts.TwoPoolsBeside = !NoTwoPoolsBeside;
+  Opts.PoolsBetweenChunks = !NoPoolsBetweenChunks;
   Opts.StartOnRows = !NoStartOnRows;
   Opts.StartOnChannels = !NoStartOnChannels;
   Opts.FullDepthPairs = !NoFullDepthPairs;

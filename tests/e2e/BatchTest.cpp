@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/SharedModels.h"
 #include "Harness.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
@@ -29,7 +30,7 @@ struct BatchRun {
 /// run and each frame alone on the reference.
 ::testing::AssertionResult runBatch(const std::string &Yaml, const std::string &HwName,
                                     unsigned Batch, BatchRun &R, bool TimingOnly = false,
-                                    bool PipelinePools = true, bool FuseDepthwise = true) {
+                                    compiler::CompileOptions Opts = {}) {
   auto Hw = isa::loadHwConfig(HwName);
   if (!Hw)
     return ::testing::AssertionFailure() << llvm::toString(Hw.takeError());
@@ -43,10 +44,7 @@ struct BatchRun {
     return ::testing::AssertionFailure() << llvm::toString(F.takeError());
   if (auto Err = ir::quantize(*G, *F))
     return ::testing::AssertionFailure() << llvm::toString(std::move(Err));
-  compiler::CompileOptions Opts;
   Opts.Batch = Batch;
-  Opts.PipelinePools = PipelinePools; // As snowc --batch does.
-  Opts.FuseDepthwise = FuseDepthwise;
   auto P = compiler::compile(*G, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
@@ -251,7 +249,9 @@ TEST(Batch, PipelinedPoolsBitExactAndFaster) {
     BatchRun On, Off;
     ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, On));
     checkFrames(On);
-    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, Off, false, /*PipelinePools=*/false));
+    compiler::CompileOptions Apart;
+    Apart.PipelinePools = false;
+    ASSERT_TRUE(runBatch(PoolsYaml, Hw, 4, Off, false, Apart));
     checkFrames(Off);
     // Pipelined pools re-mark the layers they run between.
     unsigned Marks = 0;
@@ -288,7 +288,9 @@ TEST(Batch, FusedPairsRunEveryFrame) {
     BatchRun On, Off;
     ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, On));
     checkFrames(On);
-    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, Off, false, true, /*FuseDepthwise=*/false));
+    compiler::CompileOptions Unfused;
+    Unfused.FuseDepthwise = false;
+    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, Off, false, Unfused));
     checkFrames(Off);
     // Fused, a producer stores nothing (its traffic is its input's).
     auto Stored = [](const BatchRun &R, const std::string &Name) -> uint64_t {
@@ -315,6 +317,54 @@ TEST(Batch, AMaxPoolOfAConcatPooledByInputRunsEveryFrame) {
     ASSERT_TRUE(runBatch(PoolOfConcatYaml, Hw, 3, R));
     checkFrames(R);
   }
+}
+
+/// Two pools beside one conv, and their steps between its chunks
+/// (TwoPoolsYaml, tests/support/SharedModels.h).
+TEST(Batch, TwoPoolsRunBesideOneConvEveryFrame) {
+  // On, one pool a conv, and pool steps only after writing steps: each
+  // bit-exact frame by frame.
+  compiler::CompileOptions One, Writing;
+  One.TwoPoolsBeside = false;
+  Writing.PoolsBetweenChunks = false;
+  BatchRun On, OneRun, WritingRun;
+  ASSERT_TRUE(runBatch(TwoPoolsYaml, "zc706", 2, On));
+  checkFrames(On);
+  ASSERT_TRUE(runBatch(TwoPoolsYaml, "zc706", 2, OneRun, false, One));
+  checkFrames(OneRun);
+  ASSERT_TRUE(runBatch(TwoPoolsYaml, "zc706", 2, WritingRun, false, Writing));
+  checkFrames(WritingRun);
+  // Marks in program order: each switch between layers re-marks one. The
+  // pools' marks between two of b's: both pools' with two pools a conv,
+  // only bp's with one.
+  auto Between = [](const isa::Program &P, const std::string &Name) {
+    int64_t B = -1, Q = -1;
+    for (size_t I = 0; I < P.Layers.size(); ++I) {
+      B = P.Layers[I].Name == "b" ? int64_t(I) : B;
+      Q = P.Layers[I].Name == Name ? int64_t(I) : Q;
+    }
+    std::vector<int64_t> Marks;
+    for (const isa::Word128 &W : P.Code)
+      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
+        Marks.push_back(I->imm);
+    unsigned N = 0;
+    for (size_t K = 2; K < Marks.size(); ++K)
+      N += Marks[K - 2] == B && Marks[K - 1] == Q && Marks[K] == B;
+    return N;
+  };
+  EXPECT_GT(Between(On.Prog, "bp"), 2u);
+  EXPECT_GT(Between(On.Prog, "p[32:160]"), 0u);
+  EXPECT_GT(Between(OneRun.Prog, "bp"), 2u);
+  EXPECT_EQ(Between(OneRun.Prog, "p[32:160]"), 0u);
+  // b writes 8 times: 7 places after writing steps, for the pools' 9
+  // steps before their last; between b's chunks, there are places for all.
+  auto Both = [&](const BatchRun &R) {
+    return Between(R.Prog, "bp") + Between(R.Prog, "p[32:160]");
+  };
+  EXPECT_LE(Both(WritingRun), 7u);
+  EXPECT_GT(Both(On), Both(WritingRun));
+  EXPECT_LT(On.Stats.Cycles, OneRun.Stats.Cycles);
+  EXPECT_LT(On.Stats.Cycles, WritingRun.Stats.Cycles);
 }
 
 TEST(Batch, EmitPlanListsTheCompiledPlans) {

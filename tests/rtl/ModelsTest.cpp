@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../support/PlanText.h"
+#include "../support/SharedModels.h"
 #include "CoSim.h"
 #include "snow/isa/Isa.h"
 
@@ -413,6 +414,26 @@ layers:
     return;
   writeFrames("x2.npy", 2, 32, 20, 20);
   EXPECT_TRUE(coSimulate("pc2.bin", false, {"--input", "x2.npy"}));
+}
+
+/// Two pools beside one conv over two frames (docs/compiler.md, step 9a,
+/// "two pools"): an inception block's 3x3 conv b hosts the block's branch
+/// pool bp (of the block's input) and the part of the next max pool that
+/// pools b's output (waiting for b's rows), their steps also between b's
+/// chunks (b writes once in four steps): TwoPoolsYaml, which
+/// tests/e2e/BatchTest.cpp checks bit-exact frame by frame.
+TEST_F(RtlBatch, TwoPoolsBesideOneConvAgree) {
+  compileFor("tp.bin", TwoPoolsYaml, "zc706", {"--batch", "2"});
+  if (HasFatalFailure())
+    return;
+  ToolResult Plan =
+      run("snowc", {"tp.bin.yaml", "--hw", "zc706", "--batch", "2", "--emit=plan", "-o", "-"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  for (const char *Pool : {"bp", "p[32:160]"})
+    EXPECT_TRUE(llvm::StringRef(planOrder(Plan.Out, Pool)).contains("+beside"))
+        << Pool << " runs beside b: " << Plan.Out;
+  writeFrames("x2.npy", 2, 256, 28, 28);
+  EXPECT_TRUE(coSimulate("tp.bin", false, {"--input", "x2.npy"}));
 }
 
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part

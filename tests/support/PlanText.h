@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include <algorithm>
+#include <string>
 
 namespace snow::test {
 
@@ -28,6 +29,18 @@ inline unsigned largestDepthwiseTile(llvm::StringRef Plan) {
       Most = std::max(Most, R * W);
   }
   return Most;
+}
+
+/// The order field ("kernel+shared+beside", ...) of the plan part named
+/// Part; empty if the plan has none.
+inline std::string planOrder(llvm::StringRef Plan, llvm::StringRef Part) {
+  for (llvm::StringRef Line : llvm::split(Plan, '\n')) {
+    llvm::SmallVector<llvm::StringRef, 8> F;
+    Line.split(F, ' ', -1, false);
+    if (F.size() > 6 && F[0] == Part)
+      return F[6].str();
+  }
+  return "";
 }
 
 } // namespace snow::test

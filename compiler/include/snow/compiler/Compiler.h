@@ -100,6 +100,15 @@ struct CompileOptions {
   /// into the other region, where the conv's next step would otherwise
   /// have to wait for its own maps (Sequence.cpp: Step::SharesRegion).
   bool SharePoolRegions = true;
+  /// A conv beside which a pool that does not read it runs (an inception
+  /// block's branch pool) may host a second pool, one that reads it (the
+  /// part of the next max pool that pools its output; PipelinePools.cpp).
+  bool TwoPoolsBeside = true;
+  /// Pool steps beside a conv may go between the steps of its output
+  /// groups' chunks, not only after the steps that write an output group,
+  /// where those are fewer than the pool steps (RowSignals.cpp:
+  /// poolPlaces).
+  bool PoolsBetweenChunks = true;
   /// A conv or pool that reads only the conv planned just before it starts
   /// on the rows that conv has stored (RowsDone, as a pipelined pool), not
   /// after its last stores: its first maps load while that conv's last step
@@ -141,6 +150,9 @@ struct PlanPart {
   unsigned TileRows = 0, TileCols = 0;    ///< Output tile.
   unsigned Rounds = 0, OutputGroups = 0;
   std::string Order; ///< kernel|maps stationary, then +split +balance +pixN +fulldepth +gather +dw.
+  /// A pool placed to run between the steps of a conv (docs/compiler.md,
+  /// step 9a): that conv's name.
+  std::string Beside;
   uint64_t EstCycles = 0, EstDramBytes = 0;
   /// Channels a pixel of the tensor the part writes: its layer's channels,
   /// or more where the tensor is padded to whole DRAM bursts (a concat's

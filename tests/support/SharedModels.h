@@ -1,0 +1,37 @@
+//===- SharedModels.h - Small models the e2e and RTL tests share --*- C++ -*-===//
+//
+// A case that tests/e2e checks bit-exact against the reference and
+// tests/rtl co-simulates on the RTL reads its model from here, so both run
+// the same program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_TESTS_SUPPORT_SHAREDMODELS_H
+#define SNOW_TESTS_SUPPORT_SHAREDMODELS_H
+
+namespace snow::test {
+
+/// GoogLeNet's inception block 3b and pool3 in small (pool3 pooled branch
+/// by branch, docs/model-format.md step 7a). At a batch its 3x3 conv b
+/// hosts two pools (docs/compiler.md, step 9a, "two pools"): the block's
+/// branch pool bp, of the block's input, and the part p[32:160] of the
+/// next max pool that pools b's own output, which waits for b's rows. And
+/// b writes an output group once in four steps (chunks of 32 of its 128
+/// input channels): too few places for both pools' steps, which go between
+/// its chunks too ("between chunks").
+inline const char *const TwoPoolsYaml = R"(name: twopools
+input: {name: data, shape: [256, 28, 28]}
+weights: {seed: 6}
+layers:
+  - {name: a, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
+  - {name: r, type: conv, input: data, out_channels: 128, kernel: 1, relu: true}
+  - {name: b, type: conv, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  - {name: bp, type: maxpool, input: data, kernel: 3, stride: 1, pad: 1}
+  - {name: pp, type: conv, out_channels: 32, kernel: 1, relu: true}
+  - {name: cat, type: concat, inputs: [a, b, pp]}
+  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
+)";
+
+} // namespace snow::test
+
+#endif
