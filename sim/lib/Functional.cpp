@@ -511,7 +511,7 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   // The hardware writes writeback_words vMACs' words per cycle: groups of
   // vMACs outermost, entries inside. Where a program makes entries overlap,
   // that order decides which value stays.
-  const unsigned Wb = std::min(Hw.WritebackWords, V);
+  const unsigned Wb = Hw.writebackWords();
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
     for (unsigned G0 = 0; G0 < V; G0 += Wb)
       for (int64_t Entry = 0; Entry < I.rows; ++Entry)

@@ -108,6 +108,11 @@ struct HwConfig {
   /// bursts has moved its data when the channel is free again. A beat never
   /// spans two DMA rows.
   uint32_t dmaBeatBytes() const;
+  /// vMACs whose words vwb / vpre / vmul move in one cycle (writeback_words,
+  /// within the CU's vMACs).
+  unsigned writebackWords() const {
+    return WritebackWords < VmacsPerCu ? WritebackWords : VmacsPerCu;
+  }
   /// Cycles vwb / vpre / vmul spend on one accumulator entry (all vMACs of a CU).
   unsigned writebackCyclesPerEntry() const {
     return (VmacsPerCu + WritebackWords - 1) / WritebackWords;
