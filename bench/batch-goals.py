@@ -16,6 +16,14 @@ overlap between them, no instruction fetch). A goal above the bound needs
 less traffic or layers that overlap (a pool beside a conv passes it), not a
 better plan per layer: AlexNet's fc weights (117 MB a batch) stream at the
 sustained DRAM share whatever the batch.
+And a cap ("fc cap"): the utilization of a program of one batch with every
+layer but the fc layers at the array's full MAC rate (no DRAM, no fetch,
+overlapping anything), and the fc layers after them, each taking max(its
+MACs / array MACs, its weights' bytes / sustained bytes a cycle): an fc
+layer reads every frame of the batch, so it starts after the last conv, and
+its weights (int16, read once a batch) are far larger than the buffers. No
+schedule of one batch passes it; a goal above it needs another batch's
+convs beside the fc layers, or fewer weight bytes.
 Usage:  bench/batch-goals.py [--bin build/bin] [--hw zc706] [--batch 16]
 Exit status 1 if a goal is missed.
 """
@@ -65,6 +73,23 @@ def roofline_bound(stats):
                                      conv_only=False)
 
 
+def fc_cap(stats, batch):
+    """Utilization in % with everything but the fc layers at the full MAC
+    rate and each fc layer at max(MACs, weight bytes / sustained rate)."""
+    hw = stats["hw"]
+    rate = roofline.bytes_per_cycle(hw)
+    ideal = cycles = 0.0
+    for l in stats["layers"]:
+        mac_cycles = l["macs"] / hw["macs"]
+        ideal += mac_cycles
+        if l["type"] == "fc":
+            weight_bytes = 2 * l["macs"] / batch  # in x out int16 weights
+            cycles += max(mac_cycles, weight_bytes / rate)
+        else:
+            cycles += mac_cycles
+    return 100 * ideal / cycles if cycles else 0.0
+
+
 def count_instructions(binary, prog):
     listing = subprocess.run([os.path.join(binary, "snowdis"), prog, "--no-data", "--no-pc"],
                              check=True, capture_output=True, text=True).stdout
@@ -91,7 +116,7 @@ def main():
     missed = 0
     print(f"hardware {args.hw}; scope: whole network, int16, 1 MAC = 2 ops, snowsim --timing-only")
     print(f"{'model':<10} {'batch':>5} {'util %':>7} {'fps':>9} {'ms/frame':>9} {'ms/batch':>9} "
-          f"{'insts':>9} {'bound %':>8} | {'batch 1 util %':>14} {'fps':>8} | goal")
+          f"{'insts':>9} {'bound %':>8} {'fc cap %':>8} | {'batch 1 util %':>14} {'fps':>8} | goal")
     with tempfile.TemporaryDirectory() as tmp:
         fc_path = os.path.join(tmp, "fc4096.yaml")
         with open(fc_path, "w") as f:
@@ -108,7 +133,7 @@ def main():
             missed += not ok
             print(f"{model:<10} {batch:>5} {util:>7.2f} {many['fps']:>9.1f} "
                   f"{many['frame_ms']:>9.3f} {many['batch_ms']:>9.2f} {insts:>9} "
-                  f"{roofline_bound(stats):>8.2f} | "
+                  f"{roofline_bound(stats):>8.2f} {fc_cap(stats, batch):>8.2f} | "
                   f"{100 * one['utilization']:>14.2f} {one['fps']:>8.1f} | "
                   f">= {goal} % {'met' if ok else 'MISSED'}", flush=True)
     return 1 if missed else 0
