@@ -319,6 +319,24 @@ TEST(Batch, AMaxPoolOfAConcatPooledByInputRunsEveryFrame) {
   }
 }
 
+/// How many times a step of layer Pool runs between two steps of layer
+/// Host: marks in program order, each switch between layers re-marks one.
+unsigned stepsBetween(const isa::Program &P, const std::string &Host, const std::string &Pool) {
+  int64_t H = -1, Q = -1;
+  for (size_t I = 0; I < P.Layers.size(); ++I) {
+    H = P.Layers[I].Name == Host ? int64_t(I) : H;
+    Q = P.Layers[I].Name == Pool ? int64_t(I) : Q;
+  }
+  std::vector<int64_t> Marks;
+  for (const isa::Word128 &W : P.Code)
+    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
+      Marks.push_back(I->imm);
+  unsigned N = 0;
+  for (size_t K = 2; K < Marks.size(); ++K)
+    N += Marks[K - 2] == H && Marks[K - 1] == Q && Marks[K] == H;
+  return N;
+}
+
 /// Two pools beside one conv, and their steps between its chunks
 /// (TwoPoolsYaml, tests/support/SharedModels.h).
 TEST(Batch, TwoPoolsRunBesideOneConvEveryFrame) {
@@ -334,37 +352,36 @@ TEST(Batch, TwoPoolsRunBesideOneConvEveryFrame) {
   checkFrames(OneRun);
   ASSERT_TRUE(runBatch(TwoPoolsYaml, "zc706", 2, WritingRun, false, Writing));
   checkFrames(WritingRun);
-  // Marks in program order: each switch between layers re-marks one. The
-  // pools' marks between two of b's: both pools' with two pools a conv,
-  // only bp's with one.
-  auto Between = [](const isa::Program &P, const std::string &Name) {
-    int64_t B = -1, Q = -1;
-    for (size_t I = 0; I < P.Layers.size(); ++I) {
-      B = P.Layers[I].Name == "b" ? int64_t(I) : B;
-      Q = P.Layers[I].Name == Name ? int64_t(I) : Q;
-    }
-    std::vector<int64_t> Marks;
-    for (const isa::Word128 &W : P.Code)
-      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
-        Marks.push_back(I->imm);
-    unsigned N = 0;
-    for (size_t K = 2; K < Marks.size(); ++K)
-      N += Marks[K - 2] == B && Marks[K - 1] == Q && Marks[K] == B;
-    return N;
-  };
-  EXPECT_GT(Between(On.Prog, "bp"), 2u);
-  EXPECT_GT(Between(On.Prog, "p[32:160]"), 0u);
-  EXPECT_GT(Between(OneRun.Prog, "bp"), 2u);
-  EXPECT_EQ(Between(OneRun.Prog, "p[32:160]"), 0u);
+  // The pools' steps between two of b's: both pools' with two pools a
+  // conv, only bp's with one.
+  EXPECT_GT(stepsBetween(On.Prog, "b", "bp"), 2u);
+  EXPECT_GT(stepsBetween(On.Prog, "b", "p[32:160]"), 0u);
+  EXPECT_GT(stepsBetween(OneRun.Prog, "b", "bp"), 2u);
+  EXPECT_EQ(stepsBetween(OneRun.Prog, "b", "p[32:160]"), 0u);
   // b writes 8 times: 7 places after writing steps, for the pools' 9
   // steps before their last; between b's chunks, there are places for all.
   auto Both = [&](const BatchRun &R) {
-    return Between(R.Prog, "bp") + Between(R.Prog, "p[32:160]");
+    return stepsBetween(R.Prog, "b", "bp") + stepsBetween(R.Prog, "b", "p[32:160]");
   };
   EXPECT_LE(Both(WritingRun), 7u);
   EXPECT_GT(Both(On), Both(WritingRun));
   EXPECT_LT(On.Stats.Cycles, OneRun.Stats.Cycles);
   EXPECT_LT(On.Stats.Cycles, WritingRun.Stats.Cycles);
+}
+
+/// A pool beside the last part of a conv planned in two parts
+/// (LastPartPoolYaml, tests/support/SharedModels.h).
+TEST(Batch, APoolRunsBesideAConvsLastPartEveryFrame) {
+  compiler::CompileOptions Apart;
+  Apart.PipelinePools = false;
+  BatchRun On, Off;
+  ASSERT_TRUE(runBatch(LastPartPoolYaml, "zc706", 4, On));
+  checkFrames(On);
+  ASSERT_TRUE(runBatch(LastPartPoolYaml, "zc706", 4, Off, false, Apart));
+  checkFrames(Off);
+  EXPECT_GT(stepsBetween(On.Prog, "c", "p[32:128]"), 0u);
+  EXPECT_EQ(stepsBetween(Off.Prog, "c", "p[32:128]"), 0u);
+  EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
 }
 
 TEST(Batch, EmitPlanListsTheCompiledPlans) {

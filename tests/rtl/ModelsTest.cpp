@@ -436,6 +436,22 @@ TEST_F(RtlBatch, TwoPoolsBesideOneConvAgree) {
   EXPECT_TRUE(coSimulate("tp.bin", false, {"--input", "x2.npy"}));
 }
 
+/// A pool beside the last part of a conv planned in two parts, over four
+/// frames: LastPartPoolYaml, which tests/e2e/BatchTest.cpp checks bit-exact
+/// frame by frame.
+TEST_F(RtlBatch, PoolBesideALastPartAgrees) {
+  compileFor("lp.bin", LastPartPoolYaml, "zc706", {"--batch", "4"});
+  if (HasFatalFailure())
+    return;
+  ToolResult Plan =
+      run("snowc", {"lp.bin.yaml", "--hw", "zc706", "--batch", "4", "--emit=plan", "-o", "-"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  EXPECT_TRUE(llvm::StringRef(planOrder(Plan.Out, "p[32:128]")).contains("+beside")) << Plan.Out;
+  EXPECT_FALSE(planOrder(Plan.Out, "c[64:96]").empty()) << "c in two parts: " << Plan.Out;
+  writeFrames("x4.npy", 4, 16, 28, 28);
+  EXPECT_TRUE(coSimulate("lp.bin", false, {"--input", "x4.npy"}));
+}
+
 /// Squeeze-and-excitation batched: the scale runs frame by frame, each part
 /// loading its own frame's s after the batch's fc layers computed them.
 TEST_F(RtlBatch, BatchedSqueezeExciteAgrees) {

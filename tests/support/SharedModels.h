@@ -32,6 +32,25 @@ layers:
   - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
 )";
 
+/// GoogLeNet's 5x5 branch and its part of pool3 in small: c is planned in
+/// two parts (its first 64 output channels, then the other 32 with two
+/// pixels a trace, c[64:96]), and at a batch of four the part p[32:128] of
+/// the max pool of the concat, which pools c's output into the concat's
+/// tensor (docs/model-format.md step 7a), runs beside c's last part
+/// (docs/compiler.md, step 9a, "two pools"): c[0:64]'s rows are stored
+/// before c[64:96] starts, and p[32:128] waits for the rows c[64:96]
+/// stores.
+inline const char *const LastPartPoolYaml = R"(name: lastpart
+input: {name: data, shape: [16, 28, 28]}
+weights: {seed: 3}
+layers:
+  - {name: a, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
+  - {name: c, type: conv, input: data, out_channels: 96, kernel: 5, pad: 2, relu: true}
+  - {name: cat, type: concat, inputs: [a, c]}
+  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: q, type: conv, out_channels: 32, kernel: 1, relu: true}
+)";
+
 } // namespace snow::test
 
 #endif
