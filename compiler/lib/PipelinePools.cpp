@@ -95,8 +95,9 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
                   const LayerPlan *Other = nullptr) {
     // (Or the last part of a conv planned in whole output groups and the
     // rest, which the pool reading it follows: the first part's rows are
-    // stored before it starts.)
-    if (!Conv.IsConv || !(Whole(Conv) || (ReadsConv && Conv.LastPart)) ||
+    // stored before it starts; a pool storing into a concat's slice only,
+    // see BesideProducer.)
+    if (!Conv.IsConv || !(Whole(Conv) || (ReadsConv && Conv.LastPart && Pool.OutIsSlice)) ||
         Conv.Frames != Pool.Frames)
       return false;
     // The pool's traffic hides only where the conv leaves the DRAM channel
@@ -201,19 +202,25 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
         continue;
       Last = int(K);
       const LayerPlan &P = Plans[K];
-      if (P.IsConv && P.LastPart && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
+      if (P.IsConv && Whole(P) && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
           (Big < 0 || P.EstCycles > Plans[size_t(Big)].EstCycles))
         Big = int(K);
     }
-    // A conv's last part stays after its first (a layer's parts stay
-    // together): the pool goes beside it only where it is, and only a pool
-    // that could not run fused with the 1x1 convs reading it instead (it
-    // stores into a concat's slice, as pool3's part for GoogLeNet's 5x5
-    // branch): the last part, the rest of the channels, completes its rows
+    // Or, with no whole conv, the last part of a conv planned in whole
+    // output groups and the rest (Fits), where it is (a layer's parts stay
+    // together), and only for a pool that could not run fused with the 1x1
+    // convs reading it instead (it stores into a concat's slice, as pool3's
+    // part for GoogLeNet's 5x5 branch): the last part completes its rows
     // late, which the estimate of the steps beside it does not see (a
     // 16 -> 96-channel 5x5 conv and its pool at batch 4: 577,391 cycles
     // beside, 568,572 fused).
-    if (Big < 0 || (!Whole(Plans[size_t(Big)]) && (Big != Last || !Plans[Q].OutIsSlice)))
+    if (Big < 0 && Last >= 0) {
+      const LayerPlan &P = Plans[size_t(Last)];
+      if (P.IsConv && P.LastPart && P.Frames == Plans[Q].Frames && P.Rounds.size() > 1 &&
+          Plans[Q].OutIsSlice)
+        Big = Last;
+    }
+    if (Big < 0)
       return false;
     // Neither the conv moved nor the pool put between a conv and its pool,
     // but a conv that hosts a pool which does not read it (an inception
@@ -234,7 +241,8 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     } else if (At < Plans.size() && Plans[At].BesideOf >= 0) {
       return false; // Last is a pool beside a conv, and another follows.
     }
-    if (!Fits(Plans[size_t(Free ? Big : Last)], Plans[Q], true, Other))
+    const size_t Host = size_t(Free ? Big : Last);
+    if (!Fits(Plans[Host], Plans[Q], true, Other))
       return false;
     if (Free && Big != Last)
       std::rotate(Plans.begin() + Big, Plans.begin() + Big + 1, Plans.begin() + Last + 1);

@@ -146,12 +146,12 @@ unsigned snow::compiler::channelGroup(const isa::HwConfig &Hw, const CompileOpti
 /// Where pool steps may go among conv C's steps (true after C[K]): only
 /// where C's next step loads new maps anyway (after a pool step, which
 /// takes an input region, it would have to reload them), and after a step
-/// that writes its outputs, unless fewer such places than the Need pool
-/// steps remain and Between: then after any. (A pool uses no accumulators, vmax and
-/// vavg read and write the maps buffer, so a conv's partial sums wait in
-/// them across its steps; GoogLeNet's 3x3 convs write once in five
-/// chunks: at batch 16 its branch pools and pool parts found 19 to 83
-/// places for 48 to 88 steps.)
+/// that writes an output group, unless those are fewer than the Need pool
+/// steps and Any (CompileOptions::PoolsBetweenChunks): then after any such
+/// step. A pool uses no accumulators (vmax and vavg read and write the
+/// maps buffer), so a conv's partial sums wait in them across a pool
+/// step. GoogLeNet's 3x3 convs write once in four or five chunks: at batch
+/// 16 their pools found 19 to 83 places for 48 to 88 steps.
 static std::vector<bool> poolPlaces(const std::vector<Step> &C, size_t Need, bool Any) {
   std::vector<bool> New(C.size(), false), Place(C.size(), false);
   size_t Writing = 0;
@@ -213,10 +213,10 @@ static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &
 /// C: RowsDone is one semaphore, and a token is a token.
 /// C's store unit signals RowsDone after each step whose stores complete
 /// rows that some step of that pool waits for; its load unit waits for as
-/// many as it needs. A pool step goes after a writing step of C (C's
-/// accumulators are then free), at least one step after the one that
-/// completed its rows: its loads are emitted before the step before it
-/// runs, and must come after the signal they wait for. Steps that find no
+/// many as it needs. A pool step goes in one of poolPlaces' places, at
+/// least one step after the one that completed its rows: its loads are
+/// emitted before the step before it runs, and must come after the signal
+/// they wait for. Steps that find no
 /// such place, and each pool's last, follow C's last step, pool after pool
 /// in Qs' order, so that the layers still finish (and signal LayerDone) in
 /// program order.
