@@ -214,6 +214,8 @@ WeightImage snow::compiler::layoutWeights(std::vector<LayerPlan> &Plans, const i
 
 void WeightImage::fill(uint64_t Begin, uint64_t End, uint8_t *Out) const {
   assert(Begin <= End && End <= Size && "a range of the image");
+  if (Begin == End) // A model without weights: Out may be null (no memset of it).
+    return;
   std::memset(Out, 0, End - Begin);
   // Block K spans [Offset, the next block's Offset or Size): its words, then
   // the padding to a burst.
