@@ -231,7 +231,7 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
   std::vector<Pool> Ps;
   const Pool *Reader = nullptr;
   for (std::vector<Step> &Q : Qs) {
-    const bool ReadsC = Q.front().P->NeedsDone == C.front().P->Ordinal;
+    const bool ReadsC = readsHost(*C.front().P, *Q.front().P);
     const bool Shares = Q.front().P->ShareOffset != 0;
     std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
     Ps.push_back({std::move(Q), ReadsC, Shares, std::move(At)});

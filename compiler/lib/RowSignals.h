@@ -19,6 +19,10 @@ std::vector<Step> planSteps(const LayerPlan &P);
 /// some CU's tile changes, or the chunk (unless the region holds them all).
 bool newMaps(const Step &A, const Step &B);
 
+/// Whether pool Q, beside conv C, reads C (its inputs' latest layer is C):
+/// then it waits for C's rows (RowsDone), which only one pool beside C may.
+inline bool readsHost(const LayerPlan &C, const LayerPlan &Q) { return Q.NeedsDone == C.Ordinal; }
+
 /// Conv C's steps with the steps of one or two pools (Qs, in program
 /// order; at most one reads C) among them (docs/compiler.md, step 9a); G:
 /// channelGroup's; Between: CompileOptions::PoolsBetweenChunks.

@@ -154,7 +154,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       for (unsigned Readers = 0; I + NBeside + 1 < Plans.size(); ++NBeside) {
         const LayerPlan &Q = Plans[I + NBeside + 1];
         // At most one reads it: RowsDone is one semaphore.
-        Readers += Q.NeedsDone == Plans[I].Ordinal;
+        Readers += readsHost(Plans[I], Q);
         if (!pipelines(Plans[I], Q) || Readers > 1)
           break;
       }

@@ -319,24 +319,6 @@ TEST(Batch, AMaxPoolOfAConcatPooledByInputRunsEveryFrame) {
   }
 }
 
-/// How many times a step of layer Pool runs between two steps of layer
-/// Host: marks in program order, each switch between layers re-marks one.
-unsigned stepsBetween(const isa::Program &P, const std::string &Host, const std::string &Pool) {
-  int64_t H = -1, Q = -1;
-  for (size_t I = 0; I < P.Layers.size(); ++I) {
-    H = P.Layers[I].Name == Host ? int64_t(I) : H;
-    Q = P.Layers[I].Name == Pool ? int64_t(I) : Q;
-  }
-  std::vector<int64_t> Marks;
-  for (const isa::Word128 &W : P.Code)
-    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
-      Marks.push_back(I->imm);
-  unsigned N = 0;
-  for (size_t K = 2; K < Marks.size(); ++K)
-    N += Marks[K - 2] == H && Marks[K - 1] == Q && Marks[K] == H;
-  return N;
-}
-
 /// Two pools beside one conv, and their steps between its chunks
 /// (TwoPoolsYaml, tests/support/SharedModels.h).
 TEST(Batch, TwoPoolsRunBesideOneConvEveryFrame) {

@@ -14,6 +14,8 @@
 #include "snow/ir/Calibrate.h"
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
+#include "snow/isa/Isa.h"
+#include "snow/isa/Program.h"
 #include "snow/ref/Reference.h"
 #include "snow/sim/Simulator.h"
 #include "snow/support/Rng.h"
@@ -203,6 +205,37 @@ inline bool runAndCompare(const std::string &Yaml, const std::string &Hw, bool R
 /// GoogLeNet's pool3 in small (PassesTest, BatchTest): a stride-2 max pool
 /// of an inception block's concat, which only it reads, so canonicalize
 /// pools each branch instead (docs/model-format.md, step 7a).
+/// The layer indices of the program's marks, in program order (a switch
+/// between layers, as a pool's step among its conv's, re-marks one).
+inline std::vector<int64_t> markOrder(const isa::Program &P) {
+  std::vector<int64_t> Order;
+  for (const isa::Word128 &W : P.Code)
+    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
+      Order.push_back(I->imm);
+  return Order;
+}
+
+/// How many times a step of layer Pool runs between two steps of layer
+/// Host (by their indices in the program's layer table).
+inline unsigned stepsBetween(const isa::Program &P, int64_t Host, int64_t Pool) {
+  const std::vector<int64_t> Marks = markOrder(P);
+  unsigned N = 0;
+  for (size_t K = 2; K < Marks.size(); ++K)
+    N += Marks[K - 2] == Host && Marks[K - 1] == Pool && Marks[K] == Host;
+  return N;
+}
+
+/// The same, by the layers' names.
+inline unsigned stepsBetween(const isa::Program &P, const std::string &Host,
+                             const std::string &Pool) {
+  int64_t H = -1, Q = -1;
+  for (size_t I = 0; I < P.Layers.size(); ++I) {
+    H = P.Layers[I].Name == Host ? int64_t(I) : H;
+    Q = P.Layers[I].Name == Pool ? int64_t(I) : Q;
+  }
+  return stepsBetween(P, H, Q);
+}
+
 inline const char *const PoolOfConcatYaml = R"(name: poolcat
 input: {name: data, shape: [32, 28, 28]}
 weights: {seed: 4}

@@ -95,15 +95,6 @@ void expectFaster(const OnOff &R, const std::string &Name) {
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
-/// The layer indices of the program's marks, in program order.
-std::vector<int64_t> markOrder(const isa::Program &P) {
-  std::vector<int64_t> Order;
-  for (const isa::Word128 &W : P.Code)
-    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::MARK)
-      Order.push_back(I->imm);
-  return Order;
-}
-
 // 16 and 48 output channels leave 3/4 and 1/4 of the lanes of a 64-channel
 // output group idle; 208 = 3 x 64 + 16 is planned in two parts.
 const std::string FewChannels =
@@ -521,11 +512,7 @@ TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {
   cyclesOf(Yaml, "zc706", Apart, &R.Off);
   // The pool's steps among the conv's: each switch re-marks a layer, and
   // the pool (layer 2) runs between steps of the 3x3 conv (layer 1).
-  const std::vector<int64_t> On = markOrder(R.On.Prog);
-  unsigned Between = 0;
-  for (size_t K = 2; K < On.size(); ++K)
-    Between += On[K - 2] == 1 && On[K - 1] == 2 && On[K] == 1;
-  EXPECT_GT(Between, 2u);
+  EXPECT_GT(stepsBetween(R.On.Prog, int64_t(1), int64_t(2)), 2u);
   EXPECT_EQ(markOrder(R.Off.Prog).size(), 4u) << "one mark a layer without pipelining";
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
   RunResult Fused;

@@ -112,6 +112,18 @@ protected:
     EXPECT_TRUE(succeeded(Plan)) << Plan;
     return Plan.Out;
   }
+  /// Compiles Yaml for zc706 at Batch into Bin and returns its plan (snowc
+  /// --emit=plan at that batch); empty, with a failure, if either fails.
+  std::string compileBatchPlanned(const std::string &Bin, const std::string &Yaml, unsigned Batch) {
+    const std::string N = std::to_string(Batch);
+    compileFor(Bin, Yaml, "zc706", {"--batch", N});
+    if (HasFatalFailure())
+      return "";
+    ToolResult Plan =
+        run("snowc", {Bin + ".yaml", "--hw", "zc706", "--batch", N, "--emit=plan", "-o", "-"});
+    EXPECT_TRUE(succeeded(Plan)) << Plan;
+    return Plan.Out;
+  }
   /// Compiles Yaml for zc706 into Bin, checks that its plan shows Token (the
   /// case tests what it is for), and co-simulates it.
   void coSimulatePlanned(const std::string &Bin, const std::string &Yaml,
@@ -423,15 +435,12 @@ layers:
 /// chunks (b writes once in four steps): TwoPoolsYaml, which
 /// tests/e2e/BatchTest.cpp checks bit-exact frame by frame.
 TEST_F(RtlBatch, TwoPoolsBesideOneConvAgree) {
-  compileFor("tp.bin", TwoPoolsYaml, "zc706", {"--batch", "2"});
-  if (HasFatalFailure())
+  const std::string Plan = compileBatchPlanned("tp.bin", TwoPoolsYaml, 2);
+  if (HasFailure())
     return;
-  ToolResult Plan =
-      run("snowc", {"tp.bin.yaml", "--hw", "zc706", "--batch", "2", "--emit=plan", "-o", "-"});
-  ASSERT_TRUE(succeeded(Plan)) << Plan;
   for (const char *Pool : {"bp", "p[32:160]"})
-    EXPECT_TRUE(llvm::StringRef(planOrder(Plan.Out, Pool)).contains("+beside"))
-        << Pool << " runs beside b: " << Plan.Out;
+    EXPECT_TRUE(llvm::StringRef(planOrder(Plan, Pool)).contains("+beside"))
+        << Pool << " runs beside b: " << Plan;
   writeFrames("x2.npy", 2, 256, 28, 28);
   EXPECT_TRUE(coSimulate("tp.bin", false, {"--input", "x2.npy"}));
 }
@@ -440,14 +449,11 @@ TEST_F(RtlBatch, TwoPoolsBesideOneConvAgree) {
 /// frames: LastPartPoolYaml, which tests/e2e/BatchTest.cpp checks bit-exact
 /// frame by frame.
 TEST_F(RtlBatch, PoolBesideALastPartAgrees) {
-  compileFor("lp.bin", LastPartPoolYaml, "zc706", {"--batch", "4"});
-  if (HasFatalFailure())
+  const std::string Plan = compileBatchPlanned("lp.bin", LastPartPoolYaml, 4);
+  if (HasFailure())
     return;
-  ToolResult Plan =
-      run("snowc", {"lp.bin.yaml", "--hw", "zc706", "--batch", "4", "--emit=plan", "-o", "-"});
-  ASSERT_TRUE(succeeded(Plan)) << Plan;
-  EXPECT_TRUE(llvm::StringRef(planOrder(Plan.Out, "p[32:128]")).contains("+beside")) << Plan.Out;
-  EXPECT_FALSE(planOrder(Plan.Out, "c[64:96]").empty()) << "c in two parts: " << Plan.Out;
+  EXPECT_TRUE(llvm::StringRef(planOrder(Plan, "p[32:128]")).contains("+beside")) << Plan;
+  EXPECT_FALSE(planOrder(Plan, "c[64:96]").empty()) << "c in two parts: " << Plan;
   writeFrames("x4.npy", 4, 16, 28, 28);
   EXPECT_TRUE(coSimulate("lp.bin", false, {"--input", "x4.npy"}));
 }
