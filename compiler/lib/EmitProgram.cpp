@@ -139,6 +139,43 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     Low.loadWeights(Steps[J]);
     WPreloaded[J] = true;
   };
+  // A layer's first weights go into the bank the layer before has left
+  // free since its own weights loaded: loaded one step ahead (above), they
+  // hide under that layer's last step only, and a kernel-stationary layer
+  // that keeps one weight set over many rounds (ShuffleNet v2's 7x7 1x1
+  // convs: seven rounds on 108 KB of weights) leaves the channel idle
+  // through the others, then waits for them. Spread instead, their blocks
+  // in order, over the steps since that layer's weights were loaded: each
+  // part after those steps' own prefetch, the bank's WFree wait with the
+  // first part (the step that signals it comes before in program order,
+  // so no load behind it waits for a step not yet issued), WFull with
+  // the last.
+  std::vector<std::vector<std::pair<size_t, unsigned>>> WPartsAt(Steps.size());
+  std::vector<unsigned> WParts(Steps.size(), 0);
+  if (Opts.SpreadWeights) {
+    long LastNewW = -1;
+    for (size_t J = 0; J < Steps.size(); ++J) {
+      const Step &S = Steps[J];
+      if (!S.NewW)
+        continue;
+      const long From = LastNewW;
+      LastNewW = long(J);
+      if (!S.FirstOfLayer || S.P->Dynamic || From < 0 || J - size_t(From) < 2)
+        continue;
+      // Only over one conv's steps (its rounds on one weight set): across
+      // a pool the EarlyWeights rule above decides.
+      bool OneConv = true;
+      for (size_t K = size_t(From); K < J; ++K)
+        OneConv &= Steps[K].P == Steps[size_t(From)].P;
+      if (!OneConv)
+        continue;
+      const unsigned N = unsigned(J - size_t(From));
+      WParts[J] = N;
+      WPreloaded[J] = true;
+      for (unsigned Part = 0; Part < N; ++Part)
+        WPartsAt[size_t(From) + Part].push_back({J, Part});
+    }
+  }
   // A full-depth fused producer started on rows loads chunk by chunk, each
   // part after the step of the layer before it that stores the part's
   // channels (Step::ChunkAt): in program order after the signals it waits
@@ -198,6 +235,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Preload(K);
       if (!EarlyMaps && Opts.EarlyWeights)
         PreloadWeights(K);
+      for (auto [J, Part] : WPartsAt[K])
+        Low.loadWeightsPart(Steps[J], Part, WParts[J]);
       const uint64_t Room = Hw.QueueDepth * 3 / 4;
       if (Opts.BalanceLoads && Low.ops() > Room) {
         // Cut at the last safe place with at most three quarters of a

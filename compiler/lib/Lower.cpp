@@ -82,21 +82,29 @@ Inst accMove(Opcode Op, uint32_t Rows, uint32_t Bstride) {
 
 } // namespace
 
-void Lowerer::loadWeights(const Step &S) {
+void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
   // Run-time weights are another layer's output: wait for it as maps do.
-  if (P.Dynamic && S.FirstOfLayer)
+  if (P.Dynamic && S.FirstOfLayer && Part == 0)
     for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
-  E.wait(Unit::Load, WFree + S.WBuf);
+  if (Part == 0)
+    E.wait(Unit::Load, WFree + S.WBuf);
+  // Blocks [N * Part / NParts, N * (Part + 1) / NParts) of the N in order.
+  const uint64_t N = weightBlocks(S);
+  uint64_t I = 0;
   forEachWeightBlock(S, [&](unsigned K, unsigned Vm, uint32_t Mask) {
+    const uint64_t At = I++;
+    if (At < N * Part / NParts || At >= N * (Part + 1) / NParts)
+      return;
     if (P.Dynamic) // Two rows: s's word, then the zero bias word.
       dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
           int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
     else
       dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
   });
-  E.signal(Unit::Load, WFull + S.WBuf);
+  if (Part + 1 == NParts)
+    E.signal(Unit::Load, WFull + S.WBuf);
 }
 
 void Lowerer::forEachWeightBlock(const Step &S,
@@ -105,6 +113,12 @@ void Lowerer::forEachWeightBlock(const Step &S,
   for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
     for (unsigned Vm = 0; Vm < V; ++Vm)
       Fn(S.P->wIndex(unsigned(Og), S.Chunk, Vm, V), Vm, Mask);
+}
+
+unsigned Lowerer::weightBlocks(const Step &S) const {
+  unsigned N = 0;
+  forEachWeightBlock(S, [&](unsigned, unsigned, uint32_t) { ++N; });
+  return N;
 }
 
 uint64_t Lowerer::weightBytes(const Step &S) const {

@@ -36,9 +36,16 @@ public:
       : E(E), Hw(Hw), B(B), NCu(Hw.cus()), Lanes(Hw.LanesPerVmac), V(Hw.VmacsPerCu), G(V * Lanes),
         AllMask((1u << NCu) - 1), DmaLoops(DmaLoops) {}
 
-  void loadWeights(const Step &S);
+  void loadWeights(const Step &S) { loadWeightsPart(S, 0, 1); }
+  /// Part Part of NParts of step S's weights load, its blocks split in
+  /// order: the bank's WFree wait with the first part, its WFull with the
+  /// last (EmitProgram.cpp spreads a layer's first weights over the steps
+  /// of the layer before that leave their bank free).
+  void loadWeightsPart(const Step &S, unsigned Part, unsigned NParts);
   /// Bytes loadWeights(S) moves.
   uint64_t weightBytes(const Step &S) const;
+  /// Weight blocks (DMAs) loadWeights(S) issues.
+  unsigned weightBlocks(const Step &S) const;
   void loadMaps(const Step &S);
   /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid), one
   /// chunk: the region's waits and padding with chunk 0, its InFull (and

@@ -89,6 +89,11 @@ static cl::opt<bool> NoEarlyWeights("no-early-weights",
                                     cl::desc("Load a conv's first weights after the maps of the "
                                              "pool before it, not before them"),
                                     cl::cat(Cat));
+static cl::opt<bool> NoSpreadWeights(
+    "no-spread-weights",
+    cl::desc("Load a layer's first weights in the last step of the layer before, not spread "
+             "over its steps that keep one weight set"),
+    cl::cat(Cat));
 static cl::opt<bool> NoDmaLoops("no-dma-loops",
                                 cl::desc("Unroll every DMA operation (larger code)"), cl::cat(Cat));
 static cl::opt<bool> NoPreciseDeps("no-precise-deps",
@@ -255,6 +260,7 @@ static int compileModel() {
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
   Opts.EarlyWeights = !NoEarlyWeights;
+  Opts.SpreadWeights = !NoSpreadWeights;
   Opts.DmaLoops = !NoDmaLoops;
   if (Batch == 0)
     return fail("--batch must be at least 1");

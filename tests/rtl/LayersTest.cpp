@@ -151,6 +151,17 @@ TEST_F(RtlPoolBoundaries, EarlyWeightsAgree) {
 )");
 }
 
+TEST_F(RtlPoolBoundaries, SpreadWeightsAgree) {
+  // Each conv's first weights load in parts over the seven rounds of the
+  // conv before, the bank's WFree wait with the first part and its WFull
+  // with the last: 46,989 cycles, under a second of RTL.
+  agrees("spread", 232, 7,
+         R"(  - {name: c1, type: conv, out_channels: 232, kernel: 1, relu: true}
+  - {name: c2, type: conv, out_channels: 232, kernel: 1, relu: true}
+  - {name: c3, type: conv, out_channels: 232, kernel: 1, relu: true}
+)");
+}
+
 TEST_F(RtlPoolBoundaries, AConvStartingOnRowsAgrees) {
   // No pool: c3's first maps wait for the rows of c2 it reads (RowsDone),
   // not for c2's LayerDone: 202,304 cycles, about 2 s of RTL.

@@ -74,6 +74,10 @@ struct CompileOptions {
   /// load the next conv's first weights beside the last step of the layer
   /// before, not behind the pool's maps (emitProgram).
   bool EarlyWeights = true;
+  /// Spread a layer's first weights over the steps of the layer before
+  /// that keep one weight set (its other bank stays free), not all in its
+  /// last step's prefetch (emitProgram).
+  bool SpreadWeights = true;
   /// Hardware loops for code size: a run of DMA operations whose addresses
   /// advance by constant steps (a region's rows, a tile's rows) becomes a
   /// control-core loop instead of one operation after another.
