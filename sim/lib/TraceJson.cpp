@@ -67,22 +67,31 @@ std::string TraceRecorder::toJson(uint64_t TotalCycles) const {
   // Each track gets the finest rule that fits its share of the budget. The
   // tracks are served from the fewest recorded slices to the most, each
   // taking an equal share of what is left, so that a track of many short
-  // slices (the control core's stalls) is merged before a sparse one.
+  // slices (the control core's stalls) is merged before a sparse one. Each
+  // track's floor (a slice per run of one layer's work) is set aside first
+  // and the shares are of the budget beyond the floors: a track served
+  // early must not take slices a later one cannot do without (ResNet-50's
+  // fused pairs alternate layers group by group, and its DRAM track alone
+  // needs 1,455 slices), so the budget holds wherever the floors fit in it.
   MergeRule Rules[NumTracks];
   size_t Recorded = 0;
   {
     int Order[NumTracks];
+    size_t Floor[NumTracks], Floors = 0;
+    const MergeRule Coarsest{2, uint64_t(1) << 62};
     for (int T = 0; T < NumTracks; ++T) {
       Order[T] = T;
       Recorded += Tracks[T].size();
+      Floor[T] = countSlices(Tracks[T], Coarsest);
+      Floors += Floor[T];
     }
     std::stable_sort(Order, Order + NumTracks,
                      [&](int A, int B) { return Tracks[A].size() < Tracks[B].size(); });
-    size_t Left = MaxSlices;
+    size_t Left = MaxSlices > Floors ? MaxSlices - Floors : 0; // beyond the floors
     for (int K = 0; K < NumTracks; ++K) {
       int T = Order[K];
-      Rules[T] = chooseRule(Tracks[T], Left / (NumTracks - K));
-      Left -= std::min(Left, countSlices(Tracks[T], Rules[T]));
+      Rules[T] = chooseRule(Tracks[T], Floor[T] + Left / (NumTracks - K));
+      Left -= std::min(Left, countSlices(Tracks[T], Rules[T]) - Floor[T]);
     }
   }
 
