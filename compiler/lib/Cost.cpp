@@ -290,8 +290,54 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 
+/// A fused pair whose producer is a dense conv that stores too
+/// (LayerPlan::StoresToo), group of tiles by group: the producer's steps,
+/// whose channel time is its residual, stores and weights (its maps load
+/// during the group before), then the 1x1 convs' steps, whose channel time
+/// is their weights and stores and the next group's producer maps. Each
+/// phase takes the longer of its compute and its channel time: the
+/// residual loads one step ahead into the output region, so the producer's
+/// traffic does not move under the 1x1 steps (ResNet-50's layer1 pairs at
+/// 2x56 tiles: 65 k cycles a group of 4 tiles, 456 k in all, as simulated).
+static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                          const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
+  const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
+  const ir::Layer &L = *D.L;
+  const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
+  auto Blocks = [&](const LayerPlan &P) { // weight bytes of one output group
+    uint64_t Words = 0;
+    for (unsigned C = 0; C < P.NChunks; ++C)
+      Words += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
+    return V * Word * Words;
+  };
+  const uint64_t Out = uint64_t(D.Frames) * L.Out.elems() * 2;
+  const uint64_t Maps = uint64_t(D.NTiles) * D.R * D.Wt * L.In.C * 2 *
+                        (D.NChunks > 1 ? D.NOg : 1); // chunks again for each group
+  const uint64_t DBytes = Out * (L.HasResidual ? 2 : 1) + Groups * D.NOg * Blocks(D);
+  const uint64_t CD = convCompute(D, summarize(D, Hw.cus()), Hw);
+  uint64_t CP = 0, PBytes = Maps;
+  std::vector<uint64_t> Own;
+  for (const LayerPlan &P : Ps) {
+    Own.push_back(convCompute(P, summarize(P, Hw.cus()), Hw));
+    CP += Own.back();
+    PBytes += Groups * P.NOg * Blocks(P) + uint64_t(P.Frames) * P.L->Out.elems() * 2;
+  }
+  const uint64_t PhaseD = std::max(CD, timing::dmaChannelCycles(Hw, DBytes)) / Groups;
+  const uint64_t PhaseP = std::max(CP, timing::dmaChannelCycles(Hw, PBytes)) / Groups;
+  const uint64_t Exposed = timing::dmaChannelCycles(Hw, Maps / Groups);
+  const Cost Total(Groups * (PhaseD + PhaseP) + Exposed, DBytes + PBytes, Hw);
+  if (Shares) {
+    Shares->assign(1, Groups * PhaseD + Exposed);
+    for (uint64_t O : Own)
+      Shares->push_back(Groups * PhaseP * O / std::max<uint64_t>(1, CP));
+  }
+  return Total;
+}
+
 Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
+  if (D.StoresToo)
+    return densePairCost(D, Ps, Hw, Shares);
   const ir::Layer &DL = *D.L;
   const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
   // The depthwise maps of every tile and chunk (each CU loads its own tile),

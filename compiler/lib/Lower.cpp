@@ -537,7 +537,7 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       if (S.LastWUse)
         E.signal(Unit::Compute, WFree + S.WBuf);
     }
-    if (S.Writes || P.ToMid)
+    if (S.Writes || (P.ToMid && !P.StoresToo)) // a dense producer's last chunk
       writeBack(S, R0, Rows);
   }
   if (S.Writes)
@@ -558,8 +558,9 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // a fused depthwise output's pixel e at pixel e of the area, its chunk's
   // channels at their offset in the 1x1 conv's full depth (only the compute
   // unit touches the area: no semaphore).
-  const unsigned Pitch = P.ToMid ? L.Out.C : G;
-  const uint32_t Base = P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
+  const bool Area = P.ToMid && !P.StoresToo; // the area only
+  const unsigned Pitch = Area ? L.Out.C : G;
+  const uint32_t Base = Area ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
   const bool Halves = P.writesBanked();
   const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;
@@ -575,12 +576,25 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     if (RowBegin == 0)
       E.wait(Unit::Compute, ResFull + S.OutBuf);
     E.emit(AccMove(Opcode::VPRE, L.InFrac + L.WFrac - L.ResFrac));
-  } else if (RowBegin == 0 && !P.ToMid) {
+  } else if (RowBegin == 0 && !Area) {
     E.wait(Unit::Compute, OutFree + S.OutBuf);
   }
   Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
+  if (P.StoresToo) {
+    // The same entries again (vwb leaves the accumulators as they are)
+    // into the area, the output group's channels at their offset of each
+    // pixel: the 1x1 convs after it read them there.
+    E.emit(Wb);
+    const unsigned Og = S.round().firstOg();
+    E.li(4, 0);
+    E.li(9, midBase(S) + P.OcBase + Og * P.ogChannels(G) + Row0 * L.Out.C);
+    Inst Copy = Wb;
+    Copy.bstride = L.Out.C;
+    E.emit(Copy);
+    return;
+  }
   if (!Halves) {
     E.emit(Wb);
     return;

@@ -141,6 +141,12 @@ struct LayerPlan {
   /// depthwise rounds (one per channel chunk), then each 1x1 conv's rounds
   /// (one per output group).
   bool ToMid = false, FromMid = false;
+  /// A dense 1x1 conv as a fused pair's producer (Fuse.cpp): each output
+  /// group's writeback goes to the output region and is stored, as any
+  /// conv's (later layers and residuals read its tensor), and is written
+  /// again into the area for the 1x1 convs after it (ResNet's block output
+  /// and the next block's first conv).
+  bool StoresToo = false;
   /// The depthwise layer of the fused pair (-1: not fused), and for a 1x1
   /// plan the ordinal of that layer (Compiler.cpp).
   int FusedWith = -1, ProducerOrdinal = -1;

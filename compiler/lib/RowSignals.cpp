@@ -90,8 +90,9 @@ static std::pair<unsigned, unsigned> readChannels(const Step &S) {
 static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector<Step> &Q,
                                    unsigned G) {
   // (C may be a fused pair's steps: its 1x1 conv's write.)
-  const LayerPlan &CP =
-      *std::find_if(C.begin(), C.end(), [](const Step &S) { return S.Writes; })->P;
+  // (A dense producer's steps store its own tensor.)
+  auto Stores = [](const Step &S) { return S.Writes && !S.P->ToMid; };
+  const LayerPlan &CP = *std::find_if(C.begin(), C.end(), Stores)->P;
   const unsigned H = CP.L->Out.H;
   const LayerPlan &QP = *Q.front().P;
   // Channel blocks: the distinct channel ranges C's steps write, where Q
@@ -110,7 +111,7 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
   // DoneAt[row][block]: the last step of C storing that part of the row.
   std::vector<std::vector<size_t>> DoneAt(size_t(CP.Frames) * H);
   for (size_t K = 0; K < C.size(); ++K) {
-    if (!C[K].Writes)
+    if (!Stores(C[K]))
       continue;
     for (const Work &W : C[K].round().Cus) {
       if (!W.active())

@@ -26,9 +26,11 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
     S.RoundIdx = RoundIdx;
     S.Chunk = Chunk;
     S.InOffset = P.ShareOffset;
-    // A fused depthwise step writes back on chip only (LayerPlan::ToMid).
-    S.Writes = !P.ToMid && (!P.IsConv || P.Depthwise ||
-                            Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
+    // A fused depthwise step writes back on chip only (LayerPlan::ToMid),
+    // a fused dense one stores too.
+    S.Writes =
+        (!P.ToMid || P.StoresToo) &&
+        (!P.IsConv || P.Depthwise || Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
     Steps.push_back(S);
   };
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
@@ -94,7 +96,7 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   // producer whose channels are whole output groups), first chunk first:
   // the order in which the conv before it stores them, so that its first
   // chunks may load while that conv still computes (startOnRows).
-  const bool FirstFirst = G && D.Depthwise && D.L->Out.C % G == 0;
+  const bool FirstFirst = (G && D.Depthwise && D.L->Out.C % G == 0) || D.StoresToo;
   std::vector<Step> Out;
   const size_t PerD = DS.size() / Groups;
   for (size_t Gr = 0; Gr < Groups; ++Gr) {

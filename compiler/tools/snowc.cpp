@@ -174,6 +174,11 @@ static cl::opt<bool> NoPadPixels(
     cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
              "are not whole DRAM bursts and layers move it in channel groups"),
     cl::cat(Cat));
+static cl::opt<bool> NoFuseDense(
+    "no-fuse-dense",
+    cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
+             "stores its output and writes it on chip for them)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -273,6 +278,7 @@ static int compileModel() {
   Opts.StartOnChannels = !NoStartOnChannels;
   Opts.FullDepthPairs = !NoFullDepthPairs;
   Opts.FuseDepthwise = !NoFuseDepthwise;
+  Opts.FuseDense = !NoFuseDense;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

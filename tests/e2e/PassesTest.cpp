@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/SharedModels.h"
 #include "Harness.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
@@ -270,6 +271,37 @@ TEST(Passes, ALayersFirstWeightsSpreadOverTheRoundsBefore) {
   expectFaster(R, "c2");
   expectFaster(R, "c3");
   EXPECT_LT(R.On.Stats.Cycles * 10, R.Off.Stats.Cycles * 9) << "over 10 % saved";
+}
+
+TEST(Passes, ADenseConvFeedsTheOneByOnesAfterItOnChip) {
+  // A ResNet block's last 1x1 conv (its residual the block's input) and the
+  // next block's first: fused, the first stores its output (the next
+  // residual) and writes it into the area too, and the second loads none
+  // of it (DensePairYaml, tests/support/SharedModels.h).
+  const OnOff R = withAndWithout(DensePairYaml, "zc706", &compiler::CompileOptions::FuseDense);
+  // (Loads are booked to the layer whose step is running: the producer's
+  // next maps load during b1's steps.)
+  auto PairReads = [](const RunResult &Run) {
+    return layerNamed(Run, "a3")->DramReadBytes + layerNamed(Run, "b1")->DramReadBytes;
+  };
+  const uint64_t A3Out = 256 * 28 * 28 * 2;
+  EXPECT_LT(PairReads(R.On) + A3Out * 3 / 4, PairReads(R.Off))
+      << "b1 does not load a3's output (its weights load again each group of tiles)";
+  EXPECT_EQ(layerNamed(R.On, "a3")->DramWriteBytes, layerNamed(R.Off, "a3")->DramWriteBytes)
+      << "a3 still stores its output";
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  // On narrow8 (a weights bank of 128 channels) the producer a's 512 input
+  // channels come in four chunks: only its last chunk writes back, to the
+  // output region and the area.
+  const std::string Chunked = header("chunked", 512, 20, 20) + R"(
+  - {name: a, type: conv, out_channels: 256, kernel: 1, relu: true}
+  - {name: p, type: conv, out_channels: 512, kernel: 1}
+  - {name: add, type: add, inputs: [p, data], relu: true}
+  - {name: q, type: conv, out_channels: 256, kernel: 1, relu: true}
+)";
+  const OnOff N = withAndWithout(Chunked, "narrow8", &compiler::CompileOptions::FuseDense);
+  EXPECT_LT(N.On.Stats.DramReadBytes, N.Off.Stats.DramReadBytes);
+  EXPECT_LT(N.On.Stats.Cycles, N.Off.Stats.Cycles);
 }
 
 TEST(Passes, DmaLoopsKeepCodeCompact) {
@@ -638,16 +670,16 @@ TEST(Passes, PaddedPixelsStartChannelGroupsOnBursts) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 44; ++K) {
-    const std::string &Yaml = K < 22 ? FewChannels : Pairs;
+  for (int K = 0; K < 46; ++K) {
+    const std::string &Yaml = K < 23 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,     &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
                      &O.PipelinePools,    &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights,
                      &O.SharePoolRegions, &O.StartOnRows,   &O.PadPixels,     &O.StartOnChannels,
-                     &O.FullDepthPairs,   &O.SpreadWeights};
-    *Flags[K % 22] = false;
+                     &O.FullDepthPairs,   &O.SpreadWeights, &O.FuseDense};
+    *Flags[K % 23] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -226,6 +226,12 @@ layers:
                     "+fused<");
 }
 
+/// A dense 1x1 conv fused with the 1x1 conv after it (LayerPlan::StoresToo):
+/// each of its output groups written back twice, to the output region
+/// (stored, with its residual) and into the area the next conv reads
+/// (DensePairYaml, tests/support/SharedModels.h): 240,628 cycles.
+TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml, "+fused>"); }
+
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
 /// the depthwise conv writes each band's even columns to one bank and its
 /// odd ones to the next, and the 24-channel 1x1 conv's vmacp reads a pixel

@@ -10,6 +10,26 @@
 
 namespace snow::test {
 
+/// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
+/// input as its residual, whose output the next block's first conv b1 (a
+/// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a
+/// dense fused producer (docs/compiler.md, step 9b, "dense producers"):
+/// each output group stored and written again into the area, which b1
+/// reads instead of loading a3's output (242,150 -> 240,628 cycles).
+inline const char *const DensePairYaml = R"(name: densepair
+input: {name: data, shape: [256, 28, 28]}
+weights: {seed: 5}
+layers:
+  - {name: a1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: a3, type: conv, out_channels: 256, kernel: 1}
+  - {name: add1, type: add, inputs: [a3, data]}
+  - {name: r1, type: relu}
+  - {name: b1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: b3, type: conv, out_channels: 256, kernel: 1}
+  - {name: add2, type: add, inputs: [b3, r1]}
+  - {name: r2, type: relu}
+)";
+
 /// GoogLeNet's inception block 3b and pool3 in small (pool3 pooled branch
 /// by branch, docs/model-format.md step 7a). At a batch its 3x3 conv b
 /// hosts two pools (docs/compiler.md, step 9a, "two pools"): the block's

@@ -136,6 +136,11 @@ struct CompileOptions {
   /// no layer moves it through DRAM (Fuse.cpp; docs/compiler.md, step 9b).
   /// Where the cost model says it pays.
   bool FuseDepthwise = true;
+  /// Let a dense 1x1 conv be a fused pair's producer too (Fuse.cpp): its
+  /// output groups are stored and also written into the area, which the
+  /// 1x1 convs right after it read (LayerPlan::StoresToo). Needs
+  /// FuseDepthwise.
+  bool FuseDense = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
