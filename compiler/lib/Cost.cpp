@@ -311,9 +311,14 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
     return V * Word * Words;
   };
   const uint64_t Out = uint64_t(D.Frames) * L.Out.elems() * 2;
-  const uint64_t Maps = uint64_t(D.NTiles) * D.R * D.Wt * L.In.C * 2 *
-                        (D.NChunks > 1 ? D.NOg : 1); // chunks again for each group
-  const uint64_t DBytes = Out * (L.HasResidual ? 2 : 1) + Groups * D.NOg * Blocks(D);
+  // Chunked, the maps load again for each output group; a full-depth
+  // producer loads them once a group, its residual with them, under the
+  // 1x1 steps of the group before (LayerPlan::groupResidual).
+  const uint64_t Res = L.HasResidual ? Out : 0;
+  const uint64_t Maps =
+      uint64_t(D.NTiles) * D.R * D.Wt * L.In.C * 2 * (D.NChunks > 1 && !D.FullDepth ? D.NOg : 1) +
+      (D.groupResidual() ? Res : 0);
+  const uint64_t DBytes = Out + (D.groupResidual() ? 0 : Res) + Groups * D.NOg * Blocks(D);
   const uint64_t CD = convCompute(D, summarize(D, Hw.cus()), Hw);
   uint64_t CP = 0, PBytes = Maps;
   std::vector<uint64_t> Own;

@@ -43,7 +43,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Low.loadWeights(S);
     if (Maps && S.NewMap && !Preloaded[I] && S.ChunkAt.empty())
       Low.loadMaps(S);
-    if (Residual && S.Writes && S.P->L->HasResidual)
+    if (Residual && S.Writes && S.P->L->HasResidual && !S.P->groupResidual())
       Low.loadResidual(S);
   };
   auto Body = [&](const Step &S, const Emitter::Block *Mid) {

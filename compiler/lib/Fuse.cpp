@@ -206,8 +206,11 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // A full-depth producer reads a chunk's channels at their offset in
     // each pixel: whole 64-channel groups for a depthwise conv (its last
     // chunk's vdw reads a group's width), whole lane groups for a pool.
+    // A dense producer goes full depth to bring its residual with its maps
+    // (LayerPlan::groupResidual).
     const bool FullOk =
-        !Dense && Opts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
+        Dense ? Opts.FullDepthPairs && D.L->HasResidual
+              : Opts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
     for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
@@ -246,7 +249,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         if (FullOk && !Banked) {
           LayerPlan Full = Dn;
           Full.FullDepth = true;
-          if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), Extra, B) &&
+          const unsigned FullExtra = Dense ? R * Wt * Depth : Extra; // the residual tile
+          if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), FullExtra, B) &&
               Full.NTiles > NCu)
             Ways.push_back(std::move(Full));
         }

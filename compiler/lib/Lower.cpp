@@ -137,6 +137,8 @@ void Lowerer::loadMaps(const Step &S) {
   // A full-depth producer's region too at once: a row of the tile is one
   // run of pixels in DRAM, where its chunks would be a DMA row a pixel each.
   loadRegion(S, P.In, inBase(S) + P.InSkew);
+  if (P.groupResidual())
+    loadGroupResidual(S, inBase(S) + P.residualOffset());
   if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
     loadRegion(S, P.In2, inBase(S) + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
   regionLoaded(S);
@@ -531,14 +533,18 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   for (unsigned R0 = 0; R0 < Rd.ExtR; R0 += Band) {
     const unsigned Rows = std::min(Band, Rd.ExtR - R0);
     convLoop(S, R0 == 0 ? Mid : nullptr, R0, Rows);
+    // A group residual is read by the writeback: the region is free after it.
+    const bool FreeIn = S.LastMapUse && !S.DeferInFree;
     if (R0 + Rows == Rd.ExtR) {
-      if (S.LastMapUse && !S.DeferInFree)
+      if (FreeIn && !P.groupResidual())
         E.signal(Unit::Compute, InFree + S.InBuf);
       if (S.LastWUse)
         E.signal(Unit::Compute, WFree + S.WBuf);
     }
     if (S.Writes || (P.ToMid && !P.StoresToo)) // a dense producer's last chunk
       writeBack(S, R0, Rows);
+    if (R0 + Rows == Rd.ExtR && FreeIn && P.groupResidual())
+      E.signal(Unit::Compute, InFree + S.InBuf);
   }
   if (S.Writes)
     E.signal(Unit::Compute, OutFull + S.OutBuf);
@@ -571,7 +577,18 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     I.shift = Shift;
     return I;
   };
-  if (L.HasResidual) {
+  if (P.groupResidual()) {
+    // The residual came with the group's maps (InFull): its output group's
+    // channels of each pixel, C apart.
+    if (RowBegin == 0)
+      E.wait(Unit::Compute, OutFree + S.OutBuf);
+    const unsigned Og = S.round().firstOg();
+    E.li(9, inBase(S) + P.residualOffset() + P.OcBase + Og * P.ogChannels(G) + Row0 * L.Out.C);
+    Inst Pre = accMove(Opcode::VPRE, Rows * Rd.ExtC >> P.PixLog, L.Out.C);
+    Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
+    E.emit(Pre);
+    E.li(9, Base + Row0 * Pitch);
+  } else if (L.HasResidual) {
     // The load unit already waited for the output region (loadResidual).
     if (RowBegin == 0)
       E.wait(Unit::Compute, ResFull + S.OutBuf);
@@ -658,6 +675,23 @@ void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned F
     }
     dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op,
               F.at(T.OY0, T.OX0, Lo - First), Buf, Cu, T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
+  }
+}
+
+void Lowerer::loadGroupResidual(const Step &S, uint32_t Base) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->Out.C;
+  const TensorView &V = P.Res;
+  const Round &Rd = S.round();
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    const TensorView F = V.frame(T.Frame);
+    // Pixel (r, c) of the tile at (r x ExtC + c) x C, as the writeback's
+    // entries and the area.
+    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * C, Opcode::LD_MAP, F.at(T.OY0, T.OX0, 0),
+              Base, Cu, T.VC, C, int64_t(V.Stride) * 2, C, 1u << Cu);
   }
 }
 

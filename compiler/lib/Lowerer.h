@@ -61,6 +61,9 @@ public:
   /// (at their offset), and the padding with chunk 0.
   void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1);
   void loadResidual(const Step &S);
+  /// A dense producer's residual tile of every output channel, for each
+  /// CU, at Base of its input region (LayerPlan::groupResidual).
+  void loadGroupResidual(const Step &S, uint32_t Base);
   /// Emits step S's compute; Mid (the next step's loads, or their tail) goes
   /// half way through its trace loop, or before it if the loop is too short.
   void compute(const Step &S, const Emitter::Block *Mid = nullptr);

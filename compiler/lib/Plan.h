@@ -147,6 +147,13 @@ struct LayerPlan {
   /// again into the area for the 1x1 convs after it (ResNet's block output
   /// and the next block's first conv).
   bool StoresToo = false;
+  /// A full-depth dense producer with a residual loads each group's
+  /// residual tile (all its channels) into its input region after the maps,
+  /// with them, while the group before runs its 1x1 steps, and vpre reads
+  /// it there, not from the output region (Fuse.cpp).
+  bool groupResidual() const { return StoresToo && FullDepth && L->HasResidual; }
+  /// Where in the input region that residual tile starts: after the maps.
+  unsigned residualOffset() const { return RowsIn * ColsIn * L->In.C; }
   /// The depthwise layer of the fused pair (-1: not fused), and for a 1x1
   /// plan the ordinal of that layer (Compiler.cpp).
   int FusedWith = -1, ProducerOrdinal = -1;

@@ -328,7 +328,7 @@ bool snow::compiler::startOnRows(std::vector<Step> &C, std::vector<Step> &Q, uns
   std::vector<size_t> Owner;
   for (size_t J = 0; J < Q.size(); ++J) {
     const LayerPlan &P = *Q[J].P;
-    if (G && P.ToMid && P.FullDepth && J == 0) {
+    if (G && P.ToMid && P.FullDepth && !P.StoresToo && J == 0) {
       Chunked = P;
       Chunked->FullDepth = false;
       for (unsigned Ch = 0; Ch < P.NChunks; ++Ch) {

@@ -228,8 +228,9 @@ layers:
 
 /// A dense 1x1 conv fused with the 1x1 conv after it (LayerPlan::StoresToo):
 /// each of its output groups written back twice, to the output region
-/// (stored, with its residual) and into the area the next conv reads
-/// (DensePairYaml, tests/support/SharedModels.h): 240,628 cycles.
+/// (stored, with its residual) and into the area the next conv reads, the
+/// residual loaded with the group's maps (DensePairYaml,
+/// tests/support/SharedModels.h): 235,523 cycles.
 TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml, "+fused>"); }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
