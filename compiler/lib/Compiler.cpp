@@ -294,7 +294,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     for (size_t K = 0; K < Plans->size(); ++K) {
       const LayerPlan &P = (*Plans)[K];
       (*Parts)[Parts->size() - Plans->size() + K].OutPixelStride =
-          (P.ToMid && !P.StoresToo) || !Pieces[P.Index].empty() ? 0 : (*Views)[P.Index].Stride;
+          P.areaOnly() || !Pieces[P.Index].empty() ? 0 : (*Views)[P.Index].Stride;
     }
   // Which planned layer each layer's data is complete after: its own
   // ordinal (the position of its plans in program order; every part of a

@@ -290,26 +290,30 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 
+/// Weight words of one output group of conv plan P: every chunk's kernel
+/// block, and the tail (bias, activation table) with the first.
+static uint64_t ogWeightWords(const LayerPlan &P) {
+  uint64_t Words = 0;
+  for (unsigned C = 0; C < P.NChunks; ++C)
+    Words += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
+  return Words;
+}
+
 /// A fused pair whose producer is a dense conv that stores too
 /// (LayerPlan::StoresToo), group of tiles by group: the producer's steps,
-/// whose channel time is its residual, stores and weights (its maps load
-/// during the group before), then the 1x1 convs' steps, whose channel time
-/// is their weights and stores and the next group's producer maps. Each
-/// phase takes the longer of its compute and its channel time: the
-/// residual loads one step ahead into the output region, so the producer's
-/// traffic does not move under the 1x1 steps (ResNet-50's layer1 pairs at
-/// 2x56 tiles: 65 k cycles a group of 4 tiles, 456 k in all, as simulated).
+/// whose channel time is its stores and weights (and its residual, where
+/// that loads one step ahead into the output region), then the 1x1 convs'
+/// steps, whose channel time is their weights and stores and the next
+/// group's producer maps (and its residual, where that comes with them:
+/// LayerPlan::groupResidual). Each phase takes the longer of its compute
+/// and its channel time (ResNet-50's layer1 pairs with the residual step
+/// by step: 65 k cycles a group of 2x56 tiles, 456 k in all, as simulated).
 static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                           const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
   const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
   const ir::Layer &L = *D.L;
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
-  auto Blocks = [&](const LayerPlan &P) { // weight bytes of one output group
-    uint64_t Words = 0;
-    for (unsigned C = 0; C < P.NChunks; ++C)
-      Words += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
-    return V * Word * Words;
-  };
+  auto Blocks = [&](const LayerPlan &P) { return V * Word * ogWeightWords(P); };
   const uint64_t Out = uint64_t(D.Frames) * L.Out.elems() * 2;
   // Chunked, the maps load again for each output group; a full-depth
   // producer loads them once a group, its residual with them, under the
@@ -357,10 +361,7 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
     const RoundSummary S = summarize(P, Hw.cus());
     Own.push_back(convCompute(P, S, Hw));
     Compute += Own.back();
-    uint64_t PWords = 0;
-    for (unsigned C = 0; C < P.NChunks; ++C)
-      PWords += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
-    Bytes += S.OgLoads * V * Word * PWords + P.L->Out.elems() * 2;
+    Bytes += S.OgLoads * V * Word * ogWeightWords(P) + P.L->Out.elems() * 2;
     if (!FirstWeights)
       FirstWeights = S.Rounds.front().Ogs * V * Word * (P.kernelWords(0) + P.TailWords);
   }

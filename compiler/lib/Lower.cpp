@@ -530,18 +530,18 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
          "a depthwise step is its output group's only step");
   if (S.NewW)
     E.wait(Unit::Compute, WFull + S.WBuf);
+  // A group residual is read by the writeback: the region is free after it.
+  const bool FreeIn = S.LastMapUse && !S.DeferInFree;
   for (unsigned R0 = 0; R0 < Rd.ExtR; R0 += Band) {
     const unsigned Rows = std::min(Band, Rd.ExtR - R0);
     convLoop(S, R0 == 0 ? Mid : nullptr, R0, Rows);
-    // A group residual is read by the writeback: the region is free after it.
-    const bool FreeIn = S.LastMapUse && !S.DeferInFree;
     if (R0 + Rows == Rd.ExtR) {
       if (FreeIn && !P.groupResidual())
         E.signal(Unit::Compute, InFree + S.InBuf);
       if (S.LastWUse)
         E.signal(Unit::Compute, WFree + S.WBuf);
     }
-    if (S.Writes || (P.ToMid && !P.StoresToo)) // a dense producer's last chunk
+    if (S.Writes || P.areaOnly()) // a dense producer's last chunk only
       writeBack(S, R0, Rows);
     if (R0 + Rows == Rd.ExtR && FreeIn && P.groupResidual())
       E.signal(Unit::Compute, InFree + S.InBuf);
@@ -564,12 +564,16 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // a fused depthwise output's pixel e at pixel e of the area, its chunk's
   // channels at their offset in the 1x1 conv's full depth (only the compute
   // unit touches the area: no semaphore).
-  const bool Area = P.ToMid && !P.StoresToo; // the area only
+  const bool Area = P.areaOnly();
   const unsigned Pitch = Area ? L.Out.C : G;
   const uint32_t Base = Area ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
   const bool Halves = P.writesBanked();
   const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;
+  // A dense producer's output group, at its channels of each pixel (C
+  // apart) in the area and in its group residual.
+  const uint32_t OgAt =
+      P.StoresToo ? P.OcBase + Rd.firstOg() * P.ogChannels(G) + Row0 * L.Out.C : 0;
   E.li(4, 0);
   E.li(9, Base + Row0 * Pitch);
   auto AccMove = [&](Opcode Op, int64_t Shift) {
@@ -582,8 +586,7 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     // channels of each pixel, C apart.
     if (RowBegin == 0)
       E.wait(Unit::Compute, OutFree + S.OutBuf);
-    const unsigned Og = S.round().firstOg();
-    E.li(9, inBase(S) + P.residualOffset() + P.OcBase + Og * P.ogChannels(G) + Row0 * L.Out.C);
+    E.li(9, inBase(S) + P.residualOffset() + OgAt);
     Inst Pre = accMove(Opcode::VPRE, Rows * Rd.ExtC >> P.PixLog, L.Out.C);
     Pre.shift = L.InFrac + L.WFrac - L.ResFrac;
     E.emit(Pre);
@@ -604,9 +607,8 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     // into the area, the output group's channels at their offset of each
     // pixel: the 1x1 convs after it read them there.
     E.emit(Wb);
-    const unsigned Og = S.round().firstOg();
     E.li(4, 0);
-    E.li(9, midBase(S) + P.OcBase + Og * P.ogChannels(G) + Row0 * L.Out.C);
+    E.li(9, midBase(S) + OgAt);
     Inst Copy = Wb;
     Copy.bstride = L.Out.C;
     E.emit(Copy);

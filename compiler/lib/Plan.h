@@ -147,6 +147,9 @@ struct LayerPlan {
   /// again into the area for the 1x1 convs after it (ResNet's block output
   /// and the next block's first conv).
   bool StoresToo = false;
+  /// A fused producer that writes the area only and stores nothing (a
+  /// depthwise conv or pool; a dense producer stores too).
+  bool areaOnly() const { return ToMid && !StoresToo; }
   /// A full-depth dense producer with a residual loads each group's
   /// residual tile (all its channels) into its input region after the maps,
   /// with them, while the group before runs its 1x1 steps, and vpre reads

@@ -28,9 +28,8 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
     S.InOffset = P.ShareOffset;
     // A fused depthwise step writes back on chip only (LayerPlan::ToMid),
     // a fused dense one stores too.
-    S.Writes =
-        (!P.ToMid || P.StoresToo) &&
-        (!P.IsConv || P.Depthwise || Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
+    S.Writes = !P.areaOnly() && (!P.IsConv || P.Depthwise ||
+                                 Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
     Steps.push_back(S);
   };
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {

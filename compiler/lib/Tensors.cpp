@@ -58,7 +58,7 @@ TensorUse tensorUse(const ir::Graph &G, const isa::HwConfig &Hw,
       U.Accesses.push_back({unsigned(L.Residual), P.NOg > 1 ? P.ogChannels(G0) : 0});
     // A merged conv owns no tensor: its stores into its slices' tensors
     // are not counted (its own index is never placed).
-    if (!P.ToMid || P.StoresToo)
+    if (!P.areaOnly())
       U.Accesses.push_back({P.Index, Groups ? Og : 0});
   }
   return U;

@@ -43,6 +43,9 @@ size_t countSlices(const std::vector<TraceRecorder::Slice> &V, const MergeRule &
   return N;
 }
 
+/// The largest level-2 gap tried: every gap within one layer's run.
+constexpr uint64_t MaxGap = uint64_t(1) << 62;
+
 /// The finest rule that merges V into at most Budget slices (the coarsest
 /// there is when none does).
 MergeRule chooseRule(const std::vector<TraceRecorder::Slice> &V, size_t Budget) {
@@ -50,7 +53,7 @@ MergeRule chooseRule(const std::vector<TraceRecorder::Slice> &V, size_t Budget) 
   for (R.Level = 0; R.Level < 2; ++R.Level)
     if (countSlices(V, R) <= Budget)
       return R;
-  for (R.Gap = 1; R.Gap < (uint64_t(1) << 62); R.Gap *= 2)
+  for (R.Gap = 1; R.Gap < MaxGap; R.Gap *= 2)
     if (countSlices(V, R) <= Budget)
       break;
   return R;
@@ -78,7 +81,7 @@ std::string TraceRecorder::toJson(uint64_t TotalCycles) const {
   {
     int Order[NumTracks];
     size_t Floor[NumTracks], Floors = 0;
-    const MergeRule Coarsest{2, uint64_t(1) << 62};
+    const MergeRule Coarsest{2, MaxGap};
     for (int T = 0; T < NumTracks; ++T) {
       Order[T] = T;
       Recorded += Tracks[T].size();
