@@ -386,8 +386,11 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
       (Compute - Own[0]) / Groups * std::min<uint64_t>(2, Steps) / std::max<uint64_t>(1, Steps);
   const uint64_t Later = D.FullDepth ? (GroupLoad > Under ? GroupLoad - Under : 0)
                                      : GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks;
+  // A full-depth producer's first group loads chunk by chunk as the layer
+  // before stores each (RowSignals.cpp: startOnRows): its last chunk waits.
+  const uint64_t First = D.FullDepth ? GroupLoad / D.NChunks : GroupLoad;
   const uint64_t Exposed =
-      GroupLoad + (Groups - 1) * Later + Groups * timing::dmaChannelCycles(Hw, FirstWeights);
+      First + (Groups - 1) * Later + Groups * timing::dmaChannelCycles(Hw, FirstWeights);
   const Cost Total(
       std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
       Bytes, Hw);

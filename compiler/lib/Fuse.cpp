@@ -256,6 +256,17 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         }
         for (LayerPlan &W : Ways) {
           makeRounds(W, NCu, Packing::Tiles);
+          // One group of tiles: the producer's input full depth in one
+          // whole input region, the area in the other (LayerPlan::
+          // FullDepth): its chunks all load ahead, each as the layer
+          // before stores it (RowSignals.cpp: startOnRows).
+          if (Opts.FullDepthPairs && W.Depthwise && !W.FullDepth && !W.Banked &&
+              W.Rounds.size() == W.NOg && W.L->Out.C % Gch == 0) {
+            LayerPlan Full = W;
+            Full.FullDepth = true;
+            if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B))
+              W = std::move(Full);
+          }
           std::vector<LayerPlan> Pn = Ps;
           for (LayerPlan &P : Pn) {
             if (Banked) {
@@ -280,16 +291,6 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     if (!Best || BestCost.Cycles >= (Dense ? Apart - Apart / 50 : Apart))
       continue;
     auto &[Dn, Pn] = *Best;
-    // One group of tiles: the producer's input full depth in one whole
-    // input region, the area in the other (LayerPlan::FullDepth): its
-    // chunks all load ahead, each as the layer before stores it.
-    if (Opts.FullDepthPairs && Dn.Depthwise && !Dn.FullDepth && !Dn.Banked &&
-        Dn.Rounds.size() == Dn.NOg && Dn.L->Out.C % Gch == 0) {
-      LayerPlan Full = Dn;
-      Full.FullDepth = true;
-      if (setTile(Full, Dn.R, Dn.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B))
-        Dn = std::move(Full);
-    }
     // The estimate split as the simulator counts the layers' cycles
     // (--emit=plan).
     std::vector<uint64_t> Shares;

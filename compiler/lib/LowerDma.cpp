@@ -2,8 +2,8 @@
 //
 // The load and store unit operations the Lowerer emits (Lowerer.h): a DMA
 // split to fit its instruction's fields, a run of them as a control-core
-// loop, a fill of the maps buffer. Split from Lower.cpp, which decides what
-// they move.
+// loop, a fill of the maps buffer. Split from Lower.cpp; LowerMoves.cpp
+// decides what they move.
 //
 //===----------------------------------------------------------------------===//
 

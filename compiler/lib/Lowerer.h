@@ -4,8 +4,9 @@
 // padding fills, a fused residual), its compute (trace, pooling or
 // elementwise loops, bias, writeback) and its stores, with the semaphores of
 // the double-buffering protocol (Lower.h). Sequence.cpp decides in which
-// order the steps' parts are emitted. Defined in Lower.cpp, and the DMA
-// operations and fills in LowerDma.cpp. Internal to snow_compiler.
+// order the steps' parts are emitted. Defined in Lower.cpp (compute and
+// writeback), LowerMoves.cpp (loads and stores) and LowerDma.cpp (the DMA
+// operations and fills). Internal to snow_compiler.
 //
 // Register use in the emitted code:
 //   r1, r2   DRAM and buffer addresses of the DMA operation being issued

@@ -51,10 +51,10 @@ static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
                                     cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
 static cl::opt<bool> NoLoopReorder("no-loop-reorder", cl::desc("Always keep kernels stationary"),
                                    cl::cat(Cat));
-static cl::opt<bool> FullDepth("full-depth",
-                               cl::desc("Keep all channels of 1-wide kernels' tiles on chip across "
-                                        "weight chunks (experimental)"),
-                               cl::cat(Cat));
+static cl::opt<bool> NoFullDepth("no-full-depth",
+                                 cl::desc("Reload a 1-wide kernel's tile chunk by chunk for each "
+                                          "weight chunk, not keep all its channels on chip"),
+                                 cl::cat(Cat));
 static cl::opt<bool> NoGather("no-gather", cl::desc("Load whole regions for 1x1 strided convs"),
                               cl::cat(Cat));
 static cl::opt<bool> NoSplit("no-split-channels",
@@ -253,7 +253,7 @@ static int compileModel() {
   compiler::CompileOptions Opts;
   Opts.DoubleBuffer = !NoDoubleBuffer;
   Opts.LoopReorder = !NoLoopReorder;
-  Opts.FullDepthMaps = FullDepth;
+  Opts.FullDepthMaps = !NoFullDepth;
   Opts.GatherStrided = !NoGather;
   Opts.PreciseLayerDeps = !NoPreciseDeps;
   Opts.SplitChannels = !NoSplit;

@@ -1,0 +1,359 @@
+//===- LowerMoves.cpp - What the load and store units move in a step ------===//
+//
+// The loads of one step (its weights, in parts where EmitProgram.cpp spreads
+// them; its maps, whole or chunk by chunk, and the waits before them; a
+// residual, into the output region or with a dense producer's maps) and its
+// stores. Split from Lower.cpp, which emits the step's compute and
+// writeback; LowerDma.cpp turns each move into DMA instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerer.h"
+#include "Rounds.h"
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <tuple>
+
+using namespace snow;
+using namespace snow::compiler;
+
+namespace {
+
+/// Where one CU's tile of a step lies, in output and input coordinates.
+struct TileGeom {
+  bool Active = false;
+  unsigned Frame = 0;                        ///< Of a batch (LayerPlan::Frames).
+  unsigned OY0 = 0, OX0 = 0, VR = 0, VC = 0; ///< Output origin and valid extent.
+  int IY0 = 0, IX0 = 0;                      ///< Input origin of the region (may be < 0).
+  unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
+};
+
+TileGeom geometry(const LayerPlan &P, int Tile) {
+  TileGeom T;
+  if (Tile < 0)
+    return T;
+  const ir::Layer &L = *P.L;
+  T.Active = true;
+  T.Frame = P.frameOf(unsigned(Tile));
+  T.OY0 = unsigned(Tile) % P.tilesPerFrame() / P.NColBlocks * P.R;
+  T.OX0 = unsigned(Tile) % P.NColBlocks * P.Wt;
+  T.VR = P.validRows(unsigned(Tile));
+  T.VC = P.validCols(unsigned(Tile));
+  T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
+  T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
+  // Region row y holds input row Lo + y * Step; [A, B) are the rows inside
+  // the input. (Step > 1 only without padding, so Lo >= 0 then.)
+  auto Clip = [](int Lo, unsigned N, unsigned Size, unsigned Step, unsigned &A, unsigned &B) {
+    A = unsigned(std::clamp(-Lo, 0, int(N)));
+    int Inside = int(Size) - Lo > 0 ? (int(Size) - Lo + int(Step) - 1) / int(Step) : 0;
+    B = unsigned(std::clamp(Inside, int(A), int(N)));
+  };
+  Clip(T.IY0, P.RowsIn, L.In.H, P.StepY, T.Y0, T.Y1);
+  Clip(T.IX0, P.ColsIn, L.In.W, P.StepX, T.X0, T.X1);
+  return T;
+}
+
+/// The CU mask of every distinct value Key(work) among a round's active CUs,
+/// in order of first appearance.
+template <typename KeyFn>
+std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) {
+  std::vector<std::pair<int, uint32_t>> Out;
+  for (unsigned Cu = 0; Cu < Rd.Cus.size(); ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    int K = Key(Rd.Cus[Cu]);
+    auto It = std::find_if(Out.begin(), Out.end(), [&](auto &E) { return E.first == K; });
+    if (It == Out.end())
+      Out.push_back({K, 1u << Cu});
+    else
+      It->second |= 1u << Cu;
+  }
+  return Out;
+}
+
+} // namespace
+
+void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
+  const LayerPlan &P = *S.P;
+  // Run-time weights are another layer's output: wait for it as maps do.
+  if (P.Dynamic && S.FirstOfLayer && Part == 0)
+    for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
+  if (Part == 0)
+    E.wait(Unit::Load, WFree + S.WBuf);
+  // Blocks [N * Part / NParts, N * (Part + 1) / NParts) of the N in order.
+  const uint64_t N = weightBlocks(S);
+  uint64_t I = 0;
+  forEachWeightBlock(S, [&](unsigned K, unsigned Vm, uint32_t Mask) {
+    const uint64_t At = I++;
+    if (At < N * Part / NParts || At >= N * (Part + 1) / NParts)
+      return;
+    if (P.Dynamic) // Two rows: s's word, then the zero bias word.
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
+          int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
+    else
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
+  });
+  if (Part + 1 == NParts)
+    E.signal(Unit::Load, WFull + S.WBuf);
+}
+
+void Lowerer::forEachWeightBlock(const Step &S,
+                                 llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const {
+  // CUs computing the same output group share one load.
+  for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
+    for (unsigned Vm = 0; Vm < V; ++Vm)
+      Fn(S.P->wIndex(unsigned(Og), S.Chunk, Vm, V), Vm, Mask);
+}
+
+unsigned Lowerer::weightBlocks(const Step &S) const {
+  unsigned N = 0;
+  forEachWeightBlock(S, [&](unsigned, unsigned, uint32_t) { ++N; });
+  return N;
+}
+
+uint64_t Lowerer::weightBytes(const Step &S) const {
+  uint64_t Words = 0;
+  forEachWeightBlock(
+      S, [&](unsigned K, unsigned, uint32_t) { Words += S.P->Dynamic ? 2 : S.P->WWords[K]; });
+  return Words * Hw.weightWordBytes();
+}
+
+void Lowerer::loadMaps(const Step &S) {
+  const LayerPlan &P = *S.P;
+  // A step started on channels loads chunk by chunk, each part placed in
+  // program order by EmitProgram.cpp (Step::ChunkAt), never here.
+  assert(S.ChunkWaits.empty() && "EmitProgram.cpp loads it with loadMapsChunk");
+  waitForRegion(S);
+  // A full-depth producer's region too at once: a row of the tile is one
+  // run of pixels in DRAM, where its chunks would be a DMA row a pixel each.
+  loadRegion(S, P.In, inBase(S) + P.InSkew);
+  if (P.groupResidual())
+    loadGroupResidual(S, inBase(S) + P.residualOffset());
+  if (P.Elementwise && P.L->Inputs.size() == 2 && !P.sameOperands())
+    loadRegion(S, P.In2, inBase(S) + P.R * P.Wt * P.pixelStride(S.Chunk, Lanes));
+  regionLoaded(S);
+}
+
+void Lowerer::regionLoaded(const Step &S) {
+  E.signal(Unit::Load, InFull + S.InBuf);
+  if (S.TakeMid) // A full-depth pair's area: taken once its input is loaded.
+    E.wait(Unit::Load, InFree + S.MidBuf);
+}
+
+void Lowerer::waitForRegion(const Step &S) {
+  // LayerDone is signalled once per layer, in layer order: consume the
+  // signals up to the latest layer whose output this one reads.
+  // A pipelined pool waits for the layers before the conv it reads, and
+  // for that conv's rows band by band.
+  if (S.FirstOfLayer)
+    for (; LayersSeenDone < S.P->NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
+  for (unsigned F = 0; F < S.DoneWaits; ++F)
+    E.wait(Unit::Load, RowsDone);
+  if (!S.SharesRegion)
+    E.wait(Unit::Load, InFree + S.InBuf);
+}
+
+void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
+  const LayerPlan &P = *S.P;
+  if (Ch == 0)
+    waitForRegion(S);
+  for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)
+    E.wait(Unit::Load, RowsDone);
+  loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
+  if (Ch + 1 == P.NChunks)
+    regionLoaded(S);
+}
+
+void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const unsigned Cin = L.In.C;
+  // A full-depth region holds every channel, whatever the step's chunk;
+  // loaded one chunk at a time (OnlyChunk), at its offset in each pixel,
+  // the padding with the first.
+  const bool Part = OnlyChunk >= 0;
+  const unsigned C0 = Part          ? P.chunkBegin(unsigned(OnlyChunk))
+                      : P.FullDepth ? 0
+                                    : P.chunkBegin(S.Chunk);
+  const unsigned Cn = Part          ? P.chunkSize(unsigned(OnlyChunk), Cin)
+                      : P.FullDepth ? Cin
+                                    : P.chunkSize(S.Chunk, Cin);
+  if (Part)
+    Base += C0;
+  const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
+  if (P.readsBanked())
+    return loadBankedRegion(S, View, Base, C0, Cn, Stride);
+  const unsigned RowElems = P.ColsIn * Stride;
+  // Padding (and windows past the input) is written with fills; identical
+  // fills of several CUs become one fill with a wider CU mask. CUs working on
+  // the same tile get it with one load.
+  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
+  for (auto [Tile, Mask] : Tiles) {
+    TileGeom T = geometry(P, Tile);
+    auto AddFill = [&, Mask = Mask](uint32_t Addr, unsigned Rows, unsigned Len) {
+      if (Rows && Len)
+        Fills[{Addr, Rows, Len}] |= Mask;
+    };
+    AddFill(Base, T.Y0, RowElems);
+    AddFill(Base + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems);
+    if (T.Y1 > T.Y0) {
+      AddFill(Base + T.Y0 * RowElems, T.Y1 - T.Y0, T.X0 * Stride);
+      AddFill(Base + T.Y0 * RowElems + T.X1 * Stride, T.Y1 - T.Y0, (P.ColsIn - T.X1) * Stride);
+    }
+  }
+  for (const auto &[Key, Mask] : Fills)
+    if (OnlyChunk <= 0) // Chunk 0 starts at the pixel (C0 = 0).
+      fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
+  for (auto [Tile, Mask] : Tiles) {
+    TileGeom T = geometry(P, Tile);
+    if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
+      continue;
+    uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;
+    auto DramAt = [&](unsigned Y, unsigned X) {
+      return View.frame(T.Frame).at(uint64_t(T.IY0 + int(Y * P.StepY)),
+                                    uint64_t(T.IX0 + int(X * P.StepX)), C0);
+    };
+    if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
+      // Whole pixels: each input row of the region is one contiguous run.
+      dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
+          T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, Mask);
+      continue;
+    }
+    dmaSeries(T.Y1 - T.Y0, int64_t(RowAddr), RowElems, Opcode::LD_MAP, DramAt(T.Y0, T.X0),
+              Base + T.Y0 * RowElems + T.X0 * Stride, 0, T.X1 - T.X0, Cn,
+              int64_t(P.StepX) * View.Stride * 2, Stride, Mask);
+  }
+}
+
+void Lowerer::loadBankedRegion(const Step &S, const TensorView &View, uint32_t Base, unsigned C0,
+                               unsigned Cn, unsigned Stride) {
+  // LayerPlan::Banked (a 1x1 conv, stride 1, unpadded: the region is the
+  // tile): column x at column x / 2 of bank x % 2 of the region. Region
+  // pixels past the input (a smaller tile of the round) are filled, so
+  // every trace reads defined maps.
+  const LayerPlan &P = *S.P;
+  const unsigned Half = P.ColsIn / 2, RowElems = Half * Stride;
+  const uint32_t Bank = Hw.mapsBankElems();
+  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  for (auto [Tile, Mask] : Tiles) {
+    const TileGeom T = geometry(P, Tile);
+    assert(T.Y0 == 0 && T.X0 == 0 && "an unpadded tile");
+    for (unsigned Side = 0; Side < 2; ++Side) {
+      const uint32_t At = Base + Side * Bank;
+      const unsigned N = (T.X1 + 1 - Side) / 2; // Columns of this parity.
+      if (T.Y1 < P.RowsIn)
+        fill(At + T.Y1 * RowElems, P.RowsIn - T.Y1, RowElems, RowElems, Mask, P.PadValue);
+      if (N < Half && T.Y1)
+        fill(At + N * Stride, T.Y1, (Half - N) * Stride, RowElems, Mask, P.PadValue);
+      if (!T.Y1 || !N)
+        continue;
+      const TensorView F = View.frame(T.Frame);
+      dmaSeries(T.Y1, int64_t(P.L->In.W) * View.Stride * 2, RowElems, Opcode::LD_MAP,
+                F.at(uint64_t(T.IY0), uint64_t(T.IX0) + Side, C0), At, 0, N, Cn,
+                int64_t(2) * View.Stride * 2, Stride, Mask);
+    }
+  }
+}
+
+/// The output channels CU Cu produces in a writing step (none: NCh = 0) and
+/// the buffer entry size.
+void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
+                          unsigned &Entry) const {
+  const LayerPlan &P = *S.P;
+  if (P.IsConv) {
+    // An entry holds pix() pixels of ogChannels() each, pixel after pixel.
+    const unsigned OgCh = P.ogChannels(G), End = P.OcBase + P.OcCount;
+    Chan0 = P.OcBase + unsigned(S.round().Cus[Cu].Og) * OgCh;
+    NCh = Chan0 < End ? std::min(OgCh, End - Chan0) : 0;
+    Entry = OgCh;
+  } else {
+    Chan0 = P.chunkBegin(S.Chunk);
+    NCh = P.chunkSize(S.Chunk, P.L->Out.C);
+    Entry = P.pixelStride(S.Chunk, Lanes);
+  }
+}
+
+/// Moves every CU's output tile of step S between the output region and the
+/// tensor V (a store, or the load of a residual), one DMA per run of pixels
+/// that is contiguous in DRAM. Only the layer's channels [First, First +
+/// Count) move, to V's channels from 0 on (a piece of a merged conv's output).
+void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First,
+                       unsigned Count) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const uint32_t Base = B.OutBase[S.OutBuf];
+  const int64_t DStride = int64_t(V.Stride) * 2;
+  const Round &Rd = S.round();
+  const uint64_t Last = uint64_t(First) + Count;
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    unsigned Chan0, NCh, Entry;
+    outputSlice(S, Cu, Chan0, NCh, Entry);
+    TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    const unsigned Lo = std::max(Chan0, First);
+    const unsigned Hi = unsigned(std::min<uint64_t>(uint64_t(Chan0) + NCh, Last));
+    if (Lo >= Hi)
+      continue;
+    const TensorView F = V.frame(T.Frame);
+    const uint32_t Buf = Base + (Lo - Chan0);
+    if (T.VC == L.Out.W && Rd.ExtC == T.VC) {
+      // Whole output rows: the tile is one run of pixels.
+      dma(Op, F.at(T.OY0, 0, Lo - First), Buf, Cu, T.VR * T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
+      continue;
+    }
+    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op,
+              F.at(T.OY0, T.OX0, Lo - First), Buf, Cu, T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
+  }
+}
+
+void Lowerer::loadGroupResidual(const Step &S, uint32_t Base) {
+  const LayerPlan &P = *S.P;
+  const unsigned C = P.L->Out.C;
+  const TensorView &V = P.Res;
+  const Round &Rd = S.round();
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    const TensorView F = V.frame(T.Frame);
+    // Pixel (r, c) of the tile at (r x ExtC + c) x C, as the writeback's
+    // entries and the area.
+    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * C, Opcode::LD_MAP, F.at(T.OY0, T.OX0, 0),
+              Base, Cu, T.VC, C, int64_t(V.Stride) * 2, C, 1u << Cu);
+  }
+}
+
+void Lowerer::store(const Step &S) {
+  E.wait(Unit::Store, OutFull + S.OutBuf);
+  if (S.P->Pieces.empty())
+    tileRuns(S, S.P->Out, Opcode::ST_MAP);
+  for (const OutPiece &Pc : S.P->Pieces)
+    tileRuns(S, Pc.View, Opcode::ST_MAP, Pc.Begin, Pc.Count);
+  E.signal(Unit::Store, OutFree + S.OutBuf);
+}
+
+void Lowerer::loadResidual(const Step &S) {
+  // The residual goes where the writeback will put the outputs, entry by
+  // entry, so it must wait for that region to be stored, like the writeback.
+  // A fused 1x1 conv loads no maps, whose wait for the layers it reads
+  // covers the residual's: it waits for the layers before its depthwise
+  // conv here (the depthwise conv signals LayerDone only after its last
+  // group, which comes after this one).
+  if (S.P->FromMid && S.FirstOfLayer)
+    for (; LayersSeenDone < S.P->ProducerOrdinal - 1; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
+  // A conv that started on the rows of the conv before it waits for that
+  // conv's last stores before its first residual: until then that conv's
+  // compute unit waits for OutFree too (emitProgram, ResidualAfterDone).
+  if (S.OnRows)
+    for (; LayersSeenDone < S.P->NeedsDone; ++LayersSeenDone)
+      E.wait(Unit::Load, LayerDone);
+  E.wait(Unit::Load, OutFree + S.OutBuf);
+  tileRuns(S, S.P->Res, Opcode::LD_MAP);
+  E.signal(Unit::Load, ResFull + S.OutBuf);
+}
