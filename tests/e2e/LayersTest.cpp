@@ -376,19 +376,21 @@ TEST(Layers, DepthwiseTilesOutgrowTheAccumulators) {
 
 TEST(Layers, OnePixelWideKernelsKeepAllChannelsAcrossChunks) {
   // 600 input channels need two weight chunks on zc706 (and more on
-  // narrow8); with a one-pixel-wide kernel the maps stay loaded across them.
-  compiler::CompileOptions O;
-  O.FullDepthMaps = true;
+  // narrow8); with a one-pixel-wide kernel the maps stay loaded across them
+  // (the default), or load chunk by chunk (--no-full-depth).
   std::string Yaml = header("deep", 600, 9, 7) +
                      R"(  - {name: a, type: conv, out_channels: 72, kernel: 1}
   - {name: b, type: conv, out_channels: 40, kernel: [3, 1], pad: [1, 0], relu: true}
 )";
-  for (const char *Hw : {"zc706", "mini64", "narrow8"}) {
-    SCOPED_TRACE(Hw);
-    RunResult R;
-    ASSERT_TRUE(runModel(Yaml, Hw, R, O));
-    EXPECT_TRUE(sameBits(R));
-  }
+  for (bool Full : {true, false})
+    for (const char *Hw : {"zc706", "mini64", "narrow8"}) {
+      SCOPED_TRACE(fmt::format("{} full depth {}", Hw, Full));
+      compiler::CompileOptions O;
+      O.FullDepthMaps = Full;
+      RunResult R;
+      ASSERT_TRUE(runModel(Yaml, Hw, R, O));
+      EXPECT_TRUE(sameBits(R));
+    }
 }
 
 } // namespace
