@@ -393,23 +393,10 @@ layers:
   EXPECT_NE(Sim.Out.find("3 frames in one run"), std::string::npos) << Sim;
 }
 
-/// Full-depth producers of several groups of tiles (Fuse.cpp): each group's
-/// tile loads whole into one input region while the group before runs its
-/// 1x1 steps on the area in the other (a max pool of 480 channels, a
-/// depthwise conv of 256).
+/// Full-depth producers of several groups of tiles (FullDepthGroupsYaml,
+/// tests/support/SharedModels.h).
 TEST_F(RtlBatch, FullDepthGroupsAgree) {
-  coSimulatePlanned("fdg.bin", R"(name: fdg
-input: {name: data, shape: [64, 28, 28]}
-weights: {seed: 2}
-layers:
-  - {name: c, type: conv, out_channels: 480, kernel: 1, relu: true}
-  - {name: mp, type: maxpool, kernel: 3, stride: 1, pad: 1}
-  - {name: pp, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: e, type: conv, out_channels: 256, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
-  - {name: q, type: conv, out_channels: 128, kernel: 1}
-)",
-                    "fulldepth+fused>");
+  coSimulatePlanned("fdg.bin", FullDepthGroupsYaml, "fulldepth+fused>");
 }
 
 /// A max pool of a concat pooled branch by branch (canonicalize, model-format

@@ -73,6 +73,23 @@ layers:
   - {name: q, type: conv, out_channels: 32, kernel: 1, relu: true}
 )";
 
+/// Full-depth producers of several groups of tiles (docs/compiler.md, step
+/// 9b, "full-depth groups"): a max pool of 480 channels (eight chunks) and a
+/// depthwise conv of 256 (four) on 28x28 maps, each fused with its 1x1
+/// conv; each group's tile loads whole into one input region while the
+/// group before runs its 1x1 steps on the area in the other.
+inline const char *const FullDepthGroupsYaml = R"(name: fdg
+input: {name: data, shape: [64, 28, 28]}
+weights: {seed: 2}
+layers:
+  - {name: c, type: conv, out_channels: 480, kernel: 1, relu: true}
+  - {name: mp, type: maxpool, kernel: 3, stride: 1, pad: 1}
+  - {name: pp, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: e, type: conv, out_channels: 256, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
+  - {name: q, type: conv, out_channels: 128, kernel: 1}
+)";
+
 } // namespace snow::test
 
 #endif
