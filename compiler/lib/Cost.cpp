@@ -18,6 +18,21 @@ using namespace snow::compiler;
 /// by every layer kind's cost below.
 static constexpr uint64_t StepOverhead = 20;
 
+// Code is fetched from DRAM over the channel the DMAs use (imem_kib > 0),
+// and steps are straight-line code, so every step's instructions cost
+// channel time once: a loop's body once, a DMA loop's 8. A plan of tiny
+// tiles spends a sixth of its channel time fetching its code (ResNet-50's
+// 64 -> 256 1x1 convs with their residuals, 4-pixel tiles).
+/// Instructions fetched for a series of N DMA operations (Lowerer::dmaSeries:
+/// unrolled, or from 4 on a loop whose body is fetched once).
+static uint64_t seriesCode(uint64_t N) { return N < 4 ? 3 * N : 8; }
+/// Instructions fetched for a step's trace loop (a body of about 12 once).
+static constexpr uint64_t TraceLoopCode = 16 + 12;
+/// Channel cycles to fetch Insts instructions (0 where code is preloaded).
+static uint64_t fetchCycles(const isa::HwConfig &Hw, uint64_t Insts) {
+  return Hw.fetchesCode() ? ceilDiv(Insts * timing::fetchChannelCycles(Hw), Hw.FetchBlockInsts) : 0;
+}
+
 /// One trace of chunk C of a conv plan: the kernel window over the chunk's
 /// channels.
 static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
@@ -126,17 +141,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   // Instructions of a series of N DMA operations: unrolled, or a loop of 5
   // a turn from 4 on (Lowerer::dmaSeries).
   auto Series = [](uint64_t N) { return N < 4 ? 3 * N : 3 + 5 * N; };
-  // Code is fetched from DRAM over the channel the DMAs use (imem_kib > 0),
-  // and steps are straight-line code, so every step's instructions cost
-  // channel time once: a loop's body once, a DMA loop's 8. A plan of tiny
-  // tiles spends a sixth of its channel time fetching its code (ResNet-50's
-  // 64 -> 256 1x1 convs with their residuals, 4-pixel tiles).
-  auto SeriesCode = [](uint64_t N) { return N < 4 ? 3 * N : uint64_t(8); };
   const timing::DmaChannel Channel(Hw);
-  const uint64_t FetchBlock = Hw.fetchesCode() ? timing::fetchChannelCycles(Hw) : 0;
-  auto FetchCycles = [&](uint64_t Insts) {
-    return FetchBlock ? ceilDiv(Insts * FetchBlock, Hw.FetchBlockInsts) : 0;
-  };
   // Played through below once per step: worked out once per chunk.
   std::vector<uint64_t> Trace(P.NChunks);
   for (unsigned C = 0; C < P.NChunks; ++C)
@@ -156,7 +161,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
         Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
       // Ctrl: instructions issued; Code: instructions fetched (a trace
       // loop's body of about 12 once).
-      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16, Code = 16 + 12;
+      uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16, Code = TraceLoopCode;
       if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
         In += I.Ogs * OgBytes(C);
         Ctrl += I.Ogs * V * 3 + 2;
@@ -165,17 +170,17 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       if (Chunked || (C == 0 && I.TileChanged)) {
         In += I.Tiles * TileBytes[C];
         Ctrl += I.Tiles * (Series(MapDmas) + 4) + 2;
-        Code += I.Tiles * (SeriesCode(MapDmas) + 4) + 2;
+        Code += I.Tiles * (seriesCode(MapDmas) + 4) + 2;
       }
       if (Last) {
         const uint64_t Moves = I.Active * (L.HasResidual ? 2 : 1);
         Ctrl += Moves * Series(WholeRows ? 1 : I.Rows) + 6;
-        Code += Moves * SeriesCode(WholeRows ? 1 : I.Rows) + 6;
+        Code += Moves * seriesCode(WholeRows ? 1 : I.Rows) + 6;
       }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
       uint64_t Start = std::max(ChanFree, CPrev2);
-      const uint64_t Chan = Channel.cycles(In + Pending) + FetchCycles(Code);
+      const uint64_t Chan = Channel.cycles(In + Pending) + fetchCycles(Hw, Code);
       ChanFree = Start + Chan;
       uint64_t Ready = In ? Start + timing::dmaCompletion(Hw, Chan) : 0;
       Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
@@ -331,8 +336,26 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
     CP += Own.back();
     PBytes += Groups * P.NOg * Blocks(P) + uint64_t(P.Frames) * P.L->Out.elems() * 2;
   }
-  const uint64_t PhaseD = std::max(CD, timing::dmaChannelCycles(Hw, DBytes)) / Groups;
-  const uint64_t PhaseP = std::max(CP, timing::dmaChannelCycles(Hw, PBytes)) / Groups;
+  // The code each group fetches over the channel, counted as convCost
+  // counts it: every step's trace loop and weight loads (one output group
+  // a round: V blocks), the producer's maps (each chunk's, or once a group
+  // full depth), and each writing step's moves (the producer's stores,
+  // area copy and a residual loaded step by step; the 1x1 convs' stores).
+  const uint64_t Cus = std::min<uint64_t>(Hw.cus(), D.NTiles);
+  const uint64_t Move = seriesCode(D.Wt >= L.Out.W ? 1 : D.R);
+  auto StepsCode = [&](const LayerPlan &P) {
+    return uint64_t(P.NOg) * P.NChunks * (TraceLoopCode + V * 3 + 2);
+  };
+  const uint64_t MapLoads = D.FullDepth ? 1 : uint64_t(D.NOg) * D.NChunks;
+  const uint64_t CodeD = StepsCode(D) + MapLoads * (Cus * (seriesCode(D.RowsIn) + 4) + 2) +
+                         D.NOg * (Cus * Move * (Res && !D.groupResidual() ? 3 : 2) + 6);
+  uint64_t CodeP = 0;
+  for (const LayerPlan &P : Ps)
+    CodeP += StepsCode(P) + P.NOg * (Cus * Move + 6);
+  const uint64_t PhaseD =
+      std::max(CD, timing::dmaChannelCycles(Hw, DBytes) + Groups * fetchCycles(Hw, CodeD)) / Groups;
+  const uint64_t PhaseP =
+      std::max(CP, timing::dmaChannelCycles(Hw, PBytes) + Groups * fetchCycles(Hw, CodeP)) / Groups;
   const uint64_t Exposed = timing::dmaChannelCycles(Hw, Maps / Groups);
   const Cost Total(Groups * (PhaseD + PhaseP) + Exposed, DBytes + PBytes, Hw);
   if (Shares) {
