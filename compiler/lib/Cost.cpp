@@ -348,7 +348,7 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
   };
   const uint64_t MapLoads = D.FullDepth ? 1 : uint64_t(D.NOg) * D.NChunks;
   const uint64_t CodeD = StepsCode(D) + MapLoads * (Cus * (seriesCode(D.RowsIn) + 4) + 2) +
-                         D.NOg * (Cus * Move * (Res && !D.groupResidual() ? 3 : 2) + 6);
+                         D.NOg * (Cus * Move * (L.HasResidual && !D.groupResidual() ? 3 : 2) + 6);
   uint64_t CodeP = 0;
   for (const LayerPlan &P : Ps)
     CodeP += StepsCode(P) + P.NOg * (Cus * Move + 6);
