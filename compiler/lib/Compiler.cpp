@@ -14,6 +14,7 @@
 #include "Lower.h"
 #include "PipelinePools.h"
 #include "Plan.h"
+#include "Prefetch.h"
 #include "Schedule.h"
 #include "Tensors.h"
 #include "WeightPack.h"
@@ -260,6 +261,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.Batch = N;
   orderPlans(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
   fusePairs(PG, Hw, *B, Opts, *Plans);
+  planPrefetchWindows(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -435,6 +437,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   if (AllPlanned) {
     orderPlans(PG, Hw, *B, Opts, Frames, Penalty, All);
     fusePairs(PG, Hw, *B, Opts, All);
+    planPrefetchWindows(PG, Hw, *B, Opts, Frames, Penalty, All);
   }
   for (LayerPlan &P : All) {
     if (!ByLayer[P.Index])

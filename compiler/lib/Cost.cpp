@@ -53,6 +53,28 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }
 
+/// The bytes of chunk C's weights for one output group: each vMAC gets its
+/// block (the first chunk's carries the bias); with multi-pixel traces the
+/// groups' vMACs load the same blocks (one transfer each).
+static uint64_t ogWeightBytes(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
+  const uint64_t KK = uint64_t(P.L->KH) * P.traceCols();
+  return uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac * 2 *
+         (KK * P.chunkSize(C, P.L->In.C) + (C == 0));
+}
+
+/// Channel cycles of Load beyond a prefetch window.
+static uint64_t exposedCycles(uint64_t Load, uint64_t Window) {
+  return Load > Window ? Load - Window : 0;
+}
+
+uint64_t snow::compiler::firstWeightsExposed(const LayerPlan &P, const isa::HwConfig &Hw,
+                                             uint64_t Window) {
+  if (P.Rounds.empty())
+    return 0;
+  const RoundInfo First = summarize(P, Hw.cus()).Rounds.front();
+  return exposedCycles(timing::DmaChannel(Hw).cycles(First.Ogs * ogWeightBytes(P, 0, Hw)), Window);
+}
+
 /// The cost of a conv plan. A quick bound first, max(compute, DRAM transfer)
 /// over the whole layer; if it cannot beat Bound, that is the answer.
 /// Otherwise the steps are played through a model of the double-buffered
@@ -60,7 +82,8 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
 /// overwrite has been computed on (two steps back), its compute once its data
 /// has landed and the previous step's compute is done; a writing step's
 /// stores share the channel with the next loads. The first step's weights
-/// come early (prefetched during the layer before), its maps do not.
+/// come early, prefetched under the layer before as far as
+/// LayerPlan::PrefetchWindow allows; its maps do not.
 Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw,
                               uint64_t Bound) {
   const ir::Layer &L = *P.L;
@@ -88,11 +111,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       Offset = PerPixel ? uint64_t(P.chunkBegin(C)) * 2 % Hw.DramBurstBytes : 0;
     TileBytes[C] = Rows * timing::rowSpanBytes(Hw, RowBytes, Offset);
   }
-  // Each vMAC gets its block; with multi-pixel traces the groups' vMACs
-  // load the same blocks (one transfer each).
-  auto OgBytes = [&](unsigned C) {
-    return V * Hw.LanesPerVmac * 2 * (KK * P.chunkSize(C, Cin) + (C == 0));
-  };
+  auto OgBytes = [&](unsigned C) { return ogWeightBytes(P, C, Hw); };
   uint64_t AllTileBytes = 0;
   for (unsigned C = 0; C < (Chunked ? P.NChunks : 1); ++C)
     AllTileBytes += TileBytes[C];
@@ -179,6 +198,11 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
         In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
+      // The first weights load under the layer before's last step, as far
+      // as the window it leaves (LayerPlan::PrefetchWindow); the rest
+      // holds up the channel.
+      if (FirstStep)
+        ChanFree = exposedCycles(Channel.cycles(I.Ogs * OgBytes(C)), P.PrefetchWindow);
       uint64_t Start = std::max(ChanFree, CPrev2);
       const uint64_t Chan = Channel.cycles(In + Pending) + fetchCycles(Hw, Code);
       ChanFree = Start + Chan;

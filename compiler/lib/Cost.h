@@ -30,6 +30,10 @@ struct Cost {
 /// A conv plan's cost; Bound is the best score so far (a plan whose quick
 /// bound cannot beat it is not played through).
 Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
+/// Channel cycles conv plan P's first weights (its first round's output
+/// groups, first chunk) take beyond a prefetch window of Window cycles
+/// under the layer before.
+uint64_t firstWeightsExposed(const LayerPlan &P, const isa::HwConfig &Hw, uint64_t Window);
 /// A pooling plan's cost: max(compute, DRAM).
 Cost poolCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// The DRAM bytes of a plan that loads each tile's input window once, all

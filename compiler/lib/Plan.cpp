@@ -156,8 +156,10 @@ static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
          unsigned PixLog, unsigned Frames, GroupMode Mode = GroupMode::Dense,
-         PixMode Pix = PixMode::Vmacp, uint64_t OrderPenalty = 0, unsigned MinSteps = 0) {
+         PixMode Pix = PixMode::Vmacp, uint64_t OrderPenalty = 0, unsigned MinSteps = 0,
+         uint64_t PrefetchWindow = UINT64_MAX) {
   LayerPlan P;
+  P.PrefetchWindow = PrefetchWindow;
   P.Wide = Pix == PixMode::Wide && PixLog > 0;
   P.Banked = Pix == PixMode::Banked && PixLog == 1;
   P.L = &L;
@@ -393,10 +395,10 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
 llvm::Expected<std::vector<LayerPlan>>
 snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
                           const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
-                          unsigned Frames, uint64_t SplitPenalty) {
+                          unsigned Frames, uint64_t SplitPenalty, uint64_t PrefetchWindow) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
   auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, GroupMode::Dense,
-                        PixMode::Vmacp, SplitPenalty);
+                        PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
   if (!Whole)
     return Whole.takeError();
   std::vector<LayerPlan> Best;
@@ -409,7 +411,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     if (!Opts.GroupedVdw || !groupedVdwFits(L, G))
       return;
     for (GroupMode Mode : {GroupMode::Vdw, GroupMode::Chunks}) {
-      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, Mode);
+      auto Gv = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, Mode,
+                         PixMode::Vmacp, 0, 0, PrefetchWindow);
       if (!Gv) {
         llvm::consumeError(Gv.takeError()); // Too many passes for a weights bank.
         continue;
@@ -434,7 +437,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   std::optional<std::pair<LayerPlan, Cost>> WholeGroups;
   if (Whole1 > 0) {
     auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Whole1, 0, Frames, GroupMode::Dense,
-                      PixMode::Vmacp, SplitPenalty);
+                      PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
     if (!A)
       return A.takeError(); // The whole layer planned, so should its first groups.
     WholeGroups = std::move(*A);
@@ -454,7 +457,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
            (!Opts.BankedReads || !Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)))
         continue;
       auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense,
-                          Pix, SplitPenalty);
+                          Pix, SplitPenalty, 0, PrefetchWindow);
       if (One && One->second < BestCost) {
         BestCost = One->second;
         Best.clear();

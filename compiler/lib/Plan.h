@@ -263,6 +263,10 @@ struct LayerPlan {
 
   // Estimates from the cost model (for --emit=plan and the ablation docs).
   uint64_t EstCycles = 0, EstDramBytes = 0;
+  /// Channel cycles the layer before leaves for this plan's first weights:
+  /// they load into the weights bank its last step does not use, under that
+  /// step (Prefetch.cpp). Unknown (as planned first) counts as enough.
+  uint64_t PrefetchWindow = UINT64_MAX;
 
   unsigned pix() const { return 1u << PixLog; }
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
@@ -331,10 +335,12 @@ bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Ex
 /// rows only at the end (Packing::Balanced), costs beyond its estimate: a
 /// pooling layer runs beside a whole conv only, as its rows are stored
 /// (PipelinePools.cpp).
+/// PrefetchWindow: LayerPlan::PrefetchWindow of the first part.
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
                                                  const BufferMap &B, const CompileOptions &Opts,
-                                                 unsigned Frames = 1, uint64_t SplitPenalty = 0);
+                                                 unsigned Frames = 1, uint64_t SplitPenalty = 0,
+                                                 uint64_t PrefetchWindow = UINT64_MAX);
 
 /// Pooling plan Pool again, with at least MinSteps steps (rounds x channel
 /// chunks) if some tile shape has them: a pool beside a conv loads one

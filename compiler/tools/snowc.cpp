@@ -55,6 +55,11 @@ static cl::opt<bool> NoFullDepth("no-full-depth",
                                  cl::desc("Reload a 1-wide kernel's tile chunk by chunk for each "
                                           "weight chunk, not keep all its channels on chip"),
                                  cl::cat(Cat));
+static cl::opt<bool> NoPrefetchWindows(
+    "no-prefetch-windows",
+    cl::desc("Plan every conv as if its first weights were prefetched under the layer before, "
+             "however long that layer's last step"),
+    cl::cat(Cat));
 static cl::opt<bool> NoGather("no-gather", cl::desc("Load whole regions for 1x1 strided convs"),
                               cl::cat(Cat));
 static cl::opt<bool> NoSplit("no-split-channels",
@@ -254,6 +259,7 @@ static int compileModel() {
   Opts.DoubleBuffer = !NoDoubleBuffer;
   Opts.LoopReorder = !NoLoopReorder;
   Opts.FullDepthMaps = !NoFullDepth;
+  Opts.PrefetchWindows = !NoPrefetchWindows;
   Opts.GatherStrided = !NoGather;
   Opts.PreciseLayerDeps = !NoPreciseDeps;
   Opts.SplitChannels = !NoSplit;

@@ -240,19 +240,38 @@ TEST(Passes, PaddedPixelsStartChannelGroupsOnBursts) {
       << "the padding is never moved";
 }
 
+TEST(Passes, AConvAfterAShortStepPlansForTheWeightsItCanPrefetch) {
+  // ShuffleNet v2's conv5 (464 -> 1024 on 7x7) after a depthwise conv of
+  // short steps. Planned alone, b's first round gives each CU an output
+  // group of its own, 4 x 59 KB of first weights, which load under a's
+  // last step only (a 1.1 k-cycle window); with the window known, b takes
+  // chunks of a quarter of that (10,609 + 103,660 against 10,063 + 114,665
+  // cycles, b waiting 9.8 k instead of 21.4 k).
+  const std::string Yaml = header("shuffle5", 464, 7, 7) + R"(
+  - {name: a, type: conv, out_channels: 464, kernel: 3, pad: 1, groups: 464, relu: true}
+  - {name: b, type: conv, out_channels: 1024, kernel: 1, relu: true}
+)";
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::PrefetchWindows);
+  const sim::LayerStats *On = layerNamed(R.On, "b"), *Off = layerNamed(R.Off, "b");
+  ASSERT_TRUE(On && Off);
+  EXPECT_LT(On->Compute.WaitSem + 5000, Off->Compute.WaitSem) << "the first weights wait less";
+  EXPECT_LT(R.On.Stats.Cycles + 5000, R.Off.Stats.Cycles);
+}
+
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 48; ++K) {
-    const std::string &Yaml = K < 24 ? FewChannels : Pairs;
+  for (int K = 0; K < 50; ++K) {
+    const std::string &Yaml = K < 25 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,   &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds, &O.MultiPixel,    &O.ScheduleLayers,
                      &O.BalanceLoads,     &O.DmaLoops,      &O.GroupedVdw,    &O.WideTraces,
                      &O.PipelinePools,    &O.FuseDepthwise, &O.BankedReads,   &O.EarlyWeights,
                      &O.SharePoolRegions, &O.StartOnRows,   &O.PadPixels,     &O.StartOnChannels,
-                     &O.FullDepthPairs,   &O.SpreadWeights, &O.FuseDense,     &O.FullDepthMaps};
-    *Flags[K % 24] = false;
+                     &O.FullDepthPairs,   &O.SpreadWeights, &O.FuseDense,     &O.FullDepthMaps,
+                     &O.PrefetchWindows};
+    *Flags[K % 25] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

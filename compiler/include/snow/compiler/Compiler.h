@@ -32,6 +32,11 @@ struct CompileOptions {
   /// is one tile then loads its maps once, not once a round (ResNet-50's
   /// 512 -> 2048 convs on 7x7: 2.88 -> 2.53 MB of DRAM traffic each).
   bool FullDepthMaps = true;
+  /// Plan each conv again, once the layer order is known, where its first
+  /// weights take the channel longer than the layer before's last step,
+  /// under which they load (Prefetch.cpp); when off, the planner counts
+  /// every layer's first weights as prefetched.
+  bool PrefetchWindows = true;
   /// 1x1 strided convs without padding load only the pixels they read.
   bool GatherStrided = true;
   /// A layer waits only for the stores of the layers it reads (and may
