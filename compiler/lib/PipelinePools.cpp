@@ -285,16 +285,11 @@ void snow::compiler::dropUnusedPenalties(const ir::Graph &G, const isa::HwConfig
                                          const std::vector<unsigned> &Frames,
                                          const std::vector<uint64_t> &Penalty,
                                          std::vector<LayerPlan> &Plans) {
-  std::vector<bool> HasBeside(G.Layers.size(), false);
-  for (const LayerPlan &P : Plans)
-    if (P.BesideOf >= 0)
-      HasBeside[size_t(P.BesideOf)] = true;
+  const std::vector<bool> HasBeside = poolsBeside(G, Plans);
   const std::vector<bool> SlicedOut = slicedOutputs(G);
   for (size_t K = 0; K < Plans.size();) {
     const unsigned I = Plans[K].Index;
-    size_t End = K;
-    while (End < Plans.size() && Plans[End].Index == I)
-      ++End;
+    size_t End = layerEnd(Plans, K);
     if (Penalty[I] && !HasBeside[I]) {
       auto Again = planLayer(G.Layers[I], I, SlicedOut[I], Hw, B, Opts, Frames[I]);
       if (!Again) // It planned with the penalty, so it plans without.

@@ -514,6 +514,15 @@ std::vector<bool> snow::compiler::slicedOutputs(const ir::Graph &G) {
   return In;
 }
 
+std::vector<bool> snow::compiler::poolsBeside(const ir::Graph &G,
+                                              const std::vector<LayerPlan> &Plans) {
+  std::vector<bool> Has(G.Layers.size(), false);
+  for (const LayerPlan &P : Plans)
+    if (P.BesideOf >= 0)
+      Has[size_t(P.BesideOf)] = true;
+  return Has;
+}
+
 bool snow::compiler::isView(const ir::Layer &L) {
   return L.Kind == ir::LayerKind::Concat || L.Kind == ir::LayerKind::Slice;
 }

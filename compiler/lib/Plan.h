@@ -355,6 +355,17 @@ llvm::Expected<LayerPlan> planPoolBeside(const LayerPlan &Pool, const isa::HwCon
 /// slices' tensors: LayerPlan::Pieces). planLayer's OutIsSlice.
 std::vector<bool> slicedOutputs(const ir::Graph &G);
 
+/// The end of the run of plans of Plans[K]'s layer (its parts) from K on.
+inline size_t layerEnd(const std::vector<LayerPlan> &Plans, size_t K) {
+  size_t End = K;
+  while (End < Plans.size() && Plans[End].Index == Plans[K].Index)
+    ++End;
+  return End;
+}
+
+/// Per layer of G: whether a pool runs beside it (LayerPlan::BesideOf).
+std::vector<bool> poolsBeside(const ir::Graph &G, const std::vector<LayerPlan> &Plans);
+
 /// Views are layers without code: a concat's inputs write into its tensor,
 /// a slice's input writes into the slice's tensor.
 bool isView(const ir::Layer &L);

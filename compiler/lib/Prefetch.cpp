@@ -56,17 +56,12 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
                                          std::vector<LayerPlan> &Plans) {
   if (!Opts.PrefetchWindows || !Opts.DoubleBuffer)
     return;
-  std::vector<bool> HasBeside(G.Layers.size(), false);
-  for (const LayerPlan &P : Plans)
-    if (P.BesideOf >= 0)
-      HasBeside[size_t(P.BesideOf)] = true;
+  const std::vector<bool> HasBeside = poolsBeside(G, Plans);
   const std::vector<bool> SlicedOut = slicedOutputs(G);
   for (size_t K = 0; K < Plans.size();) {
     const LayerPlan &P = Plans[K];
     const unsigned I = P.Index;
-    size_t End = K;
-    while (End < Plans.size() && Plans[End].Index == I)
-      ++End;
+    size_t End = layerEnd(Plans, K);
     // A pool beside a conv was planned for that conv's steps; a layer with
     // run-time weights loads them per frame (splitDynamicByFrame).
     const bool Replan = P.IsConv && !P.Depthwise && !P.Elementwise && !P.Dynamic &&
