@@ -40,11 +40,12 @@ struct OnOff {
 };
 
 inline OnOff withAndWithout(const std::string &Yaml, const std::string &Hw,
-                            bool compiler::CompileOptions::*Pass) {
-  compiler::CompileOptions Off;
+                            bool compiler::CompileOptions::*Pass,
+                            const compiler::CompileOptions &On = {}) {
+  compiler::CompileOptions Off = On;
   Off.*Pass = false;
   OnOff R;
-  cyclesOf(Yaml, Hw, {}, &R.On);
+  cyclesOf(Yaml, Hw, On, &R.On);
   cyclesOf(Yaml, Hw, Off, &R.Off);
   return R;
 }
