@@ -240,6 +240,15 @@ uint64_t snow::compiler::besideCost(const LayerPlan &Pool, const isa::HwConfig &
   return poolCompute(Pool, Hw);
 }
 
+uint64_t snow::compiler::lastStepIdle(const LayerPlan &P, uint64_t Steps, const isa::HwConfig &Hw) {
+  const uint64_t Stores = Hw.dramCycles(P.L->Out.elems() * 2 * P.Frames / Steps);
+  return std::max(P.EstCycles / Steps, Stores) - Stores;
+}
+
+uint64_t snow::compiler::lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &Hw) {
+  return Q.isPool() ? besideCost(Q, Hw) / Steps : 0;
+}
+
 uint64_t snow::compiler::windowBytes(const LayerPlan &P) {
   const ir::Layer &L = *P.L;
   return uint64_t(P.NTiles) * P.RowsIn * P.ColsIn * L.In.C * 2 + P.Frames * L.Out.elems() * 2;

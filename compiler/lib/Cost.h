@@ -60,6 +60,14 @@ Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// hides under the conv's traces, its windows still take the compute unit.
 uint64_t besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw);
 
+/// The channel cycles the last of conv P's Steps steps leaves idle: its
+/// share of P's estimate less its share of P's stores (a last step
+/// prefetches no maps).
+uint64_t lastStepIdle(const LayerPlan &P, uint64_t Steps, const isa::HwConfig &Hw);
+/// The cycles a load queued behind the maps of the last of plan Q's Steps
+/// steps hides under: a pool's windows (besideCost), nothing for others.
+uint64_t lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &Hw);
+
 /// A fused depthwise / 1x1 pair's cost (Fuse.cpp; Ps: every 1x1 conv that
 /// reads the depthwise conv): the depthwise traces of every chunk and the
 /// 1x1 traces of every output group share the compute

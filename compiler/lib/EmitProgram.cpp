@@ -125,14 +125,12 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     if (J == K + 1 || J >= Steps.size() || !Steps[J].FirstOfLayer || !Steps[J].NewW ||
         Steps[J].P->Dynamic || Steps[J].P->FromMid || WPreloaded[J])
       return;
-    const uint64_t N = stepCount(P);
-    const uint64_t StoreCycles = Hw.dramCycles(P.L->Out.elems() * 2 * P.Frames / N);
-    const uint64_t Idle = std::max(P.EstCycles / N, StoreCycles) - StoreCycles;
+    const uint64_t Idle = lastStepIdle(P, stepCount(P), Hw);
     const uint64_t W = Hw.dramCycles(Low.weightBytes(Steps[J]));
     // Loaded late, they queue behind the maps of the step before J and hide
     // only under that step's compute: a pool's windows (besideCost).
     const LayerPlan &Q = *Steps[J - 1].P;
-    const uint64_t Hide = Q.isPool() ? besideCost(Q, Hw) / stepCount(Q) : 0;
+    const uint64_t Hide = lastStepHide(Q, stepCount(Q), Hw);
     auto Exposed = [&](uint64_t Under) { return W > Under ? W - Under : 0; };
     if (Exposed(Idle) >= Exposed(Hide))
       return;

@@ -8,48 +8,59 @@
 // round gives each CU an output group of its own needs a group's weights
 // per CU first (ShuffleNet v2's conv5: 238 KB, 17.7 k channel cycles,
 // behind a 3.6 k-cycle step). Once the order is known, such a conv is
-// planned again with the window the plan before leaves: its estimated
-// cycles over its steps. Only windows that the chosen plan overruns matter:
-// a window only adds to costs, so a plan that fits it stays the best.
+// planned again with the window the plans before leave, worked out as
+// EmitProgram.cpp places the load (windowBefore). Only windows that the
+// chosen plan overruns matter: a window only adds to costs, so a plan that
+// fits it stays the best.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Prefetch.h"
 #include "Batch.h"
 #include "Cost.h"
+#include "Lower.h"
+#include "snow/isa/Timing.h"
 
 using namespace snow;
 using namespace snow::compiler;
 
-/// The estimated cycles of a plan's last step: its estimate over its steps.
-static uint64_t lastStepCycles(const LayerPlan &P) {
-  const uint64_t Steps = uint64_t(std::max<size_t>(P.Rounds.size(), 1)) * std::max(P.NChunks, 1u);
-  return P.EstCycles / Steps;
-}
-
-/// Whether a plan's steps take a weights bank (a pool's or an elementwise
-/// layer's do not, so the next conv's first weights load under them too).
-static bool usesWeights(const LayerPlan &P) { return P.IsConv && !P.Elementwise; }
-
-/// The window the plans before Plans[K] leave for its first weights, Last
-/// standing for Plans[K - 1]: the last step of the latest plan that takes a
-/// weights bank, and all the plans after it. (Their cycles, not the
-/// channel's idle time in them: counting only that, by the estimates'
-/// bytes, replans more layers than the simulator finds waiting; ResNet-50
-/// +11 k cycles. Nor all the rounds of a kernel-stationary plan that keep
-/// its last weight set, over which SpreadWeights spreads the next layer's
-/// first weights: that keeps plans the simulator finds slower; SqueezeNet
-/// 1.1 +7.7 k, ShuffleNet v2 +3.5 k.)
+/// The window the plans before Plans[K] leave for its first weights, as
+/// EmitProgram.cpp loads them (Plans[Swap] replaced by *With, if given):
+/// after a conv, with its last step's prefetch, under that step. After
+/// layers without weights (pools), either with the last of those steps,
+/// queued behind its maps and hidden under its windows' compute only, or
+/// (EarlyWeights) beside the last step of the conv before them, under the
+/// channel time that step leaves idle: whichever is longer. (After a conv,
+/// the whole step: counting only the channel time it leaves idle replans
+/// more layers than the simulator finds waiting, ResNet-50 +11 k cycles;
+/// counting all the rounds SpreadWeights spreads over keeps plans it finds
+/// slower, SqueezeNet 1.1 +7.7 k.)
 static uint64_t windowBefore(const std::vector<LayerPlan> &Plans, size_t K,
-                             const LayerPlan *Last = nullptr) {
-  uint64_t W = 0;
-  for (bool First = true; K-- > 0; First = false) {
-    const LayerPlan &P = First && Last ? *Last : Plans[K];
-    if (usesWeights(P))
-      return W + lastStepCycles(P);
-    W += P.EstCycles;
-  }
-  return W;
+                             const CompileOptions &Opts, const isa::HwConfig &Hw,
+                             size_t Swap = SIZE_MAX, const LayerPlan *With = nullptr) {
+  auto At = [&](size_t I) -> const LayerPlan & { return I == Swap ? *With : Plans[I]; };
+  auto Steps = [](const LayerPlan &P) { return uint64_t(std::max<size_t>(stepCount(P), 1)); };
+  if (K == 0)
+    return 0;
+  const LayerPlan &Prev = At(K - 1);
+  if (Prev.IsConv)
+    return Prev.EstCycles / Steps(Prev);
+  const uint64_t Hide = lastStepHide(Prev, Steps(Prev), Hw);
+  size_t C = K - 1;
+  while (C > 0 && !At(C - 1).IsConv)
+    --C;
+  if (C == 0 || !Opts.EarlyWeights || At(C - 1).Depthwise)
+    return Hide;
+  const LayerPlan &Conv = At(C - 1);
+  // The layers between that do not read the conv prefetch their maps
+  // under its last step too, ahead of the weights' turn on the channel
+  // (GoogLeNet's pool3 parts before i4a: three of four read older convs).
+  uint64_t Between = 0;
+  for (size_t J = C; J < K; ++J)
+    if (At(J).L->input() != int(Conv.Index))
+      Between += timing::dmaChannelCycles(Hw, At(J).EstDramBytes);
+  const uint64_t Idle = lastStepIdle(Conv, Steps(Conv), Hw);
+  return std::max(Hide, Idle > Between ? Idle - Between : 0);
 }
 
 void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -69,7 +80,7 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
     // run-time weights loads them per frame (splitDynamicByFrame).
     const bool Replan = P.IsConv && !P.Depthwise && !P.Elementwise && !P.Dynamic &&
                         P.BesideOf < 0 && !HasBeside[I] && P.FusedWith < 0;
-    const uint64_t Window = windowBefore(Plans, K);
+    const uint64_t Window = windowBefore(Plans, K, Opts, Hw);
     const uint64_t Exposed = Replan ? firstWeightsExposed(P, Hw, Window) : 0;
     if (Exposed) {
       auto Again =
@@ -77,11 +88,12 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
       // The next plan that takes weights loads its first under this
       // layer's last step: a plan of shorter steps narrows its window.
       size_t Next = End;
-      while (Next < Plans.size() && !usesWeights(Plans[Next]))
+      while (Next < Plans.size() && !Plans[Next].IsConv)
         ++Next;
       auto NextExposed = [&](const LayerPlan &Last) {
         return Next < Plans.size() && Plans[Next].Index != I
-                   ? firstWeightsExposed(Plans[Next], Hw, windowBefore(Plans, Next, &Last))
+                   ? firstWeightsExposed(Plans[Next], Hw,
+                                         windowBefore(Plans, Next, Opts, Hw, End - 1, &Last))
                    : 0;
       };
       // Only a plan whose first weights, and the next layer's, wait less is
