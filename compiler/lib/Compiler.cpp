@@ -14,7 +14,7 @@
 #include "Lower.h"
 #include "PipelinePools.h"
 #include "Plan.h"
-#include "Prefetch.h"
+#include "Replan.h"
 #include "Schedule.h"
 #include "Tensors.h"
 #include "WeightPack.h"
@@ -178,6 +178,25 @@ void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B
   }
 }
 
+/// Fuses pairs (Fuse.cpp), then plans again what the pairs and the order
+/// change (Replan.cpp).
+void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B,
+                   const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                   const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans) {
+  // A dense producer planned in parts, weighed for a pair in one.
+  auto Whole = [&](const LayerPlan &P) -> std::optional<LayerPlan> {
+    CompileOptions O = Opts;
+    O.RemainderTiles = false;
+    auto W = planAgain(PG, P.Index, Hw, B, O, Frames[P.Index], Penalty[P.Index]);
+    if (!W || W->size() != 1)
+      return std::nullopt;
+    return W->front();
+  };
+  fusePairs(PG, Hw, B, Opts, Plans, Whole);
+  planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);
+  planPrefetchWindows(PG, Hw, B, Opts, Frames, Penalty, Plans);
+}
+
 } // namespace
 
 struct snow::compiler::LayerPlans {
@@ -260,8 +279,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   Prog.DataAddr = DataBase;
   Prog.Batch = N;
   orderPlans(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
-  fusePairs(PG, Hw, *B, Opts, *Plans);
-  planPrefetchWindows(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
+  fuseAndReplan(PG, Hw, *B, Opts, Frames, Penalty, *Plans);
   WeightImage Image = layoutWeights(*Plans, Hw, DataBase);
   if (DeferredImage) {
     Prog.SkippedDataBytes = Image.Size;
@@ -436,8 +454,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   }
   if (AllPlanned) {
     orderPlans(PG, Hw, *B, Opts, Frames, Penalty, All);
-    fusePairs(PG, Hw, *B, Opts, All);
-    planPrefetchWindows(PG, Hw, *B, Opts, Frames, Penalty, All);
+    fuseAndReplan(PG, Hw, *B, Opts, Frames, Penalty, All);
   }
   for (LayerPlan &P : All) {
     if (!ByLayer[P.Index])

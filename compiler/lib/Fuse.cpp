@@ -112,7 +112,8 @@ bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
 } // namespace
 
 void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                               const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+                               const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                               const WholePlan &Whole) {
   if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
     return;
   // Readers of every layer's output (the graph's output is read by the host).
@@ -129,7 +130,13 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
   BufferMap DwIn = B; // the producer's maps: one bank of either input region
   DwIn.InCap = B.DwInCap;
   for (size_t K = 0; K < Plans.size(); ++K) {
-    const LayerPlan &D = Plans[K];
+    // A dense conv planned in two parts (LayerPlan::RestTiles) is weighed
+    // as a producer in one, as Whole plans it; [K, DEnd) holds its parts.
+    const size_t DEnd = layerEnd(Plans, K);
+    std::optional<LayerPlan> WholeD;
+    if (Opts.FuseDense && Whole && DEnd - K == 2 && Plans[K + 1].RestTiles)
+      WholeD = Whole(Plans[K]);
+    const LayerPlan &D = WholeD ? *WholeD : Plans[K];
     // A dense producer stores its output too: readers other than the 1x1
     // convs right after it read its tensor.
     const bool Dense = Opts.FuseDense && denseProducer(D, Hw);
@@ -138,17 +145,17 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // The consumers: the layers that read D, each a 1x1 conv, planned after
     // D within Window plans (the scheduler may have put independent layers
     // between them, e.g. ShuffleNet's passthrough halves), each layer's parts
-    // together; [K + 1, End) holds them and the plans in between, which move
+    // together; [DEnd, End) holds them and the plans in between, which move
     // after them (none reads D; a consumer's residual must come before D).
     const unsigned Depth = D.L->Out.C;
     std::vector<LayerPlan> Ps, Between;
-    size_t End = K + 1;
+    size_t End = DEnd;
     bool Ok = true;
     std::vector<bool> Before(G.Layers.size(), false); // planned before D
-    for (size_t J = 0; J <= K; ++J)
+    for (size_t J = 0; J < DEnd; ++J)
       Before[Plans[J].Index] = true;
     while (Ok && (Dense || Ps.size() < Readers[D.Index]) && End < Plans.size() &&
-           End < K + 1 + Window) {
+           End < DEnd + Window) {
       const LayerPlan &Q = Plans[End];
       const unsigned Index = Q.Index;
       size_t Next = End;
@@ -175,7 +182,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
       End = Next;
     }
     // Every reader fused; no pool beside D or beside a consumer.
-    for (size_t J = K + 1; Ok && J < std::min(Plans.size(), End + 1); ++J)
+    for (size_t J = DEnd; Ok && J < std::min(Plans.size(), End + 1); ++J)
       for (const LayerPlan &P : Ps)
         Ok &= Plans[J].BesideOf != int(P.Index) && Plans[J].BesideOf != int(D.Index);
     if (!Ok || Ps.empty() || (!Dense && Ps.size() != Readers[D.Index]))
@@ -183,7 +190,9 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // D's and its consumers' own estimates; a pool beside a conv costs
     // only its windows there.
     uint64_t Apart = D.BesideOf >= 0 ? besideCost(D, Hw) : D.EstCycles;
-    for (size_t J = K + 1; J < End; ++J)
+    if (WholeD) // Apart, it runs as planned.
+      Apart = Plans[K].EstCycles + Plans[K + 1].EstCycles;
+    for (size_t J = DEnd; J < End; ++J)
       if (Plans[J].L->input() == int(D.Index))
         Apart += Plans[J].EstCycles;
     const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;

@@ -7,14 +7,20 @@
 #define SNOW_COMPILER_FUSE_H
 
 #include "Plan.h"
+#include <functional>
+#include <optional>
 
 namespace snow::compiler {
 
 /// Replaces each depthwise conv or pool plan whose readers are all 1x1
 /// convs planned soon after it with a fused pair (LayerPlan::ToMid,
 /// FromMid), where the cost model says the pair is cheaper fused than apart.
+/// Whole: the plan of a layer planned in parts (LayerPlan::RestTiles) in
+/// one, if it has one; a dense producer in parts is weighed as that.
+using WholePlan = std::function<std::optional<LayerPlan>(const LayerPlan &FirstPart)>;
 void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-               const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
+               const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+               const WholePlan &Whole = nullptr);
 
 } // namespace snow::compiler
 

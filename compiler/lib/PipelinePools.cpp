@@ -286,28 +286,19 @@ void snow::compiler::dropUnusedPenalties(const ir::Graph &G, const isa::HwConfig
                                          const std::vector<uint64_t> &Penalty,
                                          std::vector<LayerPlan> &Plans) {
   const std::vector<bool> HasBeside = poolsBeside(G, Plans);
-  const std::vector<bool> SlicedOut = slicedOutputs(G);
-  for (size_t K = 0; K < Plans.size();) {
+  replanLayers(Plans, [&](size_t K, size_t End) -> std::optional<std::vector<LayerPlan>> {
     const unsigned I = Plans[K].Index;
-    size_t End = layerEnd(Plans, K);
-    if (Penalty[I] && !HasBeside[I]) {
-      auto Again = planLayer(G.Layers[I], I, SlicedOut[I], Hw, B, Opts, Frames[I]);
-      if (!Again) // It planned with the penalty, so it plans without.
-        llvm::consumeError(Again.takeError());
-      else {
-        // A layer with run-time weights ran as a copy of its parts per frame
-        // (splitDynamicByFrame): so does its new plan, or a batch's other
-        // frames would go unscaled.
-        unsigned Copies = 0;
-        for (size_t J = K; J < End; ++J)
-          Copies = std::max(Copies, Plans[J].PerFrame ? Plans[J].FrameShift + 1 : 1);
-        if (Copies > 1)
-          splitDynamicByFrame(*Again, Copies);
-        Plans.erase(Plans.begin() + ptrdiff_t(K), Plans.begin() + ptrdiff_t(End));
-        Plans.insert(Plans.begin() + ptrdiff_t(K), Again->begin(), Again->end());
-        End = K + Again->size();
-      }
-    }
-    K = End;
-  }
+    if (!Penalty[I] || HasBeside[I])
+      return std::nullopt;
+    auto Again = planAgain(G, I, Hw, B, Opts, Frames[I]);
+    // A layer with run-time weights ran as a copy of its parts per frame
+    // (splitDynamicByFrame): so does its new plan, or a batch's other
+    // frames would go unscaled.
+    unsigned Copies = 0;
+    for (size_t J = K; J < End; ++J)
+      Copies = std::max(Copies, Plans[J].PerFrame ? Plans[J].FrameShift + 1 : 1);
+    if (Again && Copies > 1)
+      splitDynamicByFrame(*Again, Copies);
+    return Again;
+  });
 }

@@ -425,6 +425,34 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     }
   };
   const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;
+  // Output groups that do not fill whole rounds of CUs (GoogLeNet's 7x7
+  // convs of five and six groups on four CUs): the groups of whole rounds
+  // on the tiles they take best, the rest on tiles of their own, so that
+  // their items fill the CUs of their rounds too.
+  const unsigned NCu = Hw.cus(), NOg = ceilDiv(Cout, G);
+  if (Opts.RemainderTiles && Dense && NCu > 1 && NOg > NCu && NOg % NCu != 0) {
+    const unsigned WholeRounds = NOg / NCu * NCu * G;
+    auto A = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, WholeRounds, 0, Frames,
+                      GroupMode::Dense, PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
+    auto Rest =
+        planPart(L, Index, OutIsSlice, Hw, B, Opts, WholeRounds, Cout - WholeRounds, 0, Frames);
+    if (A && Rest) {
+      const Cost Sum{A->second.Cycles + Rest->second.Cycles + SplitPenalty,
+                     A->second.Bytes + Rest->second.Bytes, Hw};
+      if (Sum < BestCost) {
+        BestCost = Sum;
+        Best = {std::move(A->first), std::move(Rest->first)};
+        Best[0].LastPart = false;
+        Best[1].FirstPart = false;
+        Best[1].RestTiles = true;
+      }
+    } else {
+      if (!A)
+        llvm::consumeError(A.takeError());
+      if (!Rest)
+        llvm::consumeError(Rest.takeError());
+    }
+  }
   // Multi-pixel traces are for lanes that would idle: output channels that
   // do not fill whole groups of vmacs x lanes.
   if (!Dense || !Opts.MultiPixel || Cout % G == 0) {
@@ -512,6 +540,31 @@ std::vector<bool> snow::compiler::slicedOutputs(const ir::Graph &G) {
         if (I >= 0)
           In[size_t(I)] = true;
   return In;
+}
+
+void snow::compiler::replanLayers(std::vector<LayerPlan> &Plans, const PlansAgain &Again) {
+  for (size_t K = 0; K < Plans.size();) {
+    size_t End = layerEnd(Plans, K);
+    if (auto New = Again(K, End)) {
+      Plans.erase(Plans.begin() + ptrdiff_t(K), Plans.begin() + ptrdiff_t(End));
+      Plans.insert(Plans.begin() + ptrdiff_t(K), New->begin(), New->end());
+      End = K + New->size();
+    }
+    K = End;
+  }
+}
+
+std::optional<std::vector<LayerPlan>>
+snow::compiler::planAgain(const ir::Graph &G, unsigned I, const isa::HwConfig &Hw,
+                          const BufferMap &B, const CompileOptions &Opts, unsigned Frames,
+                          uint64_t SplitPenalty, uint64_t PrefetchWindow) {
+  auto Plans = planLayer(G.Layers[I], I, slicedOutputs(G)[I], Hw, B, Opts, Frames, SplitPenalty,
+                         PrefetchWindow);
+  if (!Plans) {
+    llvm::consumeError(Plans.takeError());
+    return std::nullopt;
+  }
+  return std::move(*Plans);
 }
 
 std::vector<bool> snow::compiler::poolsBeside(const ir::Graph &G,

@@ -190,9 +190,11 @@ struct LayerPlan {
   bool readsBanked() const { return Banked && !ToMid; }
   bool writesBanked() const { return Banked && ToMid; }
   /// The output channels this plan computes: a layer may be planned in two
-  /// parts, whole output groups and a remainder with another PixLog.
+  /// parts, whole output groups and a remainder with another PixLog, or
+  /// (RestTiles, on the second part) the output groups of whole rounds of
+  /// CUs and the rest on tiles of their own (CompileOptions::RemainderTiles).
   unsigned OcBase = 0, OcCount = 0;
-  bool FirstPart = true, LastPart = true;
+  bool FirstPart = true, LastPart = true, RestTiles = false;
   /// The output is a channel slice of a concat's tensor, or pieces
   /// (Pieces): its pixels are not contiguous in DRAM.
   bool OutIsSlice = false;
@@ -362,6 +364,20 @@ inline size_t layerEnd(const std::vector<LayerPlan> &Plans, size_t K) {
     ++End;
   return End;
 }
+
+/// Plans layers again once the program order is known (Replan.cpp,
+/// PipelinePools.cpp), in that order: Again(K, End) sees the plans
+/// [K, End) of one layer and may give it new plans, which replace them.
+using PlansAgain = std::function<std::optional<std::vector<LayerPlan>>(size_t K, size_t End)>;
+void replanLayers(std::vector<LayerPlan> &Plans, const PlansAgain &Again);
+
+/// planLayer for layer I of G, which planned before in other conditions
+/// (an error, which none is expected to be, gives no plans).
+std::optional<std::vector<LayerPlan>> planAgain(const ir::Graph &G, unsigned I,
+                                                const isa::HwConfig &Hw, const BufferMap &B,
+                                                const CompileOptions &Opts, unsigned Frames,
+                                                uint64_t SplitPenalty = 0,
+                                                uint64_t PrefetchWindow = UINT64_MAX);
 
 /// Per layer of G: whether a pool runs beside it (LayerPlan::BesideOf).
 std::vector<bool> poolsBeside(const ir::Graph &G, const std::vector<LayerPlan> &Plans);

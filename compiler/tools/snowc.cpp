@@ -60,6 +60,11 @@ static cl::opt<bool> NoPrefetchWindows(
     cl::desc("Plan every conv as if its first weights were prefetched under the layer before, "
              "however long that layer's last step"),
     cl::cat(Cat));
+static cl::opt<bool> NoRemainderTiles(
+    "no-remainder-tiles",
+    cl::desc("Plan a conv's output groups beyond whole rounds of CUs on the tiles of the others, "
+             "not on smaller tiles of their own"),
+    cl::cat(Cat));
 static cl::opt<bool> NoGather("no-gather", cl::desc("Load whole regions for 1x1 strided convs"),
                               cl::cat(Cat));
 static cl::opt<bool> NoSplit("no-split-channels",
@@ -260,6 +265,7 @@ static int compileModel() {
   Opts.LoopReorder = !NoLoopReorder;
   Opts.FullDepthMaps = !NoFullDepth;
   Opts.PrefetchWindows = !NoPrefetchWindows;
+  Opts.RemainderTiles = !NoRemainderTiles;
   Opts.GatherStrided = !NoGather;
   Opts.PreciseLayerDeps = !NoPreciseDeps;
   Opts.SplitChannels = !NoSplit;

@@ -50,6 +50,10 @@ struct CompileOptions {
   /// Let the planner pack rounds by tile size, so that edge tiles share
   /// rounds with each other rather than with whole tiles.
   bool BalanceRounds = true;
+  /// Let a conv whose output groups do not fill whole rounds of CUs run in
+  /// two parts: the groups of whole rounds, then the rest on smaller tiles
+  /// that give every CU of their rounds an item.
+  bool RemainderTiles = true;
   /// Let convolutions with few output channels (or a remainder of channels
   /// beyond whole output groups) use multi-pixel traces (vmacp), where the
   /// vMACs of a CU compute different pixels instead of leaving lanes idle.

@@ -1,10 +1,10 @@
-//===- Prefetch.h - Plans that see the layer before's prefetch window -*- C++ -*-===//
+//===- Replan.h - Layers planned again once their neighbours are known -*- C++ -*-===//
 //
-// See Prefetch.cpp and docs/compiler.md, step 6.
+// Internal to snow_compiler. See Replan.cpp and docs/compiler.md.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SNOW_COMPILER_PREFETCH_H
-#define SNOW_COMPILER_PREFETCH_H
+#ifndef SNOW_COMPILER_REPLAN_H
+#define SNOW_COMPILER_REPLAN_H
 
 #include "Plan.h"
 #include "snow/ir/Graph.h"
@@ -12,6 +12,12 @@
 #include <vector>
 
 namespace snow::compiler {
+
+/// After fusePairs: each layer planned in parts (LayerPlan::RestTiles) that
+/// feeds the fused pair right after it is planned again whole.
+void planWholeBeforePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                          const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                          const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
 
 /// In program order: each conv whose first weights take the channel longer
 /// than the layer before's last step (the window they load in) is planned
