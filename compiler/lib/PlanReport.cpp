@@ -52,6 +52,8 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.EstCycles;
   D.EstDramBytes = P.EstDramBytes;
+  if (P.PrefetchWindow != UINT64_MAX)
+    D.PrefetchWindow = P.PrefetchWindow;
   return D;
 }
 
@@ -84,6 +86,9 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
                                             {"out_pixel_stride", int64_t(D.OutPixelStride)}});
     if (!D.Beside.empty())
       PartsOf[D.Layer].back().getAsObject()->try_emplace("beside", D.Beside);
+    if (D.PrefetchWindow)
+      PartsOf[D.Layer].back().getAsObject()->try_emplace("prefetch_window_cycles",
+                                                         int64_t(*D.PrefetchWindow));
     EstimateOf[D.Layer] += D.EstCycles;
     Estimate += D.EstCycles;
   }

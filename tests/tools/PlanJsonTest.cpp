@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 
 using namespace snow::test;
 namespace json = llvm::json;
@@ -165,6 +166,41 @@ layers:
   };
   EXPECT_EQ(StrideOfE({}), 160);
   EXPECT_EQ(StrideOfE({"--no-pad-pixels"}), 144);
+}
+
+/// A conv planned again for its prefetch window (docs/compiler.md, step 6)
+/// says so: ShuffleNet v2's conv5 after a depthwise conv of short steps.
+TEST_F(PlanJsonTest, APrefetchWindowShowsInThePlan) {
+  write("window.yaml", R"(name: window
+input: {name: data, shape: [464, 7, 7]}
+weights: {seed: 1}
+layers:
+  - {name: a, type: conv, out_channels: 464, kernel: 3, pad: 1, groups: 464, relu: true}
+  - {name: b, type: conv, out_channels: 1024, kernel: 1, relu: true}
+)");
+  auto Windows = [&](const std::vector<std::string> &Extra) {
+    std::vector<std::string> Args = {"window.yaml", "--emit=plan-json", "-o", "window.json"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    ToolResult R = run("snowc", Args);
+    EXPECT_TRUE(succeeded(R)) << R;
+    std::map<std::string, int64_t> Of;
+    auto P = json::parse(read("window.json"));
+    if (!P) {
+      ADD_FAILURE() << llvm::toString(P.takeError());
+      return Of;
+    }
+    for (const json::Value &L : *P->getAsObject()->getArray("layers"))
+      for (const json::Value &Part : *L.getAsObject()->getArray("plan"))
+        if (auto W = Part.getAsObject()->getInteger("prefetch_window_cycles"))
+          Of[L.getAsObject()->getString("name")->str()] = *W;
+    return Of;
+  };
+  const std::map<std::string, int64_t> On = Windows({});
+  ASSERT_EQ(On.size(), 1u);
+  ASSERT_TRUE(On.count("b"));
+  EXPECT_GT(On.at("b"), 0);
+  EXPECT_LT(On.at("b"), 5000) << "under a's last step only";
+  EXPECT_TRUE(Windows({"--no-prefetch-windows"}).empty());
 }
 
 /// The planner's estimate counts the channel time of fetching each step's

@@ -16,6 +16,7 @@
 #include "snow/isa/Program.h"
 #include "llvm/Support/Error.h"
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,10 @@ struct PlanPart {
   /// step 9a): that conv's name.
   std::string Beside;
   uint64_t EstCycles = 0, EstDramBytes = 0;
+  /// Planned again for the channel cycles the layer before leaves for its
+  /// first weights (docs/compiler.md, step 6, prefetch windows): those
+  /// cycles; none where it was planned alone.
+  std::optional<uint64_t> PrefetchWindow;
   /// Channels a pixel of the tensor the part writes: its layer's channels,
   /// or more where the tensor is padded to whole DRAM bursts (a concat's
   /// inputs: the concat's; docs/compiler.md, step 11). 0 where it writes
