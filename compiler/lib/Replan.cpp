@@ -95,7 +95,9 @@ void snow::compiler::planWholeBeforePairs(const ir::Graph &G, const isa::HwConfi
   const std::vector<bool> HasBeside = poolsBeside(G, Plans);
   replanLayers(Plans, [&](size_t K, size_t End) -> std::optional<std::vector<LayerPlan>> {
     const unsigned I = Plans[K].Index;
-    if (!Plans[End - 1].RestTiles || !feedsPair(Plans, End) || HasBeside[I])
+    // (A layer with run-time weights runs as a copy per frame in a batch,
+    // splitDynamicByFrame: left as planned.)
+    if (!Plans[End - 1].RestTiles || !feedsPair(Plans, End) || HasBeside[I] || Plans[K].Dynamic)
       return std::nullopt;
     return planAgain(G, I, Hw, B, optionsFor(Plans, End, Opts), Frames[I], Penalty[I]);
   });
