@@ -424,6 +424,17 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
       }
     }
   };
+  // A layer in two parts over its output channels, if their sum beats the
+  // best so far.
+  auto TryParts = [&](LayerPlan A, LayerPlan Rest, const Cost &Sum, bool RestTiles) {
+    if (!(Sum < BestCost))
+      return;
+    BestCost = Sum;
+    Best = {std::move(A), std::move(Rest)};
+    Best[0].LastPart = false;
+    Best[1].FirstPart = false;
+    Best[1].RestTiles = RestTiles;
+  };
   const bool Dense = L.Kind == ir::LayerKind::Conv && !Best[0].Depthwise;
   // Output groups that do not fill whole rounds of CUs (GoogLeNet's 7x7
   // convs of five and six groups on four CUs): the groups of whole rounds
@@ -439,13 +450,7 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     if (A && Rest) {
       const Cost Sum{A->second.Cycles + Rest->second.Cycles + SplitPenalty,
                      A->second.Bytes + Rest->second.Bytes, Hw};
-      if (Sum < BestCost) {
-        BestCost = Sum;
-        Best = {std::move(A->first), std::move(Rest->first)};
-        Best[0].LastPart = false;
-        Best[1].FirstPart = false;
-        Best[1].RestTiles = true;
-      }
+      TryParts(std::move(A->first), std::move(Rest->first), Sum, /*RestTiles=*/true);
     } else {
       if (!A)
         llvm::consumeError(A.takeError());
@@ -507,16 +512,9 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
         continue;
       }
       const auto &[A, ACost] = *WholeGroups;
-      Cost Sum{ACost.Cycles + Rest->second.Cycles + SplitPenalty, ACost.Bytes + Rest->second.Bytes,
-               Hw};
-      if (Sum < BestCost) {
-        BestCost = Sum;
-        Best.clear();
-        Best.push_back(A);
-        Best.push_back(std::move(Rest->first));
-        Best[0].LastPart = false;
-        Best[1].FirstPart = false;
-      }
+      const Cost Sum{ACost.Cycles + Rest->second.Cycles + SplitPenalty,
+                     ACost.Bytes + Rest->second.Bytes, Hw};
+      TryParts(A, std::move(Rest->first), Sum, /*RestTiles=*/false);
     }
   TryGroupedVdw();
   return Best;

@@ -267,7 +267,7 @@ struct LayerPlan {
   uint64_t EstCycles = 0, EstDramBytes = 0;
   /// Channel cycles the layer before leaves for this plan's first weights:
   /// they load into the weights bank its last step does not use, under that
-  /// step (Prefetch.cpp). Unknown (as planned first) counts as enough.
+  /// step (Replan.cpp). Unknown (as planned first) counts as enough.
   uint64_t PrefetchWindow = UINT64_MAX;
 
   unsigned pix() const { return 1u << PixLog; }

@@ -116,7 +116,7 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
     const unsigned I = P.Index;
     // A pool beside a conv was planned for that conv's steps; a layer with
     // run-time weights loads them per frame (splitDynamicByFrame).
-    if (!P.IsConv || P.Depthwise || P.Elementwise || P.Dynamic || P.BesideOf >= 0 || HasBeside[I] ||
+    if (!P.IsConv || P.Depthwise || P.Dynamic || P.BesideOf >= 0 || HasBeside[I] ||
         P.FusedWith >= 0)
       return std::nullopt;
     const uint64_t Window = windowBefore(Plans, K, Opts, Hw);

@@ -35,7 +35,7 @@ struct CompileOptions {
   bool FullDepthMaps = true;
   /// Plan each conv again, once the layer order is known, where its first
   /// weights take the channel longer than the layer before's last step,
-  /// under which they load (Prefetch.cpp); when off, the planner counts
+  /// under which they load (Replan.cpp); when off, the planner counts
   /// every layer's first weights as prefetched.
   bool PrefetchWindows = true;
   /// 1x1 strided convs without padding load only the pixels they read.
