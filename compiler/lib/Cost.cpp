@@ -462,3 +462,31 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   }
   return Total;
 }
+
+Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
+                                    std::vector<uint64_t> *Shares) {
+  const ir::Layer &DL = *D.L;
+  // Each tile's window of D's input, as loaded (the region rows inside the
+  // input), a row of a tile's pixels a DMA row.
+  uint64_t MapBytes = 0;
+  for (unsigned T = 0; T < D.NTiles; ++T) {
+    const uint64_t Rows = std::min<uint64_t>((D.validRows(T) - 1) * DL.SH + DL.KH, DL.In.H);
+    const uint64_t Cols = std::min<uint64_t>((D.validCols(T) - 1) * DL.SW + DL.KW, DL.In.W);
+    MapBytes += Rows * timing::rowSpanBytes(Hw, Cols * DL.In.C * 2, std::nullopt);
+  }
+  const uint64_t WBytes = ogWeightBytes(D, 0, Hw);
+  const uint64_t Bytes = MapBytes + WBytes + uint64_t(Q.Frames) * Q.L->Out.elems() * 2;
+  const uint64_t Own[2] = {convCompute(D, summarize(D, Hw.cus()), Hw), poolCompute(Q, Hw)};
+  // The first group's windows load before anything computes.
+  const uint64_t First =
+      timing::dmaChannelCycles(Hw, MapBytes * std::min<uint64_t>(Hw.cus(), D.NTiles) / D.NTiles);
+  const Cost Total(std::max(Own[0] + Own[1], timing::dmaChannelCycles(Hw, Bytes)) + First, Bytes,
+                   Hw);
+  if (Shares) {
+    Shares->clear();
+    const uint64_t Sum = Own[0] + Own[1];
+    Shares->push_back(Total.Cycles - Total.Cycles * Own[1] / std::max<uint64_t>(1, Sum));
+    Shares->push_back(Total.Cycles * Own[1] / std::max<uint64_t>(1, Sum));
+  }
+  return Total;
+}

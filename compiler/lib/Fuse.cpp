@@ -111,12 +111,7 @@ bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
 
 } // namespace
 
-void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                               const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
-                               const WholePlan &Whole) {
-  if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
-    return;
-  // Readers of every layer's output (the graph's output is read by the host).
+std::vector<unsigned> snow::compiler::readerCounts(const ir::Graph &G) {
   std::vector<unsigned> Readers(G.Layers.size(), 0);
   for (const ir::Layer &L : G.Layers) {
     for (int In : L.Inputs)
@@ -126,6 +121,15 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
       ++Readers[size_t(L.Residual)];
   }
   ++Readers[size_t(&G.output() - G.Layers.data())];
+  return Readers;
+}
+
+void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                               const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                               const WholePlan &Whole) {
+  if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
+    return;
+  const std::vector<unsigned> Readers = readerCounts(G);
   const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   BufferMap DwIn = B; // the producer's maps: one bank of either input region
   DwIn.InCap = B.DwInCap;

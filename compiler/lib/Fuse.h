@@ -12,6 +12,10 @@
 
 namespace snow::compiler {
 
+/// How many layers read each layer's output (its inputs and residuals; the
+/// graph's output once more, for the host).
+std::vector<unsigned> readerCounts(const ir::Graph &G);
+
 /// Replaces each depthwise conv or pool plan whose readers are all 1x1
 /// convs planned soon after it with a fused pair (LayerPlan::ToMid,
 /// FromMid), where the cost model says the pair is cheaper fused than apart.
@@ -21,6 +25,12 @@ using WholePlan = std::function<std::optional<LayerPlan>(const LayerPlan &FirstP
 void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
                const WholePlan &Whole = nullptr);
+
+/// Replaces each dense conv whose output only the pool right after it
+/// reads with a fused pair (LayerPlan::Window; FusePool.cpp), where the
+/// cost model says it is cheaper than the two apart.
+void fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
 
 } // namespace snow::compiler
 

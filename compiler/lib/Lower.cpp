@@ -167,10 +167,14 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
   // A full-depth region holds all channels: this chunk starts at its offset.
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
-  E.li(5, inBase(S) + Offset);
+  // A pool fused after a conv (FusePool.cpp) reads the conv's window in
+  // the area: rows of the conv's round's columns, which are those of this
+  // round's windows (LayerPlan::Window).
+  E.li(5, P.FromMid ? midBase(S) : inBase(S) + Offset);
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
+  const unsigned Cols = P.FromMid ? (Rd.ExtC - 1) * L.SW + L.KW : P.ColsIn;
   Inst Max;
   Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
   if (Max.Op == Opcode::VAVG) {
@@ -181,7 +185,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   Max.rs2 = 6;
   Max.rows = L.KH;
   Max.len = L.KW;
-  Max.bstride = P.ColsIn * Stride;
+  Max.bstride = Cols * Stride;
   Max.cstride = Stride;
   // A pixel's lane groups in runs as wide as the pooling unit: Whole runs
   // of Width words, then one of the rest.
@@ -197,7 +201,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   const bool Halves = P.writesBanked();
   const int64_t Step = int64_t(L.SW) * Stride * (Halves ? 2 : 1);
   const unsigned RowPixels = Halves ? Rd.ExtC / 2 : Rd.ExtC;
-  const int64_t Pitch = int64_t(L.SH) * P.ColsIn * Stride;
+  const int64_t Pitch = int64_t(L.SH) * Cols * Stride;
   auto Pixel = [&] {
     if (Whole <= 8) {
       for (unsigned Run = 0; Run < Whole; ++Run)
@@ -286,6 +290,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       E.signal(Unit::Compute, InFree + S.InBuf);
     if (S.Writes)
       E.signal(Unit::Compute, OutFull + S.OutBuf);
+    if (S.FreeMid)
+      E.signal(Unit::Compute, InFree + S.MidBuf);
     return;
   }
   assert((Band == Rd.ExtR || S.Writes || P.ToMid) &&

@@ -36,8 +36,8 @@ TileGeom geometry(const LayerPlan &P, int Tile) {
   const ir::Layer &L = *P.L;
   T.Active = true;
   T.Frame = P.frameOf(unsigned(Tile));
-  T.OY0 = unsigned(Tile) % P.tilesPerFrame() / P.NColBlocks * P.R;
-  T.OX0 = unsigned(Tile) % P.NColBlocks * P.Wt;
+  T.OY0 = P.tileY0(unsigned(Tile));
+  T.OX0 = P.tileX0(unsigned(Tile));
   T.VR = P.validRows(unsigned(Tile));
   T.VC = P.validCols(unsigned(Tile));
   T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);

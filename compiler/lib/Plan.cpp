@@ -78,11 +78,19 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
 }
 
 unsigned LayerPlan::validRows(unsigned T) const {
-  return std::min(R, L->Out.H - T % tilesPerFrame() / NColBlocks * R);
+  if (Window.R) { // The window of the pool tile's valid output rows.
+    const unsigned Block = T % tilesPerFrame() / NColBlocks * Window.R;
+    return (std::min(Window.R, Window.OutH - Block) - 1) * Window.SH + Window.KH;
+  }
+  return std::min(R, L->Out.H - tileY0(T));
 }
 
 unsigned LayerPlan::validCols(unsigned T) const {
-  return std::min(Wt, L->Out.W - T % NColBlocks * Wt);
+  if (Window.R) {
+    const unsigned Block = T % NColBlocks * Window.Wt;
+    return (std::min(Window.Wt, Window.OutW - Block) - 1) * Window.SW + Window.KW;
+  }
+  return std::min(Wt, L->Out.W - tileX0(T));
 }
 
 std::vector<std::pair<unsigned, unsigned>> snow::compiler::tileShapes(unsigned Hout, unsigned Wout,

@@ -157,6 +157,24 @@ struct LayerPlan {
   bool groupResidual() const { return StoresToo && FullDepth && L->HasResidual; }
   /// Where in the input region that residual tile starts: after the maps.
   unsigned residualOffset() const { return RowsIn * ColsIn * L->In.C; }
+  /// A dense conv fused with the pool that alone reads it (Fuse.cpp:
+  /// fuseConvPools): its tile T is the input window of the pool's tile T
+  /// (PoolWindow), written back into the area where the pool reads it, so
+  /// neighbouring tiles overlap by the pool's kernel less its stride and
+  /// compute those rows and columns twice. R 0: tiles of R x Wt side by side.
+  struct PoolWindow {
+    unsigned R = 0, Wt = 0;      ///< The pool's output tile.
+    unsigned KH = 1, KW = 1;     ///< Its kernel ...
+    unsigned SH = 1, SW = 1;     ///< ... strides ...
+    unsigned OutH = 0, OutW = 0; ///< ... and output.
+  } Window;
+  /// The first output row and column of tile T (of its frame).
+  unsigned tileY0(unsigned T) const {
+    return T % tilesPerFrame() / NColBlocks * (Window.R ? Window.R * Window.SH : R);
+  }
+  unsigned tileX0(unsigned T) const {
+    return T % NColBlocks * (Window.R ? Window.Wt * Window.SW : Wt);
+  }
   /// The depthwise layer of the fused pair (-1: not fused), and for a 1x1
   /// plan the ordinal of that layer (Compiler.cpp).
   int FusedWith = -1, ProducerOrdinal = -1;
@@ -274,10 +292,11 @@ struct LayerPlan {
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
   unsigned passes() const { return 2 * GroupK - 1; }
   /// Output rows of round Rd traced and written back at once: all of them,
-  /// or for a depthwise tile larger than the accumulators (AccEntries) as
-  /// many whole rows as fit them (Lowerer::compute's bands).
+  /// or for a depthwise tile, or a pool's window (one output group, one
+  /// chunk), larger than the accumulators (AccEntries) as many whole rows
+  /// as fit them (Lowerer::compute's bands).
   unsigned bandRows(const Round &Rd, unsigned AccEntries) const {
-    return Depthwise && Rd.pixels() > AccEntries ? AccEntries / Rd.ExtC : Rd.ExtR;
+    return (Depthwise || Window.R) && Rd.pixels() > AccEntries ? AccEntries / Rd.ExtC : Rd.ExtR;
   }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }

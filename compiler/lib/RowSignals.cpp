@@ -22,7 +22,7 @@ using namespace snow::compiler;
 template <typename RowFn> static void tileRows(const Step &S, const Work &W, unsigned H, RowFn Fn) {
   const LayerPlan &P = *S.P;
   const unsigned T = unsigned(W.Tile);
-  const size_t Y0 = size_t(P.frameOf(T)) * H + T % P.tilesPerFrame() / P.NColBlocks * P.R;
+  const size_t Y0 = size_t(P.frameOf(T)) * H + P.tileY0(T);
   for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
     Fn(Y);
 }
@@ -37,7 +37,7 @@ static size_t rowsNeeded(const Step &S) {
     if (!W.active())
       continue;
     const unsigned T = unsigned(W.Tile);
-    const int Y0 = int(T % P.tilesPerFrame() / P.NColBlocks * P.R * L.SH) - int(L.PadT);
+    const int Y0 = int(P.tileY0(T) * L.SH) - int(L.PadT);
     const int End = std::clamp(Y0 + int((P.RowsIn - 1) * P.StepY + 1), 0, int(L.In.H));
     Need = std::max(Need, size_t(P.frameOf(T)) * L.In.H + size_t(End));
   }
@@ -308,8 +308,9 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   for (const OutPiece &Piece : C.Pieces)
     Writes |= Q.In.Addr == Piece.View.Addr;
   return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
-         !Q.Dynamic && !Q.FromMid && Q.FirstPart && Q.LastPart && Q.Frames == C.Frames &&
-         Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes && Q.NeedsDone == C.Ordinal &&
+         !Q.Dynamic && !Q.FromMid && !Q.Window.R && Q.FirstPart && Q.LastPart &&
+         Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes &&
+         Q.NeedsDone == C.Ordinal &&
          !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));
 }
 

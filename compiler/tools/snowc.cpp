@@ -184,6 +184,11 @@ static cl::opt<bool> NoPadPixels(
     cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
              "are not whole DRAM bursts and layers move it in channel groups"),
     cl::cat(Cat));
+static cl::opt<bool> NoFuseConvPools(
+    "no-fuse-conv-pools",
+    cl::desc("Do not fuse a conv with the pool that alone reads it (the conv stores its "
+             "output and the pool loads it)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -291,6 +296,7 @@ static int compileModel() {
   Opts.FullDepthPairs = !NoFullDepthPairs;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   Opts.FuseDense = !NoFuseDense;
+  Opts.FuseConvPools = !NoFuseConvPools;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

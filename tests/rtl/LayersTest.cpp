@@ -184,4 +184,16 @@ TEST_F(RtlPoolBoundaries, APoolInItsConvsRegionAgrees) {
          "+shared");
 }
 
+TEST_F(RtlPoolBoundaries, AConvFusedWithItsPoolAgrees) {
+  // c1 computes each pool tile's window (overlapping by one row and column)
+  // into the area, in bands of rows that fit the accumulators, and stores
+  // nothing; p1 pools the area (FusePool.cpp): 14,617 cycles.
+  agrees("convpool", 3, 59,
+         R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2}
+  - {name: c2, type: conv, out_channels: 16, kernel: 1, relu: true}
+)",
+         "fused>");
+}
+
 } // namespace

@@ -151,6 +151,12 @@ struct CompileOptions {
   /// 1x1 convs right after it read (LayerPlan::StoresToo). Needs
   /// FuseDepthwise.
   bool FuseDense = true;
+  /// Fuse a dense conv with the pool that alone reads it: each CU computes
+  /// the conv over a pool tile's input window (overlapping windows twice)
+  /// into the maps buffer, where the pool reads it, so the conv's output
+  /// never crosses DRAM (FusePool.cpp; docs/compiler.md, step 9c). Where
+  /// the cost model says it pays.
+  bool FuseConvPools = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
