@@ -77,15 +77,16 @@ LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const Buffer
 /// then run frame after frame, both layers over the same tiles.
 bool fusableConsumer(const LayerPlan &P) {
   const ir::Layer &L = *P.L;
-  return P.IsConv && !P.Depthwise && !P.Dynamic && P.FirstPart && L.Groups == 1 && L.KH == 1 &&
-         L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL && !L.PadR;
+  return P.IsConv && !P.Depthwise && !P.Dynamic && !P.ToMid && !P.FromMid && P.FirstPart &&
+         L.Groups == 1 && L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB &&
+         !L.PadL && !L.PadR;
 }
 
 /// Whether plan D is a depthwise conv, or a max / average pool, that can
 /// write a fused area. A pool beside a conv (PipelinePools.cpp) leaves it
 /// when fused.
 bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
-  if (!D.FirstPart || !D.LastPart || D.OutIsSlice || D.L->HasResidual)
+  if (!D.FirstPart || !D.LastPart || D.OutIsSlice || D.L->HasResidual || D.FromMid)
     return false;
   if (!D.IsConv)
     return D.isPool();
@@ -103,10 +104,11 @@ bool fusableProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
 /// groups, one pixel an accumulator entry, its own part of one plan.
 bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
   const ir::Layer &L = *D.L;
-  return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic &&
-         D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 && D.PixLog == 0 &&
-         L.Groups == 1 && L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB &&
-         !L.PadL && !L.PadR && L.Out.C % (Hw.VmacsPerCu * Hw.LanesPerVmac) == 0;
+  return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
+         !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
+         D.PixLog == 0 && L.Groups == 1 && L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 &&
+         !L.PadT && !L.PadB && !L.PadL && !L.PadR &&
+         L.Out.C % (Hw.VmacsPerCu * Hw.LanesPerVmac) == 0;
 }
 
 } // namespace

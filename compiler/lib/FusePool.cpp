@@ -26,6 +26,8 @@
 #include "Fuse.h"
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
+#include <algorithm>
+#include <array>
 #include <optional>
 
 using namespace snow;
@@ -33,27 +35,35 @@ using namespace snow::compiler;
 
 namespace {
 
-/// Whether plan D is a conv that can compute a pool's windows into the
-/// area: dense, one output group of the machine's width, one channel chunk,
-/// its own plan, no residual.
-bool windowProducer(const LayerPlan &D, const isa::HwConfig &Hw, const BufferMap &B) {
+/// Whether plan D is a dense conv that can compute its reader's windows
+/// into the area: one channel chunk, its own plan, no residual.
+bool windowProducer(const LayerPlan &D, const BufferMap &B) {
   const ir::Layer &L = *D.L;
-  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
   return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
          !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
-         L.Groups == 1 && !L.HasResidual && L.Out.C == G &&
-         L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
+         L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
 }
 
 /// Whether plan Q is a max or average pool that can read conv D's output
 /// from the area: no padding, and (no ceil mode) every window inside the
 /// map, as the conv computes nothing else.
-bool windowConsumer(const LayerPlan &Q, const LayerPlan &D) {
+bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.isPool() && Q.FirstPart && Q.LastPart && !Q.ToMid && !Q.FromMid &&
          Q.Frames == D.Frames && L.input() == int(D.Index) && L.In.C == D.L->Out.C && !L.PadT &&
          !L.PadB && !L.PadL && !L.PadR && (L.Out.H - 1) * L.SH + L.KH <= L.In.H &&
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
+}
+
+/// Whether plan Q is a depthwise conv that can read a 1x1 conv D's output
+/// from the area, chunk by chunk: its padding is written with zeros there
+/// (Lowerer::writeBack).
+bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
+  const ir::Layer &L = *Q.L;
+  return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
+         !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
+         L.input() == int(D.Index) && D.L->KH == 1 && D.L->KW == 1 && D.L->SH == 1 &&
+         D.L->SW == 1 && !D.L->PadT && !D.L->PadL && !D.L->PadB && !D.L->PadR;
 }
 
 /// How many layers of G read layer I's output as dense stride-1 1x1 convs
@@ -66,76 +76,166 @@ unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
   return N;
 }
 
+/// D planned again as the producer of a window pair: plain traces, one
+/// channel chunk, the area as its output; Nog output groups.
+LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
+  const ir::Layer &L = *D.L;
+  LayerPlan Dn = D;
+  Dn.PixLog = 0;
+  Dn.Wide = Dn.Banked = Dn.FullDepth = false;
+  Dn.Balanced = Dn.SplitChannels = false;
+  Dn.MapStationary = true;
+  Dn.StepY = Dn.StepX = 1;
+  Dn.NOg = Nog;
+  Dn.OcBase = 0;
+  Dn.OcCount = L.Out.C;
+  Dn.Chunk = L.In.C;
+  Dn.NChunks = 1;
+  Dn.ToMid = true;
+  Dn.FusedWith = int(D.Index);
+  Dn.ShareOffset = 0;
+  Dn.RestTiles = false;
+  return Dn;
+}
+
+/// The reader's tile grid on its producer (LayerPlan::Window).
+void setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
+  const ir::Layer &QL = *Qn.L;
+  Dn.Window = {Qn.R,    Qn.Wt,   QL.KH,    QL.KW,    QL.SH,   QL.SW,
+               QL.PadT, QL.PadL, QL.Out.H, QL.Out.W, QL.In.H, QL.In.W};
+  Dn.NRowBlocks = Qn.NRowBlocks;
+  Dn.NColBlocks = Qn.NColBlocks;
+  Dn.NTiles = Qn.NTiles;
+}
+
+/// Rounds for a window producer with a depthwise reader, and the reader
+/// (the same for both; Win the producer, whose window geometry decides):
+/// every tile takes its output groups on CUs side by side, and a round's
+/// tiles have windows of one shape (rows and columns of padding on each
+/// side, extent), so that the round's writebacks and zeros go to the same
+/// places in every CU's area (Lowerer::windowWriteBack): the border tiles
+/// of each kind together, the interior ones together.
+void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
+  // The padding before and after the map on either axis, and the extent.
+  using Shape = std::array<int, 6>;
+  std::vector<std::pair<Shape, std::vector<unsigned>>> Kinds;
+  for (unsigned T = 0; T < P.NTiles; ++T) {
+    const auto [Y0, Y1] = Win.Window.span(Win.rowBlock(T), true);
+    const auto [X0, X1] = Win.Window.span(Win.colBlock(T), false);
+    const Shape K = {std::min(Y0, 0), std::max(0, Y1 - int(Win.Window.InH)), Y1 - Y0,
+                     std::min(X0, 0), std::max(0, X1 - int(Win.Window.InW)), X1 - X0};
+    auto It = std::find_if(Kinds.begin(), Kinds.end(), [&](auto &E) { return E.first == K; });
+    if (It == Kinds.end())
+      Kinds.push_back({K, {T}});
+    else
+      It->second.push_back(T);
+  }
+  // Tiles a round: as many as have all their output groups on its CUs.
+  const unsigned PerRound = std::max(1u, NCu / P.NOg);
+  P.Rounds.clear();
+  for (const auto &[K, Tiles] : Kinds)
+    for (size_t I = 0; I < Tiles.size(); I += PerRound)
+      for (unsigned Og0 = 0; Og0 < P.NOg; Og0 += NCu) {
+        Round Rd;
+        unsigned Cu = 0;
+        for (size_t J = I; J < std::min(Tiles.size(), I + PerRound); ++J)
+          for (unsigned Og = Og0; Og < std::min(P.NOg, Og0 + NCu); ++Og, ++Cu) {
+            Rd.Cus[Cu] = Work{int(Og), int(Tiles[J])};
+            Rd.ExtR = std::max(Rd.ExtR, P.validRows(Tiles[J]));
+            Rd.ExtC = std::max(Rd.ExtC, P.validCols(Tiles[J]));
+          }
+        P.Rounds.push_back(Rd);
+      }
+}
+
 } // namespace
 
 void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                                    const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
-  if (!Opts.FuseConvPools || !Opts.DoubleBuffer || !B.MidCap)
+  if ((!Opts.FuseConvPools && !Opts.FuseExpansions) || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
-  const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
-  BufferMap DIn = B; // the conv's window: the first bank of either input region
+  const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, Gch = Hw.VmacsPerCu * Lanes;
+  BufferMap DIn = B; // the producer's window: the first bank of either input region
   DIn.InCap = B.DwInCap;
-  // The pool right after the conv in program order (the pool beside it
-  // included): nothing runs between the two halves of a pair.
+  BufferMap Area = B; // a depthwise reader's window: the area
+  Area.InCap = B.MidCap;
   for (size_t K = 0; K + 1 < Plans.size(); ++K) {
-    const LayerPlan &D = Plans[K], &Q = Plans[K + 1];
-    if (!windowProducer(D, Hw, B) || Readers[D.Index] != 1 || !windowConsumer(Q, D))
+    if (!windowProducer(Plans[K], B) || Readers[Plans[K].Index] != 1)
+      continue;
+    // The reader, among the next few plans (the scheduler may have put
+    // independent layers between, ShuffleNet's other branch): nothing runs
+    // between the two halves of a pair, so those move after it if it fuses.
+    size_t J = K + 1;
+    while (J < std::min(Plans.size(), K + 8) && Plans[J].L->input() != int(Plans[K].Index))
+      ++J;
+    if (J == std::min(Plans.size(), K + 8) || (J > K + 1 && !Plans[J].FirstPart))
+      continue;
+    const LayerPlan &D = Plans[K], &Q = Plans[J];
+    const bool Pool = Opts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
+    const bool Dw = Opts.FuseExpansions && depthwiseReader(Q, D);
+    if (!Pool && !Dw)
       continue;
     const ir::Layer &DL = *D.L, &QL = *Q.L;
     const unsigned C = DL.Out.C;
-    // Apart: the conv, and the pool as planned (beside the conv, its
-    // windows only). A pool read only by 1x1 convs may fuse with them
-    // instead (Fuse.cpp), which saves at most its output's round trip
-    // through DRAM: fused here it cannot, so that counts against this pair
-    // (a 3x3 average pool of stride 1 before a 1x1 conv computes most conv
-    // rows three times here, and loses).
+    // Apart: the two as planned (a pool beside the conv, its windows
+    // only). A reader whose own readers are all 1x1 convs may fuse with
+    // them instead (Fuse.cpp), which saves at most its output's round trip
+    // through DRAM; fused here it cannot, so that counts against this
+    // pair (a 3x3 average pool of stride 1 before a 1x1 conv computes most
+    // conv rows three times here, and loses).
     uint64_t Apart = D.EstCycles + (Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles);
     if (Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index))
       Apart -=
           std::min(Apart, timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * QL.Out.elems()));
     std::optional<std::pair<LayerPlan, LayerPlan>> Best;
     Cost BestCost;
-    // Pool tiles whose windows fit the area, a row of them the accumulators.
+    // Reader tiles whose windows fit the area, a row of them the
+    // accumulators.
     for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W)) {
-      const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
-      if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
-          uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
-        continue;
-      LayerPlan Dn = D;
-      Dn.PixLog = 0;
-      Dn.Wide = Dn.Banked = Dn.FullDepth = false;
-      Dn.Balanced = Dn.SplitChannels = false;
-      Dn.MapStationary = true;
-      Dn.StepY = Dn.StepX = 1;
-      Dn.NOg = 1;
-      Dn.OcBase = 0;
-      Dn.OcCount = C;
-      Dn.Chunk = DL.In.C;
-      Dn.NChunks = 1;
-      Dn.ToMid = true;
-      Dn.FusedWith = int(D.Index);
-      Dn.ShareOffset = 0;
-      Dn.RestTiles = false;
-      if (!setTile(Dn, Rd, Wd, Dn.pixelStride(0, Lanes), 0, DIn))
-        continue;
-      Dn.Window = {Rq, Wq, QL.KH, QL.KW, QL.SH, QL.SW, QL.Out.H, QL.Out.W};
-      Dn.NRowBlocks = ceilDiv(QL.Out.H, Rq);
-      Dn.NColBlocks = ceilDiv(QL.Out.W, Wq);
-      Dn.NTiles = Dn.NRowBlocks * Dn.NColBlocks * Dn.Frames;
       LayerPlan Qn = Q;
       Qn.FromMid = true;
+      Qn.ReadsWindow = true;
       Qn.FusedWith = int(D.Index);
       Qn.BesideOf = -1;
       Qn.ShareOffset = 0;
-      Qn.FullDepth = Qn.Banked = false;
+      Qn.FullDepth = Qn.Banked = Qn.Wide = false;
+      Qn.PixLog = 0;
       Qn.StepY = Qn.StepX = 1;
-      Qn.Chunk = C;
-      Qn.NChunks = 1;
       Qn.MapStationary = true;
-      setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
-      makeRounds(Dn, NCu, Packing::Tiles);
-      makeRounds(Qn, NCu, Packing::Tiles);
+      Qn.Balanced = false;
+      LayerPlan Dn = windowPlan(D, Pool ? 1 : ceilDiv(C, Gch));
+      if (Pool) {
+        Qn.Chunk = C;
+        Qn.NChunks = 1;
+        const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
+        if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
+            uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
+          continue;
+        setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
+      } else {
+        Qn.Chunk = Gch;
+        Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
+        // A depthwise reader reads one chunk's window a step, laid out as
+        // its own input region would be, in the area (windowRounds).
+        if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
+            !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > Hw.AccEntries)
+          continue;
+      }
+      if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
+        continue;
+      setWindow(Dn, Qn);
+      if (!Pool)
+        Dn.Window.AreaCols = Qn.ColsIn;
+      if (Pool) {
+        makeRounds(Dn, NCu, Packing::Tiles);
+        makeRounds(Qn, NCu, Packing::Tiles);
+      } else {
+        windowRounds(Dn, Dn, NCu);
+        windowRounds(Qn, Dn, NCu);
+      }
+      Dn.SplitChannels = splitsChannels(Dn);
+      Qn.SplitChannels = splitsChannels(Qn);
       const Cost Ct = windowPairCost(Dn, Qn, Hw);
       if (Ct < BestCost) {
         BestCost = Ct;
@@ -150,9 +250,10 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     Dn.EstCycles = Shares[0];
     Dn.EstDramBytes = BestCost.Bytes;
     Qn.EstCycles = Shares[1];
-    Qn.EstDramBytes = 0; // all counted on the conv
+    Qn.EstDramBytes = 0; // all counted on the producer
     Plans[K] = std::move(Dn);
-    Plans[K + 1] = std::move(Qn);
+    Plans[J] = std::move(Qn);
+    std::rotate(Plans.begin() + long(K) + 1, Plans.begin() + long(J), Plans.begin() + long(J) + 1);
     ++K;
   }
 }

@@ -89,9 +89,12 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
   // A fused 1x1 conv reads its producer's output, rows of the round's ExtC
   // pixels (Lowerer::writeBack); banked, half of them in each of two banks.
-  const unsigned Cols = P.FromMid ? Rd.ExtC : P.ColsIn;
+  // A depthwise conv reading its windows (ReadsWindow) finds them in the
+  // area laid out as its input region.
+  const bool AreaTile = P.FromMid && !P.ReadsWindow;
+  const unsigned Cols = AreaTile ? Rd.ExtC : P.ColsIn;
   const int64_t Pitch =
-      int64_t(P.FromMid ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
+      int64_t(AreaTile ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
   const uint32_t Maps = P.FromMid ? midBase(S) : inBase(S) + P.InSkew;
@@ -333,6 +336,8 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // channels at their offset in the 1x1 conv's full depth (only the compute
   // unit touches the area: no semaphore).
   const bool Area = P.areaOnly();
+  if (Area && P.Window.AreaCols)
+    return windowWriteBack(S, RowBegin, Rows);
   const unsigned Pitch = Area ? L.Out.C : G;
   const uint32_t Base = Area ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
@@ -394,4 +399,58 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   E.li(4, Half);
   E.li(9, Base + Hw.mapsBankElems() + Row0 * Pitch);
   E.emit(Wb);
+}
+
+void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
+  const LayerPlan &P = *S.P;
+  const ir::Layer &L = *P.L;
+  const Round &Rd = S.round();
+  // Every tile of the round has a window of one shape (FusePool.cpp:
+  // windowRounds), so its reader's window lies in the same place for all
+  // CUs: rows and columns
+  // [Lo, Hi) of this layer's output, of which the round traced those
+  // inside the map. Each traced row goes to its place in the window, laid
+  // out as the reader's input region (Window.AreaCols pixels a row, G
+  // elements a pixel).
+  const unsigned T = unsigned(Rd.Cus[0].Tile);
+  const auto [YLo, YHi] = P.Window.span(P.rowBlock(T), true);
+  const auto [XLo, XHi] = P.Window.span(P.colBlock(T), false);
+  const unsigned Top = unsigned(std::max(0, -YLo)), Left = unsigned(std::max(0, -XLo));
+  const unsigned RowElems = P.Window.AreaCols * G;
+  const uint32_t Base = midBase(S) + Left * G;
+  Inst Wb = accMove(Opcode::VWB, Rd.ExtC, G);
+  Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
+  Wb.relu = L.Relu;
+  Wb.lut = !L.QLut.empty();
+  for (unsigned R = 0; R < Rows; ++R) {
+    E.li(4, R * Rd.ExtC);
+    E.li(9, Base + (Top + RowBegin + R) * RowElems);
+    E.emit(Wb);
+  }
+  if (RowBegin + Rows < Rd.ExtR)
+    return;
+  // The window's padding (outside the map): zeros, written back from any
+  // entries with a shift that leaves none of their bits (round half up:
+  // (acc + 2^62) >> 63 = 0 for any 48-bit acc).
+  const unsigned Width = unsigned(XHi - XLo), Height = unsigned(YHi - YLo);
+  auto Zeros = [&](uint32_t Addr, unsigned N, unsigned Stride) {
+    for (unsigned E0 = 0; E0 < N; E0 += Hw.AccEntries) {
+      Inst Z = accMove(Opcode::VWB, std::min(N - E0, Hw.AccEntries), Stride);
+      Z.shift = 63;
+      E.li(4, 0);
+      E.li(9, Addr + E0 * Stride);
+      E.emit(Z);
+    }
+  };
+  const uint32_t Window0 = midBase(S);
+  for (unsigned Y = 0; Y < Height; ++Y) {
+    const bool Inside = Y >= Top && Y < Top + Rd.ExtR;
+    if (!Inside)
+      Zeros(Window0 + Y * RowElems, Width, G);
+  }
+  const unsigned Right = Width - Left - Rd.ExtC;
+  for (unsigned X = 0; X < Left; ++X)
+    Zeros(Window0 + Top * RowElems + X * G, Rd.ExtR, RowElems);
+  for (unsigned X = Left + Rd.ExtC; X < Left + Rd.ExtC + Right; ++X)
+    Zeros(Window0 + Top * RowElems + X * G, Rd.ExtR, RowElems);
 }

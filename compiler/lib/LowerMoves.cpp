@@ -102,9 +102,11 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
 void Lowerer::forEachWeightBlock(const Step &S,
                                  llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const {
   // CUs computing the same output group share one load.
+  // (A depthwise conv's output group reads its own chunk: where a round
+  // gives its CUs different groups, LayerPlan::ReadsWindow, each its own.)
   for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
     for (unsigned Vm = 0; Vm < V; ++Vm)
-      Fn(S.P->wIndex(unsigned(Og), S.Chunk, Vm, V), Vm, Mask);
+      Fn(S.P->wIndex(unsigned(Og), S.P->Depthwise ? unsigned(Og) : S.Chunk, Vm, V), Vm, Mask);
 }
 
 unsigned Lowerer::weightBlocks(const Step &S) const {

@@ -78,17 +78,17 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
 }
 
 unsigned LayerPlan::validRows(unsigned T) const {
-  if (Window.R) { // The window of the pool tile's valid output rows.
-    const unsigned Block = T % tilesPerFrame() / NColBlocks * Window.R;
-    return (std::min(Window.R, Window.OutH - Block) - 1) * Window.SH + Window.KH;
+  if (Window.R) { // The reader's window of the tile, inside the map.
+    const auto [Lo, Hi] = Window.span(rowBlock(T), true);
+    return unsigned(std::min(Hi, int(Window.InH)) - std::max(Lo, 0));
   }
   return std::min(R, L->Out.H - tileY0(T));
 }
 
 unsigned LayerPlan::validCols(unsigned T) const {
   if (Window.R) {
-    const unsigned Block = T % NColBlocks * Window.Wt;
-    return (std::min(Window.Wt, Window.OutW - Block) - 1) * Window.SW + Window.KW;
+    const auto [Lo, Hi] = Window.span(colBlock(T), false);
+    return unsigned(std::min(Hi, int(Window.InW)) - std::max(Lo, 0));
   }
   return std::min(Wt, L->Out.W - tileX0(T));
 }

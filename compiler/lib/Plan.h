@@ -141,6 +141,10 @@ struct LayerPlan {
   /// depthwise rounds (one per channel chunk), then each 1x1 conv's rounds
   /// (one per output group).
   bool ToMid = false, FromMid = false;
+  /// A FromMid plan whose producer computes its input windows
+  /// (LayerPlan::Window): a pool, or a depthwise conv that reads its
+  /// windows in the area as from an input region (FusePool.cpp).
+  bool ReadsWindow = false;
   /// A dense 1x1 conv as a fused pair's producer (Fuse.cpp): each output
   /// group's writeback goes to the output region and is stored, as any
   /// conv's (later layers and residuals read its tensor), and is written
@@ -157,23 +161,43 @@ struct LayerPlan {
   bool groupResidual() const { return StoresToo && FullDepth && L->HasResidual; }
   /// Where in the input region that residual tile starts: after the maps.
   unsigned residualOffset() const { return RowsIn * ColsIn * L->In.C; }
-  /// A dense conv fused with the pool that alone reads it (Fuse.cpp:
-  /// fuseConvPools): its tile T is the input window of the pool's tile T
-  /// (PoolWindow), written back into the area where the pool reads it, so
-  /// neighbouring tiles overlap by the pool's kernel less its stride and
-  /// compute those rows and columns twice. R 0: tiles of R x Wt side by side.
-  struct PoolWindow {
-    unsigned R = 0, Wt = 0;      ///< The pool's output tile.
-    unsigned KH = 1, KW = 1;     ///< Its kernel ...
-    unsigned SH = 1, SW = 1;     ///< ... strides ...
-    unsigned OutH = 0, OutW = 0; ///< ... and output.
+  /// A dense conv fused with the layer that alone reads it, a pool or a
+  /// depthwise conv (FusePool.cpp): its tile T is the input window of the
+  /// reader's tile T (ReaderWindow), inside the map (the reader's padding
+  /// is not computed), written back into the area where the reader reads
+  /// it, so neighbouring tiles overlap by the reader's kernel less its
+  /// stride and compute those rows and columns twice. R 0: tiles of
+  /// R x Wt side by side.
+  struct ReaderWindow {
+    unsigned R = 0, Wt = 0;      ///< The reader's output tile.
+    unsigned KH = 1, KW = 1;     ///< Its kernel, ...
+    unsigned SH = 1, SW = 1;     ///< ... strides, ...
+    unsigned PadT = 0, PadL = 0; ///< ... padding ...
+    unsigned OutH = 0, OutW = 0; ///< ... and output;
+    unsigned InH = 0, InW = 0;   ///< its input (this layer's output).
+    /// Elements between two rows of the window in the area, over 64 (a
+    /// depthwise reader's region layout: its ColsIn); 0: the round's
+    /// columns (a pool's).
+    unsigned AreaCols = 0;
+    /// The reader's window of tile T (rows or columns [Lo, Hi) of this
+    /// layer's output, Lo < 0 or Hi > In in its padding), along one axis:
+    /// Block the tile's row or column block.
+    std::pair<int, int> span(unsigned Block, bool Rows) const {
+      const unsigned N = Rows ? R : Wt, Out = Rows ? OutH : OutW;
+      const unsigned S = Rows ? SH : SW, K = Rows ? KH : KW;
+      const int Lo = int(Block * N * S) - int(Rows ? PadT : PadL);
+      return {Lo, Lo + int((std::min(N, Out - Block * N) - 1) * S + K)};
+    }
   } Window;
+  unsigned rowBlock(unsigned T) const { return T % tilesPerFrame() / NColBlocks; }
+  unsigned colBlock(unsigned T) const { return T % NColBlocks; }
   /// The first output row and column of tile T (of its frame).
   unsigned tileY0(unsigned T) const {
-    return T % tilesPerFrame() / NColBlocks * (Window.R ? Window.R * Window.SH : R);
+    return Window.R ? unsigned(std::max(0, Window.span(rowBlock(T), true).first)) : rowBlock(T) * R;
   }
   unsigned tileX0(unsigned T) const {
-    return T % NColBlocks * (Window.R ? Window.Wt * Window.SW : Wt);
+    return Window.R ? unsigned(std::max(0, Window.span(colBlock(T), false).first))
+                    : colBlock(T) * Wt;
   }
   /// The depthwise layer of the fused pair (-1: not fused), and for a 1x1
   /// plan the ordinal of that layer (Compiler.cpp).

@@ -83,6 +83,19 @@ static bool pipelines(const LayerPlan &C, const LayerPlan &Q) {
 static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const LayerPlan *> &Ps,
                                     unsigned G) {
   const std::vector<Step> DS = planSteps(D);
+  // A window producer (LayerPlan::Window) and its reader: a step each a
+  // round, the reader's right after the producer's (its CUs' area holds
+  // one round's windows).
+  if (D.Window.R) {
+    const std::vector<Step> QS = planSteps(*Ps.front());
+    assert(Ps.size() == 1 && QS.size() == DS.size() && "FusePool.cpp: a step each a round");
+    std::vector<Step> Out;
+    for (size_t K = 0; K < DS.size(); ++K) {
+      Out.push_back(DS[K]);
+      Out.push_back(QS[K]);
+    }
+    return Out;
+  }
   const size_t Groups = D.Rounds.size() / D.NOg;
   assert(Groups * D.NOg == D.Rounds.size() && DS.size() % Groups == 0 &&
          "Fuse.cpp plans the producer in whole groups of tiles");
@@ -199,6 +212,10 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     S.LastOfPlan = ++Seen[&P] == Count[&P];
     S.LastOfLayer = S.LastOfPlan && P.LastPart;
     S.Remark = !S.FirstOfLayer && Before && Before->P->Index != P.Index;
+    // A window reader's steps, between its producer's, load no maps: the
+    // producer's maps stay across them (a tile's rounds of output groups).
+    if (Before && Before->P->ReadsWindow && !P.FromMid && K > 1)
+      Before = &Steps[K - 2];
     // A fused 1x1 step reads the depthwise output on chip: it loads no maps.
     S.NewMap = !P.FromMid && (!PrevSame || PrevSame != Before || newMaps(*PrevSame, S));
     // Weights stay across other plans' steps that load none (a pool's), not

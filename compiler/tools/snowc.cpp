@@ -189,6 +189,11 @@ static cl::opt<bool> NoFuseConvPools(
     cl::desc("Do not fuse a conv with the pool that alone reads it (the conv stores its "
              "output and the pool loads it)"),
     cl::cat(Cat));
+static cl::opt<bool> NoFuseExpansions(
+    "no-fuse-expansions",
+    cl::desc("Do not fuse a 1x1 conv with the depthwise conv that alone reads it (the 1x1 conv "
+             "stores its output and the depthwise conv loads it)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -297,6 +302,7 @@ static int compileModel() {
   Opts.FuseDepthwise = !NoFuseDepthwise;
   Opts.FuseDense = !NoFuseDense;
   Opts.FuseConvPools = !NoFuseConvPools;
+  Opts.FuseExpansions = !NoFuseExpansions;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

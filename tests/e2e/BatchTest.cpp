@@ -286,9 +286,12 @@ TEST(Batch, FusedPairsRunEveryFrame) {
   for (const char *Hw : {"zc706", "narrow8"}) {
     SCOPED_TRACE(Hw);
     BatchRun On, Off;
-    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, On));
+    // (On narrow8, e would rather compute d's windows: FusePool.cpp, below.)
+    compiler::CompileOptions Pairs;
+    Pairs.FuseExpansions = false;
+    ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, On, false, Pairs));
     checkFrames(On);
-    compiler::CompileOptions Unfused;
+    compiler::CompileOptions Unfused = Pairs;
     Unfused.FuseDepthwise = false;
     ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, Off, false, Unfused));
     checkFrames(Off);
@@ -307,6 +310,30 @@ TEST(Batch, FusedPairsRunEveryFrame) {
     EXPECT_LT(On.Stats.DramReadBytes + On.Stats.DramWriteBytes,
               Off.Stats.DramReadBytes + Off.Stats.DramWriteBytes);
     EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
+  }
+}
+
+TEST(Batch, WindowPairsRunEveryFrame) {
+  // An expansion computing its depthwise conv's windows (narrow8: PairsYaml's
+  // e and d) and a conv computing its pool's windows (FusePool.cpp), over
+  // the tiles of three frames.
+  const std::string Stem = R"(name: batchstem
+input: {name: data, shape: [3, 27, 29]}
+weights: {seed: 5}
+layers:
+  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: mp, type: maxpool, kernel: 3, stride: 2}
+  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
+)";
+  for (const auto &[Yaml, Hw, Producer] :
+       {std::tuple{std::string(PairsYaml), "narrow8", "e"}, std::tuple{Stem, "zc706", "c"}}) {
+    SCOPED_TRACE(Hw);
+    BatchRun R;
+    ASSERT_TRUE(runBatch(Yaml, Hw, 3, R));
+    checkFrames(R);
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      if (L.Name == Producer)
+        EXPECT_EQ(L.DramWriteBytes, 0u) << Producer << " computes its reader's windows on chip";
   }
 }
 

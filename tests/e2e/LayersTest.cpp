@@ -208,10 +208,30 @@ TEST(Layers, RandomBankedCasesMostlyTakeBanks) {
   EXPECT_GE(Banked, 12u);
 }
 
+class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
+
+/// 1x1 convs computing the windows of the depthwise conv that reads them
+/// (RandomModels.h).
+TEST_P(RandomExpansion, MatchesReferenceBitForBit) {
+  check(expansionCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomExpansion, ::testing::Range(0u, 30u));
+
 TEST(Layers, RandomFusedCasesMostlyFuse) {
   // The cases above are only worth having if most of them run fused.
   EXPECT_GE(fusedOnZc706(fusedCase, 27), 14u);
   EXPECT_GE(fusedOnZc706(fusedPoolCase, 24), 12u);
+  // An expansion computing its depthwise conv's windows stores nothing.
+  unsigned Expanded = 0;
+  for (unsigned Seed = 0; Seed < 30; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(expansionCase(Seed), "zc706", false, R))
+      continue;
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Expanded += L.Name == "e" && L.DramWriteBytes == 0;
+  }
+  EXPECT_GE(Expanded, 12u);
 }
 
 class RandomGrouped : public ::testing::TestWithParam<unsigned> {};

@@ -355,6 +355,35 @@ inline std::string fusedPoolCase(unsigned Seed) {
   return Y;
 }
 
+/// A 1x1 conv (an inverted residual block's expansion: 1-64 input channels,
+/// 8-400 output channels) and the depthwise conv that alone reads it
+/// (kernel 3 or 5, stride 1 or 2, padded or not), on maps of 5-40 pixels
+/// a side, so that the depthwise windows of every kind of border tile are
+/// computed on chip (compiler FusePool.cpp); then a 1x1 projection, two
+/// readers of the depthwise output, or nothing.
+inline std::string expansionCase(unsigned Seed) {
+  Rng R(Seed * 15401 + 7);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned C = pickLog(R, 8, 400), K = Pick(1, 2) * 2 + 1, S = Pick(1, 2);
+  const unsigned Pad = Seed % 4 == 3 ? 0 : K / 2;
+  std::string Y =
+      modelHeader(fmt::format("expansion{}", Seed), pickLog(R, 1, 64), Pick(5, 40), Pick(5, 40), 3);
+  const char *Act[] = {", relu: true", "", ", relu: true"};
+  Y +=
+      fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1{}}}\n", C, Act[Seed % 3]);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}, relu: true}}\n",
+                   C, K, S, Pad);
+  if (Seed / 3 % 3 == 0)
+    Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(1, 160));
+  else if (Seed / 3 % 3 == 1)
+    Y += fmt::format("  - {{name: q1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n"
+                     "  - {{name: q2, type: conv, input: d, out_channels: {}, kernel: 3, pad: 1}}\n"
+                     "  - {{name: cat, type: concat, inputs: [q1, q2]}}\n",
+                     Pick(1, 100), Pick(1, 100));
+  return Y;
+}
+
 /// A grouped conv (Groups groups of K input and K output channels, K from 2
 /// to 32, odd group counts) between two pointwise convs, with random maps,
 /// kernels and strides: the per-group vdw lowering where it fits, the dense

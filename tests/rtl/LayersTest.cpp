@@ -40,6 +40,7 @@ class RtlRandomChain : public RandomLayers {};
 class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFused : public RandomLayers {};
 class RtlRandomFusedPool : public RandomLayers {};
+class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
@@ -59,6 +60,7 @@ TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 // (compiler Fuse.cpp).
 TEST_P(RtlRandomFused, SimAndRtlAgree) { check(fusedCase(GetParam())); }
 TEST_P(RtlRandomFusedPool, SimAndRtlAgree) { check(fusedPoolCase(GetParam())); }
+TEST_P(RtlRandomExpansion, SimAndRtlAgree) { check(expansionCase(GetParam())); }
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
 TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
@@ -85,6 +87,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomChain, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));

@@ -157,6 +157,14 @@ struct CompileOptions {
   /// never crosses DRAM (FusePool.cpp; docs/compiler.md, step 9c). Where
   /// the cost model says it pays.
   bool FuseConvPools = true;
+  /// Fuse a 1x1 conv (an inverted residual block's expansion) with the
+  /// depthwise conv that alone reads it: each round, every CU computes one
+  /// of the expansion's output groups over the depthwise conv's input
+  /// window of one tile (overlapping windows twice; the padding written
+  /// with zeros) into the area, where the depthwise conv reads it, so the
+  /// expanded map never crosses DRAM (FusePool.cpp; docs/compiler.md, step
+  /// 9c). Where the cost model says it pays.
+  bool FuseExpansions = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
