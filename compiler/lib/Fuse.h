@@ -16,6 +16,17 @@ namespace snow::compiler {
 /// graph's output once more, for the host).
 std::vector<unsigned> readerCounts(const ir::Graph &G);
 
+/// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
+/// pair: full depth over the area, one output group per G channels, every
+/// output channel in one part.
+LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B);
+
+/// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
+/// padding, dense, run-time weights aside. A batch's frames are tiles like
+/// any other (tiles are numbered frame first): the pair's groups of tiles
+/// then run frame after frame, both layers over the same tiles.
+bool fusableConsumer(const LayerPlan &P);
+
 /// Replaces each depthwise conv or pool plan whose readers are all 1x1
 /// convs planned soon after it with a fused pair (LayerPlan::ToMid,
 /// FromMid), where the cost model says the pair is cheaper fused than apart.

@@ -24,6 +24,7 @@
 
 #include "Cost.h"
 #include "Fuse.h"
+#include "FuseWindows.h"
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
@@ -33,21 +34,14 @@
 using namespace snow;
 using namespace snow::compiler;
 
-namespace {
-
-/// Whether plan D is a dense conv that can compute its reader's windows
-/// into the area: one channel chunk, its own plan, no residual.
-bool windowProducer(const LayerPlan &D, const BufferMap &B) {
+bool snow::compiler::windowProducer(const LayerPlan &D, const BufferMap &B) {
   const ir::Layer &L = *D.L;
   return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
          !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
          L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
 }
 
-/// Whether plan Q is a max or average pool that can read conv D's output
-/// from the area: no padding, and (no ceil mode) every window inside the
-/// map, as the conv computes nothing else.
-bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
+bool snow::compiler::poolReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.isPool() && Q.FirstPart && Q.LastPart && !Q.ToMid && !Q.FromMid &&
          Q.Frames == D.Frames && L.input() == int(D.Index) && L.In.C == D.L->Out.C && !L.PadT &&
@@ -55,10 +49,7 @@ bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
 }
 
-/// Whether plan Q is a depthwise conv that can read a 1x1 conv D's output
-/// from the area, chunk by chunk: its padding is written with zeros there
-/// (Lowerer::writeBack).
-bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
+bool snow::compiler::depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
          !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
@@ -66,9 +57,7 @@ bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
          D.L->SW == 1 && !D.L->PadT && !D.L->PadL && !D.L->PadB && !D.L->PadR;
 }
 
-/// How many layers of G read layer I's output as dense stride-1 1x1 convs
-/// (what a fused pair's consumer is, Fuse.cpp).
-unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
+unsigned snow::compiler::pointwiseReaders(const ir::Graph &G, unsigned I) {
   unsigned N = 0;
   for (const ir::Layer &L : G.Layers)
     N += L.Kind == ir::LayerKind::Conv && L.input() == int(I) && L.Groups == 1 && L.KH == 1 &&
@@ -76,9 +65,7 @@ unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
   return N;
 }
 
-/// D planned again as the producer of a window pair: plain traces, one
-/// channel chunk, the area as its output; Nog output groups.
-LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
+LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
   const ir::Layer &L = *D.L;
   LayerPlan Dn = D;
   Dn.PixLog = 0;
@@ -98,8 +85,7 @@ LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
   return Dn;
 }
 
-/// The reader's tile grid on its producer (LayerPlan::Window).
-void setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
+void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   const ir::Layer &QL = *Qn.L;
   Dn.Window = {Qn.R,    Qn.Wt,   QL.KH,    QL.KW,    QL.SH,   QL.SW,
                QL.PadT, QL.PadL, QL.Out.H, QL.Out.W, QL.In.H, QL.In.W};
@@ -108,18 +94,11 @@ void setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   Dn.NTiles = Qn.NTiles;
 }
 
-/// Rounds for a window producer with a depthwise reader, and the reader
-/// (the same for both; Win the producer, whose window geometry decides):
-/// every tile takes its output groups on CUs side by side, and a round's
-/// tiles have windows of one shape (rows and columns of padding on each
-/// side, extent), so that the round's writebacks and zeros go to the same
-/// places in every CU's area (Lowerer::windowWriteBack): the border tiles
-/// of each kind together, the interior ones together.
-void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
+std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan &Win) {
   // The padding before and after the map on either axis, and the extent.
   using Shape = std::array<int, 6>;
   std::vector<std::pair<Shape, std::vector<unsigned>>> Kinds;
-  for (unsigned T = 0; T < P.NTiles; ++T) {
+  for (unsigned T = 0; T < Win.NTiles; ++T) {
     const auto [Y0, Y1] = Win.Window.span(Win.rowBlock(T), true);
     const auto [X0, X1] = Win.Window.span(Win.colBlock(T), false);
     const Shape K = {std::min(Y0, 0), std::max(0, Y1 - int(Win.Window.InH)), Y1 - Y0,
@@ -130,10 +109,22 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
     else
       It->second.push_back(T);
   }
-  // Tiles a round: as many as have all their output groups on its CUs.
+  std::vector<std::vector<unsigned>> Out;
+  for (auto &KT : Kinds)
+    Out.push_back(std::move(KT.second));
+  return Out;
+}
+
+namespace {
+
+/// Rounds for a window producer with a depthwise reader, and the reader
+/// (the same for both; Win the producer): every tile takes its output
+/// groups on CUs side by side, a round as many tiles as have all their
+/// groups on its CUs, tiles of one window shape (windowGroups).
+void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
   const unsigned PerRound = std::max(1u, NCu / P.NOg);
   P.Rounds.clear();
-  for (const auto &[K, Tiles] : Kinds)
+  for (const std::vector<unsigned> &Tiles : windowGroups(Win))
     for (size_t I = 0; I < Tiles.size(); I += PerRound)
       for (unsigned Og0 = 0; Og0 < P.NOg; Og0 += NCu) {
         Round Rd;
