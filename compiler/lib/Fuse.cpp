@@ -77,7 +77,8 @@ bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
 
 } // namespace
 
-LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B) {
+LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw,
+                                       const BufferMap &B) {
   const ir::Layer &L = *Q.L;
   const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
   LayerPlan P = Q;

@@ -94,6 +94,18 @@ void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   Dn.NTiles = Qn.NTiles;
 }
 
+size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I) {
+  const size_t End = std::min(Plans.size(), From + 8);
+  for (size_t J = From; J < End; ++J)
+    if (Plans[J].L->input() == int(I))
+      return J;
+  return Plans.size();
+}
+
+uint64_t snow::compiler::pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
+  return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
+}
+
 std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan &Win) {
   // The padding before and after the map on either axis, and the extent.
   using Shape = std::array<int, 6>;
@@ -141,34 +153,90 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
 
 } // namespace
 
+std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
+                                                         const isa::HwConfig &Hw,
+                                                         const BufferMap &B) {
+  const ir::Layer &QL = *Q.L;
+  const unsigned C = D.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
+  const unsigned Gch = Hw.VmacsPerCu * Lanes;
+  const bool Pool = Q.isPool();
+  BufferMap DIn = B; // the producer's window: the first bank of either input region
+  DIn.InCap = B.DwInCap;
+  BufferMap Area = B; // a depthwise reader's window: the area
+  Area.InCap = B.MidCap;
+  std::optional<WindowPair> Best;
+  // Reader tiles whose windows fit the area, a row of them the
+  // accumulators.
+  for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W)) {
+    LayerPlan Qn = Q;
+    Qn.FromMid = true;
+    Qn.ReadsWindow = true;
+    Qn.FusedWith = int(D.Index);
+    Qn.BesideOf = -1;
+    Qn.ShareOffset = 0;
+    Qn.FullDepth = Qn.Banked = Qn.Wide = false;
+    Qn.PixLog = 0;
+    Qn.StepY = Qn.StepX = 1;
+    Qn.MapStationary = true;
+    Qn.Balanced = false;
+    LayerPlan Dn = windowPlan(D, Pool ? 1 : ceilDiv(C, Gch));
+    if (Pool) {
+      Qn.Chunk = C;
+      Qn.NChunks = 1;
+      const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
+      if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
+          uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
+        continue;
+      setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
+    } else {
+      Qn.Chunk = Gch;
+      Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
+      // A depthwise reader reads one chunk's window a step, laid out as
+      // its own input region would be, in the area (windowRounds).
+      if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
+          !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > Hw.AccEntries)
+        continue;
+    }
+    if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
+      continue;
+    setWindow(Dn, Qn);
+    if (Pool) {
+      makeRounds(Dn, NCu, Packing::Tiles);
+      makeRounds(Qn, NCu, Packing::Tiles);
+    } else {
+      Dn.Window.AreaCols = Qn.ColsIn;
+      windowRounds(Dn, Dn, NCu);
+      windowRounds(Qn, Dn, NCu);
+    }
+    Dn.SplitChannels = splitsChannels(Dn);
+    Qn.SplitChannels = splitsChannels(Qn);
+    const Cost Ct = windowPairCost(Dn, Qn, Hw);
+    if (!Best || Ct < Best->Estimate)
+      Best = WindowPair{std::move(Dn), std::move(Qn), Ct};
+  }
+  return Best;
+}
+
 void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                                    const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
   if ((!Opts.FuseConvPools && !Opts.FuseExpansions) || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
-  const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, Gch = Hw.VmacsPerCu * Lanes;
-  BufferMap DIn = B; // the producer's window: the first bank of either input region
-  DIn.InCap = B.DwInCap;
-  BufferMap Area = B; // a depthwise reader's window: the area
-  Area.InCap = B.MidCap;
+  const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   for (size_t K = 0; K + 1 < Plans.size(); ++K) {
     if (!windowProducer(Plans[K], B) || Readers[Plans[K].Index] != 1)
       continue;
     // The reader, among the next few plans (the scheduler may have put
     // independent layers between, ShuffleNet's other branch): nothing runs
     // between the two halves of a pair, so those move after it if it fuses.
-    size_t J = K + 1;
-    while (J < std::min(Plans.size(), K + 8) && Plans[J].L->input() != int(Plans[K].Index))
-      ++J;
-    if (J == std::min(Plans.size(), K + 8) || (J > K + 1 && !Plans[J].FirstPart))
+    const size_t J = readerAfter(Plans, K + 1, Plans[K].Index);
+    if (J == Plans.size() || (J > K + 1 && !Plans[J].FirstPart))
       continue;
     const LayerPlan &D = Plans[K], &Q = Plans[J];
     const bool Pool = Opts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
     const bool Dw = Opts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)
       continue;
-    const ir::Layer &DL = *D.L, &QL = *Q.L;
-    const unsigned C = DL.Out.C;
     // Apart: the two as planned (a pool beside the conv, its windows
     // only). A reader whose own readers are all 1x1 convs may fuse with
     // them instead (Fuse.cpp), which saves at most its output's round trip
@@ -177,73 +245,18 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     // conv rows three times here, and loses).
     uint64_t Apart = D.EstCycles + (Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles);
     if (Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index))
-      Apart -=
-          std::min(Apart, timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * QL.Out.elems()));
-    std::optional<std::pair<LayerPlan, LayerPlan>> Best;
-    Cost BestCost;
-    // Reader tiles whose windows fit the area, a row of them the
-    // accumulators.
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W)) {
-      LayerPlan Qn = Q;
-      Qn.FromMid = true;
-      Qn.ReadsWindow = true;
-      Qn.FusedWith = int(D.Index);
-      Qn.BesideOf = -1;
-      Qn.ShareOffset = 0;
-      Qn.FullDepth = Qn.Banked = Qn.Wide = false;
-      Qn.PixLog = 0;
-      Qn.StepY = Qn.StepX = 1;
-      Qn.MapStationary = true;
-      Qn.Balanced = false;
-      LayerPlan Dn = windowPlan(D, Pool ? 1 : ceilDiv(C, Gch));
-      if (Pool) {
-        Qn.Chunk = C;
-        Qn.NChunks = 1;
-        const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
-        if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
-            uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
-          continue;
-        setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
-      } else {
-        Qn.Chunk = Gch;
-        Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
-        // A depthwise reader reads one chunk's window a step, laid out as
-        // its own input region would be, in the area (windowRounds).
-        if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
-            !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > Hw.AccEntries)
-          continue;
-      }
-      if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
-        continue;
-      setWindow(Dn, Qn);
-      if (!Pool)
-        Dn.Window.AreaCols = Qn.ColsIn;
-      if (Pool) {
-        makeRounds(Dn, NCu, Packing::Tiles);
-        makeRounds(Qn, NCu, Packing::Tiles);
-      } else {
-        windowRounds(Dn, Dn, NCu);
-        windowRounds(Qn, Dn, NCu);
-      }
-      Dn.SplitChannels = splitsChannels(Dn);
-      Qn.SplitChannels = splitsChannels(Qn);
-      const Cost Ct = windowPairCost(Dn, Qn, Hw);
-      if (Ct < BestCost) {
-        BestCost = Ct;
-        Best.emplace(std::move(Dn), std::move(Qn));
-      }
-    }
-    if (!Best || BestCost.Cycles >= Apart)
+      Apart -= std::min(Apart, pairSaving(Q, Hw));
+    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B);
+    if (!Best || Best->Estimate.Cycles >= Apart)
       continue;
-    auto &[Dn, Qn] = *Best;
     std::vector<uint64_t> Shares;
-    windowPairCost(Dn, Qn, Hw, &Shares);
-    Dn.EstCycles = Shares[0];
-    Dn.EstDramBytes = BestCost.Bytes;
-    Qn.EstCycles = Shares[1];
-    Qn.EstDramBytes = 0; // all counted on the producer
-    Plans[K] = std::move(Dn);
-    Plans[J] = std::move(Qn);
+    windowPairCost(Best->Producer, Best->Reader, Hw, &Shares);
+    Best->Producer.EstCycles = Shares[0];
+    Best->Producer.EstDramBytes = Best->Estimate.Bytes;
+    Best->Reader.EstCycles = Shares[1];
+    Best->Reader.EstDramBytes = 0; // all counted on the producer
+    Plans[K] = std::move(Best->Producer);
+    Plans[J] = std::move(Best->Reader);
     std::rotate(Plans.begin() + long(K) + 1, Plans.begin() + long(J), Plans.begin() + long(J) + 1);
     ++K;
   }

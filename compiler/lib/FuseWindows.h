@@ -8,7 +8,9 @@
 #ifndef SNOW_COMPILER_FUSEWINDOWS_H
 #define SNOW_COMPILER_FUSEWINDOWS_H
 
+#include "Cost.h"
 #include "Plan.h"
+#include <optional>
 #include <vector>
 
 namespace snow::compiler {
@@ -45,6 +47,26 @@ void setWindow(LayerPlan &Dn, const LayerPlan &Qn);
 /// (Lowerer::windowWriteBack). The border tiles of each kind, the interior
 /// ones.
 std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win);
+
+/// The index in Plans of the first plan of the layer that reads layer I,
+/// among the 8 plans from From on (the scheduler may have put independent
+/// layers between); Plans.size(): none.
+size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I);
+
+/// What fusing layer Q with the 1x1 convs that read it (Fuse.cpp) saves at
+/// most: its output's round trip through DRAM.
+uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw);
+
+/// A window pair's plans (FusePool.cpp) and their estimate.
+struct WindowPair {
+  LayerPlan Producer, Reader;
+  Cost Estimate;
+};
+
+/// The cheapest window pair of producer D and its reader Q (a pool or a
+/// depthwise conv: poolReader, depthwiseReader), if any tile fits.
+std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
+                                         const isa::HwConfig &Hw, const BufferMap &B);
 
 } // namespace snow::compiler
 
