@@ -53,8 +53,7 @@ bool snow::compiler::depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
          !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
-         L.input() == int(D.Index) && D.L->KH == 1 && D.L->KW == 1 && D.L->SH == 1 &&
-         D.L->SW == 1 && !D.L->PadT && !D.L->PadL && !D.L->PadB && !D.L->PadR;
+         L.input() == int(D.Index);
 }
 
 unsigned snow::compiler::pointwiseReaders(const ir::Graph &G, unsigned I) {
@@ -223,7 +222,11 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
   const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  for (size_t K = 0; K + 1 < Plans.size(); ++K) {
+  // Last first: a pair's reader whose own 1x1 reader has become a window
+  // producer already (MobileNet v1's conv2 depthwise conv, once conv2's
+  // 1x1 conv computes conv3's windows) can no longer fuse with it.
+  std::vector<bool> Taken(G.Layers.size(), false);
+  for (size_t K = Plans.size() - 1; K-- > 0;) {
     if (!windowProducer(Plans[K], B) || Readers[Plans[K].Index] != 1)
       continue;
     // The reader, among the next few plans (the scheduler may have put
@@ -238,13 +241,16 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     if (!Pool && !Dw)
       continue;
     // Apart: the two as planned (a pool beside the conv, its windows
-    // only). A reader whose own readers are all 1x1 convs may fuse with
-    // them instead (Fuse.cpp), which saves at most its output's round trip
-    // through DRAM; fused here it cannot, so that counts against this
-    // pair (a 3x3 average pool of stride 1 before a 1x1 conv computes most
-    // conv rows three times here, and loses).
+    // only). A reader whose own readers are all 1x1 convs, none taken yet,
+    // may fuse with them instead (Fuse.cpp), which saves at most its
+    // output's round trip through DRAM; fused here it cannot, so that
+    // counts against this pair (a 3x3 average pool of stride 1 before a 1x1
+    // conv computes most conv rows three times here, and loses).
     uint64_t Apart = D.EstCycles + (Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles);
-    if (Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index))
+    bool Free = Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index);
+    for (const ir::Layer &L : G.Layers)
+      Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
+    if (Free)
       Apart -= std::min(Apart, pairSaving(Q, Hw));
     std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B);
     if (!Best || Best->Estimate.Cycles >= Apart)
@@ -255,9 +261,9 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     Best->Producer.EstDramBytes = Best->Estimate.Bytes;
     Best->Reader.EstCycles = Shares[1];
     Best->Reader.EstDramBytes = 0; // all counted on the producer
+    Taken[D.Index] = Taken[Q.Index] = true;
     Plans[K] = std::move(Best->Producer);
     Plans[J] = std::move(Best->Reader);
     std::rotate(Plans.begin() + long(K) + 1, Plans.begin() + long(J), Plans.begin() + long(J) + 1);
-    ++K;
   }
 }

@@ -356,7 +356,8 @@ inline std::string fusedPoolCase(unsigned Seed) {
 }
 
 /// A 1x1 conv (an inverted residual block's expansion: 1-64 input channels,
-/// 8-400 output channels) and the depthwise conv that alone reads it
+/// 8-400 output channels; every fifth a 3x3 stem conv of stride 2) and the
+/// depthwise conv that alone reads it
 /// (kernel 3 or 5, stride 1 or 2, padded or not), on maps of 5-40 pixels
 /// a side, so that the depthwise windows of every kind of border tile are
 /// computed on chip (compiler FusePool.cpp); then a 1x1 projection, two
@@ -369,8 +370,10 @@ inline std::string expansionCase(unsigned Seed) {
   std::string Y =
       modelHeader(fmt::format("expansion{}", Seed), pickLog(R, 1, 64), Pick(5, 40), Pick(5, 40), 3);
   const char *Act[] = {", relu: true", "", ", relu: true"};
-  Y +=
-      fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1{}}}\n", C, Act[Seed % 3]);
+  // Every fifth a network's stem instead: a 3x3 conv of stride 2, padded.
+  const char *Kernel = Seed % 5 == 4 ? "3, stride: 2, pad: 1" : "1";
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: {}{}}}\n", C, Kernel,
+                   Act[Seed % 3]);
   Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
                    "pad: {3}, groups: {0}, relu: true}}\n",
                    C, K, S, Pad);
