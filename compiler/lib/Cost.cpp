@@ -467,13 +467,27 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
                                     std::vector<uint64_t> *Shares) {
   const ir::Layer &DL = *D.L;
   // Each tile's window of D's input, as loaded (the region rows inside the
-  // input), a row of a tile's pixels a DMA row; once a tile, however many
-  // rounds of output groups it takes.
-  uint64_t MapBytes = 0;
-  for (unsigned T = 0; T < D.NTiles; ++T) {
+  // input), a row of a tile's pixels a DMA row; again in each round whose
+  // tiles differ from the round before (LayerPlan::Window's rounds).
+  auto WindowBytes = [&](unsigned T) {
     const uint64_t Rows = std::min<uint64_t>((D.validRows(T) - 1) * DL.SH + DL.KH, DL.In.H);
     const uint64_t Cols = std::min<uint64_t>((D.validCols(T) - 1) * DL.SW + DL.KW, DL.In.W);
-    MapBytes += Rows * timing::rowSpanBytes(Hw, Cols * DL.In.C * 2, std::nullopt);
+    return Rows * timing::rowSpanBytes(Hw, Cols * DL.In.C * 2, std::nullopt);
+  };
+  uint64_t MapBytes = 0;
+  const Round *Prev = nullptr;
+  for (const Round &Rd : D.Rounds) {
+    std::vector<int> Tiles;
+    for (const Work &W : Rd.Cus)
+      if (W.active() && std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
+        Tiles.push_back(W.Tile);
+    bool Same = Prev != nullptr;
+    for (size_t Cu = 0; Prev && Cu < Rd.Cus.size(); ++Cu)
+      Same &= Rd.Cus[Cu].Tile == Prev->Cus[Cu].Tile;
+    if (!Same)
+      for (int T : Tiles)
+        MapBytes += WindowBytes(unsigned(T));
+    Prev = &Rd;
   }
   // Each round's output groups' weights, D's and (a depthwise reader, whose
   // steps come between D's) Q's.

@@ -132,22 +132,36 @@ namespace {
 /// (the same for both; Win the producer): every tile takes its output
 /// groups on CUs side by side, a round as many tiles as have all their
 /// groups on its CUs, tiles of one window shape (windowGroups).
-void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu) {
-  const unsigned PerRound = std::max(1u, NCu / P.NOg);
+void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed) {
   P.Rounds.clear();
-  for (const std::vector<unsigned> &Tiles : windowGroups(Win))
-    for (size_t I = 0; I < Tiles.size(); I += PerRound)
+  for (const std::vector<unsigned> &Tiles : windowGroups(Win)) {
+    // Each tile's output groups in turn, NCu of them a round: Packed, a
+    // round may end inside a tile's groups (every CU busy, the windows
+    // loaded again where a round's tiles change); otherwise as many whole
+    // tiles' groups as fit a round.
+    std::vector<Work> Items;
+    const unsigned PerRound = Packed ? NCu : std::max(1u, NCu / P.NOg) * std::min(P.NOg, NCu);
+    for (unsigned T : Tiles)
       for (unsigned Og0 = 0; Og0 < P.NOg; Og0 += NCu) {
-        Round Rd;
-        unsigned Cu = 0;
-        for (size_t J = I; J < std::min(Tiles.size(), I + PerRound); ++J)
-          for (unsigned Og = Og0; Og < std::min(P.NOg, Og0 + NCu); ++Og, ++Cu) {
-            Rd.Cus[Cu] = Work{int(Og), int(Tiles[J])};
-            Rd.ExtR = std::max(Rd.ExtR, P.validRows(Tiles[J]));
-            Rd.ExtC = std::max(Rd.ExtC, P.validCols(Tiles[J]));
-          }
-        P.Rounds.push_back(Rd);
+        for (unsigned Og = Og0; Og < std::min(P.NOg, Og0 + NCu); ++Og)
+          Items.push_back(Work{int(Og), int(T)});
+        // Unpacked, a tile's groups beyond a round's CUs start a round.
+        while (!Packed && Items.size() % PerRound && P.NOg > NCu)
+          Items.push_back(Work());
       }
+    for (size_t I = 0; I < Items.size(); I += PerRound) {
+      Round Rd;
+      for (size_t J = I; J < std::min(Items.size(), I + PerRound); ++J) {
+        const Work W = Items[J];
+        if (!W.active())
+          continue;
+        Rd.Cus[J - I] = W;
+        Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
+        Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
+      }
+      P.Rounds.push_back(Rd);
+    }
+  }
 }
 
 } // namespace
@@ -204,14 +218,20 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
       makeRounds(Qn, NCu, Packing::Tiles);
     } else {
       Dn.Window.AreaCols = Qn.ColsIn;
-      windowRounds(Dn, Dn, NCu);
-      windowRounds(Qn, Dn, NCu);
     }
-    Dn.SplitChannels = splitsChannels(Dn);
-    Qn.SplitChannels = splitsChannels(Qn);
-    const Cost Ct = windowPairCost(Dn, Qn, Hw);
-    if (!Best || Ct < Best->Estimate)
-      Best = WindowPair{std::move(Dn), std::move(Qn), Ct};
+    for (bool Packed : {false, true}) {
+      if (Pool && Packed)
+        continue;
+      if (!Pool) {
+        windowRounds(Dn, Dn, NCu, Packed);
+        windowRounds(Qn, Dn, NCu, Packed);
+      }
+      Dn.SplitChannels = splitsChannels(Dn);
+      Qn.SplitChannels = splitsChannels(Qn);
+      const Cost Ct = windowPairCost(Dn, Qn, Hw);
+      if (!Best || Ct < Best->Estimate)
+        Best = WindowPair{Dn, Qn, Ct};
+    }
   }
   return Best;
 }
