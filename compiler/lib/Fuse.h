@@ -41,7 +41,8 @@ void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
 /// reads with a fused pair (LayerPlan::Window; FusePool.cpp), where the
 /// cost model says it is cheaper than the two apart.
 void fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
+                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                   const WholePlan &Whole = nullptr);
 
 } // namespace snow::compiler
 

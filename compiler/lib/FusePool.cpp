@@ -237,7 +237,8 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
 }
 
 void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans) {
+                                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                                   const WholePlan &Whole) {
   if ((!Opts.FuseConvPools && !Opts.FuseExpansions) || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
@@ -247,15 +248,22 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
   // 1x1 conv computes conv3's windows) can no longer fuse with it.
   std::vector<bool> Taken(G.Layers.size(), false);
   for (size_t K = Plans.size() - 1; K-- > 0;) {
-    if (!windowProducer(Plans[K], B) || Readers[Plans[K].Index] != 1)
+    // A conv planned in two parts (LayerPlan::RestTiles) is weighed in one,
+    // as Whole plans it; [K, DEnd) holds its parts.
+    const size_t DEnd = layerEnd(Plans, K);
+    std::optional<LayerPlan> WholeD;
+    if (Whole && DEnd - K == 2 && Plans[K + 1].RestTiles && Plans[K].FirstPart)
+      WholeD = Whole(Plans[K]);
+    const LayerPlan &D = WholeD ? *WholeD : Plans[K];
+    if (!windowProducer(D, B) || Readers[D.Index] != 1)
       continue;
     // The reader, among the next few plans (the scheduler may have put
     // independent layers between, ShuffleNet's other branch): nothing runs
     // between the two halves of a pair, so those move after it if it fuses.
-    const size_t J = readerAfter(Plans, K + 1, Plans[K].Index);
-    if (J == Plans.size() || (J > K + 1 && !Plans[J].FirstPart))
+    const size_t J = readerAfter(Plans, DEnd, D.Index);
+    if (J == Plans.size() || (J > DEnd && !Plans[J].FirstPart))
       continue;
-    const LayerPlan &D = Plans[K], &Q = Plans[J];
+    const LayerPlan &Q = Plans[J];
     const bool Pool = Opts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
     const bool Dw = Opts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)
@@ -266,7 +274,9 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     // output's round trip through DRAM; fused here it cannot, so that
     // counts against this pair (a 3x3 average pool of stride 1 before a 1x1
     // conv computes most conv rows three times here, and loses).
-    uint64_t Apart = D.EstCycles + (Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles);
+    uint64_t Apart = Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles;
+    for (size_t I = K; I < DEnd; ++I) // Apart, D runs as planned.
+      Apart += Plans[I].EstCycles;
     bool Free = Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index);
     for (const ir::Layer &L : G.Layers)
       Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
@@ -282,8 +292,9 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
     Best->Reader.EstCycles = Shares[1];
     Best->Reader.EstDramBytes = 0; // all counted on the producer
     Taken[D.Index] = Taken[Q.Index] = true;
-    Plans[K] = std::move(Best->Producer);
     Plans[J] = std::move(Best->Reader);
-    std::rotate(Plans.begin() + long(K) + 1, Plans.begin() + long(J), Plans.begin() + long(J) + 1);
+    std::rotate(Plans.begin() + long(DEnd), Plans.begin() + long(J), Plans.begin() + long(J) + 1);
+    Plans[K] = std::move(Best->Producer);
+    Plans.erase(Plans.begin() + long(K) + 1, Plans.begin() + long(DEnd));
   }
 }
