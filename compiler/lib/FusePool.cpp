@@ -159,6 +159,7 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed)
         Rd.ExtR = std::max(Rd.ExtR, P.validRows(unsigned(W.Tile)));
         Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
       }
+      Rd.ExtC = roundUp(Rd.ExtC, P.pix()); // A multi-pixel trace takes pix() pixels.
       P.Rounds.push_back(Rd);
     }
   }
@@ -168,7 +169,8 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed)
 
 std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                                          const isa::HwConfig &Hw,
-                                                         const BufferMap &B) {
+                                                         const BufferMap &B,
+                                                         const CompileOptions &Opts) {
   const ir::Layer &QL = *Q.L;
   const unsigned C = D.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
   const unsigned Gch = Hw.VmacsPerCu * Lanes;
@@ -178,61 +180,75 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
   BufferMap Area = B; // a depthwise reader's window: the area
   Area.InCap = B.MidCap;
   std::optional<WindowPair> Best;
+  // A producer of at most half an output group's channels (a network's
+  // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
+  // where the vMACs share a maps read port, as planLayer chooses): its
+  // reader's chunk is then its 32 channels, 32 elements a pixel.
+  const unsigned MaxPix =
+      !Pool && Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
   // Reader tiles whose windows fit the area, a row of them the
   // accumulators.
-  for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W)) {
-    LayerPlan Qn = Q;
-    Qn.FromMid = true;
-    Qn.ReadsWindow = true;
-    Qn.FusedWith = int(D.Index);
-    Qn.BesideOf = -1;
-    Qn.ShareOffset = 0;
-    Qn.FullDepth = Qn.Banked = Qn.Wide = false;
-    Qn.PixLog = 0;
-    Qn.StepY = Qn.StepX = 1;
-    Qn.MapStationary = true;
-    Qn.Balanced = false;
-    LayerPlan Dn = windowPlan(D, Pool ? 1 : ceilDiv(C, Gch));
-    if (Pool) {
-      Qn.Chunk = C;
-      Qn.NChunks = 1;
-      const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
-      if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
-          uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
-        continue;
-      setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
-    } else {
-      Qn.Chunk = Gch;
-      Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
-      // A depthwise reader reads one chunk's window a step, laid out as
-      // its own input region would be, in the area (windowRounds).
-      if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
-          !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > Hw.AccEntries)
-        continue;
-    }
-    if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
-      continue;
-    setWindow(Dn, Qn);
-    if (Pool) {
-      makeRounds(Dn, NCu, Packing::Tiles);
-      makeRounds(Qn, NCu, Packing::Tiles);
-    } else {
-      Dn.Window.AreaCols = Qn.ColsIn;
-    }
-    for (bool Packed : {false, true}) {
-      if (Pool && Packed)
-        continue;
-      if (!Pool) {
-        windowRounds(Dn, Dn, NCu, Packed);
-        windowRounds(Qn, Dn, NCu, Packed);
+  for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W))
+    for (unsigned PixLog = 0; PixLog <= MaxPix; ++PixLog) {
+      LayerPlan Qn = Q;
+      Qn.FromMid = true;
+      Qn.ReadsWindow = true;
+      Qn.FusedWith = int(D.Index);
+      Qn.BesideOf = -1;
+      Qn.ShareOffset = 0;
+      Qn.FullDepth = Qn.Banked = Qn.Wide = false;
+      Qn.PixLog = 0;
+      Qn.StepY = Qn.StepX = 1;
+      Qn.MapStationary = true;
+      Qn.Balanced = false;
+      LayerPlan Dn = windowPlan(D, 1);
+      Dn.PixLog = PixLog;
+      Dn.Wide = PixLog && (!Opts.WideTraces ? false : Hw.MapsReadPorts < Dn.pix());
+      if (PixLog && Hw.MapsReadPorts < Dn.pix() && !Dn.Wide)
+        continue; // vmacp steps of several cycles: no gain
+      Dn.NOg = ceilDiv(C, Dn.ogChannels(Gch));
+      if (Pool) {
+        Qn.Chunk = C;
+        Qn.NChunks = 1;
+        const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
+        if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
+            uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
+          continue;
+        setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
+      } else {
+        Qn.Chunk = Dn.ogChannels(Gch);
+        Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
+        // A depthwise reader reads one chunk's window a step, laid out as
+        // its own input region would be, in the area (windowRounds), with
+        // an entry of slack after it (Lowerer::windowWriteBack).
+        if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
+            !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
+            Qn.ColsIn > Hw.AccEntries)
+          continue;
       }
-      Dn.SplitChannels = splitsChannels(Dn);
-      Qn.SplitChannels = splitsChannels(Qn);
-      const Cost Ct = windowPairCost(Dn, Qn, Hw);
-      if (!Best || Ct < Best->Estimate)
-        Best = WindowPair{Dn, Qn, Ct};
+      if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
+        continue;
+      setWindow(Dn, Qn);
+      if (Pool) {
+        makeRounds(Dn, NCu, Packing::Tiles);
+        makeRounds(Qn, NCu, Packing::Tiles);
+      } else {
+        Dn.Window.AreaCols = Qn.ColsIn;
+      }
+      for (bool Packed : {false, true}) {
+        if (Pool && Packed)
+          continue;
+        if (!Pool) {
+          windowRounds(Dn, Dn, NCu, Packed);
+          windowRounds(Qn, Dn, NCu, Packed);
+        }
+        Dn.SplitChannels = splitsChannels(Dn);
+        Qn.SplitChannels = splitsChannels(Qn);
+        const Cost Ct = windowPairCost(Dn, Qn, Hw);
+        if (!Best || Ct < Best->Estimate)
+          Best = WindowPair{Dn, Qn, Ct};
+      }
     }
-  }
   return Best;
 }
 
@@ -282,7 +298,7 @@ void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, 
       Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
     if (Free)
       Apart -= std::min(Apart, pairSaving(Q, Hw));
-    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B);
+    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, Opts);
     if (!Best || Best->Estimate.Cycles >= Apart)
       continue;
     std::vector<uint64_t> Shares;

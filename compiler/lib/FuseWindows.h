@@ -66,7 +66,8 @@ struct WindowPair {
 /// The cheapest window pair of producer D and its reader Q (a pool or a
 /// depthwise conv: poolReader, depthwiseReader), if any tile fits.
 std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
-                                         const isa::HwConfig &Hw, const BufferMap &B);
+                                         const isa::HwConfig &Hw, const BufferMap &B,
+                                         const CompileOptions &Opts);
 
 } // namespace snow::compiler
 

@@ -407,32 +407,27 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const Round &Rd = S.round();
   // Every tile of the round has a window of one shape (FusePool.cpp:
   // windowRounds), so its reader's window lies in the same place for all
-  // CUs: rows and columns
-  // [Lo, Hi) of this layer's output, of which the round traced those
-  // inside the map. Each traced row goes to its place in the window, laid
-  // out as the reader's input region (Window.AreaCols pixels a row, G
-  // elements a pixel).
+  // CUs: rows and columns [Lo, Hi) of this layer's output, of which the
+  // round traced those inside the map (Valid columns; ExtC, a whole number
+  // of entries of pix() pixels). Each traced row goes to its place in the
+  // window, laid out as the reader's input region (Window.AreaCols pixels
+  // a row, G / pix() elements a pixel).
   const unsigned T = unsigned(Rd.Cus[0].Tile);
   const auto [YLo, YHi] = P.Window.span(P.rowBlock(T), true);
   const auto [XLo, XHi] = P.Window.span(P.colBlock(T), false);
   const unsigned Top = unsigned(std::max(0, -YLo)), Left = unsigned(std::max(0, -XLo));
-  const unsigned RowElems = P.Window.AreaCols * G;
-  const uint32_t Base = midBase(S) + Left * G;
-  Inst Wb = accMove(Opcode::VWB, Rd.ExtC, G);
-  Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
-  Wb.relu = L.Relu;
-  Wb.lut = !L.QLut.empty();
-  for (unsigned R = 0; R < Rows; ++R) {
-    E.li(4, R * Rd.ExtC);
-    E.li(9, Base + (Top + RowBegin + R) * RowElems);
-    E.emit(Wb);
-  }
-  if (RowBegin + Rows < Rd.ExtR)
-    return;
-  // The window's padding (outside the map): zeros, written back from any
-  // entries with a shift that leaves none of their bits (round half up:
-  // (acc + 2^62) >> 63 = 0 for any 48-bit acc).
   const unsigned Width = unsigned(XHi - XLo), Height = unsigned(YHi - YLo);
+  const unsigned Pix = P.pix(), PixElems = G / Pix, Entries = Rd.ExtC / Pix;
+  const unsigned Valid = P.validCols(T), RowElems = P.Window.AreaCols * PixElems;
+  const uint32_t Window0 = midBase(S);
+  // The window's padding (outside the map) gets zeros, written back from
+  // any entries with a shift that leaves none of their bits (round half
+  // up: (acc + 2^62) >> 63 = 0 for any 48-bit acc). An entry moves pix()
+  // pixels, so zeros and a row's last entry may run into the pixels after
+  // them: each row's padding on the left is written before the row (after
+  // the row before, which may have run into it), its padding on the right
+  // after it; the rows above the map before the first band, those below
+  // after the last (the area keeps an entry of slack after the window).
   auto Zeros = [&](uint32_t Addr, unsigned N, unsigned Stride) {
     for (unsigned E0 = 0; E0 < N; E0 += Hw.AccEntries) {
       Inst Z = accMove(Opcode::VWB, std::min(N - E0, Hw.AccEntries), Stride);
@@ -442,15 +437,26 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
       E.emit(Z);
     }
   };
-  const uint32_t Window0 = midBase(S);
-  for (unsigned Y = 0; Y < Height; ++Y) {
-    const bool Inside = Y >= Top && Y < Top + Rd.ExtR;
-    if (!Inside)
-      Zeros(Window0 + Y * RowElems, Width, G);
+  const unsigned WidthEntries = ceilDiv(Width, Pix);
+  if (RowBegin == 0)
+    for (unsigned Y = 0; Y < Top; ++Y)
+      Zeros(Window0 + Y * RowElems, WidthEntries, G);
+  Inst Wb = accMove(Opcode::VWB, Entries, G);
+  Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
+  Wb.relu = L.Relu;
+  Wb.lut = !L.QLut.empty();
+  for (unsigned R = 0; R < Rows; ++R) {
+    const uint32_t Row = Window0 + (Top + RowBegin + R) * RowElems;
+    if (Left)
+      Zeros(Row, ceilDiv(Left, Pix), G);
+    E.li(4, R * Entries);
+    E.li(9, Row + Left * PixElems);
+    E.emit(Wb);
+    if (Left + Valid < Width)
+      Zeros(Row + (Left + Valid) * PixElems, ceilDiv(Width - Left - Valid, Pix), G);
   }
-  const unsigned Right = Width - Left - Rd.ExtC;
-  for (unsigned X = 0; X < Left; ++X)
-    Zeros(Window0 + Top * RowElems + X * G, Rd.ExtR, RowElems);
-  for (unsigned X = Left + Rd.ExtC; X < Left + Rd.ExtC + Right; ++X)
-    Zeros(Window0 + Top * RowElems + X * G, Rd.ExtR, RowElems);
+  if (RowBegin + Rows < Rd.ExtR)
+    return;
+  for (unsigned Y = Top + Rd.ExtR; Y < Height; ++Y)
+    Zeros(Window0 + Y * RowElems, WidthEntries, G);
 }

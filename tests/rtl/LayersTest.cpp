@@ -199,4 +199,18 @@ TEST_F(RtlPoolBoundaries, AConvFusedWithItsPoolAgrees) {
          "fused>");
 }
 
+TEST_F(RtlPoolBoundaries, AStemComputingDepthwiseWindowsAgrees) {
+  // The stem computes the depthwise conv's windows two pixels an entry
+  // (wide traces), their padding zeroed on chip, and the 1x1 conv the
+  // stride-2 depthwise conv's (FusePool.cpp).
+  agrees("stemdw", 3, 97,
+         R"(  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
+  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
+)",
+         "wide2+fused>");
+}
+
 } // namespace
