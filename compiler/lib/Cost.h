@@ -78,7 +78,7 @@ uint64_t lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &H
 Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
                std::vector<uint64_t> *Shares = nullptr);
 
-/// A conv fused with the pool after it (FusePool.cpp): D computes each pool
+/// A conv fused with the pool after it (FuseWindows.cpp): D computes each pool
 /// tile's input window (overlapping windows twice) into the area, Q pools
 /// it and stores. The compute unit runs both, the channel moves D's input
 /// windows, its weights once and Q's output: max(compute, DRAM), plus the

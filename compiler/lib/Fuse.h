@@ -38,7 +38,7 @@ void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                const WholePlan &Whole = nullptr);
 
 /// Replaces each dense conv whose output only the pool right after it
-/// reads with a fused pair (LayerPlan::Window; FusePool.cpp), where the
+/// reads with a fused pair (LayerPlan::Window; FuseWindows.cpp), where the
 /// cost model says it is cheaper than the two apart.
 void fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                    const CompileOptions &Opts, std::vector<LayerPlan> &Plans,

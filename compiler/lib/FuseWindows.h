@@ -1,8 +1,8 @@
 //===- FuseWindows.h - What the window pairs share ----------------*- C++ -*-===//
 //
-// Internal to snow_compiler: the pieces of FusePool.cpp (a conv computing
-// its reader's windows on chip) that FuseChain.cpp (an inverted residual
-// block on chip) builds on.
+// Internal to snow_compiler: the pieces of the window pairs (FuseWindows.cpp:
+// a conv computing its reader's windows on chip), declared apart so that a
+// pass weighing other fusions can ask for the best window pair.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_COMPILER_FUSEWINDOWS_H
@@ -57,7 +57,7 @@ size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I)
 /// most: its output's round trip through DRAM.
 uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw);
 
-/// A window pair's plans (FusePool.cpp) and their estimate.
+/// A window pair's plans (FuseWindows.cpp) and their estimate.
 struct WindowPair {
   LayerPlan Producer, Reader;
   Cost Estimate;

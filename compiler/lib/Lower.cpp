@@ -170,7 +170,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
   // A full-depth region holds all channels: this chunk starts at its offset.
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
-  // A pool fused after a conv (FusePool.cpp) reads the conv's window in
+  // A pool fused after a conv (FuseWindows.cpp) reads the conv's window in
   // the area: rows of the conv's round's columns, which are those of this
   // round's windows (LayerPlan::Window).
   E.li(5, P.FromMid ? midBase(S) : inBase(S) + Offset);
@@ -405,7 +405,7 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const Round &Rd = S.round();
-  // Every tile of the round has a window of one shape (FusePool.cpp:
+  // Every tile of the round has a window of one shape (FuseWindows.cpp:
   // windowRounds), so its reader's window lies in the same place for all
   // CUs: rows and columns [Lo, Hi) of this layer's output, of which the
   // round traced those inside the map (Valid columns; ExtC, a whole number

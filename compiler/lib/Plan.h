@@ -143,7 +143,7 @@ struct LayerPlan {
   bool ToMid = false, FromMid = false;
   /// A FromMid plan whose producer computes its input windows
   /// (LayerPlan::Window): a pool, or a depthwise conv that reads its
-  /// windows in the area as from an input region (FusePool.cpp).
+  /// windows in the area as from an input region (FuseWindows.cpp).
   bool ReadsWindow = false;
   /// A dense 1x1 conv as a fused pair's producer (Fuse.cpp): each output
   /// group's writeback goes to the output region and is stored, as any
@@ -162,7 +162,7 @@ struct LayerPlan {
   /// Where in the input region that residual tile starts: after the maps.
   unsigned residualOffset() const { return RowsIn * ColsIn * L->In.C; }
   /// A dense conv fused with the layer that alone reads it, a pool or a
-  /// depthwise conv (FusePool.cpp): its tile T is the input window of the
+  /// depthwise conv (FuseWindows.cpp): its tile T is the input window of the
   /// reader's tile T (ReaderWindow), inside the map (the reader's padding
   /// is not computed), written back into the area where the reader reads
   /// it, so neighbouring tiles overlap by the reader's kernel less its

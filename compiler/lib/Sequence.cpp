@@ -88,7 +88,7 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   // one round's windows).
   if (D.Window.R) {
     const std::vector<Step> QS = planSteps(*Ps.front());
-    assert(Ps.size() == 1 && QS.size() == DS.size() && "FusePool.cpp: a step each a round");
+    assert(Ps.size() == 1 && QS.size() == DS.size() && "FuseWindows.cpp: a step each a round");
     std::vector<Step> Out;
     for (size_t K = 0; K < DS.size(); ++K) {
       Out.push_back(DS[K]);

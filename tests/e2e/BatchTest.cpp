@@ -286,7 +286,7 @@ TEST(Batch, FusedPairsRunEveryFrame) {
   for (const char *Hw : {"zc706", "narrow8"}) {
     SCOPED_TRACE(Hw);
     BatchRun On, Off;
-    // (On narrow8, e would rather compute d's windows: FusePool.cpp, below.)
+    // (On narrow8, e would rather compute d's windows: FuseWindows.cpp, below.)
     compiler::CompileOptions Pairs;
     Pairs.FuseExpansions = false;
     ASSERT_TRUE(runBatch(PairsYaml, Hw, 3, On, false, Pairs));
@@ -315,7 +315,7 @@ TEST(Batch, FusedPairsRunEveryFrame) {
 
 TEST(Batch, WindowPairsRunEveryFrame) {
   // An expansion computing its depthwise conv's windows (narrow8: PairsYaml's
-  // e and d) and a conv computing its pool's windows (FusePool.cpp), over
+  // e and d) and a conv computing its pool's windows (FuseWindows.cpp), over
   // the tiles of three frames.
   const std::string Stem = R"(name: batchstem
 input: {name: data, shape: [3, 27, 29]}

@@ -338,7 +338,7 @@ TEST(Passes, DepthwiseFusesIntoThePointwiseConvItFeeds) {
 
 TEST(Passes, AConvComputesThePoolsWindowsOnChip) {
   // SqueezeNet's stem: a conv of few input channels whose large output
-  // only a max pool reads. Fused (FusePool.cpp), each CU computes the conv
+  // only a max pool reads. Fused (FuseWindows.cpp), each CU computes the conv
   // over a pool tile's window into the area and the conv stores nothing.
   // Maps of odd sizes leave edge tiles of every size; an average pool of
   // stride 1 overlaps its windows by two rows and columns (a 3x3 conv after
@@ -378,7 +378,7 @@ TEST(Passes, AConvComputesThePoolsWindowsOnChip) {
 TEST(Passes, AStemComputesItsDepthwiseWindowsOnChip) {
   // MobileNet v1's first layers at 97x95: the 32-channel stem computes the
   // depthwise conv's windows two pixels an entry (wide traces on zc706,
-  // 32-element pixels in the area; FusePool.cpp), the first 1x1 conv the
+  // 32-element pixels in the area; FuseWindows.cpp), the first 1x1 conv the
   // stride-2 depthwise conv's; both store nothing, every window's padding
   // written with zeros on chip.
   const std::string Yaml = header("stem2", 3, 97, 95) + R"(

@@ -360,7 +360,7 @@ inline std::string fusedPoolCase(unsigned Seed) {
 /// depthwise conv that alone reads it
 /// (kernel 3 or 5, stride 1 or 2, padded or not), on maps of 5-40 pixels
 /// a side, so that the depthwise windows of every kind of border tile are
-/// computed on chip (compiler FusePool.cpp); then a 1x1 projection, two
+/// computed on chip (compiler FuseWindows.cpp); then a 1x1 projection, two
 /// readers of the depthwise output, or nothing.
 inline std::string expansionCase(unsigned Seed) {
   Rng R(Seed * 15401 + 7);

@@ -190,7 +190,7 @@ TEST_F(RtlPoolBoundaries, APoolInItsConvsRegionAgrees) {
 TEST_F(RtlPoolBoundaries, AConvFusedWithItsPoolAgrees) {
   // c1 computes each pool tile's window (overlapping by one row and column)
   // into the area, in bands of rows that fit the accumulators, and stores
-  // nothing; p1 pools the area (FusePool.cpp): 14,617 cycles.
+  // nothing; p1 pools the area (FuseWindows.cpp): 14,617 cycles.
   agrees("convpool", 3, 59,
          R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
   - {name: p1, type: maxpool, kernel: 3, stride: 2}
@@ -202,7 +202,7 @@ TEST_F(RtlPoolBoundaries, AConvFusedWithItsPoolAgrees) {
 TEST_F(RtlPoolBoundaries, AStemComputingDepthwiseWindowsAgrees) {
   // The stem computes the depthwise conv's windows two pixels an entry
   // (wide traces), their padding zeroed on chip, and the 1x1 conv the
-  // stride-2 depthwise conv's (FusePool.cpp).
+  // stride-2 depthwise conv's (FuseWindows.cpp).
   agrees("stemdw", 3, 97,
          R"(  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}

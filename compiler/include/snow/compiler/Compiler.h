@@ -154,7 +154,7 @@ struct CompileOptions {
   /// Fuse a dense conv with the pool that alone reads it: each CU computes
   /// the conv over a pool tile's input window (overlapping windows twice)
   /// into the maps buffer, where the pool reads it, so the conv's output
-  /// never crosses DRAM (FusePool.cpp; docs/compiler.md, step 9c). Where
+  /// never crosses DRAM (FuseWindows.cpp; docs/compiler.md, step 9c). Where
   /// the cost model says it pays.
   bool FuseConvPools = true;
   /// Fuse a 1x1 conv (an inverted residual block's expansion) with the
@@ -162,7 +162,7 @@ struct CompileOptions {
   /// of the expansion's output groups over the depthwise conv's input
   /// window of one tile (overlapping windows twice; the padding written
   /// with zeros) into the area, where the depthwise conv reads it, so the
-  /// expanded map never crosses DRAM (FusePool.cpp; docs/compiler.md, step
+  /// expanded map never crosses DRAM (FuseWindows.cpp; docs/compiler.md, step
   /// 9c). Where the cost model says it pays.
   bool FuseExpansions = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a

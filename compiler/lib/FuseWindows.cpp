@@ -1,30 +1,34 @@
-//===- FusePool.cpp - A conv fused with the pool that alone reads it -------===//
+//===- FuseWindows.cpp - A conv computing its reader's windows on chip ----===//
 //
-// The first conv of many classic networks (SqueezeNet's, GoogLeNet's,
-// AlexNet's) writes a large map that only a max pool reads: on zc706
-// SqueezeNet 1.1's conv1 spends more of its time storing its 111x111x64
-// output than multiplying, and pool1 as long again reading it back. Fused,
-// each CU computes the conv's output over the input window of one pool tile
-// and writes it back into the area (BufferMap::MidOffset), where the pool's
-// windows read it; only the pool's output is stored:
+// A dense conv whose output only one layer reads, a pool or a depthwise
+// conv, computes that reader's input windows instead of storing its map
+// (a window pair): on zc706 SqueezeNet 1.1's conv1 spent more of its time
+// storing its 111x111x64 output than multiplying, and pool1 as long again
+// reading it back; MobileNet v2's expansions write maps of 6x the block's
+// channels that the depthwise convs read back. Per round, every CU:
 //
-//   for each group of CUs' tiles: load the conv's input window of the tile
-//     (the first bank of an input region), trace it (in bands of whole rows
-//     that fit the accumulators), write back into the area; then the pool
-//     over the area, written back and stored as any pool.
+//   loads the conv's input over the reader's window of its tile (the first
+//     bank of an input region), traces it (in bands of whole rows that fit
+//     the accumulators) and writes it back into the area (BufferMap::
+//     MidOffset), laid out as the reader's input region would be; a
+//     depthwise reader's padding gets zeros (Lowerer::windowWriteBack);
+//   then the reader runs over the area and stores as it would otherwise.
 //
-// Neighbouring pool tiles' windows overlap by the pool's kernel less its
-// stride: those conv rows and columns are computed twice
-// (LayerPlan::Window), so large tiles pay. The steps are a fused pair's
-// (Sequence.cpp: the producer ToMid, the pool FromMid), with the pair's area
-// and semaphores; the cost model (windowPairCost) weighs the pair against
-// the two layers apart.
+// Neighbouring tiles' windows overlap by the reader's kernel less its
+// stride: those rows and columns are computed twice (LayerPlan::Window), so
+// large tiles pay. A depthwise reader takes one output group of the conv a
+// CU (its chunk), and a round's tiles have windows of one shape
+// (windowGroups), as compute instructions address every CU's buffer alike.
+// The steps are a fused pair's (Sequence.cpp: the producer ToMid, the
+// reader FromMid and ReadsWindow), with the pair's area and semaphores; the
+// cost model (windowPairCost) weighs the pair against the two apart.
+// docs/compiler.md, steps 9c and 9d.
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuseWindows.h"
 #include "Cost.h"
 #include "Fuse.h"
-#include "FuseWindows.h"
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
