@@ -207,8 +207,8 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
       Qn.Balanced = false;
       LayerPlan Dn = windowPlan(D, 1);
       Dn.PixLog = PixLog;
-      Dn.Wide = PixLog && (!Opts.WideTraces ? false : Hw.MapsReadPorts < Dn.pix());
-      if (PixLog && Hw.MapsReadPorts < Dn.pix() && !Dn.Wide)
+      Dn.Wide = Hw.MapsReadPorts < Dn.pix();
+      if (Dn.Wide && !Opts.WideTraces)
         continue; // vmacp steps of several cycles: no gain
       Dn.NOg = ceilDiv(C, Dn.ogChannels(Gch));
       if (Pool) {
