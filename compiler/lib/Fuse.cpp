@@ -287,7 +287,9 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
             makeRounds(P, NCu, Packing::Tiles);
           }
           const Cost Ct = fusedCost(W, Pn, Hw);
-          if (Ct < BestCost) {
+          // On a tie, full depth: a DMA a region row, not one a pixel.
+          if (Ct < BestCost ||
+              (W.FullDepth && Best && !(BestCost < Ct) && !Best->first.FullDepth)) {
             BestCost = Ct;
             Best.emplace(std::move(W), std::move(Pn));
           }
