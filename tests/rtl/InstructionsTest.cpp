@@ -283,6 +283,27 @@ TEST_P(RtlInstructionsOn, DepthwiseAndPreload) {
   EXPECT_TRUE(coSimulate("dw.bin"));
 }
 
+// Accumulators preloaded with maps << 31 (up to 2^46), written back with
+// shift 31 (the maps again) and shift 63, with and without ReLU: zeros for
+// every value (the compiler's zeros in a depthwise window's padding,
+// compiler.md step 9d), in the RTL as in the simulator.
+TEST_P(RtlInstructionsOn, WritebackOfShift63) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned C = Hw->VmacsPerCu * Hw->LanesPerVmac;
+  std::string S = accProgramStart("zero", *Hw, 2);
+  S += li(3, 0) + li(4, 0) + fmt::format("vpre r3, r4, rows=4, bstride={}, shift=31, init=1\n", C);
+  S += li(7, 32768) + fmt::format("vwb r3, r7, rows=4, bstride={}, shift=31, relu=0\n", C);
+  S += li(7, 32768 + 4 * C) + fmt::format("vwb r3, r7, rows=4, bstride={}, shift=63, relu=0\n", C);
+  S += li(7, 32768 + 8 * C) + fmt::format("vwb r3, r7, rows=4, bstride={}, shift=63, relu=1\n", C);
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  S += li(7, 32768) + li(8, 0x40000) +
+       fmt::format("st.map r8, r7, idx=0, rows=1, len={}, dstride=0, bstride=0\n", 12 * C);
+  S += "halt\n";
+  assembleFor("zero.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("zero.bin"));
+}
+
 // vmul after vpre (shifted so that rounding and saturation to 16 bits
 // matter), after a vdw trace's sums, over strided entries, then vwb.
 TEST_P(RtlInstructionsOn, Products) {

@@ -250,6 +250,39 @@ TEST(Functional, ProductRoundsAndSaturatesTheAccumulatorThenMultiplies) {
   EXPECT_EQ(slice(Out, 16, 16), Shifted);
 }
 
+// A writeback with shift 63 writes zeros whatever the accumulator holds:
+// round half up, (acc + 2^62) >> 63 is 0 for every 48-bit acc (the
+// compiler writes a depthwise window's padding so, compiler.md step 9d).
+// The accumulators hold x << 31 (x from -32768 to 32767, |acc| < 2^47);
+// shift 31 gives x back, shift 63 gives 0, with ReLU or without.
+TEST(Functional, WritebackOfShift63WritesZeros) {
+  const std::vector<int> X = {32767, -32768, 1,    -1, 0,  12345, -12345, 2,
+                              -2,    100,    -100, 7,  -7, 32766, -32767, 3};
+  std::string Text = ".output 0x40000 48 1 1\n" + data16(0x30000, X) +
+                     "li r1, imm=0x30000\n"
+                     "li r8, imm=2048\n"
+                     "li r9, imm=2176\n"
+                     "li r10, imm=2304\n"
+                     "li r11, imm=0x40000\n"
+                     "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=1\n"
+                     "signal.ld idx=0\n"
+                     "wait.ex idx=0\n"
+                     "vpre r0, r0, rows=1, bstride=0, shift=31, init=1\n"
+                     "vwb r0, r8, rows=1, bstride=0, shift=31, relu=0\n"
+                     "vwb r0, r9, rows=1, bstride=0, shift=63, relu=0\n"
+                     "vwb r0, r10, rows=1, bstride=0, shift=63, relu=1\n"
+                     "signal.ex idx=1\n"
+                     "wait.st idx=1\n"
+                     "st.map r11, r8, idx=0, rows=3, len=16, dstride=32, bstride=128\n"
+                     "halt\n";
+  std::vector<int16_t> Out = runForOutput(Text);
+  ASSERT_EQ(Out.size(), 48u);
+  std::vector<int16_t> Back(X.begin(), X.end());
+  EXPECT_EQ(slice(Out, 0, 16), Back);
+  EXPECT_EQ(slice(Out, 16, 16), std::vector<int16_t>(16, 0));
+  EXPECT_EQ(slice(Out, 32, 16), std::vector<int16_t>(16, 0));
+}
+
 // init=0 adds to the accumulator, init=1 restarts from the bias. Maps 0..3
 // hold 3 (fill); weight word 0 is the bias (100 in every lane), words 1..4
 // hold lane - 8 in lane l. Each trace adds 4 * 3 * (l - 8) = 12 (l - 8):
