@@ -192,7 +192,7 @@ void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap
       return std::nullopt;
     return W->front();
   };
-  fuseConvPools(PG, Hw, B, Opts, Plans, Whole);
+  fuseWindowPairs(PG, Hw, B, Opts, Plans, Whole);
   fusePairs(PG, Hw, B, Opts, Plans, Whole);
   planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);
   planPrefetchWindows(PG, Hw, B, Opts, Frames, Penalty, Plans);

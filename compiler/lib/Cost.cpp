@@ -500,14 +500,14 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   const uint64_t QWeights =
       Q.IsConv ? uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac * 2 * (Q.kernelWords(0) + Q.TailWords)
                : 0;
-  const uint64_t Own[2] = {convCompute(D, summarize(D, Hw.cus()), Hw),
+  const RoundSummary S = summarize(D, Hw.cus());
+  const uint64_t Own[2] = {convCompute(D, S, Hw),
                            Q.IsConv ? depthwiseCompute(Q, Hw) : poolCompute(Q, Hw)};
   // A depthwise reader's steps come between D's, and the two weights banks
   // alternate between them: D's next weights load once D's step is done,
   // under the reader's short step only (MobileNet v2's 960-channel
   // expansions load 82 KB a round under 0.5 k cycles of vdw).
   uint64_t WBytes = 0, Exposed = 0;
-  const RoundSummary S = summarize(D, Hw.cus());
   for (const RoundInfo &R : S.Rounds) {
     if (!R.OgChanged && !Q.IsConv)
       continue;

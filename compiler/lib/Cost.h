@@ -78,11 +78,14 @@ uint64_t lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &H
 Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
                std::vector<uint64_t> *Shares = nullptr);
 
-/// A conv fused with the pool after it (FuseWindows.cpp): D computes each pool
-/// tile's input window (overlapping windows twice) into the area, Q pools
-/// it and stores. The compute unit runs both, the channel moves D's input
-/// windows, its weights once and Q's output: max(compute, DRAM), plus the
-/// first group's loads. With Shares, D's part of the cycles, then Q's.
+/// A window pair (FuseWindows.cpp): D computes each tile's window of its
+/// reader Q, a pool or a depthwise conv, into the area (overlapping windows
+/// twice), Q reads it there and stores. The compute unit runs both, the
+/// channel moves D's windows (again where a round's tiles change), the
+/// weights (once for a pool's producer; D's and Q's every round for a
+/// depthwise reader, D's exposed beyond Q's short steps) and Q's output:
+/// max(compute, DRAM), plus the first group's loads. With Shares, D's part
+/// of the cycles, then Q's.
 Cost windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
                     std::vector<uint64_t> *Shares = nullptr);
 

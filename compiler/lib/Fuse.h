@@ -16,16 +16,9 @@ namespace snow::compiler {
 /// graph's output once more, for the host).
 std::vector<unsigned> readerCounts(const ir::Graph &G);
 
-/// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
-/// pair: full depth over the area, one output group per G channels, every
-/// output channel in one part.
-LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B);
-
-/// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
-/// padding, dense, run-time weights aside. A batch's frames are tiles like
-/// any other (tiles are numbered frame first): the pair's groups of tiles
-/// then run frame after frame, both layers over the same tiles.
-bool fusableConsumer(const LayerPlan &P);
+/// Whether L's kernel is a dense stride-1 1x1 one without padding: what
+/// can read a fused pair's area (Fuse.cpp).
+bool pointwise(const ir::Layer &L);
 
 /// Replaces each depthwise conv or pool plan whose readers are all 1x1
 /// convs planned soon after it with a fused pair (LayerPlan::ToMid,
@@ -37,12 +30,14 @@ void fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
                const WholePlan &Whole = nullptr);
 
-/// Replaces each dense conv whose output only the pool right after it
-/// reads with a fused pair (LayerPlan::Window; FuseWindows.cpp), where the
-/// cost model says it is cheaper than the two apart.
-void fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
-                   const WholePlan &Whole = nullptr);
+/// Replaces each dense conv whose output only one pool or depthwise conv
+/// reads, planned soon after it, with a window pair (LayerPlan::Window,
+/// ReadsWindow; FuseWindows.cpp): the conv computes the reader's input
+/// windows on chip, where the cost model says that is cheaper than the two
+/// apart (and than the pair the reader could form with its own 1x1 readers).
+void fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                     const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                     const WholePlan &Whole = nullptr);
 
 } // namespace snow::compiler
 

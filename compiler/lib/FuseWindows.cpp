@@ -26,7 +26,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FuseWindows.h"
 #include "Cost.h"
 #include "Fuse.h"
 #include "Rounds.h"
@@ -38,14 +37,27 @@
 using namespace snow;
 using namespace snow::compiler;
 
-bool snow::compiler::windowProducer(const LayerPlan &D, const BufferMap &B) {
+namespace {
+
+/// A window pair's plans (FuseWindows.cpp) and their estimate.
+struct WindowPair {
+  LayerPlan Producer, Reader;
+  Cost Estimate;
+};
+
+/// Whether plan D is a dense conv that can compute its reader's windows
+/// into the area: one channel chunk, its own plan, no residual.
+bool windowProducer(const LayerPlan &D, const BufferMap &B) {
   const ir::Layer &L = *D.L;
   return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
          !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
          L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
 }
 
-bool snow::compiler::poolReader(const LayerPlan &Q, const LayerPlan &D) {
+/// Whether plan Q is a max or average pool that can read conv D's output
+/// from the area: no padding, and (no ceil mode) every window inside the
+/// map, as the conv computes nothing else.
+bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.isPool() && Q.FirstPart && Q.LastPart && !Q.ToMid && !Q.FromMid &&
          Q.Frames == D.Frames && L.input() == int(D.Index) && L.In.C == D.L->Out.C && !L.PadT &&
@@ -53,22 +65,28 @@ bool snow::compiler::poolReader(const LayerPlan &Q, const LayerPlan &D) {
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
 }
 
-bool snow::compiler::depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
+/// Whether plan Q is a depthwise conv that can read dense conv D's output
+/// from the area, chunk by chunk: its padding is written with zeros there
+/// (Lowerer::windowWriteBack).
+bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
   const ir::Layer &L = *Q.L;
   return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
          !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
          L.input() == int(D.Index);
 }
 
-unsigned snow::compiler::pointwiseReaders(const ir::Graph &G, unsigned I) {
+/// How many layers of G read layer I's output as dense stride-1 1x1 convs
+/// (what a fused pair's consumer is, Fuse.cpp).
+unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
   unsigned N = 0;
   for (const ir::Layer &L : G.Layers)
-    N += L.Kind == ir::LayerKind::Conv && L.input() == int(I) && L.Groups == 1 && L.KH == 1 &&
-         L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL && !L.PadR;
+    N += L.Kind == ir::LayerKind::Conv && L.input() == int(I) && pointwise(L);
   return N;
 }
 
-LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
+/// D planned again as the producer of a window pair: plain traces, one
+/// channel chunk, the area as its output; Nog output groups.
+LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
   const ir::Layer &L = *D.L;
   LayerPlan Dn = D;
   Dn.PixLog = 0;
@@ -88,7 +106,8 @@ LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
   return Dn;
 }
 
-void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
+/// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
+void setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   const ir::Layer &QL = *Qn.L;
   Dn.Window = {Qn.R,    Qn.Wt,   QL.KH,    QL.KW,    QL.SH,   QL.SW,
                QL.PadT, QL.PadL, QL.Out.H, QL.Out.W, QL.In.H, QL.In.W};
@@ -97,7 +116,10 @@ void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   Dn.NTiles = Qn.NTiles;
 }
 
-size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I) {
+/// The index in Plans of the first plan of the layer that reads layer I,
+/// among the 8 plans from From on (the scheduler may have put independent
+/// layers between); Plans.size(): none.
+size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I) {
   const size_t End = std::min(Plans.size(), From + 8);
   for (size_t J = From; J < End; ++J)
     if (Plans[J].L->input() == int(I))
@@ -105,11 +127,19 @@ size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t F
   return Plans.size();
 }
 
-uint64_t snow::compiler::pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
+/// What fusing layer Q with the 1x1 convs that read it (Fuse.cpp) saves at
+/// most: its output's round trip through DRAM.
+uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
   return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
 }
 
-std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan &Win) {
+/// Win's tiles by the shape of their windows (rows and columns of padding
+/// on each side, extent): compute instructions address every CU's buffer
+/// alike, so a round's writebacks and zeros land in the same places for
+/// all its CUs only if its tiles' windows have one shape
+/// (Lowerer::windowWriteBack). The border tiles of each kind, the interior
+/// ones.
+std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win) {
   // The padding before and after the map on either axis, and the extent.
   using Shape = std::array<int, 6>;
   std::vector<std::pair<Shape, std::vector<unsigned>>> Kinds;
@@ -129,8 +159,6 @@ std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan 
     Out.push_back(std::move(KT.second));
   return Out;
 }
-
-namespace {
 
 /// Rounds for a window producer with a depthwise reader, and the reader
 /// (the same for both; Win the producer): every tile takes its output
@@ -169,12 +197,11 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed)
   }
 }
 
-} // namespace
-
-std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
-                                                         const isa::HwConfig &Hw,
-                                                         const BufferMap &B,
-                                                         const CompileOptions &Opts) {
+/// The cheapest window pair of producer D and its reader Q (a pool or a
+/// depthwise conv: poolReader, depthwiseReader), if any tile fits.
+std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
+                                         const isa::HwConfig &Hw, const BufferMap &B,
+                                         const CompileOptions &Opts) {
   const ir::Layer &QL = *Q.L;
   const unsigned C = D.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
   const unsigned Gch = Hw.VmacsPerCu * Lanes;
@@ -210,6 +237,8 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
       Dn.Wide = Hw.MapsReadPorts < Dn.pix();
       if (Dn.Wide && !Opts.WideTraces)
         continue; // vmacp steps of several cycles: no gain
+      if (Dn.kernelWords(0) + Dn.TailWords > B.WCap)
+        continue; // a wide trace's kernel (KW + 1 columns) overflows a weights bank
       Dn.NOg = ceilDiv(C, Dn.ogChannels(Gch));
       if (Pool) {
         Qn.Chunk = C;
@@ -256,9 +285,11 @@ std::optional<WindowPair> snow::compiler::bestWindowPair(const LayerPlan &D, con
   return Best;
 }
 
-void snow::compiler::fuseConvPools(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                                   const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
-                                   const WholePlan &Whole) {
+} // namespace
+
+void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw,
+                                     const BufferMap &B, const CompileOptions &Opts,
+                                     std::vector<LayerPlan> &Plans, const WholePlan &Whole) {
   if ((!Opts.FuseConvPools && !Opts.FuseExpansions) || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);

@@ -94,11 +94,11 @@ private:
                  unsigned Idx, unsigned Rows, unsigned Len, int64_t DStride, uint32_t BStride,
                  uint32_t Mask);
   void cut() { Cuts.push_back({E.pc(), Ops}); }
-  /// Where a fused pair's depthwise output lies (Step::MidBuf).
   /// A window producer's writeback (LayerPlan::Window with AreaCols):
   /// rows of a band to their places in its reader's window, and, after the
   /// last band, zeros in the window's padding.
   void windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows);
+  /// Where a fused pair's depthwise output lies (Step::MidBuf).
   uint32_t midBase(const Step &S) const;
   /// Where step S's maps lie (Step::InBuf, InOffset).
   uint32_t inBase(const Step &S) const;

@@ -175,9 +175,9 @@ struct LayerPlan {
     unsigned PadT = 0, PadL = 0; ///< ... padding ...
     unsigned OutH = 0, OutW = 0; ///< ... and output;
     unsigned InH = 0, InW = 0;   ///< its input (this layer's output).
-    /// Elements between two rows of the window in the area, over 64 (a
-    /// depthwise reader's region layout: its ColsIn); 0: the round's
-    /// columns (a pool's).
+    /// Pixels a row of the window takes in the area: a depthwise reader's
+    /// ColsIn (its region layout); 0: the round's columns, rows back to
+    /// back (a pool's).
     unsigned AreaCols = 0;
     /// The reader's window of tile T (rows or columns [Lo, Hi) of this
     /// layer's output, Lo < 0 or Hi > In in its padding), along one axis:
@@ -316,7 +316,7 @@ struct LayerPlan {
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
   unsigned passes() const { return 2 * GroupK - 1; }
   /// Output rows of round Rd traced and written back at once: all of them,
-  /// or for a depthwise tile, or a pool's window (one output group, one
+  /// or for a depthwise tile, or a window producer's tile (one channel
   /// chunk), larger than the accumulators (AccEntries) as many whole rows
   /// as fit them (Lowerer::compute's bands).
   unsigned bandRows(const Round &Rd, unsigned AccEntries) const {

@@ -163,7 +163,8 @@ struct CompileOptions {
   /// window of one tile (overlapping windows twice; the padding written
   /// with zeros) into the area, where the depthwise conv reads it, so the
   /// expanded map never crosses DRAM (FuseWindows.cpp; docs/compiler.md, step
-  /// 9c). Where the cost model says it pays.
+  /// 9d). Any dense conv of one channel chunk may be the producer (a
+  /// network's stem). Where the cost model says it pays.
   bool FuseExpansions = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
