@@ -409,15 +409,21 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // a weight block per vMAC and round of every plan, the 1x1 outputs.
   const uint64_t TileBytes = uint64_t(D.RowsIn) * D.ColsIn * DL.In.C * 2;
   uint64_t Compute = D.IsConv ? depthwiseCompute(D, Hw) : poolCompute(D, Hw);
-  uint64_t Bytes = D.NTiles * TileBytes +
-                   (D.IsConv ? D.Rounds.size() * V * Word * (D.kernelWords(0) + D.TailWords) : 0);
+  // Pinned (LayerPlan::PinWeights), each weight block loads once.
+  const bool Pin = D.PinWeights;
+  uint64_t Bytes = D.NTiles * TileBytes + (D.IsConv ? (Pin ? D.NChunks : D.Rounds.size()) * V *
+                                                          Word * (D.kernelWords(0) + D.TailWords)
+                                                    : 0);
   std::vector<uint64_t> Own = {Compute};
   uint64_t FirstWeights = 0; // the first 1x1 step's weights, in bytes
+  uint64_t PinnedBytes = 0;  // a pinned reader's
   for (const LayerPlan &P : Ps) {
     const RoundSummary S = summarize(P, Hw.cus());
     Own.push_back(convCompute(P, S, Hw));
     Compute += Own.back();
-    Bytes += S.OgLoads * V * Word * ogWeightWords(P) + P.L->Out.elems() * 2;
+    const uint64_t Loads = Pin ? P.NOg : S.OgLoads;
+    PinnedBytes += P.NOg * V * Word * ogWeightWords(P);
+    Bytes += Loads * V * Word * ogWeightWords(P) + P.L->Out.elems() * 2;
     if (!FirstWeights)
       FirstWeights = S.Rounds.front().Ogs * V * Word * (P.kernelWords(0) + P.TailWords);
   }
@@ -438,8 +444,13 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   uint64_t Steps = 0; // 1x1 steps a group
   for (const LayerPlan &P : Ps)
     Steps += uint64_t(P.NOg) * P.NChunks;
-  const uint64_t Under =
-      (Compute - Own[0]) / Groups * std::min<uint64_t>(2, Steps) / std::max<uint64_t>(1, Steps);
+  // Pinned, no weights queue before it: a full-depth group's load hides
+  // under all the group before's 1x1 steps (MobileNet v1's conv5 pair: the
+  // next group's 230 KB loaded behind the third and fourth output groups'
+  // weights, under two steps, and waited 7.5 k cycles a group).
+  const uint64_t Under = (Compute - Own[0]) / Groups *
+                         (Pin && D.FullDepth ? Steps : std::min<uint64_t>(2, Steps)) /
+                         std::max<uint64_t>(1, Steps);
   // Chunk by chunk, the two that load ahead do so behind the 1x1 steps'
   // weights in the load queue, two and one steps ahead: no earlier than a
   // full-depth group's (MobileNet v1's conv5 pair, two chunks of 56x56
@@ -451,8 +462,11 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // A full-depth producer's first group loads chunk by chunk as the layer
   // before stores each (RowSignals.cpp: startOnRows): its last chunk waits.
   const uint64_t First = D.FullDepth ? GroupLoad / D.NChunks : GroupLoad;
-  const uint64_t Exposed =
-      First + (Groups - 1) * Later + Groups * timing::dmaChannelCycles(Hw, FirstWeights);
+  // Pinned, the reader's weights (all its output groups) load once, where
+  // its first group's would.
+  const uint64_t WeightsExposed = Pin ? timing::dmaChannelCycles(Hw, PinnedBytes)
+                                      : Groups * timing::dmaChannelCycles(Hw, FirstWeights);
+  const uint64_t Exposed = First + (Groups - 1) * Later + WeightsExposed;
   const Cost Total(
       std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
       Bytes, Hw);

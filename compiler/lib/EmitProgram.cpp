@@ -123,7 +123,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     while (J < Steps.size() && !Steps[J].P->IsConv && !Steps[J].NewW)
       ++J;
     if (J == K + 1 || J >= Steps.size() || !Steps[J].FirstOfLayer || !Steps[J].NewW ||
-        Steps[J].P->Dynamic || Steps[J].P->FromMid || WPreloaded[J])
+        Steps[J].P->Dynamic || Steps[J].P->FromMid || Steps[J].PinReader || WPreloaded[J])
       return;
     const uint64_t Idle = lastStepIdle(P, stepCount(P), Hw);
     const uint64_t W = Hw.dramCycles(Low.weightBytes(Steps[J]));
@@ -158,7 +158,9 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         continue;
       const long From = LastNewW;
       LastNewW = long(J);
-      if (!S.FirstOfLayer || S.P->Dynamic || From < 0 || J - size_t(From) < 2)
+      // (A pinned pair's load takes both banks: not spread.)
+      if (!S.FirstOfLayer || S.P->Dynamic || S.PinReader || S.PinProducer || From < 0 ||
+          J - size_t(From) < 2)
         continue;
       // Only over one conv's steps (its rounds on one weight set): across
       // a pool the EarlyWeights rule above decides.
@@ -222,6 +224,9 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const bool EarlyMaps =
         Next && (Next->P == S.P || Next->P->FromMid || Next->P->NeedsDone < S.P->Ordinal ||
                  (Next->Pipelined && !Next->Late));
+    // A pinned pair's last step frees both weights banks (Step::FreeW2):
+    // the next step's weights load after it.
+    const bool LateWeights = S.FreeW2 >= 0;
     // Memory-access balancing: the load unit starts the next step's loads
     // with a wait for banks that this step's predecessor frees, so they queue
     // up behind it. If they fill the queue, the control core would stall on
@@ -235,10 +240,10 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       const uint32_t From = E.pc();
       Low.resetCuts();
       // Run-time weights of a new layer wait for their producer like maps.
-      Loads(*Next, EarlyMaps || !Next->P->Dynamic, EarlyMaps,
+      Loads(*Next, (EarlyMaps || !Next->P->Dynamic) && !LateWeights, EarlyMaps,
             EarlyMaps && !ResidualAfterDone(*Next));
       Preload(K);
-      if (!EarlyMaps && Opts.EarlyWeights)
+      if (!EarlyMaps && Opts.EarlyWeights && !LateWeights)
         PreloadWeights(K);
       for (auto [J, Part] : WPartsAt[K])
         Low.loadWeightsPart(Steps[J], Part, WParts[J]);
@@ -258,6 +263,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       }
     }
     Body(S, Tail.size() ? &Tail : nullptr);
+    if (Next && LateWeights && !Next->P->Dynamic)
+      Loads(*Next, true, false, false);
     if (S.LastOfLayer) {
       E.signal(Unit::Store, LayerDone);
       if (Next && !EarlyMaps)
@@ -265,6 +272,9 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       else if (Next && ResidualAfterDone(*Next))
         Loads(*Next, false, false, true);
     }
+    // (Run-time weights after the LayerDone their producer may wait for.)
+    if (Next && LateWeights && Next->P->Dynamic && EarlyMaps)
+      Loads(*Next, true, false, false);
     for (auto [J, Ch] : PartsAfter[K])
       Low.loadMapsChunk(Steps[J], Ch);
   }

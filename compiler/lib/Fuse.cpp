@@ -46,6 +46,15 @@ namespace {
 /// Plans after a depthwise conv among which its readers are looked for.
 constexpr size_t Window = 8;
 
+/// Whether every round of P gives all its active CUs one output group.
+bool oneGroupRounds(const LayerPlan &P) {
+  for (const Round &Rd : P.Rounds)
+    for (const Work &W : Rd.Cus)
+      if (W.active() && unsigned(W.Og) != Rd.firstOg())
+        return false;
+  return true;
+}
+
 /// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
 /// pair: full depth over the area, one output group per G channels, every
 /// output channel in one part.
@@ -305,6 +314,24 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           }
         }
       }
+    // A depthwise producer and one reader whose weights all fit at once
+    // keep them for the pair (LayerPlan::PinWeights), where each reader
+    // round gives its CUs one output group (one address serves all; Tiles
+    // packing does) and the cost model says it pays on the tiles chosen
+    // (weighed over all tile shapes, its estimate of fewer bytes chose
+    // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
+    if (Best && Opts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
+        Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
+        pinWeights(Best->first, Best->second[0], B.WCap).has_value()) {
+      LayerPlan Dp = Best->first;
+      std::vector<LayerPlan> Pp = Best->second;
+      Dp.PinWeights = Pp[0].PinWeights = true;
+      const Cost Ct = fusedCost(Dp, Pp, Hw);
+      if (Ct < BestCost) {
+        BestCost = Ct;
+        Best.emplace(std::move(Dp), std::move(Pp));
+      }
+    }
     // A dense pair only where it saves over 2 % of the two layers: its
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %

@@ -66,7 +66,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
   if (First && RowBegin == 0) { // Bias and table stay for a tile's later bands.
-    E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk));
+    E.li(12, tailAddr(S));
     Inst Bias;
     Bias.Op = Opcode::VBIAS;
     Bias.rs3 = 12;
@@ -74,7 +74,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     E.emit(Bias);
     if (!L.QLut.empty()) {
       // The table follows the bias word; every writeback of the layer reads it.
-      E.li(12, B.WBase[S.WBuf] + P.kernelWords(S.Chunk) + 1);
+      E.li(12, tailAddr(S) + 1);
       Inst Lut;
       Lut.Op = Opcode::VLUT;
       Lut.rs3 = 12;
@@ -98,7 +98,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   if (Rows == 0)
     Rows = Rd.ExtR;
   const uint32_t Maps = P.FromMid ? midBase(S) : inBase(S) + P.InSkew;
-  E.li(3, B.WBase[S.WBuf]);
+  E.li(3, B.WBase[S.WBuf] + S.WOff);
   E.li(4, 0);
   E.li(5, Maps + Offset + RowBegin * Pitch);
   E.addi(6, 5, 0);
@@ -311,6 +311,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
         E.signal(Unit::Compute, InFree + S.InBuf);
       if (S.LastWUse)
         E.signal(Unit::Compute, WFree + S.WBuf);
+      if (S.FreeW2 >= 0)
+        E.signal(Unit::Compute, WFree + unsigned(S.FreeW2));
     }
     if (S.Writes || P.areaOnly()) // a dense producer's last chunk only
       writeBack(S, R0, Rows);
@@ -321,6 +323,11 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.signal(Unit::Compute, OutFull + S.OutBuf);
   if (S.FreeMid)
     E.signal(Unit::Compute, InFree + S.MidBuf);
+}
+
+uint32_t Lowerer::tailAddr(const Step &S) const {
+  return S.TailBank >= 0 ? B.WBase[S.TailBank] + S.TailOff
+                         : B.WBase[S.WBuf] + S.WOff + S.P->kernelWords(S.Chunk);
 }
 
 uint32_t Lowerer::midBase(const Step &S) const { return B.InBase[S.MidBuf] + B.MidOffset; }

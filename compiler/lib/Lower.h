@@ -89,6 +89,18 @@ struct Step {
   /// first.
   unsigned MidBuf = 0;
   bool DeferInFree = false, FreeMid = false;
+  /// A pinned pair's weights (LayerPlan::PinWeights, PinnedWeights): the
+  /// step's block lies WOff words into bank WBuf, and its tail (bias word,
+  /// activation table) TailOff words into bank TailBank, not right after
+  /// the block (TailBank -1): a 1x1 reader's lie apart.
+  uint32_t WOff = 0, TailOff = 0;
+  int TailBank = -1;
+  /// The producer's first step loads its part (its blocks, and the
+  /// reader's tails if they lie with them: PinReader, its reader), the
+  /// reader's first the rest (PinProducer, its producer). The reader's last
+  /// step frees the producer's bank too where its tails lie there (FreeW2).
+  const LayerPlan *PinReader = nullptr, *PinProducer = nullptr;
+  int FreeW2 = -1;
   const Round &round() const { return P->Rounds[RoundIdx]; }
 };
 

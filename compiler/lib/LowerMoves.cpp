@@ -76,6 +76,12 @@ std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) 
 
 void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
+  if (S.PinReader || S.PinProducer) { // A pinned pair's plan's first step: its part.
+    assert(NParts == 1 && "EmitProgram.cpp loads a pinned pair's weights at once");
+    if (S.PinReader)
+      return loadPinnedWeights(P, *S.PinReader, S.WBuf, false);
+    return loadPinnedWeights(*S.PinProducer, P, S.WBuf, true);
+  }
   // Run-time weights are another layer's output: wait for it as maps do.
   if (P.Dynamic && S.FirstOfLayer && Part == 0)
     for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
@@ -97,6 +103,41 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   });
   if (Part + 1 == NParts)
     E.signal(Unit::Load, WFull + S.WBuf);
+}
+
+void Lowerer::loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned Bank, bool Big) {
+  const PinnedWeights W = *pinWeights(D, P, B.WCap);
+  // Every CU gets every block: a round may give any CU any output group.
+  const uint32_t Word = Hw.weightWordBytes();
+  // The tails follow the kernel of each output group's first chunk in DRAM.
+  auto Tails = [&](unsigned Bank) {
+    for (unsigned Og = 0; Og < P.NOg; ++Og) {
+      const unsigned C0 = P.ogChunks(Og).first;
+      for (unsigned Vm = 0; Vm < V; ++Vm)
+        dma(Opcode::LD_WGT, P.WAddr[P.wIndex(Og, C0, Vm, V)] + uint64_t(P.kernelWords(C0)) * Word,
+            B.WBase[Bank] + W.Tail[Og], Vm, 1, P.TailWords, 0, 0, AllMask);
+    }
+  };
+  E.wait(Unit::Load, WFree + Bank);
+  if (Big) {
+    for (unsigned Og = 0; Og < P.NOg; ++Og) {
+      const auto [C0, C1] = P.ogChunks(Og);
+      for (unsigned C = C0; C < C1; ++C)
+        for (unsigned Vm = 0; Vm < V; ++Vm)
+          dma(Opcode::LD_WGT, P.WAddr[P.wIndex(Og, C, Vm, V)],
+              B.WBase[Bank] + W.Kernel[Og * P.NChunks + C], Vm, 1, P.kernelWords(C), 0, 0, AllMask);
+    }
+  } else {
+    for (unsigned C = 0; C < D.NChunks; ++C)
+      for (unsigned Vm = 0; Vm < V; ++Vm) {
+        const unsigned K = D.wIndex(C, C, Vm, V);
+        dma(Opcode::LD_WGT, D.WAddr[K], B.WBase[Bank] + W.Producer[C], Vm, 1, D.WWords[K], 0, 0,
+            AllMask);
+      }
+  }
+  if (W.TailsInBig == Big)
+    Tails(Bank);
+  E.signal(Unit::Load, WFull + Bank);
 }
 
 void Lowerer::forEachWeightBlock(const Step &S,

@@ -43,6 +43,9 @@ public:
   /// last (EmitProgram.cpp spreads a layer's first weights over the steps
   /// of the layer before that leave their bank free).
   void loadWeightsPart(const Step &S, unsigned Part, unsigned NParts);
+  /// A pinned pair's weights (producer D, reader P) into Bank, behind its
+  /// WFree: the reader's part (Big) or the producer's.
+  void loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned Bank, bool Big);
   /// Bytes loadWeights(S) moves.
   uint64_t weightBytes(const Step &S) const;
   /// Weight blocks (DMAs) loadWeights(S) issues.
@@ -100,6 +103,9 @@ private:
   void windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows);
   /// Where a fused pair's depthwise output lies (Step::MidBuf).
   uint32_t midBase(const Step &S) const;
+  /// Where step S's bias word lies (the activation table after it): after
+  /// its kernel block, or where a pinned pair keeps it (Step::TailBank).
+  uint32_t tailAddr(const Step &S) const;
   /// Where step S's maps lie (Step::InBuf, InOffset).
   uint32_t inBase(const Step &S) const;
   void fill(uint32_t Buf, unsigned Rows, unsigned Len, uint32_t BStride, uint32_t Mask,

@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace snow::compiler {
@@ -154,6 +155,12 @@ struct LayerPlan {
   /// A fused producer that writes the area only and stores nothing (a
   /// depthwise conv or pool; a dense producer stores too).
   bool areaOnly() const { return ToMid && !StoresToo; }
+  /// A fused pair of a depthwise producer and one 1x1 reader whose weight
+  /// blocks all fit the weights buffer at once (pinWeights): loaded once,
+  /// with the producer's first step, and kept for the pair, instead of
+  /// again for each group of tiles and output group (the producer's loads
+  /// between the reader's took the other bank). Set on both plans.
+  bool PinWeights = false;
   /// A full-depth dense producer with a residual loads each group's
   /// residual tile (all its channels) into its input region after the maps,
   /// with them, while the group before runs its 1x1 steps, and vpre reads
@@ -360,6 +367,28 @@ struct LayerPlan {
     return (Og * NChunks + C) * subBlocks(Vmacs) + V % subBlocks(Vmacs);
   }
 };
+
+/// Where a pinned pair's weights lie (LayerPlan::PinWeights), in words from
+/// the start of a weights bank, the same in every vMAC. The reader's kernel
+/// blocks, output group by group and chunk by chunk, fill one bank (the
+/// big part, loaded first, into the bank the layer before freed first),
+/// and after them its tails (bias word and activation table, one an output
+/// group) where they fit; the producer's blocks (kernel and tail) the other
+/// bank, and the reader's tails after them where they did not fit (MobileNet
+/// v1's conv5_pw: 4 x 128 kernel words fill a 512-word bank). The reader
+/// reads its bank to the pair's end, the producer its own to its last step,
+/// or to the pair's end if the reader's tails lie there.
+struct PinnedWeights {
+  std::vector<uint32_t> Kernel;   ///< The reader's block (Og, C): Og * NChunks + C.
+  std::vector<uint32_t> Tail;     ///< The reader's output group's tail.
+  std::vector<uint32_t> Producer; ///< The producer's chunk's block.
+  bool TailsInBig = true;
+  uint32_t BigWords = 0, SmallWords = 0;
+};
+
+/// The pinned layout of depthwise producer D and its 1x1 reader P, if it
+/// fits weights banks of WCap words.
+std::optional<PinnedWeights> pinWeights(const LayerPlan &D, const LayerPlan &P, uint32_t WCap);
 
 /// Candidate output tiles (rows x cols) with at most PMax pixels. For each
 /// number of row blocks and of column blocks only the smallest tile that

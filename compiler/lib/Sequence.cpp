@@ -124,6 +124,58 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   return Out;
 }
 
+namespace {
+/// A pinned pair's banks (LayerPlan::PinWeights): the producer's blocks in
+/// Small, the reader's kernels in Big.
+struct PinnedPair {
+  unsigned Small = 0, Big = 0;
+  PinnedWeights W;
+  const LayerPlan *D = nullptr;
+};
+} // namespace
+
+/// Weights banks and offsets of step S of a pinned pair, in program order.
+/// Each plan's first step loads its part as any load would, into the bank
+/// freed first (WCount: loads so far, each into the other bank): the
+/// producer's blocks (and the reader's tails where they do not fit the
+/// reader's bank) first, then the reader's kernels, into the bank the
+/// steps before the pair used last. The producer's steps read its bank,
+/// the reader's theirs; the producer frees its own with its last step (or
+/// the reader with its last, where its tails lie there), the reader its
+/// own with its last: two loads on, the next goes into the producer's,
+/// freed first.
+static void pinStep(Step &S, const std::vector<LayerPlan> &Plans, uint32_t WCap, unsigned WCount,
+                    std::unordered_map<int, PinnedPair> &Pinned) {
+  const LayerPlan &P = *S.P;
+  PinnedPair &Pair = Pinned[P.FusedWith];
+  const unsigned Bank = (WCount + 1) % 2;
+  if (P.ToMid) {
+    if (S.NewW) {
+      const auto Reader = std::find_if(Plans.begin(), Plans.end(), [&](const LayerPlan &Q) {
+        return Q.FromMid && Q.FusedWith == P.FusedWith;
+      });
+      assert(Reader != Plans.end() && "Fuse.cpp pins a pair with its reader");
+      Pair = {Bank, 0, *pinWeights(P, *Reader, WCap), &P};
+      S.PinReader = &*Reader;
+    }
+    S.WBuf = Pair.Small;
+    S.WOff = Pair.W.Producer[S.Chunk];
+    S.LastWUse &= Pair.W.TailsInBig;
+    return;
+  }
+  if (S.NewW) {
+    Pair.Big = Bank;
+    S.PinProducer = Pair.D;
+  }
+  S.WBuf = Pair.Big;
+  const unsigned Og = S.round().firstOg();
+  S.WOff = Pair.W.Kernel[Og * P.NChunks + S.Chunk];
+  S.TailBank = int(Pair.W.TailsInBig ? Pair.Big : Pair.Small);
+  S.TailOff = Pair.W.Tail[Og];
+  if (S.LastOfPlan && !Pair.W.TailsInBig)
+    S.FreeW2 = int(Pair.Small);
+}
+
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                             const isa::HwConfig &Hw, const CompileOptions &Opts) {
   const unsigned G = channelGroup(Hw, Opts);
@@ -202,7 +254,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (const Step &S : Steps)
     ++Count[S.P];
   unsigned InCount = 0, WCount = 0, OutCount = 0;
-  bool Taken = false; // A full-depth producer's area still to count.
+  std::unordered_map<int, PinnedPair> Pinned; // by LayerPlan::FusedWith
+  bool Taken = false;                         // A full-depth producer's area still to count.
   for (size_t K = 0; K < Steps.size(); ++K) {
     Step &S = Steps[K];
     const LayerPlan &P = *S.P;
@@ -219,10 +272,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // A fused 1x1 step reads the depthwise output on chip: it loads no maps.
     S.NewMap = !P.FromMid && (!PrevSame || PrevSame != Before || newMaps(*PrevSame, S));
     // Weights stay across other plans' steps that load none (a pool's), not
-    // across any that loads some (a fused pair's other layers).
+    // across any that loads some (a fused pair's other layers). A pinned
+    // pair's stay for the pair.
     S.NewW = P.IsConv &&
-             (!PrevSame || WCountAfter[&P] != WCount ||
-              !sameWork(PrevSame->round(), S.round(), &Work::Og) || PrevSame->Chunk != S.Chunk);
+             (!PrevSame || (!P.PinWeights && (WCountAfter[&P] != WCount ||
+                                              !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
+                                              PrevSame->Chunk != S.Chunk)));
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
     if (PrevSame)
@@ -231,7 +286,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       Before->LastMapUse = true; // Set already if it was its plan's last.
     if (S.LastOfPlan) {
       S.LastMapUse = !P.FromMid;
-      S.LastWUse = true;
+      S.LastWUse = true; // (pinStep: not where its bank holds a pinned reader's tails)
     }
     // Row signals are waited for by a step's map load (Lowerer::loadMaps):
     // a step that reads the rows of the one before it waits for none more.
@@ -249,9 +304,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     Taken &= P.ToMid;
     InCount += S.NewMap && !S.SharesRegion;
     Taken |= P.ToMid && P.FullDepth && S.NewMap;
-    WCount += S.NewW;
     S.InBuf = (InCount - 1) % Banks;
-    S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
+    WCount += S.NewW;
+    if (P.PinWeights)
+      pinStep(S, Plans, Hw.weightsWords() / 2, WCount, Pinned); // BufferMap::WCap
+    else
+      S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;

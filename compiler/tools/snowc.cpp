@@ -194,6 +194,11 @@ static cl::opt<bool> NoFuseExpansions(
     cl::desc("Do not fuse a 1x1 conv with the depthwise conv that alone reads it (the 1x1 conv "
              "stores its output and the depthwise conv loads it)"),
     cl::cat(Cat));
+static cl::opt<bool> NoPinPairWeights(
+    "no-pin-pair-weights",
+    cl::desc("Load a fused depthwise / 1x1 pair's weights for each group of tiles and output "
+             "group, even where they all fit the weights buffer at once"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -303,6 +308,7 @@ static int compileModel() {
   Opts.FuseDense = !NoFuseDense;
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
+  Opts.PinPairWeights = !NoPinPairWeights;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

@@ -401,6 +401,31 @@ TEST(Passes, AStemComputesItsDepthwiseWindowsOnChip) {
   }
 }
 
+TEST(Passes, APairKeepsItsWeightsForAllItsTiles) {
+  // MobileNet v1's conv4 and conv5 pairs at 40x40: a depthwise conv and its
+  // 1x1 reader over several groups of tiles. Pinned (LayerPlan::PinWeights),
+  // both layers' weights load once for the pair, where apart the reader's
+  // output groups load again for every group of tiles (the producer's
+  // steps between take the other bank). p2's 4 x 128 kernel words fill a
+  // 512-word bank: its bias words and activation tables (ReLU6) lie with
+  // d2's blocks in the other.
+  const std::string Yaml = header("pin", 64, 40, 40) + R"(
+  - {name: d1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p1, type: conv, out_channels: 128, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 128, kernel: 3, stride: 2, pad: 1, groups: 128, relu: true}
+  - {name: p2, type: conv, out_channels: 256, kernel: 1}
+  - {name: p2_r, type: relu6}
+)";
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::PinPairWeights);
+    EXPECT_LT(countOps(R.On.Prog, isa::Opcode::LD_WGT), countOps(R.Off.Prog, isa::Opcode::LD_WGT));
+    EXPECT_LT(R.On.Stats.DramReadBytes, R.Off.Stats.DramReadBytes);
+    if (std::string(Hw) == "zc706")
+      EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

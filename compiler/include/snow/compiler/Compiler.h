@@ -166,6 +166,12 @@ struct CompileOptions {
   /// 9d). Any dense conv of one channel chunk may be the producer (a
   /// network's stem). Where the cost model says it pays.
   bool FuseExpansions = true;
+  /// Load a fused pair's weights once, where a depthwise producer's and its
+  /// one 1x1 reader's all fit the weights buffer: the reader's kernels in
+  /// one bank, the rest in the other, kept for the pair, instead of again
+  /// for each group of tiles and output group (Sequence.cpp; docs/
+  /// compiler.md, step 9).
+  bool PinPairWeights = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
