@@ -312,7 +312,8 @@ static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
     Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
-  return roundPixels(P) *
+  // An entry a trace (two pixels of half an output group with PixLog 1).
+  return (roundPixels(P) >> P.PixLog) *
              (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
          P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);
 }

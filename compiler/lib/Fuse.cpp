@@ -241,8 +241,15 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
               : Opts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
+    // A depthwise producer of half an output group's channels may trace two
+    // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
+    // the area (not banked).
+    const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, Opts);
     for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
-      for (bool Banked : {false, true}) {
+      for (unsigned Way = 0; Way < 3; ++Way) {
+        const bool Banked = Way == 1, Paired = Way == 2;
+        if (Paired && !CanPair)
+          continue;
         if (!Banked && R * Wt > PMax)
           continue;
         // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
@@ -252,6 +259,11 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           continue;
         LayerPlan Dn = D;
         Dn.Banked = Banked;
+        if (D.Depthwise) {
+          Dn.PixLog = Paired;
+          Dn.Chunk = Dn.ogChannels(Gch);
+          Dn.NOg = Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+        }
         Dn.ToMid = true;
         Dn.FusedWith = int(D.Index);
         Dn.MapStationary = true;
@@ -306,9 +318,12 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
             makeRounds(P, NCu, Packing::Tiles);
           }
           const Cost Ct = fusedCost(W, Pn, Hw);
-          // On a tie, full depth: a DMA a region row, not one a pixel.
-          if (Ct < BestCost ||
-              (W.FullDepth && Best && !(BestCost < Ct) && !Best->first.FullDepth)) {
+          // On a tie, full depth: a DMA a region row, not one a pixel; then
+          // two pixels an entry: fewer traces where the channel bounds the
+          // estimate.
+          const bool Tie = Best && !(BestCost < Ct);
+          if (Ct < BestCost || (Tie && W.FullDepth && !Best->first.FullDepth) ||
+              (Tie && W.FullDepth == Best->first.FullDepth && W.PixLog > Best->first.PixLog)) {
             BestCost = Ct;
             Best.emplace(std::move(W), std::move(Pn));
           }

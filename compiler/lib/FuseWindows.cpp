@@ -251,6 +251,12 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
       } else {
         Qn.Chunk = Dn.ogChannels(Gch);
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
+        // Half an output group's channels a pixel (the wide producer's
+        // 32): with stride 1, vMACs past the first half read the next
+        // pixel's channels (vdw's v x lanes offset), so an entry traces
+        // two pixels and no lane idles (LayerPlan::PixLog on vdw).
+        if (PixLog && dwPixelPairs(QL, Hw, Opts))
+          Qn.PixLog = 1;
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with
         // an entry of slack after it (Lowerer::windowWriteBack).

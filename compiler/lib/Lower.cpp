@@ -345,7 +345,9 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const bool Area = P.areaOnly();
   if (Area && P.Window.AreaCols)
     return windowWriteBack(S, RowBegin, Rows);
-  const unsigned Pitch = Area ? L.Out.C : G;
+  // (A depthwise producer's entry of two pixels, dwPixelPairs, is two
+  // pixels of the area: its channels are half an output group.)
+  const unsigned Pitch = Area ? L.Out.C << P.PixLog : G;
   const uint32_t Base = Area ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
   const bool Halves = P.writesBanked();

@@ -183,9 +183,17 @@ static bool bankedFits(const LayerPlan &P, unsigned Stride, const isa::HwConfig 
   return P.ColsIn % 2 == 0 && uint64_t(P.RowsIn) * (P.ColsIn / 2) * Stride <= Hw.mapsBankElems();
 }
 
+bool snow::compiler::dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw,
+                                  const CompileOptions &Opts) {
+  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  return Opts.MultiPixel && Opts.DwPixelPairs && L.Kind == ir::LayerKind::Conv && L.Groups > 1 &&
+         L.Groups == L.In.C && L.Groups == L.Out.C && L.Out.C <= G / 2 && L.SW == 1 &&
+         Hw.VmacsPerCu % 2 == 0;
+}
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
-/// traces (PixLog > 0 only for dense convs, read as Pix says), grouped convs
-/// as Mode says.
+/// traces (PixLog > 0 for dense convs, read as Pix says, and PixLog 1 for
+/// depthwise convs where dwPixelPairs allows), grouped convs as Mode says.
 static llvm::Expected<std::pair<LayerPlan, Cost>>
 planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
          const BufferMap &B, const CompileOptions &Opts, unsigned OcBase, unsigned OcCount,
@@ -261,10 +269,11 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                        fmt::format("a {}x{} depthwise kernel ({} passes) needs {} weight "
                                    "words per vMAC, but a weights bank holds {}",
                                    L.KH, L.KW, P.passes(), KK * P.passes() + P.TailWords, B.WCap));
-    P.NOg = ceilDiv(L.Out.C, G);
-    P.Chunk = G;
+    // PixLog 1 (dwPixelPairs): half an output group's channels a pixel.
+    P.Chunk = P.ogChannels(G);
+    P.NOg = ceilDiv(L.Out.C, P.Chunk);
     P.NChunks = P.NOg;
-    Stride = G;
+    Stride = P.Chunk;
     Extra = 2 * P.InSkew;
     // A depthwise tile may outgrow the accumulators: it is traced and
     // written back in bands of whole rows (LayerPlan::bandRows), so only
@@ -280,7 +289,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
           !CanWin(transferBound(P, Hw)))
         continue;
       makeRounds(P, NCu, Packing::Tiles);
-      Consider(depthwiseCost(P, Hw), {R, Wt, G});
+      Consider(depthwiseCost(P, Hw), {R, Wt, P.Chunk});
     }
   } else if (Mode == GroupMode::Chunks) {
     // Output group c reads only input channels [c * G, (c + 1) * G) (L has
@@ -494,6 +503,18 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   }
   // Multi-pixel traces are for lanes that would idle: output channels that
   // do not fill whole groups of vmacs x lanes.
+  // A depthwise conv of at most half an output group's channels traces two
+  // pixels an entry where that is cheaper (dwPixelPairs).
+  if (Best.size() == 1 && Best[0].Depthwise && dwPixelPairs(L, Hw, Opts)) {
+    auto Two = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 1, Frames, GroupMode::Dense,
+                        PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
+    if (!Two)
+      return Two.takeError();
+    if (!(BestCost < Two->second)) { // a tie too: fewer traces, the channel the bound
+      BestCost = Two->second;
+      Best[0] = std::move(Two->first);
+    }
+  }
   if (!Dense || !Opts.MultiPixel || Cout % G == 0) {
     TryGroupedVdw();
     return Best;

@@ -390,6 +390,13 @@ struct PinnedWeights {
 /// fits weights banks of WCap words.
 std::optional<PinnedWeights> pinWeights(const LayerPlan &D, const LayerPlan &P, uint32_t WCap);
 
+/// Whether depthwise conv L may trace two pixels an entry (LayerPlan::PixLog
+/// 1 on vdw): at most half an output group's channels, a pixel stride of
+/// half a group in its region (vdw's vMAC v reads v x lanes past the
+/// entry's address: the vMACs past the first half then read the next
+/// pixel's channels), stride 1 (the next pixel's window one pixel over).
+bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts);
+
 /// Candidate output tiles (rows x cols) with at most PMax pixels. For each
 /// number of row blocks and of column blocks only the smallest tile that
 /// reaches it is kept: a taller or wider tile with as many blocks only adds

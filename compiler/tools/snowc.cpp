@@ -199,6 +199,11 @@ static cl::opt<bool> NoPinPairWeights(
     cl::desc("Load a fused depthwise / 1x1 pair's weights for each group of tiles and output "
              "group, even where they all fit the weights buffer at once"),
     cl::cat(Cat));
+static cl::opt<bool> NoDwPixelPairs(
+    "no-dw-pixel-pairs",
+    cl::desc("Trace one pixel an entry in a depthwise conv of half an output group's channels "
+             "or fewer (half its lanes idle)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -309,6 +314,7 @@ static int compileModel() {
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
   Opts.PinPairWeights = !NoPinPairWeights;
+  Opts.DwPixelPairs = !NoDwPixelPairs;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

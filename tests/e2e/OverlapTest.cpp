@@ -426,6 +426,39 @@ TEST(Passes, APairKeepsItsWeightsForAllItsTiles) {
   }
 }
 
+TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
+  // A depthwise conv of 32 channels on 64-lane CUs (MobileNet v1's conv2_dw,
+  // EfficientNet's first): vdw's vMACs past the first two read the next
+  // pixel's channels, so an entry traces two pixels (dwPixelPairs): alone,
+  // as a fused pair's producer (its entry two pixels of the area) and as
+  // the reader of its stem's windows. Maps of odd widths end rows on an
+  // entry's first pixel.
+  const std::vector<std::pair<std::string, std::string>> Models = {
+      {"alone", header("dw32", 32, 30, 27) + R"(
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 3, stride: 2}
+)"},
+      {"producer", header("dw32p", 32, 56, 55) + R"(
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 128, kernel: 1, relu: true}
+)"},
+      {"window reader", header("dw32w", 3, 97, 95) + R"(
+  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+)"}};
+  for (const auto &[Name, Yaml] : Models)
+    for (const char *Hw : {"zc706", "mini64"}) {
+      SCOPED_TRACE(Name + " on " + Hw);
+      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::DwPixelPairs);
+      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
+      ASSERT_TRUE(On && Off);
+      // About half the trace cycles (a trace has a start cycle of its own).
+      EXPECT_LT(On->MacCycles * 10, Off->MacCycles * 6);
+      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    }
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

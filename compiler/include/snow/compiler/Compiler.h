@@ -172,6 +172,11 @@ struct CompileOptions {
   /// for each group of tiles and output group (Sequence.cpp; docs/
   /// compiler.md, step 9).
   bool PinPairWeights = true;
+  /// A depthwise conv of at most half an output group's channels and
+  /// stride 1 traces two pixels an entry where the cost model says so (its
+  /// vMACs past the first half read the next pixel), instead of leaving
+  /// half its lanes idle (Plan.cpp: dwPixelPairs; docs/compiler.md, step 4).
+  bool DwPixelPairs = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
