@@ -329,6 +329,24 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           }
         }
       }
+    // Row blocks of even sizes (LayerPlan::EvenRows) on the tiles chosen,
+    // where that is cheaper: the rounds of a short last row block leave
+    // CUs idle (MobileNet v1's conv7 pair, 14 rows in blocks of 4).
+    if (Best && Opts.EvenRows && D.L->Out.H % Best->first.R != 0) {
+      LayerPlan Dp = Best->first;
+      std::vector<LayerPlan> Pp = Best->second;
+      Dp.EvenRows = true;
+      makeRounds(Dp, NCu, Packing::Tiles);
+      for (LayerPlan &P : Pp) {
+        P.EvenRows = true;
+        makeRounds(P, NCu, Packing::Tiles);
+      }
+      const Cost Ct = fusedCost(Dp, Pp, Hw);
+      if (Ct < BestCost) {
+        BestCost = Ct;
+        Best.emplace(std::move(Dp), std::move(Pp));
+      }
+    }
     // A depthwise producer and one reader whose weights all fit at once
     // keep them for the pair (LayerPlan::PinWeights), where each reader
     // round gives its CUs one output group (one address serves all; Tiles

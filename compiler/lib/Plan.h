@@ -200,8 +200,17 @@ struct LayerPlan {
   unsigned colBlock(unsigned T) const { return T % NColBlocks; }
   /// The first output row and column of tile T (of its frame).
   unsigned tileY0(unsigned T) const {
-    return Window.R ? unsigned(std::max(0, Window.span(rowBlock(T), true).first)) : rowBlock(T) * R;
+    if (Window.R)
+      return unsigned(std::max(0, Window.span(rowBlock(T), true).first));
+    if (!EvenRows)
+      return rowBlock(T) * R;
+    const unsigned Q = L->Out.H / NRowBlocks, Rest = L->Out.H % NRowBlocks, B = rowBlock(T);
+    return B * Q + std::min(B, Rest);
   }
+  /// Row blocks of sizes within one of each other (the first H mod N one
+  /// row taller), not R rows each and a shorter last one: the rounds of
+  /// the last tiles then have no CUs idling on short tiles.
+  bool EvenRows = false;
   unsigned tileX0(unsigned T) const {
     return Window.R ? unsigned(std::max(0, Window.span(colBlock(T), false).first))
                     : colBlock(T) * Wt;

@@ -31,7 +31,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide     ? "wide"
@@ -47,8 +47,8 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
                         P.ToMid     ? "+fused>"
                         : P.FromMid ? "+fused<"
                                     : "",
-                        P.PinWeights ? "+pinned" : "", P.ShareOffset ? "+shared" : "",
-                        P.BesideOf >= 0 ? "+beside" : "");
+                        P.PinWeights ? "+pinned" : "", P.EvenRows ? "+even" : "",
+                        P.ShareOffset ? "+shared" : "", P.BesideOf >= 0 ? "+beside" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.EstCycles;

@@ -204,6 +204,11 @@ static cl::opt<bool> NoDwPixelPairs(
     cl::desc("Trace one pixel an entry in a depthwise conv of half an output group's channels "
              "or fewer (half its lanes idle)"),
     cl::cat(Cat));
+static cl::opt<bool> NoEvenRows(
+    "no-even-rows",
+    cl::desc("Tile rows in blocks of the tile's height and a shorter last one, never in blocks "
+             "of even sizes"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -315,6 +320,7 @@ static int compileModel() {
   Opts.FuseExpansions = !NoFuseExpansions;
   Opts.PinPairWeights = !NoPinPairWeights;
   Opts.DwPixelPairs = !NoDwPixelPairs;
+  Opts.EvenRows = !NoEvenRows;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

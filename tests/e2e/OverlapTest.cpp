@@ -459,6 +459,23 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
     }
 }
 
+TEST(Passes, EvenRowBlocksLeaveNoCuIdle) {
+  // MobileNet v1's conv7 pair: a 14x14 output in tiles of 4 rows took row
+  // blocks of 4, 4, 4 and 2, and the CUs of the 2-row tiles idled half the
+  // last rounds. Row blocks of 4, 4, 3 and 3 (LayerPlan::EvenRows) balance
+  // them, on zc706 and on the paper's datapath.
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    const std::string Yaml = header("even", 256, 28, 28) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
+)";
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::EvenRows);
+    EXPECT_LT(layerNamed(R.On, "p")->Cycles, layerNamed(R.Off, "p")->Cycles);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

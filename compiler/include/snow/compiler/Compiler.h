@@ -177,6 +177,10 @@ struct CompileOptions {
   /// vMACs past the first half read the next pixel), instead of leaving
   /// half its lanes idle (Plan.cpp: dwPixelPairs; docs/compiler.md, step 4).
   bool DwPixelPairs = true;
+  /// Row blocks of sizes within one of each other, not R rows each and a
+  /// short last block, where the cost model says so on the tile chosen
+  /// (LayerPlan::EvenRows; docs/compiler.md, step 3).
+  bool EvenRows = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
