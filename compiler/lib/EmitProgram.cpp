@@ -123,7 +123,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     while (J < Steps.size() && !Steps[J].P->IsConv && !Steps[J].NewW)
       ++J;
     if (J == K + 1 || J >= Steps.size() || !Steps[J].FirstOfLayer || !Steps[J].NewW ||
-        Steps[J].P->Dynamic || Steps[J].P->FromMid || Steps[J].PinReader || WPreloaded[J])
+        Steps[J].P->Dynamic || Steps[J].P->FromMid || Steps[J].PinReader ||
+        Steps[J].P->WeightsOnce || WPreloaded[J])
       return;
     const uint64_t Idle = lastStepIdle(P, stepCount(P), Hw);
     const uint64_t W = Hw.dramCycles(Low.weightBytes(Steps[J]));
@@ -159,8 +160,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       const long From = LastNewW;
       LastNewW = long(J);
       // (A pinned pair's load takes both banks: not spread.)
-      if (!S.FirstOfLayer || S.P->Dynamic || S.PinReader || S.PinProducer || From < 0 ||
-          J - size_t(From) < 2)
+      if (!S.FirstOfLayer || S.P->Dynamic || S.PinReader || S.PinProducer || S.P->WeightsOnce ||
+          From < 0 || J - size_t(From) < 2)
         continue;
       // Only over one conv's steps (its rounds on one weight set): across
       // a pool the EarlyWeights rule above decides.

@@ -304,8 +304,22 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
               W.Rounds.size() == W.NOg && W.L->Out.C % Gch == 0) {
             LayerPlan Full = W;
             Full.FullDepth = true;
-            if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B))
+            if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew,
+                        B)) {
+              // Its chunks one after another, whole chunks to a bank, where
+              // they fill more than one (LayerPlan::PerBank).
+              const uint32_t Bank = Hw.mapsBankElems();
+              const uint32_t Span = Full.RowsIn * Full.ColsIn * Full.Chunk + 2 * Full.InSkew;
+              const unsigned PerBank = Span ? Bank / Span : 0;
+              if (Opts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
+                  uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
+                Full.PerBank = PerBank;
+                Full.WeightsOnce =
+                    !Full.Dynamic &&
+                    uint64_t(Full.NChunks) * (Full.kernelWords(0) + Full.TailWords) <= B.WCap;
+              }
               W = std::move(Full);
+            }
           }
           std::vector<LayerPlan> Pn = Ps;
           for (LayerPlan &P : Pn) {

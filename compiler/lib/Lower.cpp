@@ -82,7 +82,9 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     }
   }
   // A full-depth region holds all channels: this chunk starts at its offset.
-  const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
+  const unsigned Offset = P.PerBank     ? P.chunkOffset(S.Chunk, Hw.mapsBankElems())
+                          : P.FullDepth ? P.chunkBegin(S.Chunk)
+                                        : 0;
   const unsigned Cn = P.Depthwise ? 1 : P.chunkSize(S.Chunk, L.In.C);
   // One trace per accumulator entry: pix() pixels of a row with vmacp.
   const Round &Rd = S.round();
@@ -281,7 +283,7 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.append(*Mid); // No loop to put it in.
     Mid = nullptr;
   }
-  if (S.NewMap)
+  if (S.NewMap || S.WaitsBank)
     E.wait(Unit::Compute, InFull + S.InBuf);
   if (P.Elementwise)
     return elementwise(S);

@@ -63,6 +63,12 @@ struct Step {
   /// the program's steps), so the control core never queues loads that
   /// wait for steps it has not issued yet.
   std::vector<size_t> ChunkAt;
+  /// A producer's first step whose region holds its chunks bank by bank
+  /// (LayerPlan::PerBank) and whose steps take them in order, right after
+  /// each other: each bank's load signals InFull, and the step of each
+  /// bank's first chunk waits for one (WaitsBank), so a bank's chunks are
+  /// traced while the layer before still stores the next bank's channels.
+  bool BankFull = false, WaitsBank = false;
   /// A full-depth fused producer's first step, where no step before the
   /// pair frees the area's region (MidBuf): the load unit takes it (an
   /// InFree wait without a load), which the pair's last 1x1 step frees.

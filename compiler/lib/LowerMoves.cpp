@@ -88,6 +88,17 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
       E.wait(Unit::Load, LayerDone);
   if (Part == 0)
     E.wait(Unit::Load, WFree + S.WBuf);
+  if (P.WeightsOnce) { // Every chunk's block, one after another.
+    assert(NParts == 1 && "EmitProgram.cpp loads them at once");
+    for (unsigned C = 0; C < P.NChunks; ++C)
+      for (unsigned Vm = 0; Vm < V; ++Vm) {
+        const unsigned K = P.wIndex(C, C, Vm, V);
+        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf] + C * P.WWords[K], Vm, 1, P.WWords[K], 0, 0,
+            AllMask);
+      }
+    E.signal(Unit::Load, WFull + S.WBuf);
+    return;
+  }
   // Blocks [N * Part / NParts, N * (Part + 1) / NParts) of the N in order.
   const uint64_t N = weightBlocks(S);
   uint64_t I = 0;
@@ -170,7 +181,14 @@ void Lowerer::loadMaps(const Step &S) {
   assert(S.ChunkWaits.empty() && "EmitProgram.cpp loads it with loadMapsChunk");
   waitForRegion(S);
   // A full-depth producer's region too at once: a row of the tile is one
-  // run of pixels in DRAM, where its chunks would be a DMA row a pixel each.
+  // run of pixels in DRAM, where its chunks would be a DMA row a pixel each
+  // (a region of chunks one after another, LayerPlan::PerBank: chunk by
+  // chunk).
+  if (P.PerBank) {
+    for (unsigned Ch = 0; Ch < P.NChunks; ++Ch)
+      loadRegionChunk(S, Ch);
+    return regionLoaded(S);
+  }
   loadRegion(S, P.In, inBase(S) + P.InSkew);
   if (P.groupResidual())
     loadGroupResidual(S, inBase(S) + P.residualOffset());
@@ -205,9 +223,22 @@ void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
     waitForRegion(S);
   for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)
     E.wait(Unit::Load, RowsDone);
-  loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
+  if (P.PerBank)
+    loadRegionChunk(S, Ch);
+  else
+    loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
   if (Ch + 1 == P.NChunks)
     regionLoaded(S);
+}
+
+void Lowerer::loadRegionChunk(const Step &S, unsigned Ch) {
+  const LayerPlan &P = *S.P;
+  loadRegion(S, P.In,
+             inBase(S) + P.InSkew + P.chunkOffset(Ch, Hw.mapsBankElems()) - P.chunkBegin(Ch),
+             int(Ch));
+  // A bank's last chunk, where the compute unit takes a token a bank.
+  if (S.BankFull && Ch + 1 < P.NChunks && (Ch + 1) % P.PerBank == 0)
+    E.signal(Unit::Load, InFull + S.InBuf);
 }
 
 void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk) {
@@ -249,7 +280,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     }
   }
   for (const auto &[Key, Mask] : Fills)
-    if (OnlyChunk <= 0) // Chunk 0 starts at the pixel (C0 = 0).
+    if (OnlyChunk <= 0 || P.PerBank) // Chunk 0 starts at the pixel (C0 = 0); chunks apart each.
       fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
   for (auto [Tile, Mask] : Tiles) {
     TileGeom T = geometry(P, Tile);

@@ -55,6 +55,10 @@ public:
   /// chunk: the region's waits and padding with chunk 0, its InFull (and
   /// Step::TakeMid) with the last.
   void loadMapsChunk(const Step &S, unsigned Ch);
+  /// Chunk Ch of a region of chunks one after another (LayerPlan::PerBank),
+  /// at its place, and the bank's InFull after its last chunk where the
+  /// compute unit takes a token a bank (Step::BankFull).
+  void loadRegionChunk(const Step &S, unsigned Ch);
   /// The waits before step S's maps load: the layers it reads (LayerDone),
   /// their rows (RowsDone), its input region (InFree).
   void waitForRegion(const Step &S);

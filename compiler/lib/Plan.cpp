@@ -58,7 +58,7 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
 }
 
 unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
-  if (FullDepth) // Also a fused depthwise producer's whole-region input.
+  if (FullDepth && !PerBank) // Also a fused depthwise producer's whole-region input.
     return L->In.C;
   if (Depthwise || Elementwise)
     return Chunk; // vMAC v reads channels [v * lanes, (v + 1) * lanes) of the group.

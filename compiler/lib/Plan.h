@@ -133,6 +133,23 @@ struct LayerPlan {
   /// the maps are loaded once for all chunks; chunk c's traces start at
   /// channel offset c * Chunk of each pixel.
   bool FullDepth = false;
+  /// A full-depth depthwise producer of one group of tiles whose region
+  /// holds its chunks one after another (each its own window at a pixel
+  /// stride of Chunk), PerBank of them in each maps bank, not interleaved in
+  /// every pixel: its chunks load as the layer before stores them, and a
+  /// bank's chunks may be traced while the next bank's still load (a
+  /// token a bank: Step::BankFull; docs/compiler.md, step 9b). 0: no.
+  unsigned PerBank = 0;
+  /// ... whose first step loads every chunk's weights (a depthwise block a
+  /// chunk, one after another in its bank): its later chunks' weights do
+  /// not queue behind the maps the layer before has yet to store.
+  bool WeightsOnce = false;
+  /// Where chunk C starts in such a region (elements; Bank: a maps bank's).
+  uint32_t chunkOffset(unsigned C, uint32_t Bank) const {
+    return C / PerBank * Bank + C % PerBank * chunkSpan();
+  }
+  /// One chunk's window in such a region.
+  uint32_t chunkSpan() const { return RowsIn * ColsIn * Chunk + 2 * InSkew; }
   /// A fused depthwise / 1x1 pair (Fuse.cpp): the depthwise plan writes its
   /// output tile back into the maps buffer's middle area (BufferMap::MidCap)
   /// at the 1x1 conv's pixel stride, its chunk at its channel offset, and

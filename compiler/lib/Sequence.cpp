@@ -274,10 +274,11 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // Weights stay across other plans' steps that load none (a pool's), not
     // across any that loads some (a fused pair's other layers). A pinned
     // pair's stay for the pair.
-    S.NewW = P.IsConv &&
-             (!PrevSame || (!P.PinWeights && (WCountAfter[&P] != WCount ||
-                                              !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
-                                              PrevSame->Chunk != S.Chunk)));
+    // (Loaded with the first step: LayerPlan::WeightsOnce.)
+    S.NewW = P.IsConv && (!PrevSame || (!P.PinWeights && !P.WeightsOnce &&
+                                        (WCountAfter[&P] != WCount ||
+                                         !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
+                                         PrevSame->Chunk != S.Chunk)));
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
     if (PrevSame)
@@ -308,12 +309,32 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     WCount += S.NewW;
     if (P.PinWeights)
       pinStep(S, Plans, Hw.weightsWords() / 2, WCount, Pinned); // BufferMap::WCap
+    else if (P.WeightsOnce && !S.NewW)
+      S.WBuf = PrevSame->WBuf;
     else
       S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
+    if (P.WeightsOnce)
+      S.WOff = S.Chunk * (P.kernelWords(0) + P.TailWords);
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;
     WCountAfter[&P] = WCount;
+  }
+  // A producer whose region holds its chunks bank by bank, its steps taking
+  // them in order right after each other: a token a bank (Step::BankFull).
+  for (size_t K = 0; K < Steps.size(); ++K) {
+    Step &S = Steps[K];
+    const unsigned N = S.P->NChunks;
+    if (!S.P->PerBank || !S.NewMap || S.Chunk != 0 || K + N > Steps.size())
+      continue;
+    bool InOrder = true;
+    for (unsigned C = 1; C < N; ++C)
+      InOrder &= Steps[K + C].P == S.P && Steps[K + C].Chunk == C && !Steps[K + C].NewMap;
+    if (!InOrder)
+      continue;
+    S.BankFull = true;
+    for (unsigned C = S.P->PerBank; C < N; C += S.P->PerBank)
+      Steps[K + C].WaitsBank = true;
   }
   // A fused pair's area lies in the input region of its last depthwise
   // step, which frees that region only after the pair's last 1x1 step.

@@ -209,6 +209,11 @@ static cl::opt<bool> NoEvenRows(
     cl::desc("Tile rows in blocks of the tile's height and a shorter last one, never in blocks "
              "of even sizes"),
     cl::cat(Cat));
+static cl::opt<bool> NoChunkBanks(
+    "no-chunk-banks",
+    cl::desc("Interleave a full-depth depthwise producer's chunks in every pixel of its region "
+             "(its traces wait for all of them)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -321,6 +326,7 @@ static int compileModel() {
   Opts.PinPairWeights = !NoPinPairWeights;
   Opts.DwPixelPairs = !NoDwPixelPairs;
   Opts.EvenRows = !NoEvenRows;
+  Opts.ChunkBanks = !NoChunkBanks;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

@@ -476,6 +476,27 @@ TEST(Passes, EvenRowBlocksLeaveNoCuIdle) {
   }
 }
 
+TEST(Passes, AProducersChunksLoadBankByBank) {
+  // MobileNet v1's conv9 pair at 14x14: a full-depth depthwise producer of
+  // one group of tiles, eight 64-channel chunks, started on the channels the
+  // 1x1 conv before stores. Its region holds the chunks one after another,
+  // three to a maps bank (LayerPlan::PerBank), and its first step loads all
+  // their weights (WeightsOnce): the first banks' chunks are traced while
+  // the conv before still stores the last bank's channels, where the
+  // interleaved region waited for all of them.
+  const std::string Yaml = header("banks", 256, 14, 14) + R"(
+  - {name: p0, type: conv, out_channels: 512, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 512, kernel: 3, pad: 1, groups: 512, relu: true}
+  - {name: p, type: conv, out_channels: 256, kernel: 1, relu: true}
+)";
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::ChunkBanks);
+    EXPECT_LT(layerNamed(R.On, "d")->Cycles, layerNamed(R.Off, "d")->Cycles);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

@@ -181,6 +181,11 @@ struct CompileOptions {
   /// short last block, where the cost model says so on the tile chosen
   /// (LayerPlan::EvenRows; docs/compiler.md, step 3).
   bool EvenRows = true;
+  /// A full-depth depthwise producer of one group of tiles lays its chunks
+  /// out one after another, bank by bank, and traces a bank's chunks while
+  /// the next bank's still load (LayerPlan::PerBank; docs/compiler.md,
+  /// step 9b).
+  bool ChunkBanks = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
