@@ -86,6 +86,34 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         Last[Steps[J].MidBuf] = long(J);
     }
   }
+  // A full-depth producer's next group of tiles, tile by tile over the 1x1
+  // steps of the group before, from the first after the step that frees
+  // its region: each part after that step's weights in the load queue, so
+  // neither waits for the other (loaded two steps ahead at once, MobileNet
+  // v1's conv7 group of 276 KB ran under two 7 k-cycle steps and their
+  // weights, and its depthwise steps waited 9 k cycles).
+  std::vector<std::vector<std::pair<size_t, unsigned>>> MapPartsAt(Steps.size());
+  std::vector<unsigned> MapParts(Steps.size(), 0);
+  for (size_t J = 1; Opts.SpreadGroupLoads && J < Steps.size(); ++J) {
+    const Step &S = Steps[J];
+    const LayerPlan &P = *S.P;
+    if (!P.ToMid || !P.FullDepth || P.PerBank || P.groupResidual() || P.Banked || !S.NewMap ||
+        S.FirstOfLayer || !S.ChunkAt.empty() || FreedBy[J] < 0)
+      continue;
+    const size_t K0 = size_t(FreedBy[J]) + 1;
+    bool Readers = K0 + 2 < J;
+    for (size_t K = K0; Readers && K < J; ++K)
+      Readers = Steps[K].P->FromMid && Steps[K].P->FusedWith == P.FusedWith;
+    if (!Readers)
+      continue;
+    const unsigned Tiles = unsigned(std::count_if(S.round().Cus.begin(), S.round().Cus.end(),
+                                                  [](const Work &W) { return W.active(); }));
+    const unsigned N = unsigned(std::min<size_t>(J - 1 - K0, std::max(1u, Tiles)));
+    MapParts[J] = N;
+    Preloaded[J] = true;
+    for (unsigned Part = 0; Part < N; ++Part)
+      MapPartsAt[K0 + Part].push_back({J, Part});
+  }
   // A fused pair's next group of tiles: its first depthwise chunks load
   // while the 1x1 steps before them compute (they load no maps, so both
   // input regions are free), up to two steps ahead, once the region's
@@ -248,6 +276,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         PreloadWeights(K);
       for (auto [J, Part] : WPartsAt[K])
         Low.loadWeightsPart(Steps[J], Part, WParts[J]);
+      for (auto [J, Part] : MapPartsAt[K])
+        Low.loadMapsPart(Steps[J], Part, MapParts[J]);
       const uint64_t Room = Hw.QueueDepth * 3 / 4;
       if (Opts.BalanceLoads && Low.ops() > Room) {
         // Cut at the last safe place with at most three quarters of a

@@ -197,6 +197,19 @@ void Lowerer::loadMaps(const Step &S) {
   regionLoaded(S);
 }
 
+void Lowerer::loadMapsPart(const Step &S, unsigned Part, unsigned NParts) {
+  const LayerPlan &P = *S.P;
+  assert(P.FullDepth && !P.PerBank && !P.groupResidual() && !P.Elementwise &&
+         "EmitProgram.cpp splits only a full-depth producer's maps");
+  if (Part == 0)
+    waitForRegion(S);
+  const unsigned N =
+      unsigned(distinctMasks(S.round(), [](const Work &W) { return W.Tile; }).size());
+  loadRegion(S, P.In, inBase(S) + P.InSkew, -1, N * Part / NParts, N * (Part + 1) / NParts);
+  if (Part + 1 == NParts)
+    regionLoaded(S);
+}
+
 void Lowerer::regionLoaded(const Step &S) {
   E.signal(Unit::Load, InFull + S.InBuf);
   if (S.TakeMid) // A full-depth pair's area: taken once its input is loaded.
@@ -241,7 +254,8 @@ void Lowerer::loadRegionChunk(const Step &S, unsigned Ch) {
     E.signal(Unit::Load, InFull + S.InBuf);
 }
 
-void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk) {
+void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk,
+                         unsigned TileFrom, unsigned TileTo) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   const unsigned Cin = L.In.C;
@@ -264,7 +278,9 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask. CUs working on
   // the same tile get it with one load.
-  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  Tiles.erase(Tiles.begin() + std::min<size_t>(TileTo, Tiles.size()), Tiles.end());
+  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(TileFrom, Tiles.size()));
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
   for (auto [Tile, Mask] : Tiles) {
     TileGeom T = geometry(P, Tile);
@@ -293,6 +309,17 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     };
     if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
+      // A part spread over the steps of a group (loadMapsPart): a DMA a
+      // row, so the stores of those steps, one request at a time, get the
+      // channel between rows rather than between tiles (the channel takes
+      // the oldest request: MobileNet v1's conv7 pair, 69 KB a tile, kept
+      // an output group's stores waiting 7 k cycles).
+      if (TileFrom > 0 || TileTo != ~0u) {
+        for (unsigned Y = T.Y0; Y < T.Y1; ++Y)
+          dma(Opcode::LD_MAP, DramAt(Y, T.X0), Base + Y * RowElems + T.X0 * Stride, 0, 1,
+              (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, Mask);
+        continue;
+      }
       dma(Opcode::LD_MAP, DramAt(T.Y0, T.X0), Base + T.Y0 * RowElems + T.X0 * Stride, 0,
           T.Y1 - T.Y0, (T.X1 - T.X0) * Cin, int64_t(RowAddr), RowElems, Mask);
       continue;

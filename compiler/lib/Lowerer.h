@@ -51,6 +51,11 @@ public:
   /// Weight blocks (DMAs) loadWeights(S) issues.
   unsigned weightBlocks(const Step &S) const;
   void loadMaps(const Step &S);
+  /// Part Part of NParts of step S's maps (a full-depth producer's group of
+  /// tiles): the region's waits with the first, its InFull with the last,
+  /// the round's tiles split in order between them (EmitProgram.cpp spreads
+  /// them over the 1x1 steps of the group before).
+  void loadMapsPart(const Step &S, unsigned Part, unsigned NParts);
   /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid), one
   /// chunk: the region's waits and padding with chunk 0, its InFull (and
   /// Step::TakeMid) with the last.
@@ -67,7 +72,9 @@ public:
   void regionLoaded(const Step &S);
   /// OnlyChunk >= 0: of a full-depth region, that chunk's channels only
   /// (at their offset), and the padding with chunk 0.
-  void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1);
+  /// Tiles [TileFrom, TileTo) of the round's distinct tiles only.
+  void loadRegion(const Step &S, const TensorView &View, uint32_t Base, int OnlyChunk = -1,
+                  unsigned TileFrom = 0, unsigned TileTo = ~0u);
   void loadResidual(const Step &S);
   /// A dense producer's residual tile of every output channel, for each
   /// CU, at Base of its input region (LayerPlan::groupResidual).

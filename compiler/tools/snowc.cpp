@@ -214,6 +214,10 @@ static cl::opt<bool> NoChunkBanks(
     cl::desc("Interleave a full-depth depthwise producer's chunks in every pixel of its region "
              "(its traces wait for all of them)"),
     cl::cat(Cat));
+static cl::opt<bool> NoSpreadGroupLoads(
+    "no-spread-group-loads",
+    cl::desc("Load a full-depth fused producer's next group of tiles at once, two steps ahead"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDense(
     "no-fuse-dense",
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
@@ -327,6 +331,7 @@ static int compileModel() {
   Opts.DwPixelPairs = !NoDwPixelPairs;
   Opts.EvenRows = !NoEvenRows;
   Opts.ChunkBanks = !NoChunkBanks;
+  Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
   Opts.PadPixels = !NoPadPixels;
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "

@@ -497,6 +497,22 @@ TEST(Passes, AProducersChunksLoadBankByBank) {
   }
 }
 
+TEST(Passes, ANextGroupLoadsOverTheStepsBefore) {
+  // MobileNet v1's conv7 pair: two groups of tiles; the second group's
+  // 276 KB of maps loaded at once two 1x1 steps ahead, and the output
+  // groups' stores waited behind them. Spread tile by tile over the 1x1
+  // steps from the first after its region is free, a DMA a row, both hide.
+  const std::string Yaml = header("spread", 256, 28, 28) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
+)";
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::SpreadGroupLoads);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

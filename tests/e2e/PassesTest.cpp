@@ -307,8 +307,8 @@ TEST(Passes, ALayerFeedingAFusedPairStaysWhole) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 64; ++K) {
-    const std::string &Yaml = K < 32 ? FewChannels : Pairs;
+  for (int K = 0; K < 66; ++K) {
+    const std::string &Yaml = K < 33 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,    &O.ScheduleLayers,
@@ -317,8 +317,9 @@ TEST(Passes, EverySwitchOffKeepsValues) {
                      &O.SharePoolRegions, &O.StartOnRows,    &O.PadPixels,     &O.StartOnChannels,
                      &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,     &O.FullDepthMaps,
                      &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools, &O.FuseExpansions,
-                     &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,      &O.ChunkBanks};
-    *Flags[K % 32] = false;
+                     &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,      &O.ChunkBanks,
+                     &O.SpreadGroupLoads};
+    *Flags[K % 33] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

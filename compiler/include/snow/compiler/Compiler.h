@@ -186,6 +186,11 @@ struct CompileOptions {
   /// the next bank's still load (LayerPlan::PerBank; docs/compiler.md,
   /// step 9b).
   bool ChunkBanks = true;
+  /// A full-depth fused producer's next group of tiles loads tile by tile
+  /// over the 1x1 steps of the group before, from the first after its
+  /// region is free, not at once two steps ahead (EmitProgram.cpp;
+  /// docs/compiler.md, step 9b).
+  bool SpreadGroupLoads = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
