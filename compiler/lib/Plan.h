@@ -353,7 +353,10 @@ struct LayerPlan {
   /// chunk), larger than the accumulators (AccEntries) as many whole rows
   /// as fit them (Lowerer::compute's bands).
   unsigned bandRows(const Round &Rd, unsigned AccEntries) const {
-    return (Depthwise || Window.R) && Rd.pixels() > AccEntries ? AccEntries / Rd.ExtC : Rd.ExtR;
+    // An entry holds pix() pixels of a row.
+    const unsigned RowEntries = Rd.ExtC >> PixLog;
+    return (Depthwise || Window.R) && Rd.ExtR * RowEntries > AccEntries ? AccEntries / RowEntries
+                                                                        : Rd.ExtR;
   }
   /// Output channels of one output group for a machine of G = vmacs x lanes.
   unsigned ogChannels(unsigned G) const { return G >> PixLog; }
