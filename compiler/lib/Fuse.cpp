@@ -35,6 +35,7 @@
 #include "Fuse.h"
 #include "Cost.h"
 #include "Rounds.h"
+#include "WeightPack.h"
 #include <algorithm>
 #include <optional>
 
@@ -309,14 +310,11 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
               // Its chunks one after another, whole chunks to a bank, where
               // they fill more than one (LayerPlan::PerBank).
               const uint32_t Bank = Hw.mapsBankElems();
-              const uint32_t Span = Full.RowsIn * Full.ColsIn * Full.Chunk + 2 * Full.InSkew;
-              const unsigned PerBank = Span ? Bank / Span : 0;
+              const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
               if (Opts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
                   uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
                 Full.PerBank = PerBank;
-                Full.WeightsOnce =
-                    !Full.Dynamic &&
-                    uint64_t(Full.NChunks) * (Full.kernelWords(0) + Full.TailWords) <= B.WCap;
+                Full.WeightsOnce = !Full.Dynamic && Full.weightsOnceOffset(Full.NChunks) <= B.WCap;
               }
               W = std::move(Full);
             }
@@ -343,24 +341,28 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           }
         }
       }
-    // Row blocks of even sizes (LayerPlan::EvenRows) on the tiles chosen,
-    // where that is cheaper: the rounds of a short last row block leave
-    // CUs idle (MobileNet v1's conv7 pair, 14 rows in blocks of 4).
-    if (Best && Opts.EvenRows && D.L->Out.H % Best->first.R != 0) {
+    // The pair chosen, changed by Change on every plan, where the cost
+    // model says that pays on its tiles.
+    auto TryOnBest = [&](auto Change) {
       LayerPlan Dp = Best->first;
       std::vector<LayerPlan> Pp = Best->second;
-      Dp.EvenRows = true;
-      makeRounds(Dp, NCu, Packing::Tiles);
-      for (LayerPlan &P : Pp) {
-        P.EvenRows = true;
-        makeRounds(P, NCu, Packing::Tiles);
-      }
+      Change(Dp);
+      for (LayerPlan &P : Pp)
+        Change(P);
       const Cost Ct = fusedCost(Dp, Pp, Hw);
       if (Ct < BestCost) {
         BestCost = Ct;
         Best.emplace(std::move(Dp), std::move(Pp));
       }
-    }
+    };
+    // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
+    // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
+    // blocks of 4).
+    if (Best && Opts.EvenRows && D.L->Out.H % Best->first.R != 0)
+      TryOnBest([&](LayerPlan &P) {
+        P.EvenRows = true;
+        makeRounds(P, NCu, Packing::Tiles);
+      });
     // A depthwise producer and one reader whose weights all fit at once
     // keep them for the pair (LayerPlan::PinWeights), where each reader
     // round gives its CUs one output group (one address serves all; Tiles
@@ -369,16 +371,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
     if (Best && Opts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
         Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
-        pinWeights(Best->first, Best->second[0], B.WCap).has_value()) {
-      LayerPlan Dp = Best->first;
-      std::vector<LayerPlan> Pp = Best->second;
-      Dp.PinWeights = Pp[0].PinWeights = true;
-      const Cost Ct = fusedCost(Dp, Pp, Hw);
-      if (Ct < BestCost) {
-        BestCost = Ct;
-        Best.emplace(std::move(Dp), std::move(Pp));
-      }
-    }
+        pinWeights(Best->first, Best->second[0], B.WCap).has_value())
+      TryOnBest([](LayerPlan &P) { P.PinWeights = true; });
     // A dense pair only where it saves over 2 % of the two layers: its
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %

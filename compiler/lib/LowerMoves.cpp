@@ -10,6 +10,7 @@
 
 #include "Lowerer.h"
 #include "Rounds.h"
+#include "WeightPack.h"
 #include <algorithm>
 #include <cassert>
 #include <map>
@@ -93,8 +94,8 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
     for (unsigned C = 0; C < P.NChunks; ++C)
       for (unsigned Vm = 0; Vm < V; ++Vm) {
         const unsigned K = P.wIndex(C, C, Vm, V);
-        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf] + C * P.WWords[K], Vm, 1, P.WWords[K], 0, 0,
-            AllMask);
+        dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf] + P.weightsOnceOffset(C), Vm, 1,
+            P.WWords[K], 0, 0, AllMask);
       }
     E.signal(Unit::Load, WFull + S.WBuf);
     return;
@@ -246,9 +247,7 @@ void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
 
 void Lowerer::loadRegionChunk(const Step &S, unsigned Ch) {
   const LayerPlan &P = *S.P;
-  loadRegion(S, P.In,
-             inBase(S) + P.InSkew + P.chunkOffset(Ch, Hw.mapsBankElems()) - P.chunkBegin(Ch),
-             int(Ch));
+  loadRegion(S, P.In, inBase(S) + P.InSkew, int(Ch));
   // A bank's last chunk, where the compute unit takes a token a bank.
   if (S.BankFull && Ch + 1 < P.NChunks && (Ch + 1) % P.PerBank == 0)
     E.signal(Unit::Load, InFull + S.InBuf);
@@ -269,8 +268,8 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   const unsigned Cn = Part          ? P.chunkSize(unsigned(OnlyChunk), Cin)
                       : P.FullDepth ? Cin
                                     : P.chunkSize(S.Chunk, Cin);
-  if (Part)
-    Base += C0;
+  if (Part) // at its offset in each pixel, or its own place (LayerPlan::PerBank)
+    Base += P.PerBank ? P.chunkOffset(unsigned(OnlyChunk), Hw.mapsBankElems()) : C0;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   if (P.readsBanked())
     return loadBankedRegion(S, View, Base, C0, Cn, Stride);

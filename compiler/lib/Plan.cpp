@@ -77,32 +77,6 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
   return L->KH * traceCols() * (Depthwise ? passes() : chunkSize(C, L->In.C));
 }
 
-std::optional<PinnedWeights> snow::compiler::pinWeights(const LayerPlan &D, const LayerPlan &P,
-                                                        uint32_t WCap) {
-  PinnedWeights W;
-  W.Kernel.assign(size_t(P.NOg) * P.NChunks, UINT32_MAX);
-  for (unsigned Og = 0; Og < P.NOg; ++Og) {
-    const auto [C0, C1] = P.ogChunks(Og);
-    for (unsigned C = C0; C < C1; ++C) {
-      W.Kernel[Og * P.NChunks + C] = W.BigWords;
-      W.BigWords += P.kernelWords(C);
-    }
-  }
-  for (unsigned C = 0; C < D.NChunks; ++C) {
-    W.Producer.push_back(W.SmallWords);
-    W.SmallWords += D.kernelWords(C) + D.TailWords;
-  }
-  W.TailsInBig = W.BigWords + P.NOg * P.TailWords <= WCap;
-  uint32_t &Words = W.TailsInBig ? W.BigWords : W.SmallWords;
-  for (unsigned Og = 0; Og < P.NOg; ++Og) {
-    W.Tail.push_back(Words);
-    Words += P.TailWords;
-  }
-  if (W.BigWords > WCap || W.SmallWords > WCap)
-    return std::nullopt;
-  return W;
-}
-
 unsigned LayerPlan::validRows(unsigned T) const {
   if (Window.R) { // The reader's window of the tile, inside the map.
     const auto [Lo, Hi] = Window.span(rowBlock(T), true);
@@ -231,6 +205,15 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       BestCost = Ct;
       Best = Ch;
     }
+  };
+  // A dense conv's cost with OrderPenalty where its rounds complete rows
+  // (and a batch's frames) only at the end: packed by tile size, or a
+  // kernel-stationary order of several output groups (rows are whole in
+  // its last group's pass). A pool beside the conv then waits (GoogLeNet's
+  // pool3 part of its 3x3 branch, at batch 1: 32.6 k cycles).
+  auto Penalized = [&](const Cost &Ct, Packing How, bool MS) {
+    const bool Late = How == Packing::Balanced || (!MS && P.NOg > 1 && P.NTiles > 1);
+    return Late && OrderPenalty ? Cost(Ct.Cycles + OrderPenalty, Ct.Bytes, Hw) : Ct;
   };
   // Whether a plan whose cost is at least Bound can still be chosen (ties
   // in Score go to fewer cycles, so only a greater Score rules it out).
@@ -374,16 +357,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B) ||
                   (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)))
                 continue;
-              Cost Ct = convCost(P, S, Hw, BestCost.Score);
-              // Rounds packed by tile size complete rows (and a batch's
-              // frames) only at the end, and so does a kernel-stationary
-              // order of several output groups (rows are whole in its last
-              // group's pass): a pool beside the conv then waits (GoogLeNet's
-              // pool3 part of its 3x3 branch, at batch 1: 32.6 k cycles).
-              const bool Late = How == Packing::Balanced || (!MS && P.NOg > 1 && P.NTiles > 1);
-              if (Late && OrderPenalty)
-                Ct = Cost(Ct.Cycles + OrderPenalty, Ct.Bytes, Hw);
-              Consider(Ct, {R, Wt, P.Chunk, MS, Full, How});
+              Consider(Penalized(convCost(P, S, Hw, BestCost.Score), How, MS),
+                       {R, Wt, P.Chunk, MS, Full, How});
             }
           }
         }
@@ -438,12 +413,11 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     LayerPlan Even = P;
     Even.EvenRows = true;
     makeRounds(Even, NCu, Best.How);
-    Cost Ct = !P.IsConv     ? poolCost(Even, Hw)
-              : P.Depthwise ? depthwiseCost(Even, Hw)
-                            : convCost(Even, summarize(Even, NCu), Hw, BestCost.Score);
-    const bool Late = Best.How == Packing::Balanced || (!Best.MS && P.NOg > 1 && P.NTiles > 1);
-    if (P.IsConv && !P.Depthwise && Late && OrderPenalty)
-      Ct = Cost(Ct.Cycles + OrderPenalty, Ct.Bytes, Hw);
+    const Cost Ct = !P.IsConv ? poolCost(Even, Hw)
+                    : P.Depthwise
+                        ? depthwiseCost(Even, Hw)
+                        : Penalized(convCost(Even, summarize(Even, NCu), Hw, BestCost.Score),
+                                    Best.How, Best.MS);
     if (Ct < BestCost) {
       BestCost = Ct;
       P = std::move(Even);

@@ -17,7 +17,6 @@
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 namespace snow::compiler {
@@ -150,6 +149,9 @@ struct LayerPlan {
   }
   /// One chunk's window in such a region.
   uint32_t chunkSpan() const { return RowsIn * ColsIn * Chunk + 2 * InSkew; }
+  /// Where chunk C's weight block starts in its bank (WeightsOnce: blocks of
+  /// kernel and tail one after another).
+  uint32_t weightsOnceOffset(unsigned C) const { return C * (kernelWords(0) + TailWords); }
   /// A fused depthwise / 1x1 pair (Fuse.cpp): the depthwise plan writes its
   /// output tile back into the maps buffer's middle area (BufferMap::MidCap)
   /// at the 1x1 conv's pixel stride, its chunk at its channel offset, and
@@ -173,10 +175,11 @@ struct LayerPlan {
   /// depthwise conv or pool; a dense producer stores too).
   bool areaOnly() const { return ToMid && !StoresToo; }
   /// A fused pair of a depthwise producer and one 1x1 reader whose weight
-  /// blocks all fit the weights buffer at once (pinWeights): loaded once,
-  /// with the producer's first step, and kept for the pair, instead of
-  /// again for each group of tiles and output group (the producer's loads
-  /// between the reader's took the other bank). Set on both plans.
+  /// blocks all fit the weights buffer at once (WeightPack.h: pinWeights):
+  /// each plan's first step loads its part, kept for the pair, instead of
+  /// the reader's output groups again for each group of tiles (the
+  /// producer's loads between the reader's took the other bank). Set on
+  /// both plans.
   bool PinWeights = false;
   /// A full-depth dense producer with a residual loads each group's
   /// residual tile (all its channels) into its input region after the maps,
@@ -224,10 +227,6 @@ struct LayerPlan {
     const unsigned Q = L->Out.H / NRowBlocks, Rest = L->Out.H % NRowBlocks, B = rowBlock(T);
     return B * Q + std::min(B, Rest);
   }
-  /// Row blocks of sizes within one of each other (the first H mod N one
-  /// row taller), not R rows each and a shorter last one: the rounds of
-  /// the last tiles then have no CUs idling on short tiles.
-  bool EvenRows = false;
   unsigned tileX0(unsigned T) const {
     return Window.R ? unsigned(std::max(0, Window.span(colBlock(T), false).first))
                     : colBlock(T) * Wt;
@@ -296,6 +295,11 @@ struct LayerPlan {
   // roundUp(Wt, pix()) pixels).
   unsigned R = 1, Wt = 1, RowsIn = 1, ColsIn = 1;
   unsigned NRowBlocks = 1, NColBlocks = 1, NTiles = 1;
+  /// Row blocks of sizes within one of each other (the first H mod N one
+  /// row taller), not R rows each and a shorter last one: the rounds of
+  /// the last tiles then have no CUs idling on short tiles (tileY0,
+  /// validRows).
+  bool EvenRows = false;
   /// Frames of a batched program this plan runs (docs/batch.md): tile T is
   /// tile T % tilesPerFrame() of frame T / tilesPerFrame(), so rounds, loop
   /// order and the cost model see the batch's tiles as one layer's, and a
@@ -396,28 +400,6 @@ struct LayerPlan {
     return (Og * NChunks + C) * subBlocks(Vmacs) + V % subBlocks(Vmacs);
   }
 };
-
-/// Where a pinned pair's weights lie (LayerPlan::PinWeights), in words from
-/// the start of a weights bank, the same in every vMAC. The reader's kernel
-/// blocks, output group by group and chunk by chunk, fill one bank (the
-/// big part, loaded first, into the bank the layer before freed first),
-/// and after them its tails (bias word and activation table, one an output
-/// group) where they fit; the producer's blocks (kernel and tail) the other
-/// bank, and the reader's tails after them where they did not fit (MobileNet
-/// v1's conv5_pw: 4 x 128 kernel words fill a 512-word bank). The reader
-/// reads its bank to the pair's end, the producer its own to its last step,
-/// or to the pair's end if the reader's tails lie there.
-struct PinnedWeights {
-  std::vector<uint32_t> Kernel;   ///< The reader's block (Og, C): Og * NChunks + C.
-  std::vector<uint32_t> Tail;     ///< The reader's output group's tail.
-  std::vector<uint32_t> Producer; ///< The producer's chunk's block.
-  bool TailsInBig = true;
-  uint32_t BigWords = 0, SmallWords = 0;
-};
-
-/// The pinned layout of depthwise producer D and its 1x1 reader P, if it
-/// fits weights banks of WCap words.
-std::optional<PinnedWeights> pinWeights(const LayerPlan &D, const LayerPlan &P, uint32_t WCap);
 
 /// Whether depthwise conv L may trace two pixels an entry (LayerPlan::PixLog
 /// 1 on vdw): at most half an output group's channels, a pixel stride of

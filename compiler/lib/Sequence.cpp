@@ -10,6 +10,7 @@
 #include "Cost.h"
 #include "Lowerer.h"
 #include "RowSignals.h"
+#include "WeightPack.h"
 #include <algorithm>
 #include <cassert>
 #include <optional>
@@ -314,7 +315,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     else
       S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
     if (P.WeightsOnce)
-      S.WOff = S.Chunk * (P.kernelWords(0) + P.TailWords);
+      S.WOff = P.weightsOnceOffset(S.Chunk);
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;

@@ -191,6 +191,32 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
 
 } // namespace
 
+std::optional<PinnedWeights> snow::compiler::pinWeights(const LayerPlan &D, const LayerPlan &P,
+                                                        uint32_t WCap) {
+  PinnedWeights W;
+  W.Kernel.assign(size_t(P.NOg) * P.NChunks, UINT32_MAX);
+  for (unsigned Og = 0; Og < P.NOg; ++Og) {
+    const auto [C0, C1] = P.ogChunks(Og);
+    for (unsigned C = C0; C < C1; ++C) {
+      W.Kernel[Og * P.NChunks + C] = W.BigWords;
+      W.BigWords += P.kernelWords(C);
+    }
+  }
+  for (unsigned C = 0; C < D.NChunks; ++C) {
+    W.Producer.push_back(W.SmallWords);
+    W.SmallWords += D.kernelWords(C) + D.TailWords;
+  }
+  W.TailsInBig = W.BigWords + P.NOg * P.TailWords <= WCap;
+  uint32_t &Words = W.TailsInBig ? W.BigWords : W.SmallWords;
+  for (unsigned Og = 0; Og < P.NOg; ++Og) {
+    W.Tail.push_back(Words);
+    Words += P.TailWords;
+  }
+  if (W.BigWords > WCap || W.SmallWords > WCap)
+    return std::nullopt;
+  return W;
+}
+
 WeightImage snow::compiler::layoutWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,
                                           uint64_t DataAddr) {
   WeightImage Image;

@@ -9,6 +9,7 @@
 
 #include "Plan.h"
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace snow::compiler {
@@ -32,6 +33,29 @@ struct WeightImage {
   /// packed whole aside and its part copied.
   void fill(uint64_t Begin, uint64_t End, uint8_t *Out) const;
 };
+
+/// Where a pinned pair's weights lie in the weights buffer
+/// (LayerPlan::PinWeights), in words from the start of a weights bank, the
+/// same in every vMAC. The producer's blocks (kernel and tail, chunk by
+/// chunk) fill one bank (Small: its first step loads them, into the bank
+/// freed first); the reader's kernel blocks, output group by group and
+/// chunk by chunk, the other (Big: the reader's first step loads them), and
+/// after them its tails (bias word and activation table, one an output
+/// group) where they fit, else after the producer's blocks (MobileNet v1's
+/// conv5_pw: 4 x 128 kernel words fill a 512-word bank). The reader reads
+/// its bank to the pair's end, the producer its own to its last step, or to
+/// the pair's end if the reader's tails lie there (Sequence.cpp: pinStep).
+struct PinnedWeights {
+  std::vector<uint32_t> Kernel;   ///< The reader's block (Og, C): Og * NChunks + C.
+  std::vector<uint32_t> Tail;     ///< The reader's output group's tail.
+  std::vector<uint32_t> Producer; ///< The producer's chunk's block.
+  bool TailsInBig = true;
+  uint32_t BigWords = 0, SmallWords = 0;
+};
+
+/// The pinned layout of depthwise producer D and its 1x1 reader P, if it
+/// fits weights banks of WCap words.
+std::optional<PinnedWeights> pinWeights(const LayerPlan &D, const LayerPlan &P, uint32_t WCap);
 
 /// Lays out the weights of every conv plan in the image starting at
 /// DataAddr, in program order, and fills each plan's WAddr / WWords.

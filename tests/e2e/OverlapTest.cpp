@@ -460,18 +460,21 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
     }
 }
 
+/// MobileNet v1's conv7 pair: a 14x14 output of 512 channels from a 28x28
+/// stride-2 depthwise conv of 256, fused on zc706 in two groups of tiles.
+const std::string Conv7Pair = header("conv7", 256, 28, 28) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
+)";
+
 TEST(Passes, EvenRowBlocksLeaveNoCuIdle) {
   // MobileNet v1's conv7 pair: a 14x14 output in tiles of 4 rows took row
   // blocks of 4, 4, 4 and 2, and the CUs of the 2-row tiles idled half the
   // last rounds. Row blocks of 4, 4, 3 and 3 (LayerPlan::EvenRows) balance
   // them, on zc706 and on the paper's datapath.
   for (const char *Hw : {"zc706", "zc706_paper"}) {
-    const std::string Yaml = header("even", 256, 28, 28) + R"(
-  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
-  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
-)";
     SCOPED_TRACE(Hw);
-    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::EvenRows);
+    OnOff R = withAndWithout(Conv7Pair, Hw, &compiler::CompileOptions::EvenRows);
     EXPECT_LT(layerNamed(R.On, "p")->Cycles, layerNamed(R.Off, "p")->Cycles);
     EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
   }
@@ -503,13 +506,9 @@ TEST(Passes, ANextGroupLoadsOverTheStepsBefore) {
   // 276 KB of maps loaded at once two 1x1 steps ahead, and the output
   // groups' stores waited behind them. Spread tile by tile over the 1x1
   // steps from the first after its region is free, a DMA a row, both hide.
-  const std::string Yaml = header("spread", 256, 28, 28) + R"(
-  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
-  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
-)";
   for (const char *Hw : {"zc706", "zc706_paper"}) {
     SCOPED_TRACE(Hw);
-    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::SpreadGroupLoads);
+    OnOff R = withAndWithout(Conv7Pair, Hw, &compiler::CompileOptions::SpreadGroupLoads);
     EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
   }
 }
