@@ -38,7 +38,7 @@ static uint64_t fetchCycles(const isa::HwConfig &Hw, uint64_t Insts) {
 static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, L.In.C),
-                                P.Wide ? 0 : P.PixLog, P.Banked);
+                                P.Wide ? 0 : P.PixLog, P.ownBanks());
 }
 
 /// A conv plan's cycles on the compute unit: per output pixel (or pixel
@@ -49,7 +49,14 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
   uint64_t Trace = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
     Trace += chunkTrace(P, C, Hw);
-  return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) +
+  // A copied region (LayerPlan::CopyBanks) is copied once per round of new
+  // tiles, a vmax a pooling unit's width.
+  uint64_t Copies = 0;
+  if (P.CopyBanks)
+    for (const RoundInfo &R : S.Rounds)
+      Copies += R.TileChanged *
+                (StepOverhead + ceilDiv(P.copyElems(), uint64_t(Hw.poolWords()) * Hw.LanesPerVmac));
+  return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) + Copies +
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }
 

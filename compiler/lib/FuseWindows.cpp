@@ -208,8 +208,6 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   const bool Pool = Q.isPool();
   BufferMap DIn = B; // the producer's window: the first bank of either input region
   DIn.InCap = B.DwInCap;
-  BufferMap Area = B; // a depthwise reader's window: the area
-  Area.InCap = B.MidCap;
   std::optional<WindowPair> Best;
   // A producer of at most half an output group's channels (a network's
   // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
@@ -217,10 +215,23 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // reader's chunk is then its 32 channels, 32 elements a pixel.
   const unsigned MaxPix =
       !Pool && Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
+  // Its second pixel group may read a copy of the window instead
+  // (LayerPlan::CopyBanks), in the region's last bank where the area's
+  // other banks hold the reader's windows.
+  const uint32_t Bank = Hw.mapsBankElems();
+  const unsigned CopyBank = B.MidCap / Bank; // the area starts a bank in
+  const bool CanCopy = Opts.CopiedWindows && Hw.MapsPortsPerBank && Hw.MapsReadPorts < 2 &&
+                       B.MidOffset == Bank && B.MidCap % Bank == 0 && CopyBank >= 2;
   // Reader tiles whose windows fit the area, a row of them the
   // accumulators.
   for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W))
-    for (unsigned PixLog = 0; PixLog <= MaxPix; ++PixLog) {
+    for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
+      const unsigned PixLog = Way > 0;
+      const bool Copy = Way == 2;
+      if (Copy && !CanCopy)
+        continue;
+      BufferMap Area = B; // a depthwise reader's window: the area
+      Area.InCap = Copy ? B.MidCap - Bank : B.MidCap;
       LayerPlan Qn = Q;
       Qn.FromMid = true;
       Qn.ReadsWindow = true;
@@ -234,7 +245,8 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
       Qn.Balanced = false;
       LayerPlan Dn = windowPlan(D, 1);
       Dn.PixLog = PixLog;
-      Dn.Wide = Hw.MapsReadPorts < Dn.pix();
+      Dn.Wide = !Copy && Hw.MapsReadPorts < Dn.pix();
+      Dn.CopyBanks = Copy ? CopyBank : 0;
       if (Dn.Wide && !Opts.WideTraces)
         continue; // vmacp steps of several cycles: no gain
       if (Dn.kernelWords(0) + Dn.TailWords > B.WCap)
@@ -244,7 +256,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         Qn.Chunk = C;
         Qn.NChunks = 1;
         const unsigned Rd = (Rq - 1) * QL.SH + QL.KH, Wd = (Wq - 1) * QL.SW + QL.KW;
-        if (uint64_t(Rd) * Wd * C > B.MidCap || Wd > Hw.AccEntries ||
+        if (uint64_t(Rd) * Wd * C > Area.InCap || Wd > Hw.AccEntries ||
             uint64_t(Rq) * Wq * roundUp(C, Lanes) > B.OutCap)
           continue;
         setTile(Qn, Rq, Wq, 0, 0, B); // Qn reads the area, not a region.
@@ -260,12 +272,16 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with
         // an entry of slack after it (Lowerer::windowWriteBack).
-        if (uint64_t(Rq) * Wq * Gch > B.OutCap ||
+        if (uint64_t(Rq) * Wq * Qn.ogChannels(Gch) > B.OutCap ||
             !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
             Qn.ColsIn > Hw.AccEntries)
           continue;
       }
       if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
+        continue;
+      // The copy's last vmax reads and writes a pooling unit's width past
+      // the window and its copy, still in their banks.
+      if (Copy && Dn.copyElems() + Dn.copyShift() + Hw.poolWords() * Lanes > Bank)
         continue;
       setWindow(Dn, Qn);
       if (Pool) {

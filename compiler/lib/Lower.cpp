@@ -122,9 +122,11 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     Mac.len = P.traceCols() * Cn;
     if (Mac.Op == Opcode::VMACP) {
       Mac.pix = P.PixLog;
-      // The next pixel of the row: next to this one, or banked, at the same
-      // offset in the next bank.
-      Mac.cstride = P.Banked ? Hw.mapsBankElems() : P.bufStrideX() * Stride;
+      // The next pixel of the row: next to this one, banked, at the same
+      // offset in the next bank, or copied, in the copy's bank.
+      Mac.cstride = P.Banked      ? Hw.mapsBankElems()
+                    : P.CopyBanks ? P.CopyBanks * Hw.mapsBankElems()
+                                  : P.bufStrideX() * Stride;
     }
   }
   // Banked (a fused 1x1 conv and its depthwise producer): an entry's pixel
@@ -159,6 +161,32 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   E.li(5, Maps + Offset + RowBegin * Pitch + Step); // Column 1.
   E.addi(6, 5, 0);
   rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, nullptr, Rows * Rd.ExtC / 2);
+}
+
+void Lowerer::copyRegion(const Step &S) {
+  const LayerPlan &P = *S.P;
+  assert(P.IsConv && !P.Depthwise && P.NChunks == 1 && P.PixLog == 1 &&
+         "a copied region holds one chunk for two pixel groups");
+  // One-tap windows: each vmax moves poolWords lane words a cycle.
+  const unsigned Width = Hw.poolWords() * Lanes;
+  const uint32_t Base = inBase(S) + P.InSkew;
+  const uint32_t Src = Base + P.copyShift();
+  E.li(9, Base + P.CopyBanks * Hw.mapsBankElems());
+  E.li(6, Src);
+  E.li(7, Src + ceilDiv(P.copyElems(), Width) * Width); // r6's end
+  Inst Copy;
+  Copy.Op = Opcode::VMAX;
+  Copy.rs1 = 9;
+  Copy.rs2 = 6;
+  Copy.rows = 1;
+  Copy.len = 1;
+  Copy.words = Hw.poolWords() - 1;
+  auto Top = E.newLabel();
+  E.bind(Top);
+  E.emit(Copy);
+  E.addi(9, 9, Width);
+  E.addi(6, 6, Width);
+  E.branch(Opcode::BLT, 6, 7, Top);
 }
 
 void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
@@ -285,6 +313,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   }
   if (S.NewMap || S.WaitsBank)
     E.wait(Unit::Compute, InFull + S.InBuf);
+  if (P.CopyBanks && S.NewMap)
+    copyRegion(S);
   if (P.Elementwise)
     return elementwise(S);
   if (!P.IsConv) {

@@ -13,7 +13,7 @@
 //   r3       weights bank base          r4   entry (accumulator) counter
 //   r5       input row base             r6   input window pointer
 //   r7       end of the current row     r8   end of the loop
-//   r9       pooling result pointer     r10, r11  lane-group loop
+//   r9       pooling (or copy) result pointer   r10, r11  lane-group loop
 //   r12      bias word address          r13  DMA loop counter
 // Loads never touch r3-r12, so the next step's loads can be emitted between
 // (and inside) the compute loops of another step.
@@ -128,6 +128,9 @@ private:
   /// round from accumulator entries 0 on (a fused residual preloaded first).
   void writeBack(const Step &S, unsigned RowBegin, unsigned Rows);
   void poolLoop(const Step &S, const Emitter::Block *Mid);
+  /// The copy of step S's input region its second pixel group reads
+  /// (LayerPlan::CopyBanks).
+  void copyRegion(const Step &S);
   /// loadRegion of a LayerPlan::Banked plan: channels [C0, C0 + Cn) of the
   /// even columns into the region's first bank, of the odd ones into its
   /// second.

@@ -259,6 +259,22 @@ struct LayerPlan {
   /// odd ones, and writes each half back with one vwb). Entries, tiles and
   /// stores are vmacp's.
   bool Banked = false;
+  /// Multi-pixel traces (PixLog 1) on vmacp whose second pixel group reads
+  /// a copy of the input region shifted by one output column (bufStrideX()
+  /// pixels), CopyBanks banks after the region's first, so that each group
+  /// reads a bank of its own (maps_ports_per_bank), a step a cycle, over the
+  /// kernel's own width: a 3-channel stride-2 stem traces 27 steps for two
+  /// pixels where Wide traces take 45. Once the region has loaded, the
+  /// compute unit writes the copy with one-tap vmax windows, poolWords lane
+  /// words a cycle (Lowerer::copyRegion). 0: no copy.
+  unsigned CopyBanks = 0;
+  /// Elements of the region the copy moves (its tile's window, whole rows;
+  /// a vmax's width more is read past it and written past the copy), and
+  /// how far the copy is shifted.
+  uint64_t copyElems() const { return uint64_t(RowsIn) * ColsIn * Chunk; }
+  unsigned copyShift() const { return bufStrideX() * Chunk; }
+  /// Each pixel group reads a maps bank of its own.
+  bool ownBanks() const { return Banked || CopyBanks; }
   /// A Banked plan reads a banked region or area (a 1x1 conv), or writes a
   /// banked area (the depthwise producer of a fused pair).
   bool readsBanked() const { return Banked && !ToMid; }

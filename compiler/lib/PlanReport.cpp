@@ -34,9 +34,10 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
   D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
-                                               P.Wide     ? "wide"
-                                               : P.Banked ? "banked"
-                                                          : "pix",
+                                               P.Wide        ? "wide"
+                                               : P.Banked    ? "banked"
+                                               : P.CopyBanks ? "copied"
+                                                             : "pix",
                                                P.pix())
                                  : "",
                         P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",

@@ -85,6 +85,10 @@ static cl::opt<bool> NoWideTraces("no-wide-traces",
                                   cl::desc("Never run multi-pixel traces as widened vmac traces "
                                            "with shifted weights (vmacp only)"),
                                   cl::cat(Cat));
+static cl::opt<bool> NoCopiedWindows("no-copied-windows",
+                                     cl::desc("Never let a stem trace two pixels a step from its "
+                                              "window and a shifted copy of it in another bank"),
+                                     cl::cat(Cat));
 static cl::opt<bool> NoBankedReads("no-banked-reads",
                                    cl::desc("Never split a 1x1 conv's maps over two banks to "
                                             "read two pixels a step (vmacp in one bank only)"),
@@ -307,6 +311,7 @@ static int compileModel() {
   Opts.MultiPixel = !NoMultiPixel;
   Opts.WideTraces = !NoWideTraces;
   Opts.BankedReads = !NoBankedReads;
+  Opts.CopiedWindows = !NoCopiedWindows;
   Opts.GroupedVdw = !NoGroupedVdw;
   Opts.ScheduleLayers = !NoSchedule;
   Opts.BalanceLoads = !NoBalanceLoads;
