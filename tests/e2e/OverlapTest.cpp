@@ -401,6 +401,40 @@ TEST(Passes, AStemComputesItsDepthwiseWindowsOnChip) {
   }
 }
 
+TEST(Passes, AStemTracesTwoPixelsFromACopyOfItsWindow) {
+  // The stem of the test above on one maps read port a bank (zc706,
+  // big1024): its second pixel group reads a copy of the window shifted one
+  // output column, which vmax one-tap windows write into the region's last
+  // bank (LayerPlan::CopyBanks), so a step takes one cycle over the
+  // kernel's 9 elements a row, not wide traces' 15. zc706_paper has one
+  // address for the whole buffer: no copy.
+  const std::string Yaml = header("stemcopy", 3, 97, 95) + R"(
+  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
+  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
+)";
+  for (const char *Hw : {"zc706", "big1024", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::CopiedWindows);
+    const bool Copies = std::string(Hw) != "zc706_paper";
+    EXPECT_EQ(countOps(R.On.Prog, isa::Opcode::VMAX) > 0, Copies);
+    EXPECT_EQ(countOps(R.Off.Prog, isa::Opcode::VMAX), 0u);
+    if (!Copies) {
+      EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+      continue;
+    }
+    EXPECT_GT(countOps(R.On.Prog, isa::Opcode::VMACP), 0u);
+    // (The pair's cycles: its estimate shares them between its layers.)
+    auto Pair = [](const RunResult &X) {
+      return layerNamed(X, "c1")->Cycles + layerNamed(X, "d")->Cycles;
+    };
+    EXPECT_LT(Pair(R.On), Pair(R.Off) * 9 / 10) << "27 steps for two pixels, not 45";
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 TEST(Passes, APairKeepsItsWeightsForAllItsTiles) {
   // MobileNet v1's conv4 and conv5 pairs at 40x40: a depthwise conv and its
   // 1x1 reader over several groups of tiles. Pinned (LayerPlan::PinWeights),
