@@ -49,13 +49,16 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
   uint64_t Trace = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
     Trace += chunkTrace(P, C, Hw);
-  // A copied region (LayerPlan::CopyBanks) is copied once per round of new
-  // tiles, a vmax a pooling unit's width.
+  // A copied region (LayerPlan::CopyBanks) is copied with its every load:
+  // each chunk's, or a single chunk's in a round of new tiles; a vmax a
+  // pooling unit's width.
   uint64_t Copies = 0;
-  if (P.CopyBanks)
+  if (P.CopyBanks) {
+    const uint64_t One =
+        StepOverhead + ceilDiv(P.copyElems(P.Chunk), uint64_t(Hw.poolWords()) * Hw.LanesPerVmac);
     for (const RoundInfo &R : S.Rounds)
-      Copies += R.TileChanged *
-                (StepOverhead + ceilDiv(P.copyElems(), uint64_t(Hw.poolWords()) * Hw.LanesPerVmac));
+      Copies += (P.NChunks > 1 ? P.NChunks : R.TileChanged) * One;
+  }
   return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) + Copies +
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }

@@ -69,6 +69,7 @@ LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const Buffer
   P.FirstPart = P.LastPart = true;
   P.PixLog = 0;
   P.Wide = P.Banked = false;
+  P.CopyBanks = 0;
   P.NOg = ceilDiv(L.Out.C, G);
   P.StepY = P.StepX = 1;
   P.FullDepth = true;

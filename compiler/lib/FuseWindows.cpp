@@ -91,6 +91,7 @@ LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
   LayerPlan Dn = D;
   Dn.PixLog = 0;
   Dn.Wide = Dn.Banked = Dn.FullDepth = false;
+  Dn.CopyBanks = 0;
   Dn.Balanced = Dn.SplitChannels = false;
   Dn.MapStationary = true;
   Dn.StepY = Dn.StepX = 1;
@@ -239,6 +240,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
       Qn.BesideOf = -1;
       Qn.ShareOffset = 0;
       Qn.FullDepth = Qn.Banked = Qn.Wide = false;
+      Qn.CopyBanks = 0;
       Qn.PixLog = 0;
       Qn.StepY = Qn.StepX = 1;
       Qn.MapStationary = true;
@@ -281,7 +283,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         continue;
       // The copy's last vmax reads and writes a pooling unit's width past
       // the window and its copy, still in their banks.
-      if (Copy && Dn.copyElems() + Dn.copyShift() + Hw.poolWords() * Lanes > Bank)
+      if (Copy && !Dn.copyFits(Dn.Chunk, Hw.poolWords() * Lanes, Bank))
         continue;
       setWindow(Dn, Qn);
       if (Pool) {

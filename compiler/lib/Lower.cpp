@@ -165,15 +165,15 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
 
 void Lowerer::copyRegion(const Step &S) {
   const LayerPlan &P = *S.P;
-  assert(P.IsConv && !P.Depthwise && P.NChunks == 1 && P.PixLog == 1 &&
+  assert(P.IsConv && !P.Depthwise && !P.FullDepth && P.PixLog == 1 &&
          "a copied region holds one chunk for two pixel groups");
   // One-tap windows: each vmax moves poolWords lane words a cycle.
-  const unsigned Width = Hw.poolWords() * Lanes;
+  const unsigned Width = Hw.poolWords() * Lanes, Stride = P.pixelStride(S.Chunk, Lanes);
   const uint32_t Base = inBase(S) + P.InSkew;
-  const uint32_t Src = Base + P.copyShift();
+  const uint32_t Src = Base + P.copyShift(Stride);
   E.li(9, Base + P.CopyBanks * Hw.mapsBankElems());
   E.li(6, Src);
-  E.li(7, Src + ceilDiv(P.copyElems(), Width) * Width); // r6's end
+  E.li(7, Src + ceilDiv(P.copyElems(Stride), Width) * Width); // r6's end
   Inst Copy;
   Copy.Op = Opcode::VMAX;
   Copy.rs1 = 9;

@@ -144,7 +144,9 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // smaller, and its traffic larger.
     std::optional<LayerPlan> Shared;
     const uint64_t Bank = Hw.mapsBankElems();
-    const uint64_t Offset = (Conv.inputElems(Hw.LanesPerVmac) + Bank - 1) / Bank * Bank;
+    const uint64_t Offset = Conv.CopyBanks
+                                ? (Conv.CopyBanks + 1) * Bank // its copy's bank too
+                                : (Conv.inputElems(Hw.LanesPerVmac) + Bank - 1) / Bank * Bank;
     if (Own && Opts.SharePoolRegions && !Conv.readsBanked() && Offset < B.InCap) {
       BufferMap Rest = B;
       Rest.InCap = B.InCap - uint32_t(Offset);

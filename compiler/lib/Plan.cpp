@@ -151,6 +151,7 @@ enum class PixMode {
   Vmacp,  ///< vmacp, the groups' pixels next to each other.
   Wide,   ///< LayerPlan::Wide.
   Banked, ///< LayerPlan::Banked.
+  Copied, ///< LayerPlan::CopyBanks.
 };
 
 /// Whether a Banked plan's region fits: each half (the even and the odd
@@ -180,6 +181,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   P.PrefetchWindow = PrefetchWindow;
   P.Wide = Pix == PixMode::Wide && PixLog > 0;
   P.Banked = Pix == PixMode::Banked && PixLog == 1;
+  P.CopyBanks = Pix == PixMode::Copied && PixLog == 1; // the copy in the region's second bank
   P.L = &L;
   P.Frames = Frames;
   P.Index = Index;
@@ -355,7 +357,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                 continue;
               P.FullDepth = Full;
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B) ||
-                  (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)))
+                  (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)) ||
+                  (P.CopyBanks &&
+                   (Full || !P.copyFits(P.Chunk, Hw.poolWords() * Lanes, Hw.mapsBankElems()))))
                 continue;
               Consider(Penalized(convCost(P, S, Hw, BestCost.Score), How, MS),
                        {R, Wt, P.Chunk, MS, Full, How});
@@ -532,12 +536,14 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
   const bool OnePixel =
       L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB && !L.PadL && !L.PadR;
   for (unsigned K = 1; (1u << K) <= V; ++K)
-    for (PixMode Pix : {PixMode::Vmacp, PixMode::Wide, PixMode::Banked}) {
+    for (PixMode Pix : {PixMode::Vmacp, PixMode::Wide, PixMode::Banked, PixMode::Copied}) {
       const bool Slow = Hw.MapsReadPorts < (1u << K);
       if (V % (1u << K) != 0 ||
           (Pix == PixMode::Wide && (!Opts.WideTraces || !Slow || L.KW <= L.SW)) ||
           (Pix == PixMode::Banked &&
-           (!Opts.BankedReads || !Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)))
+           (!Opts.BankedReads || !Hw.MapsPortsPerBank || !Slow || K != 1 || !OnePixel)) ||
+          (Pix == PixMode::Copied && (!Opts.CopiedWindows || !Hw.MapsPortsPerBank || !Slow ||
+                                      K != 1 || L.KW <= L.SW || B.InCap < 2 * Hw.mapsBankElems())))
         continue;
       auto One = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, K, Frames, GroupMode::Dense,
                           Pix, SplitPenalty, 0, PrefetchWindow);

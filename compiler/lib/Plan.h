@@ -268,11 +268,16 @@ struct LayerPlan {
   /// compute unit writes the copy with one-tap vmax windows, poolWords lane
   /// words a cycle (Lowerer::copyRegion). 0: no copy.
   unsigned CopyBanks = 0;
-  /// Elements of the region the copy moves (its tile's window, whole rows;
-  /// a vmax's width more is read past it and written past the copy), and
-  /// how far the copy is shifted.
-  uint64_t copyElems() const { return uint64_t(RowsIn) * ColsIn * Chunk; }
-  unsigned copyShift() const { return bufStrideX() * Chunk; }
+  /// Elements of a region of Stride-element pixels the copy moves (the
+  /// tile's window, whole rows; a vmax's width more is read past it and
+  /// written past the copy), and how far the copy is shifted.
+  uint64_t copyElems(unsigned Stride) const { return uint64_t(RowsIn) * ColsIn * Stride; }
+  unsigned copyShift(unsigned Stride) const { return bufStrideX() * Stride; }
+  /// Whether a copied region and its copy, each a vmax's width longer, lie
+  /// in one bank each.
+  bool copyFits(unsigned Stride, uint64_t VmaxElems, uint64_t Bank) const {
+    return copyElems(Stride) + copyShift(Stride) + VmaxElems <= Bank;
+  }
   /// Each pixel group reads a maps bank of its own.
   bool ownBanks() const { return Banked || CopyBanks; }
   /// A Banked plan reads a banked region or area (a 1x1 conv), or writes a
