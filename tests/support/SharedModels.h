@@ -55,8 +55,9 @@ layers:
 )";
 
 /// GoogLeNet's 5x5 branch and its part of pool3 in small: c is planned in
-/// two parts (its first 64 output channels, then the other 32 with two
-/// pixels a trace, c[64:96]), and at a batch of four the part p[32:128] of
+/// two parts without copied windows (its first 64 output channels, then
+/// the other 32 with two pixels a trace, c[64:96]; with them, whole, two
+/// pixels a trace), and at a batch of four the part p[32:128] of
 /// the max pool of the concat, which pools c's output into the concat's
 /// tensor (docs/model-format.md step 7a), runs beside c's last part
 /// (docs/compiler.md, step 9a, "two pools"): c[0:64]'s rows are stored
