@@ -22,7 +22,7 @@ MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezen
           "resnext50_32x4d", "mobilenet_v2",
           "efficientnet_b0"]
 # Each pass's switch (snowc --help); "" is everything on.
-ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces", "--no-banked-reads",
+ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces", "--no-copied-windows", "--no-banked-reads",
             "--no-pipeline-pools", "--no-shared-pool-regions", "--no-two-pools-beside", "--no-pools-between-chunks", "--no-fuse-depthwise", "--no-fuse-dense", "--no-fuse-conv-pools", "--no-fuse-expansions", "--no-pin-pair-weights", "--no-dw-pixel-pairs", "--no-even-rows", "--no-chunk-banks", "--no-spread-group-loads", "--no-full-depth-pairs", "--no-full-depth", "--no-pad-pixels",
             "--no-grouped-vdw",
             "--no-schedule",
