@@ -181,7 +181,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   P.PrefetchWindow = PrefetchWindow;
   P.Wide = Pix == PixMode::Wide && PixLog > 0;
   P.Banked = Pix == PixMode::Banked && PixLog == 1;
-  P.CopyBanks = Pix == PixMode::Copied && PixLog == 1; // the copy in the region's second bank
+  P.CopyBanks = Pix == PixMode::Copied && PixLog == 1 ? 1 : 0; // the region's second bank
   P.L = &L;
   P.Frames = Frames;
   P.Index = Index;

@@ -86,8 +86,8 @@ static cl::opt<bool> NoWideTraces("no-wide-traces",
                                            "with shifted weights (vmacp only)"),
                                   cl::cat(Cat));
 static cl::opt<bool> NoCopiedWindows("no-copied-windows",
-                                     cl::desc("Never let a stem trace two pixels a step from its "
-                                              "window and a shifted copy of it in another bank"),
+                                     cl::desc("Never trace two pixels a step from a conv's window "
+                                              "and a shifted copy of it in another bank"),
                                      cl::cat(Cat));
 static cl::opt<bool> NoBankedReads("no-banked-reads",
                                    cl::desc("Never split a 1x1 conv's maps over two banks to "

@@ -67,10 +67,11 @@ struct CompileOptions {
   /// pixels a step from two maps banks (LayerPlan::Banked), where each bank
   /// has its own read port (maps_ports_per_bank).
   bool BankedReads = true;
-  /// Let a window pair's producer of half an output group's channels (a
-  /// 32-channel stem) trace two pixels a step from its window and a copy
-  /// of it shifted one output column, in two maps banks (LayerPlan::
-  /// CopyBanks), where each bank has its own read port.
+  /// Let a conv of half an output group's channels whose kernel is wider
+  /// than its stride (a 32-channel stem, a 5x5 branch) trace two pixels a
+  /// step from its window and a copy of it shifted one output column, in
+  /// two maps banks (LayerPlan::CopyBanks), where each bank has its own
+  /// read port.
   bool CopiedWindows = true;
   /// Let grouped convolutions whose groups have as many input as output
   /// channels run per group on depthwise traces (vdw, one pass per channel
