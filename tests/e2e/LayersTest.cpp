@@ -208,6 +208,40 @@ TEST(Layers, RandomBankedCasesMostlyTakeBanks) {
   EXPECT_GE(Banked, 12u);
 }
 
+class RandomCopied : public ::testing::TestWithParam<unsigned> {};
+
+/// Narrow convs tracing two pixels a step from a shifted copy of their
+/// window (RandomModels.h), on the presets whose banks have read ports of
+/// their own and on one without.
+TEST_P(RandomCopied, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "big1024", "zc706_paper"};
+  check(copiedCase(GetParam()), false, {Presets[GetParam() % 3]});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomCopied, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomCopiedCasesMostlyCopy) {
+  // The cases above are worth having if most of them, on zc706, copy a
+  // window (a one-tap vmax) for a vmacp whose pixel groups read banks
+  // apart, alone and as a window pair's producer.
+  unsigned Copied[2] = {0, 0};
+  const uint32_t Bank = isa::HwConfig().mapsBankElems();
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(copiedCase(Seed), "zc706", false, R))
+      continue;
+    bool Copy = false, Apart = false;
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W)) {
+        Copy |= I->Op == isa::Opcode::VMAX && I->rows == 1 && I->len == 1;
+        Apart |= I->Op == isa::Opcode::VMACP && I->cstride != 0 && I->cstride % Bank == 0;
+      }
+    Copied[Seed % 2] += Copy && Apart;
+  }
+  EXPECT_GE(Copied[0], 9u) << "of 12 convs alone";
+  EXPECT_GE(Copied[1], 9u) << "of 12 window pairs";
+}
+
 class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
 
 /// 1x1 convs computing the windows of the depthwise conv that reads them

@@ -330,6 +330,31 @@ inline std::string bankedCase(unsigned Seed) {
   return Y;
 }
 
+/// A conv of at most half an output group's channels whose kernel is wider
+/// than its stride (a network's stem, an inception 5x5), alone or (odd
+/// seeds) computing the windows of the depthwise conv that alone reads it:
+/// where each maps bank has a read port, its second pixel group reads a
+/// shifted copy of the window (compiler LayerPlan::CopyBanks). 1-64 input
+/// channels, 8-32 output channels, kernels 2-7 wide and 1-7 tall, strides
+/// below the width, padding below the kernel, maps of 8-60.
+inline std::string copiedCase(unsigned Seed) {
+  Rng R(Seed * 4099 + 11);
+  const unsigned C = pickLog(R, 1, 64), K = pick(R, 8, 32), KW = pick(R, 2, 7);
+  const unsigned KH = R.uniform() < 0.5 ? KW : pick(R, 1, 7);
+  const unsigned S = pick(R, 1, std::min(3u, KW - 1));
+  const unsigned PH = pick(R, 0, std::min(2u, KH - 1)), PW = pick(R, 0, std::min(2u, KW - 1));
+  const unsigned H = pick(R, std::max(8u, KH), 60), W = pick(R, std::max(8u, KW), 60);
+  std::string Y = modelHeader(fmt::format("copied{}", Seed), C, H, W, 5);
+  Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: [{}, {}], stride: {}, "
+                   "pad: [{}, {}], relu: true}}\n",
+                   K, KH, KW, S, PH, PW);
+  if (Seed % 2)
+    Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: 3, stride: {1}, pad: "
+                     "1, groups: {0}, relu: true}}\n",
+                     K, pick(R, 1, 2));
+  return Y;
+}
+
 /// A max or average pool read only by 1x1 convs (fused with them where the
 /// planner finds it pays, as GoogLeNet's branch pools and SqueezeNet's
 /// pools: compiler Fuse.cpp): 3x3 stride 1 with padding, or 3x3 stride 2
