@@ -505,6 +505,21 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
     const uint64_t Cols = std::min<uint64_t>((D.validCols(T) - 1) * DL.SW + DL.KW, DL.In.W);
     return Rows * timing::rowSpanBytes(Hw, Cols * DL.In.C * 2, std::nullopt);
   };
+  uint64_t MapBytes = 0;
+  const Round *Prev = nullptr;
+  for (const Round &Rd : D.Rounds) {
+    std::vector<int> Tiles;
+    for (const Work &W : Rd.Cus)
+      if (W.active() && std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
+        Tiles.push_back(W.Tile);
+    bool Same = Prev != nullptr;
+    for (size_t Cu = 0; Prev && Cu < Rd.Cus.size(); ++Cu)
+      Same &= Rd.Cus[Cu].Tile == Prev->Cus[Cu].Tile;
+    if (!Same)
+      for (int T : Tiles)
+        MapBytes += WindowBytes(unsigned(T));
+    Prev = &Rd;
+  }
   // Each round's output groups' weights, D's and (a depthwise reader, whose
   // steps come between D's) Q's.
   const uint64_t QWeights =
@@ -513,74 +528,27 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   const RoundSummary S = summarize(D, Hw.cus());
   const uint64_t Own[2] = {convCompute(D, S, Hw),
                            Q.IsConv ? depthwiseCompute(Q, Hw) : poolCompute(Q, Hw)};
-  // Per round: the windows it loads, its weights, its share of the two
-  // layers' compute and of the reader's stores (by its active CUs).
-  const size_t N = D.Rounds.size();
-  std::vector<uint64_t> In(N, 0), Active(N, 0);
-  uint64_t AllActive = 0, MapBytes = 0, WBytes = 0, Exposed = 0;
-  const Round *Prev = nullptr;
-  for (size_t K = 0; K < N; ++K) {
-    const Round &Rd = D.Rounds[K];
-    std::vector<int> Tiles;
-    for (const Work &W : Rd.Cus)
-      if (W.active()) {
-        ++Active[K];
-        if (std::find(Tiles.begin(), Tiles.end(), W.Tile) == Tiles.end())
-          Tiles.push_back(W.Tile);
-      }
-    AllActive += Active[K];
-    bool Same = Prev != nullptr;
-    for (size_t Cu = 0; Prev && Cu < Rd.Cus.size(); ++Cu)
-      Same &= Rd.Cus[Cu].Tile == Prev->Cus[Cu].Tile;
-    if (!Same)
-      for (int T : Tiles)
-        In[K] += WindowBytes(unsigned(T));
-    MapBytes += In[K];
-    Prev = &Rd;
-    // A depthwise reader's steps come between D's, and the two weights
-    // banks alternate between them: D's next weights load once D's step is
-    // done, under the reader's short step only (MobileNet v2's 960-channel
-    // expansions load 82 KB a round under 0.5 k cycles of vdw).
-    const RoundInfo &R = S.Rounds[K];
+  // A depthwise reader's steps come between D's, and the two weights banks
+  // alternate between them: D's next weights load once D's step is done,
+  // under the reader's short step only (MobileNet v2's 960-channel
+  // expansions load 82 KB a round under 0.5 k cycles of vdw).
+  uint64_t WBytes = 0, Exposed = 0;
+  for (const RoundInfo &R : S.Rounds) {
     if (!R.OgChanged && !Q.IsConv)
       continue;
-    const uint64_t W = R.Ogs * (ogWeightBytes(D, 0, Hw) + QWeights);
-    WBytes += W;
-    In[K] += W;
+    WBytes += R.Ogs * (ogWeightBytes(D, 0, Hw) + QWeights);
     if (Q.IsConv) {
       const uint64_t Load = timing::dmaChannelCycles(Hw, R.Ogs * ogWeightBytes(D, 0, Hw));
-      const uint64_t Under = Own[1] / std::max<size_t>(1, N);
+      const uint64_t Under = Own[1] / std::max<size_t>(1, S.Rounds.size());
       Exposed += Load > Under ? Load - Under : 0;
     }
   }
-  const uint64_t OutBytes = uint64_t(Q.Frames) * Q.L->Out.elems() * 2;
-  const uint64_t Bytes = MapBytes + WBytes + OutBytes;
-  // The code each round fetches over the channel (both steps' trace loops,
-  // weights, a window DMA and a row of stores a CU, the copy loop, the
-  // area's writeback): MobileNet v1's stem pair fetches 4.7 k cycles' worth.
-  const uint64_t V = Hw.VmacsPerCu, Cus = std::min<uint64_t>(Hw.cus(), D.NTiles);
-  const uint64_t Code = 2 * TraceLoopCode + (V * 3 + 2) * (Q.IsConv ? 2 : 1) +
-                        Cus * (seriesCode(1) + 4 + seriesCode(Q.R)) + (D.CopyBanks ? 8 : 0) + 12;
-  // The rounds played through the double-buffered pipeline as convCost
-  // plays steps: a round's windows load once the channel is free and the
-  // round two before has computed, behind the stores of the round before;
-  // its compute starts once they have landed. Rounds of few tiles (the
-  // border's windows, windowGroups) leave the channel idle that full
-  // rounds' stores then lack.
-  const timing::DmaChannel Channel(Hw);
-  uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0;
-  for (size_t K = 0; K < N; ++K) {
-    const uint64_t Comp =
-        (Own[0] + Own[1] + Exposed) * Active[K] / std::max<uint64_t>(1, AllActive);
-    const uint64_t Start = std::max(ChanFree, CPrev2);
-    const uint64_t Chan = Channel.cycles(In[K] + Pending) + fetchCycles(Hw, Code);
-    ChanFree = Start + Chan;
-    const uint64_t Ready = Start + timing::dmaCompletion(Hw, Chan);
-    Pending = OutBytes * Active[K] / std::max<uint64_t>(1, AllActive);
-    CPrev2 = CPrev;
-    CPrev = std::max(CPrev, Ready) + Comp;
-  }
-  const Cost Total(CPrev + timing::dmaCompletion(Hw, Channel.cycles(Pending)), Bytes, Hw);
+  const uint64_t Bytes = MapBytes + WBytes + uint64_t(Q.Frames) * Q.L->Out.elems() * 2;
+  // The first group's windows load before anything computes.
+  const uint64_t First =
+      timing::dmaChannelCycles(Hw, MapBytes * std::min<uint64_t>(Hw.cus(), D.NTiles) / D.NTiles);
+  const Cost Total(std::max(Own[0] + Own[1] + Exposed, timing::dmaChannelCycles(Hw, Bytes)) + First,
+                   Bytes, Hw);
   if (Shares) {
     Shares->clear();
     const uint64_t Sum = Own[0] + Own[1];

@@ -83,11 +83,9 @@ Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::
 /// twice), Q reads it there and stores. The compute unit runs both, the
 /// channel moves D's windows (again where a round's tiles change), the
 /// weights (once for a pool's producer; D's and Q's every round for a
-/// depthwise reader, D's exposed beyond Q's short steps), Q's output and
-/// the code: played round by round through the double-buffered pipeline
-/// (a round's loads behind the round before's stores, its compute once
-/// they land), as convCost plays steps. With Shares, D's part of the
-/// cycles, then Q's.
+/// depthwise reader, D's exposed beyond Q's short steps) and Q's output:
+/// max(compute, DRAM), plus the first group's loads. With Shares, D's part
+/// of the cycles, then Q's.
 Cost windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
                     std::vector<uint64_t> *Shares = nullptr);
 
