@@ -54,8 +54,7 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
   // pooling unit's width.
   uint64_t Copies = 0;
   if (P.CopyBanks) {
-    const uint64_t One =
-        StepOverhead + ceilDiv(P.copyElems(P.Chunk), uint64_t(Hw.poolWords()) * Hw.LanesPerVmac);
+    const uint64_t One = StepOverhead + P.copyVmaxes(P.Chunk, Hw);
     for (const RoundInfo &R : S.Rounds)
       Copies += (P.NChunks > 1 ? P.NChunks : R.TileChanged) * One;
   }

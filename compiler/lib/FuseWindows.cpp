@@ -283,7 +283,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         continue;
       // The copy's last vmax reads and writes a pooling unit's width past
       // the window and its copy, still in their banks.
-      if (Copy && !Dn.copyFits(Dn.Chunk, Hw.poolWords() * Lanes, Bank))
+      if (Copy && !Dn.copyFits(Dn.Chunk, Hw))
         continue;
       setWindow(Dn, Qn);
       if (Pool) {

@@ -168,12 +168,12 @@ void Lowerer::copyRegion(const Step &S) {
   assert(P.IsConv && !P.Depthwise && !P.FullDepth && P.PixLog == 1 &&
          "a copied region holds one chunk for two pixel groups");
   // One-tap windows: each vmax moves poolWords lane words a cycle.
-  const unsigned Width = Hw.poolWords() * Lanes, Stride = P.pixelStride(S.Chunk, Lanes);
+  const unsigned Width = LayerPlan::copyWidth(Hw), Stride = P.pixelStride(S.Chunk, Lanes);
   const uint32_t Base = inBase(S) + P.InSkew;
   const uint32_t Src = Base + P.copyShift(Stride);
   E.li(9, Base + P.CopyBanks * Hw.mapsBankElems());
   E.li(6, Src);
-  E.li(7, Src + ceilDiv(P.copyElems(Stride), Width) * Width); // r6's end
+  E.li(7, Src + P.copyVmaxes(Stride, Hw) * Width); // r6's end
   Inst Copy;
   Copy.Op = Opcode::VMAX;
   Copy.rs1 = 9;

@@ -358,8 +358,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
               P.FullDepth = Full;
               if (!setTile(P, R, Wt, Full ? C : P.Chunk, 0, B) ||
                   (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)) ||
-                  (P.CopyBanks &&
-                   (Full || !P.copyFits(P.Chunk, Hw.poolWords() * Lanes, Hw.mapsBankElems()))))
+                  (P.CopyBanks && (Full || !P.copyFits(P.Chunk, Hw))))
                 continue;
               Consider(Penalized(convCost(P, S, Hw, BestCost.Score), How, MS),
                        {R, Wt, P.Chunk, MS, Full, How});

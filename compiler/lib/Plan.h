@@ -273,10 +273,16 @@ struct LayerPlan {
   /// written past the copy), and how far the copy is shifted.
   uint64_t copyElems(unsigned Stride) const { return uint64_t(RowsIn) * ColsIn * Stride; }
   unsigned copyShift(unsigned Stride) const { return bufStrideX() * Stride; }
+  /// Elements one copying vmax moves (the pooling unit's width), and how
+  /// many copy a region of Stride-element pixels.
+  static unsigned copyWidth(const isa::HwConfig &Hw) { return Hw.poolWords() * Hw.LanesPerVmac; }
+  uint64_t copyVmaxes(unsigned Stride, const isa::HwConfig &Hw) const {
+    return (copyElems(Stride) + copyWidth(Hw) - 1) / copyWidth(Hw);
+  }
   /// Whether a copied region and its copy, each a vmax's width longer, lie
   /// in one bank each.
-  bool copyFits(unsigned Stride, uint64_t VmaxElems, uint64_t Bank) const {
-    return copyElems(Stride) + copyShift(Stride) + VmaxElems <= Bank;
+  bool copyFits(unsigned Stride, const isa::HwConfig &Hw) const {
+    return copyElems(Stride) + copyShift(Stride) + copyWidth(Hw) <= Hw.mapsBankElems();
   }
   /// Each pixel group reads a maps bank of its own.
   bool ownBanks() const { return Banked || CopyBanks; }

@@ -376,18 +376,12 @@ TEST(Passes, AConvComputesThePoolsWindowsOnChip) {
 }
 
 TEST(Passes, AStemComputesItsDepthwiseWindowsOnChip) {
-  // MobileNet v1's first layers at 97x95: the 32-channel stem computes the
-  // depthwise conv's windows two pixels an entry (wide traces on zc706,
-  // 32-element pixels in the area; FuseWindows.cpp), the first 1x1 conv the
-  // stride-2 depthwise conv's; both store nothing, every window's padding
-  // written with zeros on chip.
-  const std::string Yaml = header("stem2", 3, 97, 95) + R"(
-  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
-  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
-)";
+  // MobileNet v1's first layers at 97x95 (StemLayers): the 32-channel stem
+  // computes the depthwise conv's windows two pixels an entry (copied
+  // windows on zc706, 32-element pixels in the area; FuseWindows.cpp), the
+  // first 1x1 conv the stride-2 depthwise conv's; both store nothing,
+  // every window's padding written with zeros on chip.
+  const std::string Yaml = header("stem2", 3, 97, 95) + StemLayers;
   for (const char *Hw : {"zc706", "narrow8", "mini64"}) {
     SCOPED_TRACE(Hw);
     OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::FuseExpansions);
@@ -408,13 +402,7 @@ TEST(Passes, AStemTracesTwoPixelsFromACopyOfItsWindow) {
   // bank (LayerPlan::CopyBanks), so a step takes one cycle over the
   // kernel's 9 elements a row, not wide traces' 15. zc706_paper has one
   // address for the whole buffer: no copy.
-  const std::string Yaml = header("stemcopy", 3, 97, 95) + R"(
-  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
-  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
-)";
+  const std::string Yaml = header("stemcopy", 3, 97, 95) + StemLayers;
   for (const char *Hw : {"zc706", "big1024", "zc706_paper"}) {
     SCOPED_TRACE(Hw);
     OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::CopiedWindows);

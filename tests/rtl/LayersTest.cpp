@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../support/SharedModels.h"
 #include "CoSim.h"
 #include "RandomModels.h"
 
@@ -204,16 +205,6 @@ TEST_F(RtlPoolBoundaries, AConvFusedWithItsPoolAgrees) {
 )",
          "fused>");
 }
-
-/// A MobileNet stem: a 3-channel stride-2 conv of 32 channels, a depthwise
-/// conv, a 1x1 conv, a stride-2 depthwise conv and a 1x1 conv.
-constexpr const char *StemLayers =
-    R"(  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
-  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
-)";
 
 TEST_F(RtlPoolBoundaries, AStemComputingDepthwiseWindowsAgrees) {
   // The stem computes the depthwise conv's windows two pixels an entry, its

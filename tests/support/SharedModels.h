@@ -10,6 +10,18 @@
 
 namespace snow::test {
 
+/// MobileNet's first layers (its layers only, for a header of any size): a
+/// 32-channel 3x3 stride-2 stem computing the depthwise conv's windows, a
+/// 1x1 conv computing the stride-2 depthwise conv's, and a 1x1 conv
+/// (docs/compiler.md, steps 4 and 9d).
+inline const char *const StemLayers =
+    R"(  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 64, kernel: 3, stride: 2, pad: 1, groups: 64, relu: true}
+  - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a
