@@ -27,11 +27,40 @@ import roofline
 
 def model_layers(path):
     """Conv attributes by name, read from the model YAML (the generated
-    flow-style lines: one layer a line)."""
+    flow-style lines: one layer a line); {} for an ONNX file (see
+    plan_attrs)."""
+    if not path.endswith((".yaml", ".yml")):
+        return {}
     import yaml
     with open(path) as f:
         m = yaml.safe_load(f)
     return {l["name"]: l for l in m["layers"]}
+
+
+def summary_attrs(snowc, path, plan_layers):
+    """Conv attributes for a model that is not YAML (an ONNX file), from
+    `snowc --summary` (each layer's output shape and MACs): a depthwise plan
+    says so in its order ("dw"), and its MACs a pixel and output channel are
+    its kernel's taps; a dense conv's are its input channels x taps."""
+    out = subprocess.run([snowc, path, "--summary"], check=True, capture_output=True,
+                         text=True).stdout
+    shapes = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[1] == "conv" and "x" in f[2]:
+            c, h, w = (int(v) for v in f[2].split("x"))
+            shapes[f[0]] = (c, h * w, int(f[3].replace(",", "")))
+    attrs = {}
+    for l in plan_layers:
+        if l["name"] not in shapes:
+            continue
+        c, hw, macs = shapes[l["name"]]
+        per_out = macs / max(1, c * hw)
+        dw = any("dw" in p["order"].split("+") for p in l["plan"])
+        in_ch = sum(p["chunks"] * p["chunk_channels"] for p in l["plan"][:1]) or 1
+        k = max(1, round((per_out if dw else per_out / in_ch) ** 0.5))
+        attrs[l["name"]] = {"kernel": k, "groups": c if dw else 1, "out_channels": c}
+    return attrs
 
 
 def classify(attrs, plan_layer, in_ch, group):
@@ -61,7 +90,9 @@ def main():
                     help="extra snowc flags (--uniform-format is always given)")
     args = ap.parse_args()
     for model in args.models:
-        path = model if model.endswith(".yaml") else f"models/{model}.yaml"
+        # A path (a YAML model or an ONNX file, e.g. ShuffleNet v2's export),
+        # or the name of a model in models/.
+        path = model if os.path.exists(model) else f"models/{model}.yaml"
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "plan.json")
             subprocess.run([os.path.join(args.bin, "snowc"), path, "--hw", args.hw,
@@ -70,7 +101,8 @@ def main():
                            check=True)
             with open(out) as f:
                 d = json.load(f)
-        attrs = model_layers(path)
+        attrs = model_layers(path) or summary_attrs(os.path.join(args.bin, "snowc"), path,
+                                                    d["layers"])
         n = d["hw"]["macs"]
         # Each layer's share of its unit's bound (a fused pair is one unit).
         bounds = roofline.layer_bounds(d["layers"], d["hw"], roofline.plan_orders(d))
