@@ -13,7 +13,9 @@ one unit, takes at least max(MACs / array MACs, its DRAM bytes / bytes per
 cycle), with the bytes its plan moves (measured), so "bound eff." is the
 best conv efficiency any plan moving those bytes can reach while layers run
 one after another (a fused pair's layers show the pair's).
-With --layers it lists every conv layer too.
+With --layers it lists every conv layer too. MODEL: a model of models/ by
+name, or a path to a model YAML or an ONNX file (ShuffleNet v2's export, as
+bench/efficiency-goals.py makes it with torch).
 Usage:  bench/layer-loss.py MODEL [MODEL...] [--bin build/bin] [--hw zc706] [--layers]
 """
 import argparse

@@ -292,7 +292,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   }
   if (Parts)
     for (const LayerPlan &P : *Plans)
-      Parts->push_back(describePart(P, PG));
+      Parts->push_back(describePart(P, PG, Hw));
 
   // Activations: the input, then one tensor per layer output.
   uint64_t Next = alignTo(DataBase + Prog.dataBytes(), TensorAlign);
@@ -480,7 +480,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
       continue;
     }
     for (const LayerPlan &P : *ByLayer[I]) {
-      PlanPart D = describePart(P, PG);
+      PlanPart D = describePart(P, PG, Hw);
       Out += fmt::format("{:<16} {:<8} {:>14} {:>9} {:>7} {:>4} {:<17} {:>12} {:>9.2f}\n", D.Name,
                          D.Type, fmt::format("{}x{}", D.Chunks, D.ChunkChannels),
                          fmt::format("{}x{}", D.TileRows, D.TileCols), D.Rounds, D.OutputGroups,

@@ -188,6 +188,17 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
       Own = std::move(Shared);
     if (!Own)
       return false;
+    // (A pool that reads older layers has its input from the start: none
+    // of its steps waits for the conv's last.)
+    const uint64_t Steps = stepCount(*Own);
+    const uint64_t After =
+        ReadsConv
+            ? Steps - std::min<uint64_t>(Steps, stepsBeside(Conv, *Own, channelGroup(Hw, Opts),
+                                                            Opts.PoolsBetweenChunks, true,
+                                                            Own->ShareOffset != 0))
+            : 0;
+    Own->BesideCycles =
+        besideCost(*Own, Hw) + Own->EstCycles * After / std::max<uint64_t>(1, Steps);
     Pool = std::move(*Own);
     return true;
   };

@@ -350,6 +350,10 @@ struct LayerPlan {
   /// they read, or from the start if it reads older layers only
   /// (PipelinePools.cpp: pipelineOrder; RowSignals.cpp: pipeline).
   int BesideOf = -1;
+  /// Such a pool's estimate there (pipelineOrder; reported, not planned
+  /// on): its windows, and the steps that run after the conv's last, whose
+  /// rows that step stores, as they would alone. 0: its windows only.
+  uint64_t BesideCycles = 0;
   /// A pool beside a conv whose steps share the conv's input region
   /// (PipelinePools.cpp): each step's maps go at this element offset (whole
   /// banks past every step of the conv's maps), so a pool step between two
@@ -512,8 +516,11 @@ inline bool hasActivationTable(const ir::Layer &L) {
 }
 
 /// The report form of a part's plan (--emit=plan, --emit=plan-json); G:
-/// the graph it was planned on.
-PlanPart describePart(const LayerPlan &P, const ir::Graph &G);
+/// the graph it was planned on. A pool beside a conv (LayerPlan::BesideOf)
+/// reports what it costs there, its windows (besideCost): its loads run
+/// under the conv's steps, and its planned EstCycles, the pool alone, is
+/// what the planner weighed the move against.
+PlanPart describePart(const LayerPlan &P, const ir::Graph &G, const isa::HwConfig &Hw);
 
 } // namespace snow::compiler
 

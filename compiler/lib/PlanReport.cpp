@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/compiler/PlanReport.h"
+#include "Cost.h"
 #include "Plan.h"
 #include "snow/sim/Report.h"
 #include "snow/sim/Simulator.h"
@@ -15,7 +16,8 @@ using namespace snow;
 using namespace snow::compiler;
 namespace json = llvm::json;
 
-PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
+PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
+                                      const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   PlanPart D;
   D.Layer = L.Name;
@@ -52,7 +54,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G) {
                         P.ShareOffset ? "+shared" : "", P.BesideOf >= 0 ? "+beside" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
-  D.EstCycles = P.EstCycles;
+  D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);
   D.EstDramBytes = P.EstDramBytes;
   if (P.PrefetchWindow != UINT64_MAX)
     D.PrefetchWindow = P.PrefetchWindow;
