@@ -218,15 +218,24 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         Apart += Plans[J].EstCycles;
     const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
     const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
-    // 1x1 convs of at most half an output group's channels may read a
-    // banked area (LayerPlan::Banked): two pixels a trace step, each from a
-    // bank of its own. Every round's columns pair up if the map's and the
-    // tile's widths are even.
+    // The 1x1 convs may read a banked area (LayerPlan::Banked): two pixels
+    // a trace step, each from a bank of its own, in output groups of half
+    // the channels. Every round's columns pair up if the map's and the
+    // tile's widths are even. Where it fills the lanes better: for at most
+    // half a group's channels, and for counts that fill half groups better
+    // than whole ones (on zc706 MobileNet v2's 96 and EfficientNet-B0's 80:
+    // every lane busy, or 5 of 6, instead of 3 of 4 or 5 of 8). Elsewhere
+    // the estimate finds it ahead where it is not (EfficientNet-B0's block1
+    // pair on narrow8, 16 channels in groups of 8: estimated 1.4 k cycles
+    // faster, run 152 k slower, its producer's chunks loading a pixel a DMA
+    // row where the plain pair loads full depth).
     const uint32_t Bank = Hw.mapsBankElems();
     bool CanBank = !Dense && Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
                    Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
-    for (const LayerPlan &P : Ps)
-      CanBank &= P.L->Out.C <= Gch / 2;
+    for (const LayerPlan &P : Ps) {
+      const unsigned C = P.L->Out.C, Half = Gch / 2;
+      CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
+    }
     // A banked 1x1 conv's entries hold two pixels each, so its tile may
     // have twice the accumulators' pixels, which a depthwise producer
     // traces in bands of rows that fit them (LayerPlan::bandRows): less
@@ -288,6 +297,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
         std::vector<LayerPlan> Ways;
         if (setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac), Extra, DwIn))
           Ways.push_back(Dn);
+        // (Not with a banked area: estimated ahead, measured behind,
+        // MobileNet v1 +10 k cycles, v2 +2 k, 2026-12-02.)
         if (FullOk && !Banked) {
           LayerPlan Full = Dn;
           Full.FullDepth = true;
@@ -302,8 +313,8 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           // whole input region, the area in the other (LayerPlan::
           // FullDepth): its chunks all load ahead, each as the layer
           // before stores it (RowSignals.cpp: startOnRows).
-          if (Opts.FullDepthPairs && W.Depthwise && !W.FullDepth && !W.Banked &&
-              W.Rounds.size() == W.NOg && W.L->Out.C % Gch == 0) {
+          if (Opts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
+              W.L->Out.C % Gch == 0) {
             LayerPlan Full = W;
             Full.FullDepth = true;
             if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew,

@@ -208,6 +208,40 @@ TEST(Layers, RandomBankedCasesMostlyTakeBanks) {
   EXPECT_GE(Banked, 12u);
 }
 
+class RandomBankedPair : public ::testing::TestWithParam<unsigned> {};
+
+/// Depthwise convs and the wider 1x1 convs reading them (RandomModels.h).
+TEST_P(RandomBankedPair, MatchesReferenceBitForBit) {
+  check(bankedPairCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 18u));
+
+TEST(Layers, RandomBankedPairsMostlyBank) {
+  // The cases above are worth having if, on zc706, most of them fuse the
+  // pair with the 1x1 conv on a banked area, and some of those load the
+  // producer full depth.
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  unsigned Banked = 0, Full = 0;
+  for (unsigned Seed = 0; Seed < 18; ++Seed) {
+    std::optional<ir::Graph> G = quantizedGraph(bankedPairCase(Seed), *Hw);
+    ASSERT_TRUE(G);
+    std::vector<compiler::PlanPart> Parts;
+    ASSERT_TRUE(bool(compiler::compile(*G, *Hw, compiler::CompileOptions(), &Parts)));
+    bool Pair = false, Deep = false;
+    for (const compiler::PlanPart &P : Parts) {
+      Pair |= P.Name == "n" && P.Order.find("+banked2") != std::string::npos &&
+              P.Order.find("+fused<") != std::string::npos;
+      Deep |= P.Name == "d" && P.Order.find("+fulldepth") != std::string::npos;
+    }
+    Banked += Pair;
+    Full += Pair && Deep;
+  }
+  EXPECT_GE(Banked, 10u) << "of 18 pairs";
+  EXPECT_GE(Full, 3u) << "of those, full depth";
+}
+
 class RandomCopied : public ::testing::TestWithParam<unsigned> {};
 
 /// Narrow convs tracing two pixels a step from a shifted copy of their

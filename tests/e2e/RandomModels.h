@@ -330,6 +330,27 @@ inline std::string bankedCase(unsigned Seed) {
   return Y;
 }
 
+/// A depthwise conv of even output width and the 1x1 conv of 65-96 or
+/// 129-160 output channels that alone reads it (MobileNet v2's 96 and 160):
+/// a fused pair may run the 1x1 conv two pixels a step from a banked area,
+/// in output groups of 32 channels, which those counts fill better than
+/// groups of 64 (compiler Fuse.cpp). Even seeds: 48-300 channels on maps
+/// of 8-28 rows by 8-28 columns; odd seeds: 128-384 channels on maps of 6-14
+/// by 8-14, one group of tiles, whose producer may load full depth.
+inline std::string bankedPairCase(unsigned Seed) {
+  Rng R(Seed * 7919 + 5);
+  const bool Small = Seed % 2;
+  const unsigned C = Small ? 64 * pick(R, 2, 6) : pickLog(R, 48, 300);
+  const unsigned H = Small ? pick(R, 6, 14) : pick(R, 8, 28);
+  const unsigned W = 2 * (Small ? pick(R, 4, 7) : pick(R, 4, 14));
+  std::string Y = modelHeader(fmt::format("bankedpair{}", Seed), C, H, W, 7);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: 3, pad: 1, "
+                   "groups: {0}, relu: true}}\n"
+                   "  - {{name: n, type: conv, out_channels: {1}, kernel: 1, relu: {2}}}\n",
+                   C, 64 * pick(R, 1, 2) + pick(R, 1, 32), Seed / 2 % 2 ? "true" : "false");
+  return Y;
+}
+
 /// A conv of at most half an output group's channels whose kernel is wider
 /// than its stride (a network's stem, an inception 5x5), alone or (odd
 /// seeds) computing the windows of the depthwise conv that alone reads it:

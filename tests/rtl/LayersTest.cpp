@@ -43,6 +43,7 @@ class RtlRandomFused : public RandomLayers {};
 class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
+class RtlRandomBankedPair : public RandomLayers {};
 class RtlRandomCopied : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
@@ -65,6 +66,9 @@ TEST_P(RtlRandomFusedPool, SimAndRtlAgree) { check(fusedPoolCase(GetParam())); }
 TEST_P(RtlRandomExpansion, SimAndRtlAgree) { check(expansionCase(GetParam())); }
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
 TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
+// Wider 1x1 convs reading a depthwise conv's banked area, 32 channels a
+// group (a fused pair, LayerPlan::Banked).
+TEST_P(RtlRandomBankedPair, SimAndRtlAgree) { check(bankedPairCase(GetParam())); }
 // Narrow convs reading a shifted copy of their window (LayerPlan::CopyBanks).
 TEST_P(RtlRandomCopied, SimAndRtlAgree) { check(copiedCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
@@ -93,6 +97,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBankedPair, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomCopied, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
