@@ -326,20 +326,57 @@ void expandLayerNorms(Graph &G) {
   });
 }
 
-void globalToAvgPool(Graph &G) {
-  // A window larger than this is averaged in two steps (see below).
+/// Whether layer I of Layers is a depthwise conv, or an activation or
+/// batchnorm (fused into the conv later) of one.
+bool afterDepthwise(const std::vector<Layer> &Layers, int I) {
+  while (I >= 0 && (Layers[size_t(I)].Kind == LayerKind::Activation ||
+                    Layers[size_t(I)].Kind == LayerKind::Relu ||
+                    Layers[size_t(I)].Kind == LayerKind::BatchNorm))
+    I = Layers[size_t(I)].input();
+  if (I < 0)
+    return false;
+  const Layer &L = Layers[size_t(I)];
+  return L.Kind == LayerKind::Conv && L.Groups > 1 && L.Groups == L.Out.C && L.Out.C == L.In.C;
+}
+
+/// The side of the blocks a global average pool of an H x W map is first
+/// averaged over (0: none; see globalToAvgPool). Dw: the map is a depthwise
+/// conv's output.
+unsigned poolBlockSide(unsigned H, unsigned W, bool Dw) {
+  // A window larger than this is averaged in two steps.
   constexpr uint64_t MaxOneStep = 32 * 32;
+  auto Divides = [&](unsigned F) { return H % F == 0 && W % F == 0; };
+  // After a depthwise conv (squeeze-and-excitation's), blocks of 7 or the
+  // largest side up to 8, where there are at least four: that conv can
+  // then average tiles of whole blocks as it writes them back
+  // (compiler::hostBlockPools), and the map is not read back for its mean.
+  // MobileNet-sized maps (7 x 2^k) take blocks of 7, which leaves their
+  // conv the most tile shapes.
+  if (Dw) {
+    const uint64_t Pixels = uint64_t(H) * W;
+    if (Pixels >= 4 * 49 && Pixels / 49 <= MaxOneStep && Divides(7))
+      return 7;
+    for (unsigned F = 8; F >= 2; --F)
+      if (Divides(F) && Pixels >= 4 * uint64_t(F) * F && Pixels / (F * F) <= MaxOneStep)
+        return F;
+  }
+  // Otherwise only a map too large for one window: the smallest F that
+  // leaves at most 32 x 32.
+  unsigned F = 2;
+  while (uint64_t(H / F) * (W / F) > MaxOneStep && F <= std::min(H, W))
+    ++F;
+  return uint64_t(H) * W > MaxOneStep && Divides(F) ? F : 0;
+}
+
+void globalToAvgPool(Graph &G) {
   expandLayers(G, [&](Layer L, std::vector<Layer> &Out) {
     if (L.Kind == LayerKind::GlobalAvgPool) {
       // The hardware averages a window held in one maps buffer region:
-      // EfficientNet's squeeze-and-excitation averages 112x112 maps. A large
-      // map is first averaged over F x F blocks (F the smallest factor of
-      // both sides that leaves at most 32 x 32), then globally: the same
-      // mean, with one more rounding (docs/model-format.md, step 5).
-      unsigned F = 2;
-      while (uint64_t(L.In.H / F) * (L.In.W / F) > MaxOneStep && F <= std::min(L.In.H, L.In.W))
-        ++F;
-      if (uint64_t(L.In.H) * L.In.W > MaxOneStep && L.In.H % F == 0 && L.In.W % F == 0) {
+      // EfficientNet's squeeze-and-excitation averages 112x112 maps. A map
+      // is first averaged over F x F blocks (poolBlockSide), then globally:
+      // the same mean, with one more rounding (docs/model-format.md, step
+      // 5).
+      if (const unsigned F = poolBlockSide(L.In.H, L.In.W, afterDepthwise(Out, L.input()))) {
         Layer Pre;
         Pre.Name = L.Name + "_blocks";
         Pre.Kind = LayerKind::AvgPool;
@@ -468,6 +505,34 @@ bool fuseAdds(Graph &G) {
   return Changed;
 }
 
+/// Marks each depthwise conv whose output an average pool of F x F blocks
+/// (stride F, no padding, the map a whole number of blocks) reads: the
+/// compiler may have the conv average its tiles as it writes them back, and
+/// that pool then runs no code (Layer::PoolBlock, HostedPool, PoolHost;
+/// compiler::hostBlock). The first such pool of a conv; recomputed from
+/// scratch, so a canonical graph stays as it is.
+void markHostedPools(Graph &G) {
+  for (Layer &L : G.Layers) {
+    L.PoolBlock = 0;
+    L.HostedPool = L.PoolHost = -1;
+  }
+  for (size_t I = 0; I < G.Layers.size(); ++I) {
+    Layer &Q = G.Layers[I];
+    const int D = Q.input();
+    if (Q.Kind != LayerKind::AvgPool || D < 0 || Q.KH < 2 || Q.KH != Q.KW || Q.SH != Q.KH ||
+        Q.SW != Q.KW || Q.PadT || Q.PadB || Q.PadL || Q.PadR || Q.CeilMode)
+      continue;
+    Layer &C = G.Layers[size_t(D)];
+    if (C.Kind != LayerKind::Conv || C.Groups < 2 || C.Groups != C.Out.C || C.In.C != C.Out.C ||
+        C.HasResidual || C.HostedPool >= 0 || C.Out.H % Q.KH || C.Out.W % Q.KW ||
+        Q.Out.C != C.Out.C)
+      continue;
+    C.PoolBlock = Q.KH;
+    C.HostedPool = int(I);
+    Q.PoolHost = D;
+  }
+}
+
 } // namespace
 
 llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
@@ -491,6 +556,7 @@ llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
     while (detail::poolConcatInputs(G))
       ;
     detail::mergeSiblings(G, Opts.OneFormat);
+    markHostedPools(G);
   } catch (const CanonError &E) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), E.Msg);
   }

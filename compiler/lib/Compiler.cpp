@@ -95,13 +95,13 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
   // A field added to ir::Layer must be added here if planning can read it
   // (Seeded holds weight values, which planning does not read);
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 568, "ir::Layer changed: update planKey");
+  static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{} pen{}",
+                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, hasActivationTable(L), Penalty);
+                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -133,7 +133,7 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     const size_t I = Distinct[K];
     if (auto Err = checkLayer(G.Layers[I], Hw, Formats))
       Parts[I].emplace(std::move(Err));
-    else if (!isView(G.Layers[I])) // Its input writes into it.
+    else if (!isView(G.Layers[I]) && !hostedPool(G.Layers[I], Opts)) // No code of its own.
       Parts[I].emplace(
           planLayer(G.Layers[I], unsigned(I), SlicedOut[I], Hw, B, Opts, Frames[I], Penalty[I]));
   });
@@ -334,11 +334,14 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     for (LayerPlan &P : *Plans)
       if (P.FromMid)
         P.ProducerOrdinal = DoneAfter[size_t(P.FusedWith)];
-    for (size_t I = 0; I < G.Layers.size(); ++I) // Inputs come first in the graph.
+    for (size_t I = 0; I < G.Layers.size(); ++I) { // Inputs come first in the graph.
       if (isView(G.Layers[I]))
         for (int In : G.Layers[I].Inputs)
           if (In >= 0)
             DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
+      if (hostedPool(G.Layers[I], Opts)) // Stored with its conv's tiles.
+        DoneAfter[I] = DoneAfter[size_t(G.Layers[I].PoolHost)];
+    }
   }
   for (LayerPlan &P : *Plans) {
     const ir::Layer &L = *P.L;
@@ -359,6 +362,12 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       P.In.Stride = L.In.C;
     }
     P.Out = ViewOf(int(P.Index));
+    if (P.PoolBlock) {
+      const ir::Layer &Pool = PG.Layers[size_t(L.HostedPool)];
+      P.PoolOut = ViewOf(L.HostedPool);
+      P.PoolMult = Pool.AvgMult;
+      P.PoolShift = Pool.AvgShift;
+    }
     P.Pieces = Pieces[P.Index];
     if (L.HasResidual)
       P.Res = ViewOf(L.Residual);
@@ -443,7 +452,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   std::vector<LayerPlan> All;
   bool AllPlanned = true;
   for (unsigned I = 0; I < PG.Layers.size(); ++I) {
-    if (isView(PG.Layers[I]))
+    if (isView(PG.Layers[I]) || hostedPool(PG.Layers[I], Opts))
       continue;
     auto Parts = planLayer(PG.Layers[I], I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
     if (!Parts) {
@@ -467,6 +476,11 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
     if (L.Kind == ir::LayerKind::Concat) {
       Out += fmt::format("{:<16} {:<8} (a view: its inputs write into its tensor)\n", L.Name,
                          "concat");
+      continue;
+    }
+    if (hostedPool(L, Opts)) {
+      Out += fmt::format("{:<16} {:<8} (averaged by '{}' as it writes its tiles back)\n", L.Name,
+                         "avgpool", PG.Layers[size_t(L.PoolHost)].Name);
       continue;
     }
     if (L.Kind == ir::LayerKind::Slice) {

@@ -321,10 +321,18 @@ static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
     Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
+  // The block means of a pool it hosts (LayerPlan::PoolBlock): a vavg of
+  // F x F cycles a block and run of pooling-unit words, a round's blocks.
+  uint64_t Means = 0;
+  if (const unsigned F = P.PoolBlock)
+    for (const Round &Rd : P.Rounds)
+      Means += uint64_t(Rd.ExtR / F) * (Rd.ExtC / F) *
+               poolInsts(P.ogChannels(Hw.VmacsPerCu * Hw.LanesPerVmac), Hw) *
+               (timing::traceCycles(F, F) + 2);
   // An entry a trace (two pixels of half an output group with PixLog 1).
   return (roundPixels(P) >> P.PixLog) *
              (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
-         P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8);
+         P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8) + Means;
 }
 
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {
@@ -335,6 +343,8 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   // grouped 1x1 convs.
   const uint64_t Issue = Passes > 1 ? Pixels * (4 + 3 * Passes) : 0;
   uint64_t Bytes = windowBytes(P);
+  if (const unsigned F = P.PoolBlock) // the block means' stores
+    Bytes += P.L->Out.elems() * 2 / (F * F);
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 

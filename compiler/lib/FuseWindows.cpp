@@ -274,7 +274,9 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with
         // an entry of slack after it (Lowerer::windowWriteBack).
-        if (uint64_t(Rq) * Wq * Qn.ogChannels(Gch) > B.OutCap ||
+        if (Qn.PoolBlock && (Rq % Qn.PoolBlock || Wq % Qn.PoolBlock))
+          continue; // tiles of whole blocks (LayerPlan::PoolBlock)
+        if (Qn.outElems(Rq, Wq, Gch) > B.OutCap ||
             !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
             Qn.ColsIn > Hw.AccEntries)
           continue;

@@ -351,10 +351,53 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     if (R0 + Rows == Rd.ExtR && FreeIn && P.groupResidual())
       E.signal(Unit::Compute, InFree + S.InBuf);
   }
+  if (S.Writes && P.PoolBlock)
+    blockMeans(S);
   if (S.Writes)
     E.signal(Unit::Compute, OutFull + S.OutBuf);
   if (S.FreeMid)
     E.signal(Unit::Compute, InFree + S.MidBuf);
+}
+
+void Lowerer::blockMeans(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const Round &Rd = S.round();
+  // The round's tiles are whole blocks (the planner's tiles, the map a
+  // whole number of blocks): every CU's blocks lie alike, pixel (r, c) of
+  // the tile at (r x ExtC + c) x OgCh, as its stores read them. A CU whose
+  // tile is smaller than the round's averages stale pixels in the blocks
+  // past it, which it does not store.
+  const unsigned F = P.PoolBlock, OgCh = P.ogChannels(G);
+  const unsigned BR = Rd.ExtR / F, BC = Rd.ExtC / F;
+  const uint32_t Base = B.OutBase[S.OutBuf], Means = Base + P.blockMeansAt(Rd.ExtR, Rd.ExtC, G);
+  Inst Avg;
+  Avg.Op = Opcode::VAVG;
+  Avg.mult = P.PoolMult;
+  Avg.shift = P.PoolShift;
+  Avg.rs1 = 9;
+  Avg.rs2 = 6;
+  Avg.rows = F;
+  Avg.len = F;
+  Avg.bstride = Rd.ExtC * OgCh;
+  Avg.cstride = OgCh;
+  const unsigned Words = ceilDiv(OgCh, Lanes), Width = Hw.poolWords();
+  // The pool's work, in its cycle span: the conv's resumes after it.
+  E.mark(unsigned(P.L->HostedPool));
+  for (unsigned By = 0; By < BR; ++By)
+    for (unsigned Bx = 0; Bx < BC; ++Bx) {
+      E.li(6, Base + (By * F * Rd.ExtC + Bx * F) * OgCh);
+      E.li(9, Means + (By * BC + Bx) * OgCh);
+      for (unsigned W0 = 0; W0 < Words; W0 += Width) {
+        const unsigned N = std::min(Width, Words - W0);
+        if (W0) {
+          E.addi(6, 6, Width * Lanes);
+          E.addi(9, 9, Width * Lanes);
+        }
+        Avg.words = N - 1;
+        E.emit(Avg);
+      }
+    }
+  E.mark(P.Index);
 }
 
 uint32_t Lowerer::tailAddr(const Step &S) const {

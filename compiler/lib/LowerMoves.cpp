@@ -434,7 +434,30 @@ void Lowerer::store(const Step &S) {
     tileRuns(S, S.P->Out, Opcode::ST_MAP);
   for (const OutPiece &Pc : S.P->Pieces)
     tileRuns(S, Pc.View, Opcode::ST_MAP, Pc.Begin, Pc.Count);
+  if (S.P->PoolBlock)
+    storeBlockMeans(S);
   E.signal(Unit::Store, OutFree + S.OutBuf);
+}
+
+void Lowerer::storeBlockMeans(const Step &S) {
+  const LayerPlan &P = *S.P;
+  const TensorView &V = P.PoolOut;
+  const Round &Rd = S.round();
+  const unsigned F = P.PoolBlock, BC = Rd.ExtC / F;
+  const uint32_t Means = B.OutBase[S.OutBuf] + P.blockMeansAt(Rd.ExtR, Rd.ExtC, G);
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    unsigned Chan0, NCh, Entry;
+    outputSlice(S, Cu, Chan0, NCh, Entry);
+    if (!NCh)
+      continue;
+    const TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    const TensorView Fr = V.frame(T.Frame);
+    dmaSeries(T.VR / F, int64_t(V.W) * V.Stride * 2, BC * Entry, Opcode::ST_MAP,
+              Fr.at(T.OY0 / F, T.OX0 / F, Chan0), Means, Cu, T.VC / F, NCh, int64_t(V.Stride) * 2,
+              Entry, 1u << Cu);
+  }
 }
 
 void Lowerer::loadResidual(const Step &S) {

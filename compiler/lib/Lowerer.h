@@ -112,6 +112,12 @@ private:
   /// rows of a band to their places in its reader's window, and, after the
   /// last band, zeros in the window's padding.
   void windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows);
+  /// A host's block means (LayerPlan::PoolBlock): after its tile is written
+  /// back, a vavg a block and run of pooling-unit words over the output
+  /// region, into the means' place after the tile (blockMeansAt).
+  void blockMeans(const Step &S);
+  /// The store of every CU's block means of step S to the pool's tensor.
+  void storeBlockMeans(const Step &S);
   /// Where a fused pair's depthwise output lies (Step::MidBuf).
   uint32_t midBase(const Step &S) const;
   /// Where step S's bias word lies (the activation table after it): after

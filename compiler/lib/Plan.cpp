@@ -222,6 +222,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   auto CanWin = [&](const Cost &Bound) { return !(BestCost.Score < Bound.Score); };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
+  P.PoolBlock = P.Depthwise ? hostBlock(L, Opts) : 0;
   P.Dynamic = L.DynamicWeights;
   if (Mode == GroupMode::Vdw) {
     assert(groupedVdwFits(L, G) && "planLayer checks the grouping");
@@ -272,6 +273,10 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
     if (P.GroupK > 1)
       PMax = std::min(PMax, Hw.AccEntries);
     for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax)) {
+      // A conv averaging blocks for the pool it hosts: tiles of whole
+      // blocks, their means after them in the output region.
+      if (P.PoolBlock && (R % P.PoolBlock || Wt % P.PoolBlock || P.outElems(R, Wt, G) > B.OutCap))
+        continue;
       if (Wt > Hw.AccEntries || !setTile(P, R, Wt, Stride, Extra, B) ||
           !CanWin(transferBound(P, Hw)))
         continue;
@@ -412,7 +417,8 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   // where the cost model says that pays (the rounds of a short last row
   // block leave CUs idle). Weighed over every tile shape, the estimate
   // chose shapes that lost: ResNet-50 +43 k cycles, MobileNet v2 +49 k.
-  if (Opts.EvenRows && L.Out.H % P.R != 0 && !P.Elementwise && P.GroupK <= 1 && !P.GroupChunks) {
+  if (Opts.EvenRows && L.Out.H % P.R != 0 && !P.Elementwise && P.GroupK <= 1 && !P.GroupChunks &&
+      !P.PoolBlock) {
     LayerPlan Even = P;
     Even.EvenRows = true;
     makeRounds(Even, NCu, Best.How);

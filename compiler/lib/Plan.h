@@ -308,7 +308,24 @@ struct LayerPlan {
   /// that layer's stores are done, and no longer.
   int Ordinal = 0, NeedsDone = -1;
   TensorView In, Out, Res; ///< Res: the fused residual's tensor (conv only).
-  TensorView In2;          ///< Second operand of an elementwise add.
+  /// A depthwise conv that averages its tiles for the pool it hosts
+  /// (hostBlock): the side of the blocks, and the pool's tensor. Its tiles
+  /// are whole blocks, and each round's means follow its tile in the output
+  /// region (blockMeansAt).
+  unsigned PoolBlock = 0;
+  TensorView PoolOut;
+  unsigned PoolMult = 0, PoolShift = 0; ///< The pool's vavg scaling (ir::Layer::AvgMult).
+  /// Where the block means of a round of ExtR x ExtC output pixels start in
+  /// the output region (elements past its base): after the tile's entries.
+  uint32_t blockMeansAt(unsigned ExtR, unsigned ExtC, unsigned G) const {
+    return ExtR * ExtC * ogChannels(G);
+  }
+  /// Output-region elements a tile of R x Wt takes with its block means.
+  uint64_t outElems(unsigned R, unsigned Wt, unsigned G) const {
+    const uint64_t Blocks = PoolBlock ? uint64_t(R / PoolBlock) * (Wt / PoolBlock) : 0;
+    return (uint64_t(R) * Wt + Blocks) * ogChannels(G);
+  }
+  TensorView In2; ///< Second operand of an elementwise add.
   /// A conv merged from siblings has no tensor of its own: its stores write
   /// these pieces (empty: every channel goes to Out).
   std::vector<OutPiece> Pieces;
@@ -513,6 +530,16 @@ bool isView(const ir::Layer &L);
 inline bool hasActivationTable(const ir::Layer &L) {
   return (L.Kind == ir::LayerKind::Conv || L.Kind == ir::LayerKind::Fc) &&
          L.Activation != ir::Act::None;
+}
+
+/// The side of the blocks conv L averages for the pool it hosts
+/// (ir::Layer::PoolBlock; CompileOptions::HostBlockPools), 0: none.
+inline unsigned hostBlock(const ir::Layer &L, const CompileOptions &Opts) {
+  return Opts.HostBlockPools && Opts.Batch == 1 ? L.PoolBlock : 0;
+}
+/// Whether L is a pool its producer computes (hostBlock), which runs no code.
+inline bool hostedPool(const ir::Layer &L, const CompileOptions &Opts) {
+  return Opts.HostBlockPools && Opts.Batch == 1 && L.PoolHost >= 0;
 }
 
 /// The report form of a part's plan (--emit=plan, --emit=plan-json); G:

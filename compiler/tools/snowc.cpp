@@ -198,6 +198,11 @@ static cl::opt<bool> NoFuseExpansions(
     cl::desc("Do not fuse a 1x1 conv with the depthwise conv that alone reads it (the 1x1 conv "
              "stores its output and the depthwise conv loads it)"),
     cl::cat(Cat));
+static cl::opt<bool> NoHostBlockPools(
+    "no-host-block-pools",
+    cl::desc("Do not have a depthwise conv average its output in blocks for the average pool "
+             "that reads it (the pool loads the map back)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPinPairWeights(
     "no-pin-pair-weights",
     cl::desc("Load a fused depthwise / 1x1 pair's weights for each group of tiles and output "
@@ -332,6 +337,7 @@ static int compileModel() {
   Opts.FuseDense = !NoFuseDense;
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
+  Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;
   Opts.DwPixelPairs = !NoDwPixelPairs;
   Opts.EvenRows = !NoEvenRows;

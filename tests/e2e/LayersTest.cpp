@@ -217,29 +217,66 @@ TEST_P(RandomBankedPair, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 18u));
 
+/// The parts of Yaml's plan on zc706 with Opts (--emit=plan's rows).
+std::vector<compiler::PlanPart> zc706Parts(const std::string &Yaml,
+                                           const compiler::CompileOptions &Opts = {}) {
+  std::vector<compiler::PlanPart> Parts;
+  auto Hw = isa::loadHwConfig("zc706");
+  EXPECT_TRUE(bool(Hw));
+  std::optional<ir::Graph> G = Hw ? quantizedGraph(Yaml, *Hw) : std::nullopt;
+  EXPECT_TRUE(G && compiler::compile(*G, *Hw, Opts, &Parts));
+  return Parts;
+}
+
+/// Whether Parts has a part of layer Name whose order has every one of Tags.
+bool hasPart(const std::vector<compiler::PlanPart> &Parts, const std::string &Name,
+             std::initializer_list<const char *> Tags = {}) {
+  return llvm::any_of(Parts, [&](const compiler::PlanPart &P) {
+    return P.Name == Name &&
+           llvm::all_of(Tags, [&](const char *T) { return P.Order.find(T) != std::string::npos; });
+  });
+}
+
 TEST(Layers, RandomBankedPairsMostlyBank) {
   // The cases above are worth having if, on zc706, most of them fuse the
   // pair with the 1x1 conv on a banked area, and some of those load the
   // producer full depth.
-  auto Hw = isa::loadHwConfig("zc706");
-  ASSERT_TRUE(bool(Hw));
   unsigned Banked = 0, Full = 0;
   for (unsigned Seed = 0; Seed < 18; ++Seed) {
-    std::optional<ir::Graph> G = quantizedGraph(bankedPairCase(Seed), *Hw);
-    ASSERT_TRUE(G);
-    std::vector<compiler::PlanPart> Parts;
-    ASSERT_TRUE(bool(compiler::compile(*G, *Hw, compiler::CompileOptions(), &Parts)));
-    bool Pair = false, Deep = false;
-    for (const compiler::PlanPart &P : Parts) {
-      Pair |= P.Name == "n" && P.Order.find("+banked2") != std::string::npos &&
-              P.Order.find("+fused<") != std::string::npos;
-      Deep |= P.Name == "d" && P.Order.find("+fulldepth") != std::string::npos;
-    }
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
+    const bool Pair = hasPart(Parts, "n", {"+banked2", "+fused<"});
     Banked += Pair;
-    Full += Pair && Deep;
+    Full += Pair && hasPart(Parts, "d", {"+fulldepth"});
   }
   EXPECT_GE(Banked, 10u) << "of 18 pairs";
   EXPECT_GE(Full, 3u) << "of those, full depth";
+}
+
+class RandomSeBlock : public ::testing::TestWithParam<unsigned> {};
+
+/// Squeeze-and-excitation after a depthwise conv that may average its
+/// output in blocks for the global average (RandomModels.h).
+TEST_P(RandomSeBlock, MatchesReferenceBitForBit) {
+  check(seBlockCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomSeBlock, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomSeBlocksMostlyHostTheirPool) {
+  // The cases above are worth having if, on zc706, most of them average
+  // their depthwise output in blocks first (a pool of its own without
+  // HostBlockPools), and every such conv averages them as it writes its
+  // tiles back (the blocks' pool then has no plan).
+  compiler::CompileOptions Apart;
+  Apart.HostBlockPools = false;
+  unsigned Hosted = 0, Blocks = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    const bool Split = hasPart(zc706Parts(seBlockCase(Seed), Apart), "pool_blocks");
+    Blocks += Split;
+    Hosted += Split && !hasPart(zc706Parts(seBlockCase(Seed)), "pool_blocks");
+  }
+  EXPECT_GE(Blocks, 15u) << "of 24, 18 of them sides of whole blocks";
+  EXPECT_EQ(Hosted, Blocks);
 }
 
 class RandomCopied : public ::testing::TestWithParam<unsigned> {};

@@ -311,8 +311,8 @@ TEST(Passes, ALayerFeedingAFusedPairStaysWhole) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 68; ++K) {
-    const std::string &Yaml = K < 34 ? FewChannels : Pairs;
+  for (int K = 0; K < 70; ++K) {
+    const std::string &Yaml = K < 35 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided, &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,    &O.ScheduleLayers,
@@ -322,8 +322,8 @@ TEST(Passes, EverySwitchOffKeepsValues) {
                      &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,     &O.FullDepthMaps,
                      &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools, &O.FuseExpansions,
                      &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,      &O.ChunkBanks,
-                     &O.SpreadGroupLoads, &O.CopiedWindows};
-    *Flags[K % 34] = false;
+                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools};
+    *Flags[K % 35] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -188,6 +188,41 @@ inline std::string seCase(unsigned Seed) {
   return Y;
 }
 
+/// An inverted residual block with squeeze-and-excitation (EfficientNet's):
+/// a 1x1 expansion (odd seeds), a 3x3 or 5x5 depthwise conv of stride 1 or
+/// 2 and its activation, whose output a global average reads (through
+/// blocks of 4-8 the conv may average as it writes its tiles back: compiler
+/// LayerPlan::PoolBlock; the output side a multiple of 4-8 pixels in most
+/// cases, else any), two 1x1 convs and a sigmoid, the per-channel scale and
+/// a projection. 8-300 channels: one chunk, several, a partial last one.
+inline std::string seBlockCase(unsigned Seed) {
+  Rng R(Seed * 2861 + 17);
+  const unsigned C = pickLog(R, 8, 300), K = pick(R, 1, 2) * 2 + 1, S = pick(R, 1, 2);
+  // The depthwise output's sides: F x 2-6 blocks for three seeds of four.
+  const unsigned F = pick(R, 4, 8);
+  const bool Blocks = Seed % 4 != 3;
+  const unsigned Ho = Blocks ? F * pick(R, 2, 6) : pick(R, 3, 30);
+  const unsigned Wo = Blocks ? F * pick(R, 2, 6) : pick(R, 3, 30);
+  const unsigned H = (Ho - 1) * S + 1, W = (Wo - 1) * S + 1; // with padding K / 2
+  std::string Y =
+      modelHeader(fmt::format("seblock{}", Seed), Seed % 2 ? pickLog(R, 4, 48) : C, H, W, Seed);
+  if (Seed % 2)
+    Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}}}\n",
+                   C, K, S, K / 2);
+  Y += activationLine(R, "x");
+  Y += "  - {name: pool, type: global_avgpool}\n";
+  Y += fmt::format("  - {{name: fc1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n",
+                   std::max(1u, C / pick(R, 4, 16)));
+  Y += fmt::format("  - {{name: fc2, type: conv, out_channels: {}, kernel: 1}}\n", C);
+  Y += "  - {name: s, type: sigmoid}\n";
+  Y += "  - {name: mul, type: scale, inputs: [x, s]}\n";
+  Y += fmt::format("  - {{name: proj, type: conv, out_channels: {}, kernel: 1}}\n",
+                   pickLog(R, 8, 200));
+  return Y;
+}
+
 /// Products of two maps (`mul`: vpre, vmul, vwb): a conv's output times
 /// another conv's (seed % 3 == 0), times itself (1: a square) or times the
 /// graph input (2), random channel counts and maps, an activation before

@@ -44,6 +44,7 @@ class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
+class RtlRandomSeBlock : public RandomLayers {};
 class RtlRandomCopied : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
@@ -69,6 +70,9 @@ TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
 // Wider 1x1 convs reading a depthwise conv's banked area, 32 channels a
 // group (a fused pair, LayerPlan::Banked).
 TEST_P(RtlRandomBankedPair, SimAndRtlAgree) { check(bankedPairCase(GetParam())); }
+// A depthwise conv averaging its output in blocks for squeeze-and-excitation
+// (LayerPlan::PoolBlock).
+TEST_P(RtlRandomSeBlock, SimAndRtlAgree) { check(seBlockCase(GetParam())); }
 // Narrow convs reading a shifted copy of their window (LayerPlan::CopyBanks).
 TEST_P(RtlRandomCopied, SimAndRtlAgree) { check(copiedCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
@@ -98,6 +102,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBankedPair, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSeBlock, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomCopied, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));

@@ -172,6 +172,13 @@ struct CompileOptions {
   /// 9d). Any dense conv of one channel chunk may be the producer (a
   /// network's stem). Where the cost model says it pays.
   bool FuseExpansions = true;
+  /// Have a depthwise conv average its output in blocks for the average
+  /// pool that reads it (squeeze-and-excitation's first step,
+  /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole
+  /// blocks, a vavg a block and channel group goes after the writeback, the
+  /// means are stored with the tile, and the pool runs no code, so the map
+  /// is not read back for its mean (docs/compiler.md, step 9e). Batch 1.
+  bool HostBlockPools = true;
   /// Load a fused pair's weights once, where a depthwise producer's and its
   /// one 1x1 reader's all fit the weights buffer: the reader's kernels in
   /// one bank, the rest in the other, kept for the pair, instead of again

@@ -166,6 +166,13 @@ struct Layer {
   // AvgPool: y = sat16((sum * AvgMult + 2^(AvgShift-1)) >> AvgShift), chosen
   // by quantize() from the window size (docs/fixed-point.md).
   unsigned AvgMult = 0, AvgShift = 0;
+  /// Set by the compiler (compiler::hostBlockPools), not by a model: a
+  /// depthwise conv whose writeback also averages its output in PoolBlock x
+  /// PoolBlock blocks for the average pool HostedPool (that layer's
+  /// index), which then runs no code of its own (its PoolHost: the conv's
+  /// index); 0 and -1: none.
+  unsigned PoolBlock = 0;
+  int HostedPool = -1, PoolHost = -1;
 
   // Fixed-point formats (number of fraction bits) chosen by quantize().
   int InFrac = 8, OutFrac = 8, WFrac = 0, BFrac = 0;
