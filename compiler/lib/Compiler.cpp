@@ -97,11 +97,12 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{}",
+                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock);
+                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock,
+                     L.PoolHost >= 0);
 }
 
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,

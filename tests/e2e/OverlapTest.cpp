@@ -591,3 +591,29 @@ TEST(Passes, ADepthwiseConvAveragesBlocksForItsSqueezeExcitation) {
   // (2026-12-02).
   EXPECT_LT(R.On.Stats.Cycles + 40000, R.Off.Stats.Cycles);
 }
+
+TEST(Passes, AGlobalPoolShapedLikeAHostedOneStillRuns) {
+  // MobileNet v3's last squeeze-and-excitation averages a 576 x 7 x 7
+  // depthwise output, which its conv averages (one block, the whole map:
+  // the pool runs no code), and the network's last pool a 576 x 7 x 7 1x1
+  // conv output, which runs as a pool. Layers of equal geometry share
+  // plans (Compiler.cpp, planKey): the second must not take the first's
+  // none (MobileNet v3's output was all zeros).
+  const std::string Yaml = header("twopools", 96, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 576, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 576, kernel: 5, pad: 2, groups: 576}
+  - {name: x, type: hardswish}
+  - {name: se, type: global_avgpool}
+  - {name: fc1, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: fc2, type: conv, out_channels: 576, kernel: 1}
+  - {name: s, type: hardsigmoid}
+  - {name: mul, type: scale, inputs: [x, s]}
+  - {name: p, type: conv, out_channels: 96, kernel: 1}
+  - {name: q, type: conv, out_channels: 576, kernel: 1, relu: true}
+  - {name: pool, type: global_avgpool}
+)";
+  RunResult R;
+  cyclesOf(Yaml, "zc706", compiler::CompileOptions(), &R);
+  EXPECT_EQ(layerNamed(R, "se")->DramReadBytes, 0u) << "se is hosted";
+  EXPECT_GT(layerNamed(R, "pool")->Cycles, 0u) << "pool runs";
+}
