@@ -105,6 +105,33 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
                      L.PoolHost >= 0);
 }
 
+/// planLayer, for a conv hosting a pool's blocks (hostBlock) where no tile
+/// of whole blocks fits (a 7x7 stride-2 depthwise window of 256 channels on
+/// big4096): planned again without, and the pool then plans as any
+/// (poolIsHosted).
+llvm::Expected<std::vector<LayerPlan>>
+planLayerOrUnhosted(const ir::Layer &L, unsigned I, bool OutIsSlice, const isa::HwConfig &Hw,
+                    const BufferMap &B, const CompileOptions &Opts, unsigned Frames,
+                    uint64_t Penalty) {
+  auto P = planLayer(L, I, OutIsSlice, Hw, B, Opts, Frames, Penalty);
+  if (P || !hostBlock(L, Opts))
+    return P;
+  llvm::consumeError(P.takeError());
+  CompileOptions Apart = Opts;
+  Apart.HostBlockPools = false;
+  return planLayer(L, I, OutIsSlice, Hw, B, Apart, Frames, Penalty);
+}
+
+/// Whether pool layer Q runs no code of its own: its conv computes it
+/// (hostedPool) and has a plan that does (Plans: the plans so far, in any
+/// order, its conv's among them).
+bool poolIsHosted(const ir::Layer &Q, const CompileOptions &Opts,
+                  const std::vector<LayerPlan> &Plans) {
+  return hostedPool(Q, Opts) && llvm::any_of(Plans, [&](const LayerPlan &P) {
+           return int(P.Index) == Q.PoolHost && P.PoolBlock;
+         });
+}
+
 llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::HwConfig &Hw,
                                                const BufferMap &B, const CompileOptions &Opts,
                                                const std::vector<unsigned> &Frames,
@@ -135,12 +162,16 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
     if (auto Err = checkLayer(G.Layers[I], Hw, Formats))
       Parts[I].emplace(std::move(Err));
     else if (!isView(G.Layers[I]) && !hostedPool(G.Layers[I], Opts)) // No code of its own.
-      Parts[I].emplace(
-          planLayer(G.Layers[I], unsigned(I), SlicedOut[I], Hw, B, Opts, Frames[I], Penalty[I]));
+      Parts[I].emplace(planLayerOrUnhosted(G.Layers[I], unsigned(I), SlicedOut[I], Hw, B, Opts,
+                                           Frames[I], Penalty[I]));
   });
   std::vector<LayerPlan> Plans;
   for (size_t I = 0; I < N; ++I) {
-    auto &Part = Parts[Reuse[I]];
+    // A pool whose conv could not host it plans as any (after the conv).
+    if (hostedPool(G.Layers[I], Opts) && !Parts[I] && !poolIsHosted(G.Layers[I], Opts, Plans))
+      Parts[I].emplace(
+          planLayer(G.Layers[I], unsigned(I), SlicedOut[I], Hw, B, Opts, Frames[I], Penalty[I]));
+    auto &Part = Parts[hostedPool(G.Layers[I], Opts) ? I : Reuse[I]];
     if (!Part)
       continue;
     if (!*Part) // Its first layer has the error, so no layer before it has one.
@@ -340,7 +371,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
         for (int In : G.Layers[I].Inputs)
           if (In >= 0)
             DoneAfter[I] = std::max(DoneAfter[I], DoneAfter[In]);
-      if (hostedPool(G.Layers[I], Opts)) // Stored with its conv's tiles.
+      if (hostedPool(G.Layers[I], Opts) && DoneAfter[I] < 0) // Stored with its conv's tiles.
         DoneAfter[I] = DoneAfter[size_t(G.Layers[I].PoolHost)];
     }
   }
@@ -453,9 +484,10 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
   std::vector<LayerPlan> All;
   bool AllPlanned = true;
   for (unsigned I = 0; I < PG.Layers.size(); ++I) {
-    if (isView(PG.Layers[I]) || hostedPool(PG.Layers[I], Opts))
+    if (isView(PG.Layers[I]) || poolIsHosted(PG.Layers[I], Opts, All))
       continue;
-    auto Parts = planLayer(PG.Layers[I], I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
+    auto Parts =
+        planLayerOrUnhosted(PG.Layers[I], I, SlicedOut[I], Hw, *B, Opts, Frames[I], Penalty[I]);
     if (!Parts) {
       Errors[I] = llvm::toString(Parts.takeError());
       AllPlanned = false;
@@ -479,7 +511,7 @@ std::string snow::compiler::describePlan(const ir::Graph &G, const isa::HwConfig
                          "concat");
       continue;
     }
-    if (hostedPool(L, Opts)) {
+    if (hostedPool(L, Opts) && !ByLayer[I]) {
       Out += fmt::format("{:<16} {:<8} (averaged by '{}' as it writes its tiles back)\n", L.Name,
                          "avgpool", PG.Layers[size_t(L.PoolHost)].Name);
       continue;

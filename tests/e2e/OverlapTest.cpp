@@ -617,3 +617,33 @@ TEST(Passes, AGlobalPoolShapedLikeAHostedOneStillRuns) {
   EXPECT_EQ(layerNamed(R, "se")->DramReadBytes, 0u) << "se is hosted";
   EXPECT_GT(layerNamed(R, "pool")->Cycles, 0u) << "pool runs";
 }
+
+TEST(Passes, AConvWhoseBlocksDoNotFitLeavesThePoolItsOwnPlan) {
+  // EfficientNet-B0's block2: its stride-2 depthwise conv's smallest tile
+  // of whole 7x7 blocks needs a 15x15 window of a 256-channel group on
+  // bench/hw/big4096.yaml (16 vMACs a CU), more than an input region
+  // holds: the conv plans without averaging blocks and the blocks' pool as
+  // any (Compiler.cpp, planLayerOrUnhosted). On zc706 it hosts them.
+  const std::string Yaml = header("block2", 16, 112, 112) + R"(
+  - {name: e, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 96, kernel: 3, stride: 2, pad: 1, groups: 96}
+  - {name: x, type: silu}
+  - {name: pool, type: global_avgpool}
+  - {name: fc1, type: conv, out_channels: 4, kernel: 1, relu: true}
+  - {name: fc2, type: conv, out_channels: 96, kernel: 1}
+  - {name: s, type: sigmoid}
+  - {name: mul, type: scale, inputs: [x, s]}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+  RunResult Big, Zc;
+  cyclesOf(Yaml, std::string(SNOW_SOURCE_DIR) + "/bench/hw/big4096.yaml",
+           compiler::CompileOptions(), &Big);
+  cyclesOf(Yaml, "zc706", compiler::CompileOptions(), &Zc);
+  // The depthwise output, 96 x 56 x 56, and on zc706 its 8 x 8 blocks'
+  // means with it; big4096's pool loads it back.
+  const uint64_t Map = 96 * 56 * 56 * 2, Means = 96 * 8 * 8 * 2;
+  EXPECT_EQ(layerNamed(Big, "d")->DramWriteBytes, Map);
+  EXPECT_EQ(layerNamed(Zc, "d")->DramWriteBytes, Map + Means);
+  EXPECT_GT(layerNamed(Big, "pool_blocks")->DramReadBytes, 0u) << "a pool of its own";
+  EXPECT_EQ(layerNamed(Zc, "pool_blocks")->DramReadBytes, 0u);
+}
