@@ -109,10 +109,11 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
 /// of whole blocks fits (a 7x7 stride-2 depthwise window of 256 channels on
 /// big4096): planned again without, and the pool then plans as any
 /// (poolIsHosted).
-llvm::Expected<std::vector<LayerPlan>>
-planLayerOrUnhosted(const ir::Layer &L, unsigned I, bool OutIsSlice, const isa::HwConfig &Hw,
-                    const BufferMap &B, const CompileOptions &Opts, unsigned Frames,
-                    uint64_t Penalty) {
+llvm::Expected<std::vector<LayerPlan>> planLayerOrUnhosted(const ir::Layer &L, unsigned I,
+                                                           bool OutIsSlice, const isa::HwConfig &Hw,
+                                                           const BufferMap &B,
+                                                           const CompileOptions &Opts,
+                                                           unsigned Frames, uint64_t Penalty) {
   auto P = planLayer(L, I, OutIsSlice, Hw, B, Opts, Frames, Penalty);
   if (P || !hostBlock(L, Opts))
     return P;
