@@ -410,6 +410,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
       // frame F of x, y and s.
       P.In = P.In.frame(P.FrameShift);
       P.Out = P.Out.frame(P.FrameShift);
+      if (P.PoolBlock)
+        P.PoolOut = P.PoolOut.frame(P.FrameShift);
       const TensorView S = ViewOf(L.Inputs[1]).frame(P.FrameShift);
       const unsigned Lanes = Hw.LanesPerVmac, V = Hw.VmacsPerCu, G = V * Lanes;
       P.WAddr.assign(size_t(P.NOg) * P.NChunks * P.subBlocks(V), 0);

@@ -535,11 +535,11 @@ inline bool hasActivationTable(const ir::Layer &L) {
 /// The side of the blocks conv L averages for the pool it hosts
 /// (ir::Layer::PoolBlock; CompileOptions::HostBlockPools), 0: none.
 inline unsigned hostBlock(const ir::Layer &L, const CompileOptions &Opts) {
-  return Opts.HostBlockPools && Opts.Batch == 1 ? L.PoolBlock : 0;
+  return Opts.HostBlockPools ? L.PoolBlock : 0;
 }
 /// Whether L is a pool its producer computes (hostBlock), which runs no code.
 inline bool hostedPool(const ir::Layer &L, const CompileOptions &Opts) {
-  return Opts.HostBlockPools && Opts.Batch == 1 && L.PoolHost >= 0;
+  return Opts.HostBlockPools && L.PoolHost >= 0;
 }
 
 /// The report form of a part's plan (--emit=plan, --emit=plan-json); G:

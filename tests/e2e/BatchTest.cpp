@@ -193,6 +193,17 @@ TEST_P(RandomBatchSqueezeExcite, EveryFrameBitExact) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBatchSqueezeExcite, ::testing::Range(0u, 9u));
 
+/// Squeeze-and-excitation after a depthwise conv that averages its blocks
+/// as it writes its tiles back (LayerPlan::PoolBlock), the means of each
+/// frame's tiles stored in that frame's place.
+class RandomBatchSeBlock : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(RandomBatchSeBlock, EveryFrameBitExact) {
+  checkRandomBatch(seBlockCase(GetParam()), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBatchSeBlock, ::testing::Range(0u, 12u));
+
 /// A scale read by a pool: the pool does not go beside it, so the scale is
 /// planned again without the penalty that was to keep it there
 /// (PipelinePools.cpp: dropUnusedPenalties), and that plan must run per

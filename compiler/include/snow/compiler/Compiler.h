@@ -177,7 +177,8 @@ struct CompileOptions {
   /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole
   /// blocks, a vavg a block and channel group goes after the writeback, the
   /// means are stored with the tile, and the pool runs no code, so the map
-  /// is not read back for its mean (docs/compiler.md, step 9e). Batch 1.
+  /// is not read back for its mean (docs/compiler.md, step 9e). A batch's
+  /// frames are tiles like any others.
   bool HostBlockPools = true;
   /// Load a fused pair's weights once, where a depthwise producer's and its
   /// one 1x1 reader's all fit the weights buffer: the reader's kernels in
