@@ -320,10 +320,12 @@ struct LayerPlan {
   uint32_t blockMeansAt(unsigned ExtR, unsigned ExtC, unsigned G) const {
     return ExtR * ExtC * ogChannels(G);
   }
-  /// Output-region elements a tile of R x Wt takes with its block means.
+  /// Output-region elements a tile of R x Wt takes with its block means
+  /// (its rows a whole number of entries: pix() pixels each).
   uint64_t outElems(unsigned R, unsigned Wt, unsigned G) const {
-    const uint64_t Blocks = PoolBlock ? uint64_t(R / PoolBlock) * (Wt / PoolBlock) : 0;
-    return (uint64_t(R) * Wt + Blocks) * ogChannels(G);
+    const uint64_t Cols = (Wt + pix() - 1) / pix() * pix();
+    const uint64_t Blocks = PoolBlock ? uint64_t(R / PoolBlock) * (Cols / PoolBlock) : 0;
+    return (R * Cols + Blocks) * ogChannels(G);
   }
   TensorView In2; ///< Second operand of an elementwise add.
   /// A conv merged from siblings has no tensor of its own: its stores write
