@@ -321,18 +321,23 @@ static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
     Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
-  // The block means of a pool it hosts (LayerPlan::PoolBlock): a vavg of
-  // F x F cycles a block and run of pooling-unit words, a round's blocks.
+  // An entry a trace (two pixels of half an output group with PixLog 1).
+  return (roundPixels(P) >> P.PixLog) *
+             (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+         P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8) +
+         blockMeanCycles(P, Hw);
+}
+
+uint64_t snow::compiler::blockMeanCycles(const LayerPlan &P, const isa::HwConfig &Hw) {
+  // A vavg of F x F cycles a block and run of pooling-unit words, two
+  // address loads, a round's blocks.
   uint64_t Means = 0;
   if (const unsigned F = P.PoolBlock)
     for (const Round &Rd : P.Rounds)
       Means += uint64_t(Rd.ExtR / F) * (Rd.ExtC / F) *
                poolInsts(P.ogChannels(Hw.VmacsPerCu * Hw.LanesPerVmac), Hw) *
                (timing::traceCycles(F, F) + 2);
-  // An entry a trace (two pixels of half an output group with PixLog 1).
-  return (roundPixels(P) >> P.PixLog) *
-             (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
-         P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8) + Means;
+  return Means;
 }
 
 Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) {

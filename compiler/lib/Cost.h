@@ -59,6 +59,9 @@ Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// What a pooling plan costs beside a conv (PipelinePools.cpp): its traffic
 /// hides under the conv's traces, its windows still take the compute unit.
 uint64_t besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw);
+/// The compute cycles of the block means a conv averages for the pool it
+/// hosts (LayerPlan::PoolBlock; 0: none).
+uint64_t blockMeanCycles(const LayerPlan &P, const isa::HwConfig &Hw);
 
 /// The channel cycles the last of conv P's Steps steps leaves idle: its
 /// share of P's estimate less its share of P's stores (a last step

@@ -55,6 +55,11 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);
+  if (P.PoolBlock) {
+    D.Hosted = G.Layers[size_t(L.HostedPool)].Name;
+    D.HostedEstCycles = std::min(D.EstCycles, blockMeanCycles(P, Hw));
+    D.EstCycles -= D.HostedEstCycles;
+  }
   D.EstDramBytes = P.EstDramBytes;
   if (P.PrefetchWindow != UINT64_MAX)
     D.PrefetchWindow = P.PrefetchWindow;
@@ -95,6 +100,10 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
                                                          int64_t(*D.PrefetchWindow));
     EstimateOf[D.Layer] += D.EstCycles;
     Estimate += D.EstCycles;
+    if (!D.Hosted.empty()) { // the block means, in the hosted pool's span
+      EstimateOf[D.Hosted] += D.HostedEstCycles;
+      Estimate += D.HostedEstCycles;
+    }
   }
   if (json::Array *Layers = Root.getArray("layers"))
     for (json::Value &V : *Layers) {

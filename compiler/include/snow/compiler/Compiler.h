@@ -236,6 +236,11 @@ struct PlanPart {
   /// inputs: the concat's; docs/compiler.md, step 11). 0 where it writes
   /// none of its own (a fused producer, a merged conv storing into slices).
   unsigned OutPixelStride = 0;
+  /// A conv averaging the blocks of the pool after it (docs/compiler.md,
+  /// step 9e): that pool's name and the part of EstCycles its means take
+  /// (reported as the pool's, whose cycle span they run in).
+  std::string Hosted;
+  uint64_t HostedEstCycles = 0;
 };
 
 /// Every layer's plan, before the program order (compile()'s first steps,
