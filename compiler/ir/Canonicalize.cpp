@@ -326,6 +326,11 @@ void expandLayerNorms(Graph &G) {
   });
 }
 
+/// Whether L is a depthwise conv (a group a channel).
+bool isDepthwise(const Layer &L) {
+  return L.Kind == LayerKind::Conv && L.Groups > 1 && L.Groups == L.Out.C && L.Out.C == L.In.C;
+}
+
 /// Whether layer I of Layers is a depthwise conv, or an activation or
 /// batchnorm (fused into the conv later) of one.
 bool afterDepthwise(const std::vector<Layer> &Layers, int I) {
@@ -333,10 +338,7 @@ bool afterDepthwise(const std::vector<Layer> &Layers, int I) {
                     Layers[size_t(I)].Kind == LayerKind::Relu ||
                     Layers[size_t(I)].Kind == LayerKind::BatchNorm))
     I = Layers[size_t(I)].input();
-  if (I < 0)
-    return false;
-  const Layer &L = Layers[size_t(I)];
-  return L.Kind == LayerKind::Conv && L.Groups > 1 && L.Groups == L.Out.C && L.Out.C == L.In.C;
+  return I >= 0 && isDepthwise(Layers[size_t(I)]);
 }
 
 /// The side of the blocks a global average pool of an H x W map is first
@@ -349,7 +351,7 @@ unsigned poolBlockSide(unsigned H, unsigned W, bool Dw) {
   // After a depthwise conv (squeeze-and-excitation's), blocks of 7 or the
   // largest side up to 8, where there are at least four: that conv can
   // then average tiles of whole blocks as it writes them back
-  // (compiler::hostBlockPools), and the map is not read back for its mean.
+  // (markHostedPools), and the map is not read back for its mean.
   // MobileNet-sized maps (7 x 2^k) take blocks of 7, which leaves their
   // conv the most tile shapes.
   if (Dw) {
@@ -523,8 +525,7 @@ void markHostedPools(Graph &G) {
         Q.SW != Q.KW || Q.PadT || Q.PadB || Q.PadL || Q.PadR || Q.CeilMode)
       continue;
     Layer &C = G.Layers[size_t(D)];
-    if (C.Kind != LayerKind::Conv || C.Groups < 2 || C.Groups != C.Out.C || C.In.C != C.Out.C ||
-        C.HasResidual || C.HostedPool >= 0 || C.Out.H % Q.KH || C.Out.W % Q.KW ||
+    if (!isDepthwise(C) || C.HasResidual || C.HostedPool >= 0 || C.Out.H % Q.KH || C.Out.W % Q.KW ||
         Q.Out.C != C.Out.C)
       continue;
     C.PoolBlock = Q.KH;

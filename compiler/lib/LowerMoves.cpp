@@ -382,12 +382,15 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
 /// that is contiguous in DRAM. Only the layer's channels [First, First +
 /// Count) move, to V's channels from 0 on (a piece of a merged conv's output).
 void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First,
-                       unsigned Count) {
+                       unsigned Count, unsigned Block) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  const uint32_t Base = B.OutBase[S.OutBuf];
-  const int64_t DStride = int64_t(V.Stride) * 2;
   const Round &Rd = S.round();
+  // Block > 1: the tile's block means, after it in the output region
+  // (LayerPlan::blockMeansAt), a pixel a block.
+  const uint32_t Base = B.OutBase[S.OutBuf] + (Block > 1 ? P.blockMeansAt(Rd.ExtR, Rd.ExtC, G) : 0);
+  const unsigned ExtC = Rd.ExtC / Block;
+  const int64_t DStride = int64_t(V.Stride) * 2;
   const uint64_t Last = uint64_t(First) + Count;
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
     if (!Rd.Cus[Cu].active())
@@ -395,19 +398,22 @@ void Lowerer::tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned F
     unsigned Chan0, NCh, Entry;
     outputSlice(S, Cu, Chan0, NCh, Entry);
     TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
+    const unsigned Y0 = T.OY0 / Block, X0 = T.OX0 / Block, VR = T.VR / Block, VC = T.VC / Block;
     const unsigned Lo = std::max(Chan0, First);
     const unsigned Hi = unsigned(std::min<uint64_t>(uint64_t(Chan0) + NCh, Last));
     if (Lo >= Hi)
       continue;
     const TensorView F = V.frame(T.Frame);
     const uint32_t Buf = Base + (Lo - Chan0);
-    if (T.VC == L.Out.W && Rd.ExtC == T.VC) {
-      // Whole output rows: the tile is one run of pixels.
-      dma(Op, F.at(T.OY0, 0, Lo - First), Buf, Cu, T.VR * T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
+    if (Block == 1 && T.VC == L.Out.W && Rd.ExtC == T.VC) {
+      // Whole output rows: the tile is one run of pixels. (Block means go a
+      // row a DMA, as measured: one DMA moved the cycles of a few layers
+      // by a few hundred either way.)
+      dma(Op, F.at(Y0, 0, Lo - First), Buf, Cu, VR * VC, Hi - Lo, DStride, Entry, 1u << Cu);
       continue;
     }
-    dmaSeries(T.VR, int64_t(V.W) * V.Stride * 2, Rd.ExtC * Entry, Op,
-              F.at(T.OY0, T.OX0, Lo - First), Buf, Cu, T.VC, Hi - Lo, DStride, Entry, 1u << Cu);
+    dmaSeries(VR, int64_t(V.W) * V.Stride * 2, ExtC * Entry, Op, F.at(Y0, X0, Lo - First), Buf, Cu,
+              VC, Hi - Lo, DStride, Entry, 1u << Cu);
   }
 }
 
@@ -434,30 +440,9 @@ void Lowerer::store(const Step &S) {
     tileRuns(S, S.P->Out, Opcode::ST_MAP);
   for (const OutPiece &Pc : S.P->Pieces)
     tileRuns(S, Pc.View, Opcode::ST_MAP, Pc.Begin, Pc.Count);
-  if (S.P->PoolBlock)
-    storeBlockMeans(S);
+  if (S.P->PoolBlock) // a pool's means (blockMeans)
+    tileRuns(S, S.P->PoolOut, Opcode::ST_MAP, 0, ~0u, S.P->PoolBlock);
   E.signal(Unit::Store, OutFree + S.OutBuf);
-}
-
-void Lowerer::storeBlockMeans(const Step &S) {
-  const LayerPlan &P = *S.P;
-  const TensorView &V = P.PoolOut;
-  const Round &Rd = S.round();
-  const unsigned F = P.PoolBlock, BC = Rd.ExtC / F;
-  const uint32_t Means = B.OutBase[S.OutBuf] + P.blockMeansAt(Rd.ExtR, Rd.ExtC, G);
-  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-    if (!Rd.Cus[Cu].active())
-      continue;
-    unsigned Chan0, NCh, Entry;
-    outputSlice(S, Cu, Chan0, NCh, Entry);
-    if (!NCh)
-      continue;
-    const TileGeom T = geometry(P, Rd.Cus[Cu].Tile);
-    const TensorView Fr = V.frame(T.Frame);
-    dmaSeries(T.VR / F, int64_t(V.W) * V.Stride * 2, BC * Entry, Opcode::ST_MAP,
-              Fr.at(T.OY0 / F, T.OX0 / F, Chan0), Means, Cu, T.VC / F, NCh, int64_t(V.Stride) * 2,
-              Entry, 1u << Cu);
-  }
 }
 
 void Lowerer::loadResidual(const Step &S) {

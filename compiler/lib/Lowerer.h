@@ -97,8 +97,10 @@ private:
                           llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const;
   void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
                    unsigned &Entry) const;
+  /// Block > 1: the block means of a pool the plan hosts instead
+  /// (LayerPlan::PoolBlock), a pixel a Block x Block block of the tile.
   void tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First = 0,
-                unsigned Count = ~0u);
+                unsigned Count = ~0u, unsigned Block = 1);
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
            int64_t DStride, uint32_t BStride, uint32_t Mask);
   /// N DMA operations whose addresses advance by DStep bytes and BStep
@@ -116,8 +118,6 @@ private:
   /// back, a vavg a block and run of pooling-unit words over the output
   /// region, into the means' place after the tile (blockMeansAt).
   void blockMeans(const Step &S);
-  /// The store of every CU's block means of step S to the pool's tensor.
-  void storeBlockMeans(const Step &S);
   /// Where a fused pair's depthwise output lies (Step::MidBuf).
   uint32_t midBase(const Step &S) const;
   /// Where step S's bias word lies (the activation table after it): after

@@ -188,8 +188,9 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
       Own = std::move(Shared);
     if (!Own)
       return false;
-    // (A pool that reads older layers has its input from the start: none
-    // of its steps waits for the conv's last.)
+    // What it then costs (LayerPlan::BesideCycles, reported): its windows,
+    // and the steps after the conv's last as alone (a pool that reads older
+    // layers has its input from the start: none waits for the conv's last).
     const uint64_t Steps = stepCount(*Own);
     const uint64_t After =
         ReadsConv

@@ -166,11 +166,11 @@ struct Layer {
   // AvgPool: y = sat16((sum * AvgMult + 2^(AvgShift-1)) >> AvgShift), chosen
   // by quantize() from the window size (docs/fixed-point.md).
   unsigned AvgMult = 0, AvgShift = 0;
-  /// Set by the compiler (compiler::hostBlockPools), not by a model: a
-  /// depthwise conv whose writeback also averages its output in PoolBlock x
-  /// PoolBlock blocks for the average pool HostedPool (that layer's
-  /// index), which then runs no code of its own (its PoolHost: the conv's
-  /// index); 0 and -1: none.
+  /// Set by canonicalize(), not by a model: a depthwise conv whose
+  /// writeback may also average its output in PoolBlock x PoolBlock blocks
+  /// for the average pool HostedPool (that layer's index), which then runs
+  /// no code of its own (its PoolHost: the conv's index); 0 and -1: none.
+  /// The compiler decides whether it does (compiler::hostBlock).
   unsigned PoolBlock = 0;
   int HostedPool = -1, PoolHost = -1;
 
