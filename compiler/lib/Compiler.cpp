@@ -91,18 +91,19 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw, bool Formats
 /// get equal plans, so each key is planned once: planning is a search that
 /// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
 /// checks that reuse changes no program.
-std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty) {
+std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty,
+                    const std::string &Tweak) {
   // A field added to ir::Layer must be added here if planning can read it
   // (Seeded holds weight values, which planning does not read);
   // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
   static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
   return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{}",
+                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{} off{}",
                      int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
                      L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
                      L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
                      OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock,
-                     L.PoolHost >= 0);
+                     L.PoolHost >= 0, Tweak);
 }
 
 /// planLayer, for a conv hosting a pool's blocks (hostBlock) where no tile
@@ -148,11 +149,12 @@ llvm::Expected<std::vector<LayerPlan>> planAll(const ir::Graph &G, const isa::Hw
   {
     std::unordered_map<std::string, size_t> First;
     for (size_t I = 0; I < N; ++I) {
-      Reuse[I] =
-          Opts.ReusePlans
-              ? First.try_emplace(planKey(G.Layers[I], SlicedOut[I], Frames[I], Penalty[I]), I)
-                    .first->second
-              : I;
+      Reuse[I] = Opts.ReusePlans ? First
+                                       .try_emplace(planKey(G.Layers[I], SlicedOut[I], Frames[I],
+                                                            Penalty[I], Opts.tweakKey(G.Layers[I])),
+                                                    I)
+                                       .first->second
+                                 : I;
       if (Reuse[I] == I)
         Distinct.push_back(I);
     }
@@ -269,6 +271,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     return B.takeError();
   if (Opts.Batch == 0)
     return compileError("the batch must be at least one frame");
+  for (const auto &[Name, Bits] : Opts.LayerOff)
+    if (llvm::none_of(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; }))
+      return compileError(fmt::format("{}: --layer-off names layer '{}', which model '{}' does "
+                                      "not have (snowc --emit=plan lists its layers as compiled)",
+                                      G.Loc.str(), Name, G.Name));
   // A batch is planned from a graph whose fc-like layers run over the
   // stacked frames (PG); tensors, the layer table and the input and output
   // keep G's shapes of one frame.

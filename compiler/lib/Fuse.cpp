@@ -154,13 +154,19 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // A dense conv planned in two parts (LayerPlan::RestTiles) is weighed
     // as a producer in one, as Whole plans it; [K, DEnd) holds its parts.
     const size_t DEnd = layerEnd(Plans, K);
+    // The producer's switches decide for the pair (CompileOptions::LayerOff).
+    std::optional<CompileOptions> Own;
+    const CompileOptions &DOpts =
+        Opts.tweaked(*Plans[K].L) ? Own.emplace(Opts.forLayer(*Plans[K].L)) : Opts;
+    if (!DOpts.FuseDepthwise)
+      continue;
     std::optional<LayerPlan> WholeD;
-    if (Opts.FuseDense && Whole && DEnd - K == 2 && Plans[K + 1].RestTiles)
+    if (DOpts.FuseDense && Whole && DEnd - K == 2 && Plans[K + 1].RestTiles)
       WholeD = Whole(Plans[K]);
     const LayerPlan &D = WholeD ? *WholeD : Plans[K];
     // A dense producer stores its output too: readers other than the 1x1
     // convs right after it read its tensor.
-    const bool Dense = Opts.FuseDense && denseProducer(D, Hw);
+    const bool Dense = DOpts.FuseDense && denseProducer(D, Hw);
     if (!Dense && (!fusableProducer(D, Hw) || Readers[D.Index] > Window))
       continue;
     // The consumers: the layers that read D, each a 1x1 conv, planned after
@@ -230,7 +236,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // faster, run 152 k slower, its producer's chunks loading a pixel a DMA
     // row where the plain pair loads full depth).
     const uint32_t Bank = Hw.mapsBankElems();
-    bool CanBank = !Dense && Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
+    bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
                    Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
     for (const LayerPlan &P : Ps) {
       const unsigned C = P.L->Out.C, Half = Gch / 2;
@@ -248,14 +254,14 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // A dense producer goes full depth to bring its residual with its maps
     // (LayerPlan::groupResidual).
     const bool FullOk =
-        Dense ? Opts.FullDepthPairs && D.L->HasResidual
-              : Opts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
+        Dense ? DOpts.FullDepthPairs && D.L->HasResidual
+              : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
     // A depthwise producer of half an output group's channels may trace two
     // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
     // the area (not banked).
-    const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, Opts);
+    const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, DOpts);
     for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
       for (unsigned Way = 0; Way < 3; ++Way) {
         const bool Banked = Way == 1, Paired = Way == 2;
@@ -313,7 +319,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
           // whole input region, the area in the other (LayerPlan::
           // FullDepth): its chunks all load ahead, each as the layer
           // before stores it (RowSignals.cpp: startOnRows).
-          if (Opts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
+          if (DOpts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
               W.L->Out.C % Gch == 0) {
             LayerPlan Full = W;
             Full.FullDepth = true;
@@ -323,7 +329,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
               // they fill more than one (LayerPlan::PerBank).
               const uint32_t Bank = Hw.mapsBankElems();
               const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
-              if (Opts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
+              if (DOpts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
                   uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
                 Full.PerBank = PerBank;
                 Full.WeightsOnce = !Full.Dynamic && Full.weightsOnceOffset(Full.NChunks) <= B.WCap;
@@ -370,7 +376,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
     // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
     // blocks of 4).
-    if (Best && Opts.EvenRows && D.L->Out.H % Best->first.R != 0)
+    if (Best && DOpts.EvenRows && D.L->Out.H % Best->first.R != 0)
       TryOnBest([&](LayerPlan &P) {
         P.EvenRows = true;
         makeRounds(P, NCu, Packing::Tiles);
@@ -381,7 +387,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // packing does) and the cost model says it pays on the tiles chosen
     // (weighed over all tile shapes, its estimate of fewer bytes chose
     // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
-    if (Best && Opts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
+    if (Best && DOpts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
         Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
         pinWeights(Best->first, Best->second[0], B.WCap).has_value())
       TryOnBest([](LayerPlan &P) { P.PinWeights = true; });

@@ -341,8 +341,11 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     if (J == Plans.size() || (J > DEnd && !Plans[J].FirstPart))
       continue;
     const LayerPlan &Q = Plans[J];
-    const bool Pool = Opts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
-    const bool Dw = Opts.FuseExpansions && depthwiseReader(Q, D);
+    // The producer's switches decide for the pair (CompileOptions::LayerOff).
+    std::optional<CompileOptions> Own;
+    const CompileOptions &DOpts = Opts.tweaked(*D.L) ? Own.emplace(Opts.forLayer(*D.L)) : Opts;
+    const bool Pool = DOpts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
+    const bool Dw = DOpts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)
       continue;
     // Apart: the two as planned (a pool beside the conv, its windows
@@ -359,7 +362,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
       Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
     if (Free)
       Apart -= std::min(Apart, pairSaving(Q, Hw));
-    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, Opts);
+    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts);
     if (!Best || Best->Estimate.Cycles >= Apart)
       continue;
     std::vector<uint64_t> Shares;

@@ -34,7 +34,8 @@ std::vector<uint64_t> snow::compiler::splitPenalties(const ir::Graph &G, const i
     const ir::Layer &Pool = G.Layers[Q];
     const int C = Pool.input();
     if ((Pool.Kind != ir::LayerKind::MaxPool && Pool.Kind != ir::LayerKind::AvgPool) || C < 0 ||
-        G.Layers[size_t(C)].Kind != ir::LayerKind::Conv || Frames[size_t(C)] != Frames[Q])
+        G.Layers[size_t(C)].Kind != ir::LayerKind::Conv || Frames[size_t(C)] != Frames[Q] ||
+        !Opts.on(Pool, &CompileOptions::PipelinePools))
       continue;
     auto Plan = planLayer(Pool, unsigned(Q), SlicedOut[Q], Hw, B, Opts, Frames[Q]);
     if (!Plan) {
@@ -98,7 +99,7 @@ void snow::compiler::pipelineOrder(const ir::Graph &G, const isa::HwConfig &Hw, 
     // stored before it starts; a pool storing into a concat's slice only,
     // see BesideProducer.)
     if (!Conv.IsConv || !(Whole(Conv) || (ReadsConv && Conv.LastPart && Pool.OutIsSlice)) ||
-        Conv.Frames != Pool.Frames)
+        Conv.Frames != Pool.Frames || !Opts.on(*Pool.L, &CompileOptions::PipelinePools))
       return false;
     // The pool's traffic hides only where the conv leaves the DRAM channel
     // idle for as long (estimates): beside a conv that streams its own

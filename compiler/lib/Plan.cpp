@@ -195,18 +195,24 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   const unsigned NCu = Hw.cus(), Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
   const unsigned C = L.In.C, KK = L.KH * L.KW;
 
-  // The cheapest choice so far; the plan is rebuilt from it at the end.
+  // The cheapest choices so far, cheapest first: Opts.PlanRank + 1 of them
+  // (CompileOptions::LayerOff); the plan is rebuilt from the last at the end.
   struct Choice {
     unsigned R = 0, Wt = 0, Chunk = 0;
     bool MS = false, Full = false;
     Packing How = Packing::Tiles;
-  } Best;
-  Cost BestCost;
+  };
+  std::vector<std::pair<Cost, Choice>> Kept;
+  const size_t Keep = size_t(Opts.PlanRank) + 1;
+  // What a choice must beat to be kept.
+  auto Bar = [&] { return Kept.size() < Keep ? Cost() : Kept.back().first; };
   auto Consider = [&](const Cost &Ct, const Choice &Ch) {
-    if (Ct < BestCost) {
-      BestCost = Ct;
-      Best = Ch;
-    }
+    if (!(Ct < Bar()))
+      return;
+    auto At = std::find_if(Kept.begin(), Kept.end(), [&](const auto &E) { return Ct < E.first; });
+    Kept.insert(At, {Ct, Ch});
+    if (Kept.size() > Keep)
+      Kept.pop_back();
   };
   // A dense conv's cost with OrderPenalty where its rounds complete rows
   // (and a batch's frames) only at the end: packed by tile size, or a
@@ -219,7 +225,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   };
   // Whether a plan whose cost is at least Bound can still be chosen (ties
   // in Score go to fewer cycles, so only a greater Score rules it out).
-  auto CanWin = [&](const Cost &Bound) { return !(BestCost.Score < Bound.Score); };
+  auto CanWin = [&](const Cost &Bound) { return !(Bar().Score < Bound.Score); };
 
   P.Depthwise = P.IsConv && L.Groups > 1 && L.Groups == C && L.Groups == L.Out.C;
   P.PoolBlock = P.Depthwise ? hostBlock(L, Opts) : 0;
@@ -365,7 +371,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                   (P.Banked && !bankedFits(P, Full ? C : P.Chunk, Hw)) ||
                   (P.CopyBanks && (Full || !P.copyFits(P.Chunk, Hw))))
                 continue;
-              Consider(Penalized(convCost(P, S, Hw, BestCost.Score), How, MS),
+              Consider(Penalized(convCost(P, S, Hw, Bar().Score), How, MS),
                        {R, Wt, P.Chunk, MS, Full, How});
             }
           }
@@ -389,18 +395,20 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
           continue; // Too coarse to run beside a conv (planPoolBeside).
         Consider(poolCost(P, Hw), {R, Wt, P.Chunk});
       }
-      if (BestCost.Cycles != UINT64_MAX) {
+      if (!Kept.empty()) {
         Stride = S;
         Extra = Lanes;
         break;
       }
     }
   }
-  if (BestCost.Cycles == UINT64_MAX)
+  if (Kept.empty())
     return planError(L, fmt::format("even a 1x1 output tile needs a {}x{} input window that does "
                                     "not fit the {}-element input region of the maps buffer",
                                     L.KH, L.KW, B.InCap));
   // Rebuild the chosen plan.
+  Cost BestCost = Kept.back().first;
+  const Choice Best = Kept.back().second;
   P.Chunk = Best.Chunk;
   P.NChunks = ceilDiv(C, P.Chunk);
   if (P.Depthwise || P.Elementwise)
@@ -443,6 +451,9 @@ llvm::Expected<std::vector<LayerPlan>>
 snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
                           const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
                           unsigned Frames, uint64_t SplitPenalty, uint64_t PrefetchWindow) {
+  if (Opts.tweaked(L)) // Options of this layer (CompileOptions::LayerOff).
+    return planLayer(L, Index, OutIsSlice, Hw, B, Opts.forLayer(L), Frames, SplitPenalty,
+                     PrefetchWindow);
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
   auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, GroupMode::Dense,
                         PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
@@ -584,8 +595,8 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
 llvm::Expected<LayerPlan>
 snow::compiler::planPoolBeside(const LayerPlan &Pool, const isa::HwConfig &Hw, const BufferMap &B,
                                const CompileOptions &Opts, unsigned MinSteps) {
-  auto P = planPart(*Pool.L, Pool.Index, Pool.OutIsSlice, Hw, B, Opts, 0, Pool.L->Out.C, 0,
-                    Pool.Frames, GroupMode::Dense, PixMode::Vmacp, 0, MinSteps);
+  auto P = planPart(*Pool.L, Pool.Index, Pool.OutIsSlice, Hw, B, Opts.forLayer(*Pool.L), 0,
+                    Pool.L->Out.C, 0, Pool.Frames, GroupMode::Dense, PixMode::Vmacp, 0, MinSteps);
   if (!P)
     return P.takeError();
   return std::move(P->first);

@@ -1,7 +1,7 @@
 //===- snowc.cpp - Compile a model to a prog.bin ---------------------------===//
 //
 // snowc MODEL.yaml -o prog.bin [--hw PRESET|FILE] [--emit=bin|asm|plan|plan-json]
-//                              [--uniform-format]
+//                              [--uniform-format] [--tune] [--layer-off LAYER=switches]
 // snowc MODEL.onnx -o prog.bin [--const NAME=FILE ...]   (docs/onnx.md)
 // snowc MODEL.yaml --export-onnx MODEL.onnx
 //
@@ -24,7 +24,9 @@
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
 #include <csignal>
+#include <fmt/format.h>
 #include <future>
 
 using namespace snow;
@@ -238,6 +240,20 @@ static cl::opt<bool> NoFuseDepthwise(
              "layers through DRAM, never fused on chip"),
     cl::cat(Cat));
 
+static cl::list<std::string> LayerOffArgs(
+    "layer-off",
+    cl::desc("Turn planner switches off for one layer of the compiled graph: "
+             "LAYER=switch[,switch...], a switch being a --no-... flag's name without "
+             "'no-' (loop-reorder, multi-pixel, fuse-depthwise, ...). Repeatable; what "
+             "--tune prints (docs/compiler.md, \"Tuning\")"),
+    cl::value_desc("layer=switches"), cl::cat(Cat));
+static cl::opt<bool>
+    Tune("tune",
+         cl::desc("Search per-layer switches (--layer-off) for a faster program: candidate "
+                  "programs run in the timing engine (snowsim's cycles), the fastest is kept "
+                  "and written; the switches found go to stderr (docs/compiler.md, \"Tuning\")"),
+         cl::cat(Cat));
+
 static cl::opt<std::string> TimeTrace(
     "time-trace",
     cl::desc("Write where compile time goes (load, calibrate, plan, pack, emit, write) as "
@@ -344,6 +360,9 @@ static int compileModel() {
   Opts.ChunkBanks = !NoChunkBanks;
   Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
   Opts.PadPixels = !NoPadPixels;
+  for (const std::string &Spec : LayerOffArgs)
+    if (auto Err = compiler::addLayerOff(Spec, Opts))
+      return fail(llvm::toString(std::move(Err)));
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");
@@ -387,6 +406,28 @@ static int compileModel() {
       return fail(llvm::toString(std::move(Err)));
   }
   compiler::LayerPlansPtr Planned = Early.valid() ? Early.get() : nullptr;
+  if (Tune) {
+    const auto Start = std::chrono::steady_clock::now();
+    auto R = compiler::tune(*G, *Hw, Opts, [](const std::string &Line) {
+      llvm::errs() << "snowc: tune: " << Line << "\n";
+    });
+    if (!R)
+      return fail(llvm::toString(R.takeError()));
+    const double Secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    llvm::errs() << fmt::format(
+        "snowc: tune: {} -> {} cycles ({:+.2f} %), {} programs compiled, {} run, {:.1f} s\n",
+        R->StartCycles, R->Cycles,
+        100.0 * (double(R->Cycles) - double(R->StartCycles)) / double(R->StartCycles), R->Compiles,
+        R->Runs, Secs);
+    std::string Args;
+    for (const std::string &Spec : compiler::layerOffSpecs(R->Opts))
+      Args += " --layer-off='" + Spec + "'";
+    if (!Args.empty())
+      llvm::errs() << "snowc: tune: the same program without searching:" << Args << "\n";
+    Opts = std::move(R->Opts);
+    Planned = nullptr; // Planned with the options before.
+  }
 
   if (Emit == EmitKind::Plan) {
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),

@@ -15,6 +15,8 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/Program.h"
 #include "llvm/Support/Error.h"
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -210,7 +212,47 @@ struct CompileOptions {
   /// fewer bursts: each group of channels' DMA row starts on a burst
   /// (Tensors.cpp: placeTensors; docs/compiler.md, step 11).
   bool PadPixels = true;
+  /// Which of a layer's candidate plans the planner takes: 0 the cheapest
+  /// by its estimate, N the N+1-th (or the last, with fewer), in each part
+  /// and pixel mode it weighs. Set per layer (LayerTweak::Rank).
+  unsigned PlanRank = 0;
+  /// Options of single layers (snowc --layer-off, and what snowc --tune
+  /// finds; docs/compiler.md, "Tuning"): a layer of the canonical graph, by
+  /// name. Where a decision takes two layers (a fused pair, a pool beside a
+  /// conv), the producer's or the pool's options decide.
+  struct LayerTweak {
+    uint32_t Off = 0;  ///< Bits of layerSwitches() turned off.
+    unsigned Rank = 0; ///< Its PlanRank.
+    bool operator==(const LayerTweak &) const = default;
+  };
+  std::map<std::string, LayerTweak> LayerOff;
+
+  /// Whether switch M is on for layer L: on here, and not off for L.
+  bool on(const ir::Layer &L, bool CompileOptions::*M) const;
+  /// These options as layer L is planned with them: its switches off, its
+  /// rank (and no LayerOff of their own).
+  CompileOptions forLayer(const ir::Layer &L) const;
+  /// Whether L has a LayerTweak other than none.
+  bool tweaked(const ir::Layer &L) const;
+  /// L's LayerTweak as text for a plan's key ("" for none).
+  std::string tweakKey(const ir::Layer &L) const;
 };
+
+/// A switch of CompileOptions that may be turned off for one layer: one the
+/// planner consults for that layer (Plan.cpp) or for the pair or pool it
+/// heads (Fuse.cpp, FuseWindows.cpp, PipelinePools.cpp).
+struct LayerSwitch {
+  const char *Name; ///< snowc's flag without "no-": "loop-reorder".
+  bool CompileOptions::*Member;
+};
+/// Every such switch; bit K of CompileOptions::LayerOff is element K.
+const std::vector<LayerSwitch> &layerSwitches();
+/// Adds "LAYER=switch,switch..." (snowc --layer-off; the layer's name is
+/// what precedes the last '='; "rankN" among the switches sets its
+/// PlanRank) to Opts.LayerOff.
+llvm::Error addLayerOff(const std::string &Spec, CompileOptions &Opts);
+/// Opts.LayerOff as addLayerOff's arguments, one a layer, in name order.
+std::vector<std::string> layerOffSpecs(const CompileOptions &Opts);
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
 /// or as whole output groups and then the remaining channels) and what its
@@ -273,6 +315,27 @@ llvm::Expected<isa::Program> compile(const ir::Graph &G, const isa::HwConfig &Hw
 /// A one-line-per-layer description of the chosen tiling (for --emit=plan).
 std::string describePlan(const ir::Graph &G, const isa::HwConfig &Hw,
                          const CompileOptions &Opts = {});
+
+/// What tune() found and what it took.
+struct TuneResult {
+  CompileOptions Opts;          ///< The options given, with LayerOff found.
+  uint64_t StartCycles = 0;     ///< The program of the options given.
+  uint64_t Cycles = 0;          ///< The program of Opts.
+  unsigned Compiles = 0;        ///< Programs compiled (including the first).
+  unsigned Runs = 0;            ///< Of them, run (the others repeated a program run).
+  std::vector<std::string> Log; ///< One line a change kept.
+};
+
+/// Searches per-layer switches (CompileOptions::LayerOff) for a faster
+/// program: each switch off for the whole network first, then, layer by
+/// layer in program order, off for each layer whose plan that changed,
+/// kept where the timing engine (the simulator's, the cycles snowsim
+/// reports) runs the whole program in fewer cycles. Greedy, deterministic,
+/// and never slower than Opts. G as for compile(). Progress, if given, gets
+/// a line a change kept.
+llvm::Expected<TuneResult> tune(const ir::Graph &G, const isa::HwConfig &Hw,
+                                const CompileOptions &Opts,
+                                const std::function<void(const std::string &)> &Progress = {});
 
 } // namespace snow::compiler
 

@@ -1,0 +1,143 @@
+//===- LayerOptions.cpp - Compile switches off for single layers ----------===//
+//
+// CompileOptions::LayerOff: a switch of the planner off for one layer only
+// (snowc --layer-off LAYER=switch,...), which is what snowc --tune searches
+// (Tune.cpp). The planner asks for a layer's options where it plans that
+// layer (planLayer), and for a fused pair's or a pool's where it decides
+// about them (Fuse.cpp, FuseWindows.cpp, PipelinePools.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/compiler/Compiler.h"
+#include "llvm/ADT/StringExtras.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::compiler;
+
+const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
+  // Names as snowc's --no-... flags. Appending keeps the bits of the ones
+  // before; the list must stay within LayerOff's 32 bits.
+  static const std::vector<LayerSwitch> Switches = {
+      {"loop-reorder", &CompileOptions::LoopReorder},
+      {"full-depth", &CompileOptions::FullDepthMaps},
+      {"remainder-tiles", &CompileOptions::RemainderTiles},
+      {"gather", &CompileOptions::GatherStrided},
+      {"split-channels", &CompileOptions::SplitChannels},
+      {"balance", &CompileOptions::BalanceRounds},
+      {"multi-pixel", &CompileOptions::MultiPixel},
+      {"wide-traces", &CompileOptions::WideTraces},
+      {"banked-reads", &CompileOptions::BankedReads},
+      {"copied-windows", &CompileOptions::CopiedWindows},
+      {"grouped-vdw", &CompileOptions::GroupedVdw},
+      {"dw-pixel-pairs", &CompileOptions::DwPixelPairs},
+      {"even-rows", &CompileOptions::EvenRows},
+      {"fuse-depthwise", &CompileOptions::FuseDepthwise},
+      {"fuse-dense", &CompileOptions::FuseDense},
+      {"full-depth-pairs", &CompileOptions::FullDepthPairs},
+      {"chunk-banks", &CompileOptions::ChunkBanks},
+      {"pin-pair-weights", &CompileOptions::PinPairWeights},
+      {"fuse-conv-pools", &CompileOptions::FuseConvPools},
+      {"fuse-expansions", &CompileOptions::FuseExpansions},
+      {"pipeline-pools", &CompileOptions::PipelinePools},
+  };
+  assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
+  return Switches;
+}
+
+static const CompileOptions::LayerTweak *tweakOf(const CompileOptions &O, const ir::Layer &L) {
+  if (O.LayerOff.empty())
+    return nullptr;
+  auto It = O.LayerOff.find(L.Name);
+  return It == O.LayerOff.end() || It->second == CompileOptions::LayerTweak() ? nullptr
+                                                                              : &It->second;
+}
+
+bool CompileOptions::tweaked(const ir::Layer &L) const { return tweakOf(*this, L); }
+
+std::string CompileOptions::tweakKey(const ir::Layer &L) const {
+  const LayerTweak *T = tweakOf(*this, L);
+  return T ? fmt::format("{:x}r{}", T->Off, T->Rank) : std::string();
+}
+
+bool CompileOptions::on(const ir::Layer &L, bool CompileOptions::*M) const {
+  if (!(this->*M))
+    return false;
+  const LayerTweak *T = tweakOf(*this, L);
+  if (!T)
+    return true;
+  const auto &S = layerSwitches();
+  for (size_t K = 0; K < S.size(); ++K)
+    if (S[K].Member == M && (T->Off >> K & 1))
+      return false;
+  return true;
+}
+
+CompileOptions CompileOptions::forLayer(const ir::Layer &L) const {
+  CompileOptions O = *this;
+  O.LayerOff.clear();
+  if (const LayerTweak *T = tweakOf(*this, L)) {
+    const auto &S = layerSwitches();
+    for (size_t K = 0; K < S.size(); ++K)
+      if (T->Off >> K & 1)
+        O.*S[K].Member = false;
+    O.PlanRank = T->Rank;
+  }
+  return O;
+}
+
+llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions &Opts) {
+  auto Err = [&](const std::string &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "--layer-off '%s': %s",
+                                   Spec.c_str(), Why.c_str());
+  };
+  const size_t Eq = Spec.rfind('=');
+  if (Eq == std::string::npos || Eq == 0 || Eq + 1 == Spec.size())
+    return Err("expected LAYER=switch[,switch...]");
+  const std::string Layer = Spec.substr(0, Eq);
+  llvm::SmallVector<llvm::StringRef, 8> Names;
+  llvm::StringRef(Spec).substr(Eq + 1).split(Names, ',');
+  CompileOptions::LayerTweak T;
+  const auto &S = layerSwitches();
+  for (llvm::StringRef N : Names) {
+    N = N.trim();
+    if (N.consume_front("rank")) {
+      if (N.getAsInteger(10, T.Rank) || T.Rank > 99)
+        return Err("a rank is rank0 to rank99");
+      continue;
+    }
+    (void)N.consume_front("no-"); // snowc's flag spelling too
+    size_t K = 0;
+    while (K < S.size() && N != S[K].Name)
+      ++K;
+    if (K == S.size()) {
+      std::string Known;
+      for (const LayerSwitch &W : S)
+        Known += std::string(Known.empty() ? "" : ", ") + W.Name;
+      return Err(fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN)",
+                             N.str(), Known));
+    }
+    T.Off |= 1u << K;
+  }
+  CompileOptions::LayerTweak &Old = Opts.LayerOff[Layer];
+  Old.Off |= T.Off;
+  if (T.Rank)
+    Old.Rank = T.Rank;
+  return llvm::Error::success();
+}
+
+std::vector<std::string> snow::compiler::layerOffSpecs(const CompileOptions &Opts) {
+  std::vector<std::string> Out;
+  const auto &S = layerSwitches();
+  for (const auto &[Layer, T] : Opts.LayerOff) {
+    std::vector<std::string> Parts;
+    for (size_t K = 0; K < S.size(); ++K)
+      if (T.Off >> K & 1)
+        Parts.push_back(S[K].Name);
+    if (T.Rank)
+      Parts.push_back(fmt::format("rank{}", T.Rank));
+    if (!Parts.empty())
+      Out.push_back(Layer + "=" + llvm::join(Parts, ","));
+  }
+  return Out;
+}

@@ -1,0 +1,226 @@
+//===- Tune.cpp - Per-layer options chosen by running the program ----------===//
+//
+// The planner chooses each layer's plan, and whether layers fuse, from cost
+// estimates. Where an estimate is wrong (a fused pair's, or a layer's effect
+// on the next one's start, which no estimate sees) the choice loses cycles
+// the simulator shows. tune() asks the simulator's timing engine instead
+// (the cycles snowsim reports: one timing model), for what
+// CompileOptions::LayerOff can change of one layer: a switch off, or the
+// planner's next-cheapest plan (PlanRank).
+//
+// First each switch goes off for the whole network, which finds the layers
+// whose plans it changes (describePart of each part shows fusion, pixel
+// modes, loop order and tiles). Then, layer by layer in program order, the
+// layer's candidates (each such switch off for it alone, the next two
+// ranks) compile and run side by side, and the fastest is kept where the
+// whole program runs in fewer cycles than before; a second round starts
+// from it. Programs already run (the same code) are not run again. The
+// result does not depend on the thread count, is never slower than the
+// options given, and compile() with its options makes the same program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "snow/compiler/Compiler.h"
+#include "snow/sim/Simulator.h"
+#include "snow/support/Parallel.h"
+#include "llvm/Support/xxhash.h"
+#include <fmt/format.h>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+using namespace snow;
+using namespace snow::compiler;
+
+namespace {
+
+/// Ranks a layer tries beyond its current one, in a round.
+constexpr unsigned RanksAhead = 2;
+/// Highest rank tried.
+constexpr unsigned MaxRank = 4;
+/// Rounds of candidates a layer gets (each from the best of the last).
+constexpr unsigned Rounds = 2;
+
+/// One compiled program: its cycles and each layer's parts as described.
+struct Trial {
+  uint64_t Cycles = 0;
+  std::map<std::string, std::string> Parts; ///< layer -> its parts' descriptions
+  std::vector<std::string> Order;           ///< layers in program order
+};
+
+class Tuner {
+public:
+  Tuner(const ir::Graph &G, const isa::HwConfig &Hw, TuneResult &R) : G(G), Hw(Hw), R(R) {}
+
+  /// Compiles and runs O (or recalls a run of the same code): none where O
+  /// does not compile (a layer that needs a switch it has off), the error
+  /// where Required. A fault in the timing engine is an internal error: the
+  /// compiler made a program that faults. Safe to call from several threads.
+  llvm::Expected<std::optional<Trial>> run(const CompileOptions &O, bool Required = false) {
+    std::vector<PlanPart> Parts;
+    isa::ImageFill Unused; // The weight image is not needed for timing.
+    auto Prog = compile(G, Hw, O, &Parts, &Unused);
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      ++R.Compiles;
+    }
+    if (!Prog) {
+      if (Required)
+        return Prog.takeError();
+      llvm::consumeError(Prog.takeError());
+      return std::nullopt;
+    }
+    Trial T;
+    for (const PlanPart &P : Parts) {
+      if (!T.Parts.count(P.Layer))
+        T.Order.push_back(P.Layer);
+      T.Parts[P.Layer] += fmt::format("{} {}x{} {}x{} {} {} {} {} {};", P.Name, P.Chunks,
+                                      P.ChunkChannels, P.TileRows, P.TileCols, P.Rounds,
+                                      P.OutputGroups, P.Order, P.Beside, P.Hosted);
+    }
+    const uint64_t Key =
+        llvm::xxHash64(llvm::StringRef(reinterpret_cast<const char *>(Prog->Code.data()),
+                                       Prog->Code.size() * sizeof(isa::Word128)));
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      if (auto It = Seen.find(Key); It != Seen.end()) {
+        T.Cycles = It->second;
+        return T;
+      }
+    }
+    auto Fault = [](llvm::Error E) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "internal error: a program compiled while tuning faults in "
+                                     "the timing engine: %s",
+                                     llvm::toString(std::move(E)).c_str());
+    };
+    sim::SimOptions SO;
+    SO.TimingOnly = true;
+    auto Sim = sim::Simulator::create(*Prog, SO);
+    if (!Sim)
+      return Fault(Sim.takeError());
+    auto Stats = (*Sim)->run();
+    if (!Stats)
+      return Fault(Stats.takeError());
+    T.Cycles = Stats->Cycles;
+    std::lock_guard<std::mutex> Lock(M);
+    ++R.Runs;
+    Seen.emplace(Key, T.Cycles);
+    return T;
+  }
+
+  /// Runs every option set of Os side by side: their trials (none where one
+  /// does not compile), or the first error in Os's order.
+  llvm::Expected<std::vector<std::optional<Trial>>> runAll(const std::vector<CompileOptions> &Os) {
+    std::vector<std::optional<llvm::Expected<std::optional<Trial>>>> Out(Os.size());
+    parallelForEach(Os.size(), [&](size_t I) { Out[I].emplace(run(Os[I])); });
+    std::vector<std::optional<Trial>> Trials;
+    for (auto &E : Out) {
+      if (!*E)
+        return E->takeError();
+      Trials.push_back(std::move(**E));
+    }
+    return Trials;
+  }
+
+private:
+  const ir::Graph &G;
+  const isa::HwConfig &Hw;
+  TuneResult &R;
+  std::mutex M;                                ///< R's counts, Seen
+  std::unordered_map<uint64_t, uint64_t> Seen; ///< code hash -> cycles
+};
+
+} // namespace
+
+llvm::Expected<TuneResult>
+snow::compiler::tune(const ir::Graph &G, const isa::HwConfig &Hw, const CompileOptions &Opts,
+                     const std::function<void(const std::string &)> &Progress) {
+  TuneResult R;
+  R.Opts = Opts;
+  Tuner T(G, Hw, R);
+  auto First = T.run(Opts, /*Required=*/true);
+  if (!First)
+    return First.takeError();
+  const Trial Base = std::move(**First);
+  R.StartCycles = R.Cycles = Base.Cycles;
+  const auto &Switches = layerSwitches();
+
+  // Which layers each switch changes, off for the whole network.
+  std::vector<size_t> On;
+  std::vector<CompileOptions> Global;
+  for (size_t K = 0; K < Switches.size(); ++K)
+    if (Opts.*Switches[K].Member) {
+      On.push_back(K);
+      Global.push_back(Opts);
+      Global.back().*Switches[K].Member = false;
+    }
+  auto Offs = T.runAll(Global);
+  if (!Offs)
+    return Offs.takeError();
+  std::vector<std::set<std::string>> Changes(Switches.size());
+  for (size_t I = 0; I < On.size(); ++I) {
+    std::set<std::string> &C = Changes[On[I]];
+    const std::optional<Trial> &Off = (*Offs)[I];
+    if (!Off) { // Some layer needs it: every layer may try it.
+      C.insert(Base.Order.begin(), Base.Order.end());
+      continue;
+    }
+    for (const std::string &L : Base.Order)
+      if (!Off->Parts.count(L) || Off->Parts.at(L) != Base.Parts.at(L))
+        C.insert(L);
+    for (const std::string &L : Off->Order) // Planned only with the switch off.
+      if (!Base.Parts.count(L))
+        C.insert(L);
+  }
+
+  // Layer by layer: its candidates side by side, the fastest kept.
+  std::vector<std::string> Names = Base.Order;
+  for (const ir::Layer &L : G.Layers) // Layers with no plan of their own now.
+    if (!Base.Parts.count(L.Name))
+      Names.push_back(L.Name);
+  for (const std::string &Layer : Names) {
+    for (unsigned Round = 0; Round < Rounds; ++Round) {
+      const CompileOptions::LayerTweak Now =
+          R.Opts.LayerOff.count(Layer) ? R.Opts.LayerOff.at(Layer) : CompileOptions::LayerTweak();
+      std::vector<CompileOptions> Cands;
+      std::vector<std::string> What;
+      auto Add = [&](CompileOptions::LayerTweak Tw, std::string W) {
+        Cands.push_back(R.Opts);
+        Cands.back().LayerOff[Layer] = Tw;
+        What.push_back(Layer + ": " + std::move(W));
+      };
+      for (size_t K = 0; K < Switches.size(); ++K)
+        if (Changes[K].count(Layer) && !(Now.Off >> K & 1)) {
+          CompileOptions::LayerTweak Tw = Now;
+          Tw.Off |= 1u << K;
+          Add(Tw, fmt::format("{} off", Switches[K].Name));
+        }
+      if (Base.Parts.count(Layer)) // The planner's next candidates for it.
+        for (unsigned N = 1; N <= RanksAhead && Now.Rank + N <= MaxRank; ++N) {
+          CompileOptions::LayerTweak Tw = Now;
+          Tw.Rank = Now.Rank + N;
+          Add(Tw, fmt::format("rank {}", Tw.Rank));
+        }
+      auto Runs = T.runAll(Cands);
+      if (!Runs)
+        return Runs.takeError();
+      size_t Best = Cands.size();
+      for (size_t I = 0; I < Cands.size(); ++I)
+        if ((*Runs)[I] &&
+            (*Runs)[I]->Cycles < (Best < Cands.size() ? (*Runs)[Best]->Cycles : R.Cycles))
+          Best = I;
+      if (Best == Cands.size())
+        break;
+      const std::string Line =
+          fmt::format("{}: {} -> {} cycles", What[Best], R.Cycles, (*Runs)[Best]->Cycles);
+      R.Log.push_back(Line);
+      if (Progress)
+        Progress(Line);
+      R.Cycles = (*Runs)[Best]->Cycles;
+      R.Opts = std::move(Cands[Best]);
+    }
+  }
+  return R;
+}
