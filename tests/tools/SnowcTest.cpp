@@ -203,3 +203,33 @@ TEST_F(Snowc, EmitPlanWritesTheOutputFile) {
   for (const char *Layer : {"c1", "p1", "c2"})
     EXPECT_NE(Plan.find(Layer), std::string::npos) << Plan;
 }
+
+TEST_F(Snowc, LayerOffWithAnUnknownSwitchIsOneLine) {
+  expectCleanError("snowc", {tinyModel(), "-o", "out.bin", "--layer-off", "c1=multipixel"},
+                   {"--layer-off 'c1=multipixel'", "unknown switch 'multipixel'", "multi-pixel"});
+}
+
+TEST_F(Snowc, LayerOffNamingNoLayerIsOneLine) {
+  expectCleanError("snowc", {tinyModel(), "-o", "out.bin", "--layer-off", "c3=multi-pixel"},
+                   {"tiny.yaml", "'c3'", "--emit=plan"});
+}
+
+TEST_F(Snowc, TuneSaysHowToMakeTheSameProgram) {
+  // --tune writes the fastest program it ran and prints the --layer-off
+  // arguments that make it without searching (none where the planner's
+  // choices won: then it is the program of no arguments).
+  // Its report goes to stderr, as a compiler's diagnostics do.
+  ToolResult R = run("snowc", {tinyModel(), "-o", "tuned.bin", "--tune", "--hw", "mini64"});
+  ASSERT_TRUE(R.Exited && R.ExitCode == 0) << R;
+  EXPECT_TRUE(R.Out.empty()) << R;
+  EXPECT_NE(R.Err.find("snowc: tune: "), std::string::npos) << R;
+  EXPECT_NE(R.Err.find(" programs compiled, "), std::string::npos) << R;
+  std::vector<std::string> Args = {tinyModel(), "-o", "again.bin", "--hw", "mini64"};
+  const std::string Mark = " --layer-off='";
+  for (size_t At = R.Err.find(Mark); At != std::string::npos; At = R.Err.find(Mark, At + 1)) {
+    const size_t Begin = At + Mark.size();
+    Args.push_back("--layer-off=" + R.Err.substr(Begin, R.Err.find('\'', Begin) - Begin));
+  }
+  ASSERT_TRUE(succeeded(run("snowc", Args)));
+  EXPECT_EQ(read("again.bin"), read("tuned.bin"));
+}
