@@ -200,7 +200,15 @@ void orderPlans(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap &B
     for (const LayerPlan &P : Plans)
       Cycles[P.Index] += P.EstCycles;
     std::vector<unsigned> Rank(PG.Layers.size());
-    std::vector<unsigned> Order = scheduleLayers(PG, Cycles);
+    std::vector<bool> Late;
+    for (const auto &[Name, T] : Opts.LayerOff)
+      if (T.Late) {
+        Late.resize(PG.Layers.size(), false);
+        for (size_t I = 0; I < PG.Layers.size(); ++I)
+          if (PG.Layers[I].Name == Name)
+            Late[I] = true;
+      }
+    std::vector<unsigned> Order = scheduleLayers(PG, Cycles, Late);
     for (unsigned K = 0; K < Order.size(); ++K)
       Rank[Order[K]] = K;
     std::stable_sort(Plans.begin(), Plans.end(), [&](const LayerPlan &A, const LayerPlan &B) {

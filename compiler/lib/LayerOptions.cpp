@@ -57,7 +57,7 @@ bool CompileOptions::tweaked(const ir::Layer &L) const { return tweakOf(*this, L
 
 std::string CompileOptions::tweakKey(const ir::Layer &L) const {
   const LayerTweak *T = tweakOf(*this, L);
-  return T ? fmt::format("{:x}r{}", T->Off, T->Rank) : std::string();
+  return T ? fmt::format("{:x}r{}{}", T->Off, T->Rank, T->Late ? "l" : "") : std::string();
 }
 
 bool CompileOptions::on(const ir::Layer &L, bool CompileOptions::*M) const {
@@ -101,6 +101,10 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
   const auto &S = layerSwitches();
   for (llvm::StringRef N : Names) {
     N = N.trim();
+    if (N == "late") {
+      T.Late = true;
+      continue;
+    }
     if (N.consume_front("rank")) {
       if (N.getAsInteger(10, T.Rank) || T.Rank > 99)
         return Err("a rank is rank0 to rank99");
@@ -114,7 +118,7 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
       std::string Known;
       for (const LayerSwitch &W : S)
         Known += std::string(Known.empty() ? "" : ", ") + W.Name;
-      return Err(fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN)",
+      return Err(fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN, late)",
                              N.str(), Known));
     }
     T.Off |= 1u << K;
@@ -123,6 +127,7 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
   Old.Off |= T.Off;
   if (T.Rank)
     Old.Rank = T.Rank;
+  Old.Late |= T.Late;
   return llvm::Error::success();
 }
 
@@ -136,6 +141,8 @@ std::vector<std::string> snow::compiler::layerOffSpecs(const CompileOptions &Opt
         Parts.push_back(S[K].Name);
     if (T.Rank)
       Parts.push_back(fmt::format("rank{}", T.Rank));
+    if (T.Late)
+      Parts.push_back("late");
     if (!Parts.empty())
       Out.push_back(Layer + "=" + llvm::join(Parts, ","));
   }

@@ -22,7 +22,8 @@ static std::vector<int> readsOf(const ir::Layer &L) {
 }
 
 std::vector<unsigned> snow::compiler::scheduleLayers(const ir::Graph &G,
-                                                     const std::vector<uint64_t> &Cycles) {
+                                                     const std::vector<uint64_t> &Cycles,
+                                                     const std::vector<bool> &Late) {
   const size_t N = G.Layers.size();
   assert(Cycles.size() == N && "one estimate per layer");
   // Longest chain of estimated cycles from each layer to the end of the graph.
@@ -50,6 +51,8 @@ std::vector<unsigned> snow::compiler::scheduleLayers(const ir::Graph &G,
     for (unsigned R : Readers[I])
       ++Pending[R];
   auto Later = [&](unsigned A, unsigned B) { // true if A is picked after B
+    if (!Late.empty() && Late[A] != Late[B])
+      return bool(Late[A]);
     if (Ready[A] != Ready[B])
       return Ready[A] > Ready[B];
     if (Chain[A] != Chain[B])

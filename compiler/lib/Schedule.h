@@ -20,8 +20,11 @@
 namespace snow::compiler {
 
 /// A topological order of G's layers. Cycles[i] is layer i's estimated run
-/// time (0 for layers without code, such as concat views).
-std::vector<unsigned> scheduleLayers(const ir::Graph &G, const std::vector<uint64_t> &Cycles);
+/// time (0 for layers without code, such as concat views). A layer with
+/// Late[i] (CompileOptions::LayerTweak::Late; none if empty) runs only when
+/// no other layer is ready.
+std::vector<unsigned> scheduleLayers(const ir::Graph &G, const std::vector<uint64_t> &Cycles,
+                                     const std::vector<bool> &Late = {});
 
 } // namespace snow::compiler
 

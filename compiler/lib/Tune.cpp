@@ -134,9 +134,8 @@ private:
 
 } // namespace
 
-llvm::Expected<TuneResult>
-snow::compiler::tune(const ir::Graph &G, const isa::HwConfig &Hw, const CompileOptions &Opts,
-                     const std::function<void(const std::string &)> &Progress) {
+llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::HwConfig &Hw,
+                                                const CompileOptions &Opts, const TuneSettings &S) {
   TuneResult R;
   R.Opts = Opts;
   Tuner T(G, Hw, R);
@@ -180,47 +179,57 @@ snow::compiler::tune(const ir::Graph &G, const isa::HwConfig &Hw, const CompileO
   for (const ir::Layer &L : G.Layers) // Layers with no plan of their own now.
     if (!Base.Parts.count(L.Name))
       Names.push_back(L.Name);
-  for (const std::string &Layer : Names) {
-    for (unsigned Round = 0; Round < Rounds; ++Round) {
-      const CompileOptions::LayerTweak Now =
-          R.Opts.LayerOff.count(Layer) ? R.Opts.LayerOff.at(Layer) : CompileOptions::LayerTweak();
-      std::vector<CompileOptions> Cands;
-      std::vector<std::string> What;
-      auto Add = [&](CompileOptions::LayerTweak Tw, std::string W) {
-        Cands.push_back(R.Opts);
-        Cands.back().LayerOff[Layer] = Tw;
-        What.push_back(Layer + ": " + std::move(W));
-      };
-      for (size_t K = 0; K < Switches.size(); ++K)
-        if (Changes[K].count(Layer) && !(Now.Off >> K & 1)) {
+  for (unsigned Pass = 0; Pass < S.Passes; ++Pass) {
+    const size_t Kept = R.Log.size();
+    for (const std::string &Layer : Names) {
+      for (unsigned Round = 0; Round < Rounds; ++Round) {
+        const CompileOptions::LayerTweak Now =
+            R.Opts.LayerOff.count(Layer) ? R.Opts.LayerOff.at(Layer) : CompileOptions::LayerTweak();
+        std::vector<CompileOptions> Cands;
+        std::vector<std::string> What;
+        auto Add = [&](CompileOptions::LayerTweak Tw, std::string W) {
+          Cands.push_back(R.Opts);
+          Cands.back().LayerOff[Layer] = Tw;
+          What.push_back(Layer + ": " + std::move(W));
+        };
+        for (size_t K = 0; K < Switches.size(); ++K)
+          if (Changes[K].count(Layer) && !(Now.Off >> K & 1)) {
+            CompileOptions::LayerTweak Tw = Now;
+            Tw.Off |= 1u << K;
+            Add(Tw, fmt::format("{} off", Switches[K].Name));
+          }
+        if (!Now.Late && Base.Parts.count(Layer)) { // After the layers it need not precede.
           CompileOptions::LayerTweak Tw = Now;
-          Tw.Off |= 1u << K;
-          Add(Tw, fmt::format("{} off", Switches[K].Name));
+          Tw.Late = true;
+          Add(Tw, "late");
         }
-      if (Base.Parts.count(Layer)) // The planner's next candidates for it.
-        for (unsigned N = 1; N <= RanksAhead && Now.Rank + N <= MaxRank; ++N) {
-          CompileOptions::LayerTweak Tw = Now;
-          Tw.Rank = Now.Rank + N;
-          Add(Tw, fmt::format("rank {}", Tw.Rank));
-        }
-      auto Runs = T.runAll(Cands);
-      if (!Runs)
-        return Runs.takeError();
-      size_t Best = Cands.size();
-      for (size_t I = 0; I < Cands.size(); ++I)
-        if ((*Runs)[I] &&
-            (*Runs)[I]->Cycles < (Best < Cands.size() ? (*Runs)[Best]->Cycles : R.Cycles))
-          Best = I;
-      if (Best == Cands.size())
-        break;
-      const std::string Line =
-          fmt::format("{}: {} -> {} cycles", What[Best], R.Cycles, (*Runs)[Best]->Cycles);
-      R.Log.push_back(Line);
-      if (Progress)
-        Progress(Line);
-      R.Cycles = (*Runs)[Best]->Cycles;
-      R.Opts = std::move(Cands[Best]);
+        if (Base.Parts.count(Layer)) // The planner's next candidates for it.
+          for (unsigned N = 1; N <= RanksAhead && Now.Rank + N <= MaxRank; ++N) {
+            CompileOptions::LayerTweak Tw = Now;
+            Tw.Rank = Now.Rank + N;
+            Add(Tw, fmt::format("rank {}", Tw.Rank));
+          }
+        auto Runs = T.runAll(Cands);
+        if (!Runs)
+          return Runs.takeError();
+        size_t Best = Cands.size();
+        for (size_t I = 0; I < Cands.size(); ++I)
+          if ((*Runs)[I] &&
+              (*Runs)[I]->Cycles < (Best < Cands.size() ? (*Runs)[Best]->Cycles : R.Cycles))
+            Best = I;
+        if (Best == Cands.size())
+          break;
+        const std::string Line =
+            fmt::format("{}: {} -> {} cycles", What[Best], R.Cycles, (*Runs)[Best]->Cycles);
+        R.Log.push_back(Line);
+        if (S.Progress)
+          S.Progress(Line);
+        R.Cycles = (*Runs)[Best]->Cycles;
+        R.Opts = std::move(Cands[Best]);
+      }
     }
+    if (R.Log.size() == Kept)
+      break;
   }
   return R;
 }

@@ -254,6 +254,12 @@ static cl::opt<bool>
                   "and written; the switches found go to stderr (docs/compiler.md, \"Tuning\")"),
          cl::cat(Cat));
 
+static cl::opt<unsigned>
+    TunePasses("tune-passes",
+               cl::desc("Passes of --tune over the layers, each from what the last kept "
+                        "(default 1; it stops after a pass that keeps nothing)"),
+               cl::init(1), cl::cat(Cat));
+
 static cl::opt<std::string> TimeTrace(
     "time-trace",
     cl::desc("Write where compile time goes (load, calibrate, plan, pack, emit, write) as "
@@ -408,9 +414,12 @@ static int compileModel() {
   compiler::LayerPlansPtr Planned = Early.valid() ? Early.get() : nullptr;
   if (Tune) {
     const auto Start = std::chrono::steady_clock::now();
-    auto R = compiler::tune(*G, *Hw, Opts, [](const std::string &Line) {
+    compiler::TuneSettings Settings;
+    Settings.Passes = TunePasses;
+    Settings.Progress = [](const std::string &Line) {
       llvm::errs() << "snowc: tune: " << Line << "\n";
-    });
+    };
+    auto R = compiler::tune(*G, *Hw, Opts, Settings);
     if (!R)
       return fail(llvm::toString(R.takeError()));
     const double Secs =

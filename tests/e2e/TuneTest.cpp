@@ -67,8 +67,9 @@ TEST(Tune, KeepsOnlyFasterProgramsWhichItsOptionsReproduce) {
 }
 
 TEST(Tune, RandomPerLayerOptionsKeepValues) {
-  // Switches off and later-ranked plans on random layers of three models,
-  // each program bit-exact against the reference executor.
+  // Switches off, later-ranked plans and later places in the layer order
+  // on random layers of three models, each program bit-exact against the
+  // reference executor.
   const auto &Switches = compiler::layerSwitches();
   const std::pair<const char *, const std::string *> Models[] = {
       {"blocks", &Blocks}, {"pairs", &Pairs}, {"few", &FewChannels}};
@@ -85,6 +86,7 @@ TEST(Tune, RandomPerLayerOptionsKeepValues) {
       compiler::CompileOptions::LayerTweak &T = O.LayerOff[L.Name];
       T.Off = uint32_t(R.next()) & ((1u << Switches.size()) - 1) & uint32_t(R.next());
       T.Rank = unsigned(R.next() % 4);
+      T.Late = R.next() % 4 == 0;
     }
     SCOPED_TRACE(::testing::Message() << Models[K % 3].first << " run " << K << ":"
                                       << ::testing::PrintToString(compiler::layerOffSpecs(O)));
@@ -97,11 +99,12 @@ TEST(Tune, LayerOffSpecsParseAndPrintBack) {
   ASSERT_FALSE(
       bool(compiler::addLayerOff("i4a_1x1+i4a_3x3_reduce=loop-reorder,no-multi-pixel", O)));
   ASSERT_FALSE(bool(compiler::addLayerOff("pool3[0:128]=rank2", O)));
+  ASSERT_FALSE(bool(compiler::addLayerOff("pool3[0:128]=late", O)));  // adds to the layer's
   ASSERT_FALSE(bool(compiler::addLayerOff("a=b=fuse-depthwise", O))); // the last '=' splits
   EXPECT_EQ(compiler::layerOffSpecs(O),
             (std::vector<std::string>{"a=b=fuse-depthwise",
                                       "i4a_1x1+i4a_3x3_reduce=loop-reorder,multi-pixel",
-                                      "pool3[0:128]=rank2"}));
+                                      "pool3[0:128]=rank2,late"}));
   auto Error = [](const std::string &Spec) {
     compiler::CompileOptions O;
     llvm::Error E = compiler::addLayerOff(Spec, O);
@@ -128,4 +131,39 @@ TEST(Tune, ALayerOffNamingNoLayerIsAnError) {
   const std::string Msg = llvm::toString(P.takeError());
   EXPECT_NE(Msg.find("'nosuch'"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("--emit=plan"), std::string::npos) << Msg;
+}
+
+TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
+  // The pool branch's projection (app) reads only its pool; late, it runs
+  // after every other layer of its block (before the next block's pool
+  // of its channels, which reads it).
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  std::optional<ir::Graph> G = quantizedGraph(Blocks, *Hw);
+  ASSERT_TRUE(G.has_value());
+  auto Order = [&](const compiler::CompileOptions &O) {
+    std::vector<compiler::PlanPart> Parts;
+    auto P = compiler::compile(*G, *Hw, O, &Parts);
+    EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    std::vector<std::string> Names;
+    for (const compiler::PlanPart &Part : Parts)
+      if (Names.empty() || Names.back() != Part.Layer)
+        Names.push_back(Part.Layer);
+    return Names;
+  };
+  compiler::CompileOptions Late;
+  ASSERT_FALSE(bool(compiler::addLayerOff("app=late", Late)));
+  const std::vector<std::string> Before = Order({}), After = Order(Late);
+  auto At = [](const std::vector<std::string> &V, const std::string &N) {
+    return size_t(std::find(V.begin(), V.end(), N) - V.begin());
+  };
+  // The block's pool runs in channel slices, one a branch (PoolConcats);
+  // pool[160:192] pools app's channels.
+  const size_t App = At(After, "app");
+  ASSERT_LT(App, After.size());
+  EXPECT_LT(App, At(After, "pool[160:192]"));
+  for (size_t I = 0; I < At(After, "d"); ++I)
+    if (After[I] != "app" && After[I] != "pool[160:192]")
+      EXPECT_LT(I, App) << After[I] << " runs after the late layer";
+  EXPECT_NE(Before, After) << "app ran last in its block already: the test shows nothing";
 }

@@ -223,6 +223,9 @@ struct CompileOptions {
   struct LayerTweak {
     uint32_t Off = 0;  ///< Bits of layerSwitches() turned off.
     unsigned Rank = 0; ///< Its PlanRank.
+    /// The layer scheduler runs it only when no other layer is ready
+    /// (Schedule.h): after the independent layers it would go before.
+    bool Late = false;
     bool operator==(const LayerTweak &) const = default;
   };
   std::map<std::string, LayerTweak> LayerOff;
@@ -249,7 +252,7 @@ struct LayerSwitch {
 const std::vector<LayerSwitch> &layerSwitches();
 /// Adds "LAYER=switch,switch..." (snowc --layer-off; the layer's name is
 /// what precedes the last '='; "rankN" among the switches sets its
-/// PlanRank) to Opts.LayerOff.
+/// PlanRank, "late" its Late) to Opts.LayerOff.
 llvm::Error addLayerOff(const std::string &Spec, CompileOptions &Opts);
 /// Opts.LayerOff as addLayerOff's arguments, one a layer, in name order.
 std::vector<std::string> layerOffSpecs(const CompileOptions &Opts);
@@ -326,16 +329,23 @@ struct TuneResult {
   std::vector<std::string> Log; ///< One line a change kept.
 };
 
-/// Searches per-layer switches (CompileOptions::LayerOff) for a faster
-/// program: each switch off for the whole network first, then, layer by
-/// layer in program order, off for each layer whose plan that changed,
-/// kept where the timing engine (the simulator's, the cycles snowsim
-/// reports) runs the whole program in fewer cycles. Greedy, deterministic,
-/// and never slower than Opts. G as for compile(). Progress, if given, gets
-/// a line a change kept.
+/// How tune() searches.
+struct TuneSettings {
+  /// Passes over the layers (a later pass starts from what the last kept;
+  /// the search stops after a pass that keeps nothing).
+  unsigned Passes = 1;
+  /// Called with a line for each change kept.
+  std::function<void(const std::string &)> Progress;
+};
+
+/// Searches per-layer options (CompileOptions::LayerOff: a switch off, a
+/// later-ranked plan, a later place in the layer order) for a faster
+/// program, kept where the timing engine (the simulator's: the cycles
+/// snowsim reports) runs the whole program in fewer cycles; Tune.cpp says
+/// how. Greedy, deterministic, and never slower than Opts. G as for
+/// compile().
 llvm::Expected<TuneResult> tune(const ir::Graph &G, const isa::HwConfig &Hw,
-                                const CompileOptions &Opts,
-                                const std::function<void(const std::string &)> &Progress = {});
+                                const CompileOptions &Opts, const TuneSettings &S = {});
 
 } // namespace snow::compiler
 
