@@ -14,17 +14,22 @@ takes at least max(MACs / array MACs, its DRAM bytes / the bytes a cycle the
 channel sustains), with the bytes the simulator books to it; a goal above it
 needs less traffic (layers fused on chip) or layers that overlap, not a
 better plan for each layer.
+With --tune, each model's program is the one `snowc --tune` finds
+(per-layer options searched by running candidates in the timing engine,
+docs/compiler.md, "Tuning"): minutes a model, the seconds printed.
 Usage:  bench/efficiency-goals.py [--bin build/bin] [--hw zc706] [--jobs N]
-                                  [--flags "--no-grouped-vdw"]
+                                  [--flags "--no-grouped-vdw"] [--tune]
 Exit status 1 if a goal is missed (a model that could not be measured does not count).
 """
 import argparse
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import roofline
 
@@ -58,7 +63,13 @@ def run(binary, tmp, model, hw, flags, source=None):
     plan = os.path.join(tmp, model + ".plan.json")
     snowc = [os.path.join(binary, "snowc"), source or f"models/{model}.yaml", "--hw", hw,
              "--uniform-format"] + flags
-    subprocess.run(snowc + ["-o", prog], check=True)
+    start = time.monotonic()
+    r = subprocess.run(snowc + ["-o", prog], check=True, capture_output=True, text=True)
+    compile_s = time.monotonic() - start
+    if "--tune" in flags:
+        # The plan of the program tuned: the same options, not searched again.
+        snowc = [a for a in snowc if a != "--tune" and not a.startswith("--tune-passes")]
+        snowc += ["--layer-off=" + a for a in re.findall(r"--layer-off='([^']*)'", r.stderr)]
     subprocess.run(snowc + ["--emit=plan-json", "-o", plan], check=True)
     subprocess.run([os.path.join(binary, "snowsim"), prog, "--timing-only", "--quiet",
                     "--stats-json", stats], check=True)
@@ -66,6 +77,7 @@ def run(binary, tmp, model, hw, flags, source=None):
         d = json.load(f)
     with open(plan) as f:
         d["orders"] = roofline.plan_orders(json.load(f))
+    d["compile_s"] = compile_s
     return d
 
 
@@ -98,7 +110,10 @@ def main():
     ap.add_argument("--hw", default="zc706")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--flags", default="", help="extra snowc flags")
+    ap.add_argument("--tune", action="store_true", help="snowc --tune each model")
     args = ap.parse_args()
+    if args.tune:
+        args.flags = (args.flags + " --tune").strip()
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             jobs = {m: pool.submit(run, args.bin, tmp, m, args.hw, args.flags.split())
@@ -109,9 +124,10 @@ def main():
             onnx_res = {m: j.result() for m, j in onnx.items()}
     print(f"hardware {args.hw}, batch 1, int16, timing-only simulation"
           f"{', snowc ' + args.flags if args.flags else ''}\n")
+    tuned = "--tune" in args.flags.split()
     print("| model | conv-layer efficiency | goal | met | layer-serial bound |"
-          " utilization (whole network) | fps | cycles |")
-    print("|---|---|---|---|---|---|---|---|")
+          " utilization (whole network) | fps | cycles |" + (" search |" if tuned else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if tuned else ""))
     missed = 0
     rows = [(m, goal, res[m], "") for m, goal in GOALS]
     for m, goal in ONNX:
@@ -127,7 +143,7 @@ def main():
         missed += not ok
         print(f"| {m}{note} | {e:.2f} % | ≥ {goal} % | {'yes' if ok else 'no'} | "
               f"{conv_bound(d):.2f} % | {100 * t['utilization']:.2f} % | {t['fps']:.1f} | "
-              f"{t['cycles']:,} |")
+              f"{t['cycles']:,} |" + (f" {d['compile_s']:.0f} s |" if tuned else ""))
     return 1 if missed else 0
 
 

@@ -339,8 +339,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     Image.fill(0, Image.Size, Prog.Data.data());
   }
   if (Parts)
-    for (const LayerPlan &P : *Plans)
+    for (const LayerPlan &P : *Plans) {
       Parts->push_back(describePart(P, PG, Hw));
+      if (auto It = Opts.LayerOff.find(P.L->Name); It != Opts.LayerOff.end())
+        Parts->back().LayerOff = tweakSpec(It->second);
+    }
 
   // Activations: the input, then one tensor per layer output.
   uint64_t Next = alignTo(DataBase + Prog.dataBytes(), TensorAlign);

@@ -131,20 +131,23 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
   return llvm::Error::success();
 }
 
+std::string snow::compiler::tweakSpec(const CompileOptions::LayerTweak &T) {
+  std::vector<std::string> Parts;
+  const auto &S = layerSwitches();
+  for (size_t K = 0; K < S.size(); ++K)
+    if (T.Off >> K & 1)
+      Parts.push_back(S[K].Name);
+  if (T.Rank)
+    Parts.push_back(fmt::format("rank{}", T.Rank));
+  if (T.Late)
+    Parts.push_back("late");
+  return llvm::join(Parts, ",");
+}
+
 std::vector<std::string> snow::compiler::layerOffSpecs(const CompileOptions &Opts) {
   std::vector<std::string> Out;
-  const auto &S = layerSwitches();
-  for (const auto &[Layer, T] : Opts.LayerOff) {
-    std::vector<std::string> Parts;
-    for (size_t K = 0; K < S.size(); ++K)
-      if (T.Off >> K & 1)
-        Parts.push_back(S[K].Name);
-    if (T.Rank)
-      Parts.push_back(fmt::format("rank{}", T.Rank));
-    if (T.Late)
-      Parts.push_back("late");
-    if (!Parts.empty())
-      Out.push_back(Layer + "=" + llvm::join(Parts, ","));
-  }
+  for (const auto &[Layer, T] : Opts.LayerOff)
+    if (std::string Spec = tweakSpec(T); !Spec.empty())
+      Out.push_back(Layer + "=" + Spec);
   return Out;
 }

@@ -98,6 +98,8 @@ llvm::Expected<std::string> snow::compiler::planJson(const isa::Program &Prog,
     if (D.PrefetchWindow)
       PartsOf[D.Layer].back().getAsObject()->try_emplace("prefetch_window_cycles",
                                                          int64_t(*D.PrefetchWindow));
+    if (!D.LayerOff.empty())
+      PartsOf[D.Layer].back().getAsObject()->try_emplace("layer_off", D.LayerOff);
     EstimateOf[D.Layer] += D.EstCycles;
     Estimate += D.EstCycles;
     if (!D.Hosted.empty()) { // the block means, in the hosted pool's span

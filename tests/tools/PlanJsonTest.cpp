@@ -26,9 +26,12 @@ class PlanJsonTest : public ToolTest {
 protected:
   /// The layers of Yaml's plan-json (snowc --uniform-format on zc706);
   /// empty after a failure, which fails the test.
-  json::Array planLayers(const std::string &Yaml) {
+  json::Array planLayers(const std::string &Yaml, const std::vector<std::string> &Flags = {}) {
     write("m.yaml", Yaml);
-    ToolResult R = run("snowc", {"m.yaml", "--uniform-format", "--emit=plan-json", "-o", "p.json"});
+    std::vector<std::string> Args = {"m.yaml", "--uniform-format", "--emit=plan-json", "-o",
+                                     "p.json"};
+    Args.insert(Args.end(), Flags.begin(), Flags.end());
+    ToolResult R = run("snowc", Args);
     EXPECT_TRUE(succeeded(R)) << R;
     auto P = json::parse(read("p.json"));
     if (!P) {
@@ -263,6 +266,26 @@ layers:
   const double Exact = double(*Pool->getInteger("cycles"));
   const double Est = double(*Pool->getInteger("estimate_cycles"));
   EXPECT_LE(std::abs(Est - Exact), 0.3 * Exact) << "estimate " << Est << ", exact " << Exact;
+}
+
+TEST_F(PlanJsonTest, ALayersOwnOptionsShowInThePlan) {
+  const json::Array Layers = planLayers(R"(name: lo
+input: {name: data, shape: [16, 28, 28]}
+weights: {seed: 1}
+layers:
+  - {name: a, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: b, type: conv, out_channels: 48, kernel: 1}
+)",
+                                        {"--layer-off=b=multi-pixel,rank1"});
+  ASSERT_EQ(Layers.size(), 2u);
+  for (const json::Value &V : Layers) {
+    const json::Object *L = V.getAsObject();
+    const json::Object *Part = (*L->getArray("plan"))[0].getAsObject();
+    if (L->getString("name") == llvm::StringRef("b"))
+      EXPECT_EQ(Part->getString("layer_off"), llvm::StringRef("multi-pixel,rank1"));
+    else
+      EXPECT_FALSE(Part->get("layer_off")) << "a has no options of its own";
+  }
 }
 
 } // namespace

@@ -256,6 +256,8 @@ const std::vector<LayerSwitch> &layerSwitches();
 llvm::Error addLayerOff(const std::string &Spec, CompileOptions &Opts);
 /// Opts.LayerOff as addLayerOff's arguments, one a layer, in name order.
 std::vector<std::string> layerOffSpecs(const CompileOptions &Opts);
+/// One layer's options as addLayerOff reads them after the '=' ("" for none).
+std::string tweakSpec(const CompileOptions::LayerTweak &T);
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
 /// or as whole output groups and then the remaining channels) and what its
@@ -286,6 +288,9 @@ struct PlanPart {
   /// (reported as the pool's, whose cycle span they run in).
   std::string Hosted;
   uint64_t HostedEstCycles = 0;
+  /// The layer's own options (CompileOptions::LayerOff, as --layer-off
+  /// writes them after the '='): "" for none.
+  std::string LayerOff;
 };
 
 /// Every layer's plan, before the program order (compile()'s first steps,
