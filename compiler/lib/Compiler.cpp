@@ -85,27 +85,6 @@ llvm::Error checkLayer(const ir::Layer &L, const isa::HwConfig &Hw, bool Formats
   return llvm::Error::success();
 }
 
-/// What a layer's plan depends on: its geometry and kind, not its name,
-/// position, neighbours, number formats or weight values. Layers with equal
-/// keys (ResNet-50 repeats each bottleneck block's shapes up to six times)
-/// get equal plans, so each key is planned once: planning is a search that
-/// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
-/// checks that reuse changes no program.
-std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty,
-                    const std::string &Tweak) {
-  // A field added to ir::Layer must be added here if planning can read it
-  // (Seeded holds weight values, which planning does not read);
-  // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
-  return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{} off{}",
-                     int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
-                     L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
-                     L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock,
-                     L.PoolHost >= 0, Tweak);
-}
-
 /// planLayer, for a conv hosting a pool's blocks (hostBlock) where no tile
 /// of whole blocks fits (a 7x7 stride-2 depthwise window of 256 channels on
 /// big4096): planned again without, and the pool then plans as any

@@ -60,6 +60,26 @@ std::string CompileOptions::tweakKey(const ir::Layer &L) const {
   return T ? fmt::format("{:x}r{}{}", T->Off, T->Rank, T->Late ? "l" : "") : std::string();
 }
 
+std::string CompileOptions::planningKey() const {
+  // Every switch: a field added to CompileOptions must be added here if
+  // planning can read it; this assertion fails so that nobody forgets
+  // (sizes on x86-64 Linux).
+  static_assert(sizeof(CompileOptions) == 112, "CompileOptions changed: update planningKey");
+  const bool Flags[] = {
+      DoubleBuffer,     LoopReorder,      FullDepthMaps,  PrefetchWindows,    GatherStrided,
+      PreciseLayerDeps, SplitChannels,    BalanceRounds,  RemainderTiles,     MultiPixel,
+      WideTraces,       BankedReads,      CopiedWindows,  GroupedVdw,         ScheduleLayers,
+      BalanceLoads,     EarlyWeights,     SpreadWeights,  DmaLoops,           ReusePlans,
+      PipelinePools,    SharePoolRegions, TwoPoolsBeside, PoolsBetweenChunks, StartOnRows,
+      StartOnChannels,  FullDepthPairs,   FuseDepthwise,  FuseDense,          FuseConvPools,
+      FuseExpansions,   HostBlockPools,   PinPairWeights, DwPixelPairs,       EvenRows,
+      ChunkBanks,       SpreadGroupLoads, PadPixels};
+  uint64_t Bits = 0;
+  for (size_t K = 0; K < std::size(Flags); ++K)
+    Bits |= uint64_t(Flags[K]) << K;
+  return fmt::format("{:x}/{}/{}", Bits, PlanRank, Batch);
+}
+
 bool CompileOptions::on(const ir::Layer &L, bool CompileOptions::*M) const {
   if (!(this->*M))
     return false;

@@ -447,13 +447,32 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   return std::make_pair(std::move(P), BestCost);
 }
 
-llvm::Expected<std::vector<LayerPlan>>
-snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
-                          const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
-                          unsigned Frames, uint64_t SplitPenalty, uint64_t PrefetchWindow) {
-  if (Opts.tweaked(L)) // Options of this layer (CompileOptions::LayerOff).
-    return planLayer(L, Index, OutIsSlice, Hw, B, Opts.forLayer(L), Frames, SplitPenalty,
-                     PrefetchWindow);
+/// What a layer's plan depends on: its geometry and kind, not its name,
+/// position, neighbours, number formats or weight values. Layers with equal
+/// keys (ResNet-50 repeats each bottleneck block's shapes up to six times)
+/// get equal plans, so each key is planned once: planning is a search that
+/// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
+/// checks that reuse changes no program.
+std::string snow::compiler::planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames,
+                                    uint64_t Penalty, const std::string &Tweak) {
+  // A field added to ir::Layer must be added here if planning can read it
+  // (Seeded holds weight values, which planning does not read);
+  // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
+  static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
+  return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
+                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{} off{}",
+                     int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
+                     L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
+                     L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
+                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock,
+                     L.PoolHost >= 0, Tweak);
+}
+
+/// planLayer, searched afresh.
+static llvm::Expected<std::vector<LayerPlan>>
+planFresh(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
+          const BufferMap &B, const CompileOptions &Opts, unsigned Frames, uint64_t SplitPenalty,
+          uint64_t PrefetchWindow) {
   const unsigned V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac, Cout = L.Out.C;
   auto Whole = planPart(L, Index, OutIsSlice, Hw, B, Opts, 0, Cout, 0, Frames, GroupMode::Dense,
                         PixMode::Vmacp, SplitPenalty, 0, PrefetchWindow);
@@ -590,6 +609,45 @@ snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
     }
   TryGroupedVdw();
   return Best;
+}
+
+std::shared_ptr<PlanCache> snow::compiler::newPlanCache() { return std::make_shared<PlanCache>(); }
+
+size_t snow::compiler::cachedPlans(const PlanCache &C) {
+  std::lock_guard<std::mutex> Lock(C.M);
+  return C.Plans.size();
+}
+
+llvm::Expected<std::vector<LayerPlan>>
+snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
+                          const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,
+                          unsigned Frames, uint64_t SplitPenalty, uint64_t PrefetchWindow) {
+  if (Opts.tweaked(L)) // Options of this layer (CompileOptions::LayerOff).
+    return planLayer(L, Index, OutIsSlice, Hw, B, Opts.forLayer(L), Frames, SplitPenalty,
+                     PrefetchWindow);
+  if (!Opts.Cache)
+    return planFresh(L, Index, OutIsSlice, Hw, B, Opts, Frames, SplitPenalty, PrefetchWindow);
+  // A plan depends on the layer's key (as planAll's reuse), the options and
+  // the prefetch window; the graph and hardware are the cache's.
+  const std::string Key = fmt::format("{}|{}|{}", planKey(L, OutIsSlice, Frames, SplitPenalty, ""),
+                                      Opts.planningKey(), PrefetchWindow);
+  {
+    std::lock_guard<std::mutex> Lock(Opts.Cache->M);
+    if (auto It = Opts.Cache->Plans.find(Key); It != Opts.Cache->Plans.end()) {
+      std::vector<LayerPlan> Parts = It->second;
+      for (LayerPlan &P : Parts) {
+        P.L = &L;
+        P.Index = Index;
+      }
+      return Parts;
+    }
+  }
+  auto Parts = planFresh(L, Index, OutIsSlice, Hw, B, Opts, Frames, SplitPenalty, PrefetchWindow);
+  if (Parts) {
+    std::lock_guard<std::mutex> Lock(Opts.Cache->M);
+    Opts.Cache->Plans.emplace(Key, *Parts);
+  }
+  return Parts;
 }
 
 llvm::Expected<LayerPlan>

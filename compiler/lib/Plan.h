@@ -17,6 +17,9 @@
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace snow::compiler {
@@ -478,6 +481,19 @@ bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Ex
 /// pooling layer runs beside a whole conv only, as its rows are stored
 /// (PipelinePools.cpp).
 /// PrefetchWindow: LayerPlan::PrefetchWindow of the first part.
+/// What a layer's plan depends on, as text: layers with equal keys get
+/// equal plans (Compiler.cpp plans each key once). Tweak: the layer's
+/// CompileOptions::tweakKey.
+std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty,
+                    const std::string &Tweak);
+
+/// CompileOptions::Cache: planLayer's results by planKey, the options'
+/// planningKey and the prefetch window. Safe for planAll's threads.
+struct PlanCache {
+  mutable std::mutex M;
+  std::unordered_map<std::string, std::vector<LayerPlan>> Plans;
+};
+
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,
                                                  const BufferMap &B, const CompileOptions &Opts,

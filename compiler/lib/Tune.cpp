@@ -11,12 +11,15 @@
 // First each switch goes off for the whole network, which finds the layers
 // whose plans it changes (describePart of each part shows fusion, pixel
 // modes, loop order and tiles). Then, layer by layer in program order, the
-// layer's candidates (each such switch off for it alone, the next two
-// ranks) compile and run side by side, and the fastest is kept where the
-// whole program runs in fewer cycles than before; a second round starts
-// from it. Programs already run (the same code) are not run again. The
-// result does not depend on the thread count, is never slower than the
-// options given, and compile() with its options makes the same program.
+// layer's candidates (each such switch off for it alone, the next ranks,
+// a late place in the order) compile and run side by side, and the
+// fastest is kept where the whole program runs in fewer cycles than
+// before; a second round starts from it. Passes over the layers repeat
+// until one keeps nothing (TuneSettings::Passes at most). Programs already
+// run (the same code) are not run again, and layers' plans are kept across
+// the compiles (PlanCache). The program found does not depend on the
+// thread count, is never slower than the options given, and compile()
+// with its options makes it again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +39,9 @@ using namespace snow::compiler;
 namespace {
 
 /// Ranks a layer tries beyond its current one, in a round.
-constexpr unsigned RanksAhead = 2;
+constexpr unsigned RanksAhead = 3;
 /// Highest rank tried.
-constexpr unsigned MaxRank = 4;
+constexpr unsigned MaxRank = 8;
 /// Rounds of candidates a layer gets (each from the best of the last).
 constexpr unsigned Rounds = 2;
 
@@ -138,8 +141,10 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
                                                 const CompileOptions &Opts, const TuneSettings &S) {
   TuneResult R;
   R.Opts = Opts;
+  // Candidates differ in a layer or two: the others' plans are the last's.
+  R.Opts.Cache = newPlanCache();
   Tuner T(G, Hw, R);
-  auto First = T.run(Opts, /*Required=*/true);
+  auto First = T.run(R.Opts, /*Required=*/true);
   if (!First)
     return First.takeError();
   const Trial Base = std::move(**First);
@@ -152,7 +157,7 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
   for (size_t K = 0; K < Switches.size(); ++K)
     if (Opts.*Switches[K].Member) {
       On.push_back(K);
-      Global.push_back(Opts);
+      Global.push_back(R.Opts);
       Global.back().*Switches[K].Member = false;
     }
   auto Offs = T.runAll(Global);
@@ -231,5 +236,6 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
     if (R.Log.size() == Kept)
       break;
   }
+  R.Opts.Cache.reset();
   return R;
 }

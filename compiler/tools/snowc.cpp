@@ -256,9 +256,9 @@ static cl::opt<bool>
 
 static cl::opt<unsigned>
     TunePasses("tune-passes",
-               cl::desc("Passes of --tune over the layers, each from what the last kept "
-                        "(default 1; it stops after a pass that keeps nothing)"),
-               cl::init(1), cl::cat(Cat));
+               cl::desc("Passes of --tune over the layers at most, each from what the last "
+                        "kept (it stops after a pass that keeps nothing)"),
+               cl::init(4), cl::cat(Cat));
 
 static cl::opt<std::string> TimeTrace(
     "time-trace",

@@ -167,3 +167,32 @@ TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
       EXPECT_LT(I, App) << After[I] << " runs after the late layer";
   EXPECT_NE(Before, After) << "app ran last in its block already: the test shows nothing";
 }
+
+TEST(Tune, ThePlanCacheChangesNoProgram) {
+  // tune() keeps layers' plans across its compiles (CompileOptions::Cache):
+  // a program made from cached plans is the program planned afresh, with
+  // and without per-layer options.
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  Rng R(7);
+  for (const std::string *Yaml : {&Blocks, &Pairs, &FewChannels}) {
+    std::optional<ir::Graph> G = quantizedGraph(*Yaml, *Hw);
+    ASSERT_TRUE(G.has_value());
+    auto Own = compiler::newPlanCache(); // one graph's
+    for (int K = 0; K < 6; ++K) {
+      compiler::CompileOptions O;
+      if (K % 3)
+        for (const ir::Layer &L : G->Layers)
+          if (R.next() % 3 == 0)
+            O.LayerOff[L.Name] = {uint32_t(R.next() % 64), unsigned(R.next() % 3), false};
+      auto Fresh = compiler::compile(*G, *Hw, O);
+      O.Cache = Own;
+      auto Cached = compiler::compile(*G, *Hw, O);
+      auto Again = compiler::compile(*G, *Hw, O);
+      ASSERT_TRUE(Fresh && Cached && Again);
+      EXPECT_EQ(Fresh->Code, Cached->Code) << K;
+      EXPECT_EQ(Fresh->Code, Again->Code) << K;
+    }
+    EXPECT_GT(compiler::cachedPlans(*Own), 0u);
+  }
+}

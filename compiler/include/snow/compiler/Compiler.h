@@ -24,6 +24,14 @@
 
 namespace snow::compiler {
 
+/// Layer plans kept across compiles of one graph for one hardware
+/// (Plan.cpp: planLayer), which tune() makes: its candidates differ in a
+/// layer or two, so most layers' plans are those of the compile before.
+struct PlanCache;
+/// An empty PlanCache, and how many plans one holds.
+std::shared_ptr<PlanCache> newPlanCache();
+size_t cachedPlans(const PlanCache &C);
+
 struct CompileOptions {
   /// Overlap loads with compute (prefetch the next tile into the other bank).
   bool DoubleBuffer = true;
@@ -229,6 +237,9 @@ struct CompileOptions {
     bool operator==(const LayerTweak &) const = default;
   };
   std::map<std::string, LayerTweak> LayerOff;
+  /// Set by tune() only: the layers' plans of earlier compiles of the same
+  /// graph for the same hardware, looked up by all that planLayer reads.
+  std::shared_ptr<PlanCache> Cache;
 
   /// Whether switch M is on for layer L: on here, and not off for L.
   bool on(const ir::Layer &L, bool CompileOptions::*M) const;
@@ -239,6 +250,9 @@ struct CompileOptions {
   bool tweaked(const ir::Layer &L) const;
   /// L's LayerTweak as text for a plan's key ("" for none).
   std::string tweakKey(const ir::Layer &L) const;
+  /// What of these options planning a layer may read, as text for a key:
+  /// every switch, the rank and the batch (not LayerOff, Cache).
+  std::string planningKey() const;
 };
 
 /// A switch of CompileOptions that may be turned off for one layer: one the
@@ -336,9 +350,9 @@ struct TuneResult {
 
 /// How tune() searches.
 struct TuneSettings {
-  /// Passes over the layers (a later pass starts from what the last kept;
-  /// the search stops after a pass that keeps nothing).
-  unsigned Passes = 1;
+  /// Passes over the layers at most (a later pass starts from what the
+  /// last kept; the search stops after a pass that keeps nothing).
+  unsigned Passes = 4;
   /// Called with a line for each change kept.
   std::function<void(const std::string &)> Progress;
 };
