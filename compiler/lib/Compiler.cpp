@@ -246,6 +246,15 @@ llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
   return LayerPlansPtr(std::move(P));
 }
 
+llvm::Error snow::compiler::checkLayerOff(const ir::Graph &G, const CompileOptions &Opts) {
+  for (const auto &[Name, Tweak] : Opts.LayerOff)
+    if (llvm::none_of(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; }))
+      return compileError(fmt::format("{}: --layer-off names layer '{}', which model '{}' does "
+                                      "not have (snowc --emit=plan lists its layers as compiled)",
+                                      G.Loc.str(), Name, G.Name));
+  return llvm::Error::success();
+}
+
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                                      const CompileOptions &Opts,
                                                      std::vector<PlanPart> *Parts,
@@ -258,11 +267,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     return B.takeError();
   if (Opts.Batch == 0)
     return compileError("the batch must be at least one frame");
-  for (const auto &[Name, Bits] : Opts.LayerOff)
-    if (llvm::none_of(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; }))
-      return compileError(fmt::format("{}: --layer-off names layer '{}', which model '{}' does "
-                                      "not have (snowc --emit=plan lists its layers as compiled)",
-                                      G.Loc.str(), Name, G.Name));
+  if (auto Err = checkLayerOff(G, Opts))
+    return std::move(Err);
   // A batch is planned from a graph whose fc-like layers run over the
   // stacked frames (PG); tensors, the layer table and the input and output
   // keep G's shapes of one frame.

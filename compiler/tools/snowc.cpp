@@ -369,6 +369,8 @@ static int compileModel() {
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));
+  if (auto Err = compiler::checkLayerOff(*G, Opts))
+    return fail(llvm::toString(std::move(Err)));
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");

@@ -159,6 +159,24 @@ TEST(Batch, BranchesConcatGlobalPoolBitExact) {
   }
 }
 
+TEST(Batch, ATunedProgramRunsEveryFrame) {
+  // snowc --tune at a batch: the search runs the batch's programs, and the
+  // options it keeps make one whose every frame is bit-exact.
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  std::optional<ir::Graph> G = quantizedGraph(BranchYaml, *Hw);
+  ASSERT_TRUE(G.has_value());
+  compiler::CompileOptions O;
+  O.Batch = 3;
+  auto T = compiler::tune(*G, *Hw, O);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_LE(T->Cycles, T->StartCycles);
+  BatchRun R;
+  ASSERT_TRUE(runBatch(BranchYaml, "zc706", 3, R, false, T->Opts));
+  checkFrames(R);
+  EXPECT_EQ(R.Stats.Cycles, T->Cycles);
+}
+
 /// The randomized generators of BitExactTest (chains, residual blocks,
 /// grouped convs, fc stacks, concats), batched: every frame bit-exact.
 class RandomBatch : public ::testing::TestWithParam<unsigned> {};

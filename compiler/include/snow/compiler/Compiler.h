@@ -272,6 +272,9 @@ llvm::Error addLayerOff(const std::string &Spec, CompileOptions &Opts);
 std::vector<std::string> layerOffSpecs(const CompileOptions &Opts);
 /// One layer's options as addLayerOff reads them after the '=' ("" for none).
 std::string tweakSpec(const CompileOptions::LayerTweak &T);
+/// An error naming the first layer of Opts.LayerOff that canonical graph G
+/// does not have (compile() checks it too).
+llvm::Error checkLayerOff(const ir::Graph &G, const CompileOptions &Opts);
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
 /// or as whole output groups and then the remaining channels) and what its
