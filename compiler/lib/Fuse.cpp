@@ -156,8 +156,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     const size_t DEnd = layerEnd(Plans, K);
     // The producer's switches decide for the pair (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
-    const CompileOptions &DOpts =
-        Opts.tweaked(*Plans[K].L) ? Own.emplace(Opts.forLayer(*Plans[K].L)) : Opts;
+    const CompileOptions &DOpts = Opts.forLayer(*Plans[K].L, Own);
     if (!DOpts.FuseDepthwise)
       continue;
     std::optional<LayerPlan> WholeD;

@@ -343,7 +343,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     const LayerPlan &Q = Plans[J];
     // The producer's switches decide for the pair (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
-    const CompileOptions &DOpts = Opts.tweaked(*D.L) ? Own.emplace(Opts.forLayer(*D.L)) : Opts;
+    const CompileOptions &DOpts = Opts.forLayer(*D.L, Own);
     const bool Pool = DOpts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
     const bool Dw = DOpts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)

@@ -246,6 +246,11 @@ struct CompileOptions {
   /// These options as layer L is planned with them: its switches off, its
   /// rank (and no LayerOff of their own).
   CompileOptions forLayer(const ir::Layer &L) const;
+  /// forLayer(L) kept in Own where L has options of its own; these
+  /// options themselves where it has none (no copy).
+  const CompileOptions &forLayer(const ir::Layer &L, std::optional<CompileOptions> &Own) const {
+    return tweaked(L) ? Own.emplace(forLayer(L)) : *this;
+  }
   /// Whether L has a LayerTweak other than none.
   bool tweaked(const ir::Layer &L) const;
   /// L's LayerTweak as text for a plan's key ("" for none).
