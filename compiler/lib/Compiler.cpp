@@ -268,7 +268,7 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
   if (Opts.Batch == 0)
     return compileError("the batch must be at least one frame");
   if (auto Err = checkLayerOff(G, Opts))
-    return std::move(Err);
+    return Err;
   // A batch is planned from a graph whose fc-like layers run over the
   // stacked frames (PG); tensors, the layer table and the input and output
   // keep G's shapes of one frame.
