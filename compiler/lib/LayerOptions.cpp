@@ -1,7 +1,8 @@
-//===- LayerOptions.cpp - Compile switches off for single layers ----------===//
+//===- LayerOptions.cpp - Compile options of single layers ----------------===//
 //
-// CompileOptions::LayerOff: a switch of the planner off for one layer only
-// (snowc --layer-off LAYER=switch,...), which is what snowc --tune searches
+// CompileOptions::LayerOff: for one layer only, planner switches off, a
+// later-ranked plan or a late place in the layer order (snowc --layer-off
+// LAYER=switch,...,rankN,late), which is what snowc --tune searches
 // (Tune.cpp). The planner asks for a layer's options where it plans that
 // layer (planLayer), and for a fused pair's or a pool's where it decides
 // about them (Fuse.cpp, FuseWindows.cpp, PipelinePools.cpp).
@@ -57,7 +58,7 @@ bool CompileOptions::tweaked(const ir::Layer &L) const { return tweakOf(*this, L
 
 std::string CompileOptions::tweakKey(const ir::Layer &L) const {
   const LayerTweak *T = tweakOf(*this, L);
-  return T ? fmt::format("{:x}r{}{}", T->Off, T->Rank, T->Late ? "l" : "") : std::string();
+  return T ? tweakSpec(*T) : std::string();
 }
 
 std::string CompileOptions::planningKey() const {

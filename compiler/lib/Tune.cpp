@@ -48,8 +48,8 @@ constexpr unsigned Rounds = 2;
 /// One compiled program: its cycles and each layer's parts as described.
 struct Trial {
   uint64_t Cycles = 0;
-  std::map<std::string, std::string> Parts; ///< layer -> its parts' descriptions
-  std::vector<std::string> Order;           ///< layers in program order
+  std::map<std::string, std::string> Parts; ///< layer -> its parts' descriptions (if asked)
+  std::vector<std::string> Order;           ///< layers in program order (if asked)
 };
 
 class Tuner {
@@ -58,12 +58,14 @@ public:
 
   /// Compiles and runs O (or recalls a run of the same code): none where O
   /// does not compile (a layer that needs a switch it has off), the error
-  /// where Required. A fault in the timing engine is an internal error: the
-  /// compiler made a program that faults. Safe to call from several threads.
-  llvm::Expected<std::optional<Trial>> run(const CompileOptions &O, bool Required = false) {
+  /// where Required; Trial::Parts and Order only where Describe. A fault in
+  /// the timing engine is an internal error: the compiler made a program
+  /// that faults. Safe to call from several threads.
+  llvm::Expected<std::optional<Trial>> run(const CompileOptions &O, bool Required = false,
+                                           bool Describe = false) {
     std::vector<PlanPart> Parts;
     isa::ImageFill Unused; // The weight image is not needed for timing.
-    auto Prog = compile(G, Hw, O, &Parts, &Unused);
+    auto Prog = compile(G, Hw, O, Describe ? &Parts : nullptr, &Unused);
     {
       std::lock_guard<std::mutex> Lock(M);
       ++R.Compiles;
@@ -115,9 +117,10 @@ public:
 
   /// Runs every option set of Os side by side: their trials (none where one
   /// does not compile), or the first error in Os's order.
-  llvm::Expected<std::vector<std::optional<Trial>>> runAll(const std::vector<CompileOptions> &Os) {
+  llvm::Expected<std::vector<std::optional<Trial>>> runAll(const std::vector<CompileOptions> &Os,
+                                                           bool Describe = false) {
     std::vector<std::optional<llvm::Expected<std::optional<Trial>>>> Out(Os.size());
-    parallelForEach(Os.size(), [&](size_t I) { Out[I].emplace(run(Os[I])); });
+    parallelForEach(Os.size(), [&](size_t I) { Out[I].emplace(run(Os[I], false, Describe)); });
     std::vector<std::optional<Trial>> Trials;
     for (auto &E : Out) {
       if (!*E)
@@ -144,7 +147,7 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
   // Candidates differ in a layer or two: the others' plans are the last's.
   R.Opts.Cache = newPlanCache();
   Tuner T(G, Hw, R);
-  auto First = T.run(R.Opts, /*Required=*/true);
+  auto First = T.run(R.Opts, /*Required=*/true, /*Describe=*/true);
   if (!First)
     return First.takeError();
   const Trial Base = std::move(**First);
@@ -160,7 +163,7 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
       Global.push_back(R.Opts);
       Global.back().*Switches[K].Member = false;
     }
-  auto Offs = T.runAll(Global);
+  auto Offs = T.runAll(Global, /*Describe=*/true);
   if (!Offs)
     return Offs.takeError();
   std::vector<std::set<std::string>> Changes(Switches.size());
