@@ -119,6 +119,11 @@ bool snow::compiler::setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Str
   const ir::Layer &L = *P.L;
   P.R = R;
   P.Wt = Wt;
+  // Row blocks of R rows: a plan given even ones (EvenRows) keeps them only
+  // for the tile it was chosen on, and a fused pair decides them for both
+  // its layers (a reader planned with even row blocks, re-tiled as its
+  // producer's, computed rows its producer had not written).
+  P.EvenRows = false;
   P.RowsIn = (R - 1) * P.bufStrideY() + L.KH;
   P.ColsIn = (roundUp(Wt, P.pix()) - 1) * P.bufStrideX() + L.KW;
   if (uint64_t(P.RowsIn) * P.ColsIn * Stride + Extra > B.InCap)

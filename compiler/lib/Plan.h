@@ -467,8 +467,9 @@ bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOpti
 /// pixels that do not exist.
 std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout, unsigned PMax);
 
-/// Fills the tile fields of P for shape (R, Wt); false if the input region
-/// (Stride elements a pixel, Extra more) does not fit B's.
+/// Fills the tile fields of P for shape (R, Wt), in row blocks of R rows
+/// (EvenRows off); false if the input region (Stride elements a pixel, Extra
+/// more) does not fit B's.
 bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
              const BufferMap &B);
 
