@@ -202,6 +202,11 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
 
   // The cheapest choices so far, cheapest first: Opts.PlanRank + 1 of them
   // (CompileOptions::LayerOff); the plan is rebuilt from the last at the end.
+  // A choice of a kept one's tiles and chunks, estimated exactly as it
+  // (cycles and bytes), is not kept beside it: packings and loop orders
+  // that give the same rounds (one tile a CU) would otherwise fill the
+  // ranks the search tries with one plan (GoogLeNet's i4c 1x1s: ranks 0 to
+  // 5). Other tiles estimated alike make other programs, and stay.
   struct Choice {
     unsigned R = 0, Wt = 0, Chunk = 0;
     bool MS = false, Full = false;
@@ -212,7 +217,11 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   // What a choice must beat to be kept.
   auto Bar = [&] { return Kept.size() < Keep ? Cost() : Kept.back().first; };
   auto Consider = [&](const Cost &Ct, const Choice &Ch) {
-    if (!(Ct < Bar()))
+    if (!(Ct < Bar()) || std::any_of(Kept.begin(), Kept.end(), [&](const auto &E) {
+          const Choice &K = E.second;
+          return E.first.Cycles == Ct.Cycles && E.first.Bytes == Ct.Bytes && K.R == Ch.R &&
+                 K.Wt == Ch.Wt && K.Chunk == Ch.Chunk && K.Full == Ch.Full;
+        }))
       return;
     auto At = std::find_if(Kept.begin(), Kept.end(), [&](const auto &E) { return Ct < E.first; });
     Kept.insert(At, {Ct, Ch});
