@@ -360,9 +360,11 @@ layers:
     BatchRun R;
     ASSERT_TRUE(runBatch(Yaml, Hw, 3, R));
     checkFrames(R);
-    for (const sim::LayerStats &L : R.Stats.Layers)
-      if (L.Name == Producer)
+    for (const sim::LayerStats &L : R.Stats.Layers) {
+      if (L.Name == Producer) {
         EXPECT_EQ(L.DramWriteBytes, 0u) << Producer << " computes its reader's windows on chip";
+      }
+    }
   }
 }
 

@@ -58,8 +58,9 @@ TEST(Tune, KeepsOnlyFasterProgramsWhichItsOptionsReproduce) {
     EXPECT_GT(R.Compiles, R.Runs) << "programs already run are not run again";
     // On zc706 some layer of these blocks runs faster than its estimate
     // ranks it (so when written: the search keeps at least one change).
-    if (std::string(Hw) == "zc706")
+    if (std::string(Hw) == "zc706") {
       EXPECT_LT(R.Cycles, R.StartCycles);
+    }
     // The options found make the program measured, which is bit-exact.
     EXPECT_EQ(cyclesOf(Blocks, Hw, R.Opts), R.Cycles)
         << ::testing::PrintToString(compiler::layerOffSpecs(R.Opts));
@@ -197,9 +198,11 @@ TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
   const size_t App = At(After, "app");
   ASSERT_LT(App, After.size());
   EXPECT_LT(App, At(After, "pool[160:192]"));
-  for (size_t I = 0; I < At(After, "d"); ++I)
-    if (After[I] != "app" && After[I] != "pool[160:192]")
+  for (size_t I = 0; I < At(After, "d"); ++I) {
+    if (After[I] != "app" && After[I] != "pool[160:192]") {
       EXPECT_LT(I, App) << After[I] << " runs after the late layer";
+    }
+  }
   EXPECT_NE(Before, After) << "app ran last in its block already: the test shows nothing";
 }
 
