@@ -257,6 +257,22 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
               : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
     std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
     Cost BestCost;
+    // The cheapest pairs so far, cheapest first (on a tie, full depth: a
+    // DMA a region row, not one a pixel; then two pixels an entry: fewer
+    // traces where the channel bounds the estimate): the producer's
+    // PlanRank + 1 of them (CompileOptions::LayerOff: its rankN ranks its
+    // pairs too), the last taken.
+    struct PairChoice {
+      Cost Ct;
+      LayerPlan Dn;
+      std::vector<LayerPlan> Pn;
+    };
+    std::vector<PairChoice> Kept;
+    auto Ahead = [](const Cost &A, const LayerPlan &Ad, const Cost &B, const LayerPlan &Bd) {
+      if (A < B || B < A)
+        return A < B;
+      return Ad.FullDepth != Bd.FullDepth ? Ad.FullDepth : Ad.PixLog > Bd.PixLog;
+    };
     // A depthwise producer of half an output group's channels may trace two
     // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
     // the area (not banked).
@@ -347,17 +363,19 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
             makeRounds(P, NCu, Packing::Tiles);
           }
           const Cost Ct = fusedCost(W, Pn, Hw);
-          // On a tie, full depth: a DMA a region row, not one a pixel; then
-          // two pixels an entry: fewer traces where the channel bounds the
-          // estimate.
-          const bool Tie = Best && !(BestCost < Ct);
-          if (Ct < BestCost || (Tie && W.FullDepth && !Best->first.FullDepth) ||
-              (Tie && W.FullDepth == Best->first.FullDepth && W.PixLog > Best->first.PixLog)) {
-            BestCost = Ct;
-            Best.emplace(std::move(W), std::move(Pn));
+          auto At = std::find_if(Kept.begin(), Kept.end(),
+                                 [&](const PairChoice &E) { return Ahead(Ct, W, E.Ct, E.Dn); });
+          if (Kept.size() <= DOpts.PlanRank || At != Kept.end()) {
+            Kept.insert(At, {Ct, std::move(W), std::move(Pn)});
+            if (Kept.size() > size_t(DOpts.PlanRank) + 1)
+              Kept.pop_back();
           }
         }
       }
+    if (!Kept.empty()) {
+      BestCost = Kept.back().Ct;
+      Best.emplace(std::move(Kept.back().Dn), std::move(Kept.back().Pn));
+    }
     // The pair chosen, changed by Change on every plan, where the cost
     // model says that pays on its tiles.
     auto TryOnBest = [&](auto Change) {

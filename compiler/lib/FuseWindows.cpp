@@ -199,7 +199,8 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed)
 }
 
 /// The cheapest window pair of producer D and its reader Q (a pool or a
-/// depthwise conv: poolReader, depthwiseReader), if any tile fits.
+/// depthwise conv: poolReader, depthwiseReader), if any tile fits; with
+/// Opts.PlanRank N (the producer's rankN), the N+1-th cheapest, or the last.
 std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                          const isa::HwConfig &Hw, const BufferMap &B,
                                          const CompileOptions &Opts) {
@@ -209,7 +210,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   const bool Pool = Q.isPool();
   BufferMap DIn = B; // the producer's window: the first bank of either input region
   DIn.InCap = B.DwInCap;
-  std::optional<WindowPair> Best;
+  std::vector<WindowPair> Kept; // cheapest first
   // A producer of at most half an output group's channels (a network's
   // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
   // where the vMACs share a maps read port, as planLayer chooses): its
@@ -304,11 +305,18 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         Dn.SplitChannels = splitsChannels(Dn);
         Qn.SplitChannels = splitsChannels(Qn);
         const Cost Ct = windowPairCost(Dn, Qn, Hw);
-        if (!Best || Ct < Best->Estimate)
-          Best = WindowPair{Dn, Qn, Ct};
+        auto At = std::find_if(Kept.begin(), Kept.end(),
+                               [&](const WindowPair &E) { return Ct < E.Estimate; });
+        if (Kept.size() <= Opts.PlanRank || At != Kept.end()) {
+          Kept.insert(At, WindowPair{Dn, Qn, Ct});
+          if (Kept.size() > size_t(Opts.PlanRank) + 1)
+            Kept.pop_back();
+        }
       }
     }
-  return Best;
+  if (Kept.empty())
+    return std::nullopt;
+  return std::move(Kept.back());
 }
 
 } // namespace

@@ -103,31 +103,34 @@ TEST(Tune, EveryRankTheSearchMayTakeKeepsValues) {
   // ranks behind its first are programs too, and they meet the pairs'
   // planning in ways the first plans do not (a reader planned with even
   // row blocks, fused with a producer without: rank 12 of p, 2026-12-02).
-  // Each distinct program runs once, against one reference run.
+  // A producer's rank ranks its fused pairs and window pairs too. Each
+  // distinct program runs once, against one reference run.
   auto Hw = isa::loadHwConfig("zc706");
   ASSERT_TRUE(bool(Hw));
-  std::optional<ir::Graph> G = quantizedGraph(Blocks, *Hw);
-  ASSERT_TRUE(G.has_value());
-  std::vector<int16_t> In;
-  for (float V : defaultInputValues(G->Input.elems(), G->Name))
-    In.push_back(floatToFixed(V, G->InputFrac));
-  const std::vector<int16_t> Ref = ref::runFixed(*G, In, Hw->AccBits);
-  std::set<std::vector<uint8_t>> Seen;
-  for (const ir::Layer &L : G->Layers)
-    for (unsigned Rank = 1; Rank <= 16; ++Rank) {
-      compiler::CompileOptions O;
-      O.LayerOff[L.Name].Rank = Rank;
-      SCOPED_TRACE(::testing::PrintToString(compiler::layerOffSpecs(O)));
-      auto P = compiler::compile(*G, *Hw, O);
-      ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-      if (!Seen.insert(isa::serialize(*P)).second)
-        continue;
-      RunResult R;
-      ASSERT_TRUE(simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
-      R.Ref = Ref;
-      EXPECT_TRUE(sameBits(R));
-    }
-  EXPECT_GT(Seen.size(), 20u) << "ranks make other programs";
+  for (const std::string *Yaml : {&Blocks, &Pairs}) {
+    std::optional<ir::Graph> G = quantizedGraph(*Yaml, *Hw);
+    ASSERT_TRUE(G.has_value());
+    std::vector<int16_t> In;
+    for (float V : defaultInputValues(G->Input.elems(), G->Name))
+      In.push_back(floatToFixed(V, G->InputFrac));
+    const std::vector<int16_t> Ref = ref::runFixed(*G, In, Hw->AccBits);
+    std::set<std::vector<uint8_t>> Seen;
+    for (const ir::Layer &L : G->Layers)
+      for (unsigned Rank = 1; Rank <= 16; ++Rank) {
+        compiler::CompileOptions O;
+        O.LayerOff[L.Name].Rank = Rank;
+        SCOPED_TRACE(G->Name + ": " + ::testing::PrintToString(compiler::layerOffSpecs(O)));
+        auto P = compiler::compile(*G, *Hw, O);
+        ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+        if (!Seen.insert(isa::serialize(*P)).second)
+          continue;
+        RunResult R;
+        ASSERT_TRUE(simulateOn(*P, In, /*TimingOnly=*/false, R.Stats, &R.Sim));
+        R.Ref = Ref;
+        EXPECT_TRUE(sameBits(R));
+      }
+    EXPECT_GT(Seen.size(), 20u) << "ranks make other programs";
+  }
 }
 
 TEST(Tune, LayerOffSpecsParseAndPrintBack) {
