@@ -245,7 +245,8 @@ static cl::list<std::string> LayerOffArgs(
     cl::desc("Options of one layer of the compiled graph: LAYER=what[,what...], each a "
              "planner switch to turn off (a --no-... flag's name without 'no-': "
              "loop-reorder, multi-pixel, fuse-depthwise, ...), rankN (its N+1-th cheapest "
-             "plan) or late (after the layers it need not precede). Repeatable; what "
+             "plan, and of a pair it starts, the pair's) or late (after the layers it need not "
+             "precede). Repeatable; what "
              "--tune prints (docs/compiler.md, \"Tuning\")"),
     cl::value_desc("layer=switches"), cl::cat(Cat));
 static cl::opt<bool>
