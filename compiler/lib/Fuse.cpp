@@ -363,13 +363,12 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
             makeRounds(P, NCu, Packing::Tiles);
           }
           const Cost Ct = fusedCost(W, Pn, Hw);
-          auto At = std::find_if(Kept.begin(), Kept.end(),
-                                 [&](const PairChoice &E) { return Ahead(Ct, W, E.Ct, E.Dn); });
-          if (Kept.size() <= DOpts.PlanRank || At != Kept.end()) {
-            Kept.insert(At, {Ct, std::move(W), std::move(Pn)});
-            if (Kept.size() > size_t(DOpts.PlanRank) + 1)
-              Kept.pop_back();
-          }
+          keepRanked(
+              Kept, size_t(DOpts.PlanRank) + 1,
+              [&](const PairChoice &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
+              [&] {
+                return PairChoice{Ct, std::move(W), std::move(Pn)};
+              });
         }
       }
     if (!Kept.empty()) {

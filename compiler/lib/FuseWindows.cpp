@@ -305,13 +305,11 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         Dn.SplitChannels = splitsChannels(Dn);
         Qn.SplitChannels = splitsChannels(Qn);
         const Cost Ct = windowPairCost(Dn, Qn, Hw);
-        auto At = std::find_if(Kept.begin(), Kept.end(),
-                               [&](const WindowPair &E) { return Ct < E.Estimate; });
-        if (Kept.size() <= Opts.PlanRank || At != Kept.end()) {
-          Kept.insert(At, WindowPair{Dn, Qn, Ct});
-          if (Kept.size() > size_t(Opts.PlanRank) + 1)
-            Kept.pop_back();
-        }
+        keepRanked(
+            Kept, size_t(Opts.PlanRank) + 1, [&](const WindowPair &E) { return Ct < E.Estimate; },
+            [&] {
+              return WindowPair{Dn, Qn, Ct};
+            });
       }
     }
   if (Kept.empty())

@@ -223,10 +223,9 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                  K.Wt == Ch.Wt && K.Chunk == Ch.Chunk && K.Full == Ch.Full;
         }))
       return;
-    auto At = std::find_if(Kept.begin(), Kept.end(), [&](const auto &E) { return Ct < E.first; });
-    Kept.insert(At, {Ct, Ch});
-    if (Kept.size() > Keep)
-      Kept.pop_back();
+    keepRanked(
+        Kept, Keep, [&](const auto &E) { return Ct < E.first; },
+        [&] { return std::make_pair(Ct, Ch); });
   };
   // A dense conv's cost with OrderPenalty where its rounds complete rows
   // (and a batch's frames) only at the end: packed by tile size, or a

@@ -15,6 +15,7 @@
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/IsaConstants.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -466,6 +467,20 @@ bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOpti
 /// reaches it is kept: a taller or wider tile with as many blocks only adds
 /// pixels that do not exist.
 std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wout, unsigned PMax);
+
+/// The candidates CompileOptions::PlanRank chooses among (the last kept is
+/// taken): Kept holds the Keep best so far, best first. A new candidate goes
+/// before the first kept one it is Ahead of (a predicate on that one), and
+/// is made (Make) only where it is kept.
+template <class T, class AheadOf, class MakeFn>
+void keepRanked(std::vector<T> &Kept, size_t Keep, AheadOf Ahead, MakeFn Make) {
+  auto At = std::find_if(Kept.begin(), Kept.end(), Ahead);
+  if (Kept.size() >= Keep && At == Kept.end())
+    return;
+  Kept.insert(At, Make());
+  if (Kept.size() > Keep)
+    Kept.pop_back();
+}
 
 /// Fills the tile fields of P for shape (R, Wt), in row blocks of R rows
 /// (EvenRows off); false if the input region (Stride elements a pixel, Extra

@@ -38,15 +38,13 @@ using namespace snow::compiler;
 
 namespace {
 
-/// Ranks a layer tries beyond its current one, in a round: all of them up to
-/// MaxRank. Ranks are cheap to try (plans are cached, and a rank that makes
-/// the program of another is not run again) and the deep ones pay: with 3
-/// ahead up to rank 8 GoogLeNet's search ended at 6,808,807 cycles and
-/// ResNet-50's at 16,576,921, with all up to 16 at 6,786,308 and 16,524,722
-/// (6 ahead up to 16 gained half as much), for two to three times the
-/// search time (docs/compiler.md, "Tuning").
-constexpr unsigned RanksAhead = 16;
-/// Highest rank tried.
+/// Highest rank tried. A round tries every rank above the layer's current
+/// one up to it. Ranks are cheap to try (plans are cached, and a rank that
+/// makes the program of another is not run again) and the deep ones pay:
+/// with the next 3 up to rank 8 GoogLeNet's search ended at 6,808,807
+/// cycles and ResNet-50's at 16,576,921, with all up to 16 at 6,786,308 and
+/// 16,524,722 (the next 6 up to 16 gained half as much), for two to three
+/// times the search time (docs/compiler.md, "Tuning").
 constexpr unsigned MaxRank = 16;
 /// Rounds of candidates a layer gets (each from the best of the last).
 constexpr unsigned Rounds = 2;
@@ -218,9 +216,9 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
           Add(Tw, "late");
         }
         if (Base.Parts.count(Layer)) // The planner's next candidates for it.
-          for (unsigned N = 1; N <= RanksAhead && Now.Rank + N <= MaxRank; ++N) {
+          for (unsigned Rank = Now.Rank + 1; Rank <= MaxRank; ++Rank) {
             CompileOptions::LayerTweak Tw = Now;
-            Tw.Rank = Now.Rank + N;
+            Tw.Rank = Rank;
             Add(Tw, fmt::format("rank {}", Tw.Rank));
           }
         auto Runs = T.runAll(Cands);

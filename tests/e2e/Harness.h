@@ -80,6 +80,14 @@ struct RunResult {
   std::vector<int> OutFrac; ///< Each layer's output format, as quantized.
 };
 
+/// G's default input (defaultInputValues) in its input format.
+inline std::vector<int16_t> fixedInput(const ir::Graph &G) {
+  std::vector<int16_t> In;
+  for (float V : defaultInputValues(G.Input.elems(), G.Name))
+    In.push_back(floatToFixed(V, G.InputFrac));
+  return In;
+}
+
 /// Runs Prog on In (every frame of a batch, stacked) with the tests' cycle
 /// limit; fills Stats and, unless TimingOnly, *Out with the output tensor.
 inline ::testing::AssertionResult simulateOn(const isa::Program &Prog,
@@ -131,9 +139,7 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
   R.Prog = std::move(*P);
-  std::vector<int16_t> In;
-  for (float V : defaultInputValues(G->Input.elems(), G->Name))
-    In.push_back(floatToFixed(V, G->InputFrac));
+  const std::vector<int16_t> In = fixedInput(*G);
   if (auto Ok = simulateOn(R.Prog, In, TimingOnly, R.Stats, &R.Sim); !Ok)
     return Ok;
   R.Macs = G->macs();

@@ -110,9 +110,7 @@ TEST(Tune, EveryRankTheSearchMayTakeKeepsValues) {
   for (const std::string *Yaml : {&Blocks, &Pairs}) {
     std::optional<ir::Graph> G = quantizedGraph(*Yaml, *Hw);
     ASSERT_TRUE(G.has_value());
-    std::vector<int16_t> In;
-    for (float V : defaultInputValues(G->Input.elems(), G->Name))
-      In.push_back(floatToFixed(V, G->InputFrac));
+    const std::vector<int16_t> In = fixedInput(*G);
     const std::vector<int16_t> Ref = ref::runFixed(*G, In, Hw->AccBits);
     std::set<std::vector<uint8_t>> Seen;
     for (const ir::Layer &L : G->Layers)
