@@ -140,12 +140,16 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t PixelOut = SliceBytes;
   if (!WholePixels) {
     const uint64_t NOg = ceilDiv(P.OcCount, OgCh);
-    uint64_t Sum = 0;
+    uint64_t Sum = 0, WholeSpan = 0; // A whole group's row in a slice, once.
     for (uint64_t Og = 0; Og < NOg; ++Og) {
       const uint64_t First = P.OcBase + Og * OgCh;
       const uint64_t Row = std::min<uint64_t>(OgCh, P.OcBase + P.OcCount - First) * 2;
-      Sum += P.OutIsSlice ? timing::rowSpanBytes(Hw, Row, std::nullopt)
-                          : timing::stridedRowBytes(Hw, Row, First * 2, uint64_t(L.Out.C) * 2);
+      if (!P.OutIsSlice)
+        Sum += timing::stridedRowBytes(Hw, Row, First * 2, uint64_t(L.Out.C) * 2);
+      else if (Row < OgCh * 2)
+        Sum += timing::rowSpanBytes(Hw, Row, std::nullopt);
+      else
+        Sum += WholeSpan ? WholeSpan : (WholeSpan = timing::rowSpanBytes(Hw, Row, std::nullopt));
     }
     PixelOut = (Sum + NOg / 2) / NOg;
   }

@@ -631,6 +631,11 @@ size_t snow::compiler::cachedPlans(const PlanCache &C) {
   return C.Plans.size();
 }
 
+size_t snow::compiler::cachedWindowPairs(const PlanCache &C) {
+  std::lock_guard<std::mutex> Lock(C.M);
+  return C.WindowPairs.size();
+}
+
 llvm::Expected<std::vector<LayerPlan>>
 snow::compiler::planLayer(const ir::Layer &L, unsigned Index, bool OutIsSlice,
                           const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts,

@@ -503,11 +503,20 @@ bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Ex
 std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty,
                     const std::string &Tweak);
 
+/// A fused pair's plans as chosen (producer first) and their estimate's
+/// cycles and bytes; no plans: no pair fits.
+struct PairChoice {
+  std::vector<LayerPlan> Plans;
+  uint64_t Cycles = 0, Bytes = 0;
+};
+
 /// CompileOptions::Cache: planLayer's results by planKey, the options'
-/// planningKey and the prefetch window. Safe for planAll's threads.
+/// planningKey and the prefetch window, and the window pairs weighed
+/// (FuseWindows.cpp: pairKey). Safe for planAll's threads.
 struct PlanCache {
   mutable std::mutex M;
   std::unordered_map<std::string, std::vector<LayerPlan>> Plans;
+  std::unordered_map<std::string, PairChoice> WindowPairs;
 };
 
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,

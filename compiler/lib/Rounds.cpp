@@ -111,7 +111,9 @@ void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
 /// Builds a RoundSummary one round at a time.
 class Summarizer {
 public:
-  Summarizer(const LayerPlan &P, unsigned NCu) : P(P), NCu(NCu) {}
+  Summarizer(const LayerPlan &P, unsigned NCu) : P(P), NCu(NCu) {
+    S.Rounds.reserve(ceilDiv(uint64_t(P.NOg) * P.NTiles, NCu));
+  }
 
   void add(const Round &Rd) {
     unsigned NumOgs = 0, NumTiles = 0;
@@ -179,10 +181,18 @@ RoundSummary snow::compiler::summarizeRounds(const LayerPlan &P, unsigned NCu, P
 
 /// Whether some round gives CUs different output groups of one tile.
 bool snow::compiler::splitsChannels(const LayerPlan &P) {
-  for (const Round &Rd : P.Rounds)
-    for (size_t A = 0; A < Rd.Cus.size(); ++A)
-      for (size_t B = A + 1; B < Rd.Cus.size(); ++B)
-        if (Rd.Cus[A].active() && Rd.Cus[A].Tile == Rd.Cus[B].Tile && Rd.Cus[A].Og != Rd.Cus[B].Og)
+  for (const Round &Rd : P.Rounds) {
+    // The round's active items (the planner asks this of every plan it
+    // makes: a pairwise scan of all MaxCus slots showed in --tune's profile).
+    std::array<Work, MaxCus> Active;
+    size_t N = 0;
+    for (const Work &W : Rd.Cus)
+      if (W.active())
+        Active[N++] = W;
+    for (size_t A = 0; A < N; ++A)
+      for (size_t B = A + 1; B < N; ++B)
+        if (Active[A].Tile == Active[B].Tile && Active[A].Og != Active[B].Og)
           return true;
+  }
   return false;
 }

@@ -10,7 +10,6 @@
 
 #include "PassHarness.h"
 #include "snow/support/Rng.h"
-#include <set>
 
 using namespace snow;
 using namespace snow::test;
@@ -207,10 +206,47 @@ TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
   EXPECT_NE(Before, After) << "app ran last in its block already: the test shows nothing";
 }
 
+TEST(Tune, CachedWindowPairsAreThePairsWeighedAfresh) {
+  // A window pair is kept by what it depends on (FuseWindows.cpp: pairKey):
+  // its producer's options and rank, and what the two layers' own plans
+  // leave in it. Inverted residual blocks whose expansions compute their
+  // depthwise convs' windows, each layer at ranks up to 5 in turn, one
+  // cache for all: every program is the one planned afresh.
+  const std::string Blocks = header("expand", 24, 28, 28) + R"(
+  - {name: e1, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d1, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
+  - {name: p1, type: conv, out_channels: 32, kernel: 1}
+  - {name: e2, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, relu: true}
+  - {name: p2, type: conv, out_channels: 32, kernel: 1}
+)";
+  auto Hw = isa::loadHwConfig("zc706");
+  ASSERT_TRUE(bool(Hw));
+  std::optional<ir::Graph> G = quantizedGraph(Blocks, *Hw);
+  ASSERT_TRUE(G.has_value());
+  auto Own = compiler::newPlanCache();
+  std::vector<std::vector<isa::Word128>> Programs; // distinct
+
+  for (const char *Layer : {"e1", "d1", "e2", "d2"})
+    for (unsigned Rank : {0u, 3u, 1u, 5u, 2u, 0u}) {
+      compiler::CompileOptions O;
+      O.LayerOff[Layer] = {0, Rank, false};
+      auto Fresh = compiler::compile(*G, *Hw, O);
+      O.Cache = Own;
+      auto Cached = compiler::compile(*G, *Hw, O);
+      ASSERT_TRUE(Fresh && Cached);
+      EXPECT_EQ(Fresh->Code, Cached->Code) << Layer << " rank " << Rank;
+      if (std::find(Programs.begin(), Programs.end(), Fresh->Code) == Programs.end())
+        Programs.push_back(Fresh->Code);
+    }
+  EXPECT_GT(compiler::cachedWindowPairs(*Own), 0u);
+  EXPECT_GT(Programs.size(), 8u) << "the ranks make few programs: the test shows little";
+}
+
 TEST(Tune, ThePlanCacheChangesNoProgram) {
-  // tune() keeps layers' plans across its compiles (CompileOptions::Cache):
-  // a program made from cached plans is the program planned afresh, with
-  // and without per-layer options.
+  // tune() keeps layers' plans and the window pairs it weighed across its
+  // compiles (CompileOptions::Cache): a program made from cached plans is
+  // the program planned afresh, with and without per-layer options.
   auto Hw = isa::loadHwConfig("zc706");
   ASSERT_TRUE(bool(Hw));
   Rng R(7);
@@ -233,5 +269,9 @@ TEST(Tune, ThePlanCacheChangesNoProgram) {
       EXPECT_EQ(Fresh->Code, Again->Code) << K;
     }
     EXPECT_GT(compiler::cachedPlans(*Own), 0u);
+    // Pairs' expansions compute their depthwise convs' windows: the pairs
+    // weighed are kept too (FuseWindows.cpp: cachedWindowPair).
+    if (Yaml == &Pairs)
+      EXPECT_GT(compiler::cachedWindowPairs(*Own), 0u);
   }
 }

@@ -28,9 +28,11 @@ namespace snow::compiler {
 /// (Plan.cpp: planLayer), which tune() makes: its candidates differ in a
 /// layer or two, so most layers' plans are those of the compile before.
 struct PlanCache;
-/// An empty PlanCache, and how many plans one holds.
+/// An empty PlanCache, how many layers' plans one holds, and how many
+/// window pairs weighed (FuseWindows.cpp).
 std::shared_ptr<PlanCache> newPlanCache();
 size_t cachedPlans(const PlanCache &C);
+size_t cachedWindowPairs(const PlanCache &C);
 
 struct CompileOptions {
   /// Overlap loads with compute (prefetch the next tile into the other bank).
