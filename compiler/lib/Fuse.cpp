@@ -37,6 +37,7 @@
 #include "Rounds.h"
 #include "WeightPack.h"
 #include <algorithm>
+#include <fmt/format.h>
 #include <optional>
 
 using namespace snow;
@@ -121,6 +122,257 @@ bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
          L.Out.C % (Hw.VmacsPerCu * Hw.LanesPerVmac) == 0;
 }
 
+/// A fused pair's plans (its producer, then its 1x1 readers) and their
+/// estimate.
+struct FusedPair {
+  LayerPlan Dn;
+  std::vector<LayerPlan> Pn;
+  Cost Ct;
+};
+
+/// The cheapest pair of producer D and its 1x1 readers Ps (consumerPlan) on
+/// some tile, with its producer's options DOpts (its rankN: the N+1-th
+/// cheapest, or the last): tiles, the ways of reading the area, full depth,
+/// then even row blocks and pinned weights where they pay. None where no
+/// tile fits. Dense: D stores its output too (denseProducer).
+std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                                       bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
+                                       const CompileOptions &DOpts) {
+  const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac, Depth = D.L->Out.C;
+  BufferMap DwIn = B; // the producer's maps: one bank of either input region
+  DwIn.InCap = B.DwInCap;
+  const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
+  const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
+  // The 1x1 convs may read a banked area (LayerPlan::Banked): two pixels
+  // a trace step, each from a bank of its own, in output groups of half
+  // the channels. Every round's columns pair up if the map's and the
+  // tile's widths are even. Where it fills the lanes better: for at most
+  // half a group's channels, and for counts that fill half groups better
+  // than whole ones (on zc706 MobileNet v2's 96 and EfficientNet-B0's 80:
+  // every lane busy, or 5 of 6, instead of 3 of 4 or 5 of 8). Elsewhere
+  // the estimate finds it ahead where it is not (EfficientNet-B0's block1
+  // pair on narrow8, 16 channels in groups of 8: estimated 1.4 k cycles
+  // faster, run 152 k slower, its producer's chunks loading a pixel a DMA
+  // row where the plain pair loads full depth).
+  const uint32_t Bank = Hw.mapsBankElems();
+  bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
+                 Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
+  for (const LayerPlan &P : Ps) {
+    const unsigned C = P.L->Out.C, Half = Gch / 2;
+    CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
+  }
+  // A banked 1x1 conv's entries hold two pixels each, so its tile may
+  // have twice the accumulators' pixels, which a depthwise producer
+  // traces in bands of rows that fit them (LayerPlan::bandRows): less
+  // halo to load.
+  const unsigned PMaxBanked =
+      CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
+  // A full-depth producer reads a chunk's channels at their offset in
+  // each pixel: whole 64-channel groups for a depthwise conv (its last
+  // chunk's vdw reads a group's width), whole lane groups for a pool.
+  // A dense producer goes full depth to bring its residual with its maps
+  // (LayerPlan::groupResidual).
+  const bool FullOk =
+      Dense ? DOpts.FullDepthPairs && D.L->HasResidual
+            : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
+  std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
+  Cost BestCost;
+  // The cheapest pairs so far, cheapest first (on a tie, full depth: a
+  // DMA a region row, not one a pixel; then two pixels an entry: fewer
+  // traces where the channel bounds the estimate): the producer's
+  // PlanRank + 1 of them (CompileOptions::LayerOff: its rankN ranks its
+  // pairs too), the last taken.
+  struct Candidate {
+    Cost Ct;
+    LayerPlan Dn;
+    std::vector<LayerPlan> Pn;
+  };
+  std::vector<Candidate> Kept;
+  auto Ahead = [](const Cost &A, const LayerPlan &Ad, const Cost &B, const LayerPlan &Bd) {
+    if (A < B || B < A)
+      return A < B;
+    return Ad.FullDepth != Bd.FullDepth ? Ad.FullDepth : Ad.PixLog > Bd.PixLog;
+  };
+  // A depthwise producer of half an output group's channels may trace two
+  // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
+  // the area (not banked).
+  const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, DOpts);
+  for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
+    for (unsigned Way = 0; Way < 3; ++Way) {
+      const bool Banked = Way == 1, Paired = Way == 2;
+      if (Paired && !CanPair)
+        continue;
+      if (!Banked && R * Wt > PMax)
+        continue;
+      // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
+      // of at least a row must fit the accumulators.
+      if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank ||
+                     (R * Wt > PMax && Wt > Hw.AccEntries)))
+        continue;
+      LayerPlan Dn = D;
+      Dn.Banked = Banked;
+      if (D.Depthwise) {
+        Dn.PixLog = Paired;
+        Dn.Chunk = Dn.ogChannels(Gch);
+        Dn.NOg = Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+      }
+      Dn.ToMid = true;
+      Dn.FusedWith = int(D.Index);
+      Dn.MapStationary = true;
+      Dn.BesideOf = -1;
+      Dn.ShareOffset = 0;
+      Dn.StoresToo = Dense;
+      if (Dense) { // Its maps chunk by chunk into the first bank, a tile a CU.
+        Dn.FullDepth = false;
+        Dn.Balanced = Dn.SplitChannels = false;
+      }
+      if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
+        Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
+        Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
+      }
+      const unsigned Extra = Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac;
+      // Chunk by chunk into the first bank of either input region, or
+      // (several groups of tiles) full depth into one whole region, the
+      // area in the other: a group's tile then loads at once, under the
+      // 1x1 steps of the group before, however many chunks it has.
+      std::vector<LayerPlan> Ways;
+      if (setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac), Extra, DwIn))
+        Ways.push_back(Dn);
+      // (Not with a banked area: estimated ahead, measured behind,
+      // MobileNet v1 +10 k cycles, v2 +2 k, 2026-12-02.)
+      if (FullOk && !Banked) {
+        LayerPlan Full = Dn;
+        Full.FullDepth = true;
+        const unsigned FullExtra = Dense ? R * Wt * Depth : Extra; // the residual tile
+        if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), FullExtra, B) &&
+            Full.NTiles > NCu)
+          Ways.push_back(std::move(Full));
+      }
+      for (LayerPlan &W : Ways) {
+        makeRounds(W, NCu, Packing::Tiles);
+        // One group of tiles: the producer's input full depth in one
+        // whole input region, the area in the other (LayerPlan::
+        // FullDepth): its chunks all load ahead, each as the layer
+        // before stores it (RowSignals.cpp: startOnRows).
+        if (DOpts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
+            W.L->Out.C % Gch == 0) {
+          LayerPlan Full = W;
+          Full.FullDepth = true;
+          if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B)) {
+            // Its chunks one after another, whole chunks to a bank, where
+            // they fill more than one (LayerPlan::PerBank).
+            const uint32_t Bank = Hw.mapsBankElems();
+            const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
+            if (DOpts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
+                uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
+              Full.PerBank = PerBank;
+              Full.WeightsOnce = !Full.Dynamic && Full.weightsOnceOffset(Full.NChunks) <= B.WCap;
+            }
+            W = std::move(Full);
+          }
+        }
+        std::vector<LayerPlan> Pn = Ps;
+        for (LayerPlan &P : Pn) {
+          if (Banked) {
+            P.PixLog = 1;
+            P.Banked = true;
+            P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
+          }
+          setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
+          makeRounds(P, NCu, Packing::Tiles);
+        }
+        const Cost Ct = fusedCost(W, Pn, Hw);
+        keepRanked(
+            Kept, size_t(DOpts.PlanRank) + 1,
+            [&](const Candidate &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
+            [&] {
+              return Candidate{Ct, std::move(W), std::move(Pn)};
+            });
+      }
+    }
+  if (!Kept.empty()) {
+    BestCost = Kept.back().Ct;
+    Best.emplace(std::move(Kept.back().Dn), std::move(Kept.back().Pn));
+  }
+  // The pair chosen, changed by Change on every plan, where the cost
+  // model says that pays on its tiles.
+  auto TryOnBest = [&](auto Change) {
+    LayerPlan Dp = Best->first;
+    std::vector<LayerPlan> Pp = Best->second;
+    Change(Dp);
+    for (LayerPlan &P : Pp)
+      Change(P);
+    const Cost Ct = fusedCost(Dp, Pp, Hw);
+    if (Ct < BestCost) {
+      BestCost = Ct;
+      Best.emplace(std::move(Dp), std::move(Pp));
+    }
+  };
+  // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
+  // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
+  // blocks of 4).
+  if (Best && DOpts.EvenRows && D.L->Out.H % Best->first.R != 0)
+    TryOnBest([&](LayerPlan &P) {
+      P.EvenRows = true;
+      makeRounds(P, NCu, Packing::Tiles);
+    });
+  // A depthwise producer and one reader whose weights all fit at once
+  // keep them for the pair (LayerPlan::PinWeights), where each reader
+  // round gives its CUs one output group (one address serves all; Tiles
+  // packing does) and the cost model says it pays on the tiles chosen
+  // (weighed over all tile shapes, its estimate of fewer bytes chose
+  // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
+  if (Best && DOpts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
+      Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
+      pinWeights(Best->first, Best->second[0], B.WCap).has_value())
+    TryOnBest([](LayerPlan &P) { P.PinWeights = true; });
+  if (!Best)
+    return std::nullopt;
+  return FusedPair{std::move(Best->first), std::move(Best->second), BestCost};
+}
+
+/// bestFusedPair, recalled from DOpts.Cache where the same pair was weighed
+/// before (pairKey): a --tune search compiles thousands of programs that
+/// differ in one layer.
+std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                                         bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
+                                         const CompileOptions &DOpts) {
+  if (!DOpts.Cache)
+    return bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
+  std::string Key = fmt::format("{}|", Dense);
+  {
+    std::vector<const LayerPlan *> All = {&D};
+    for (const LayerPlan &P : Ps)
+      All.push_back(&P);
+    for (const LayerPlan *P : All)
+      Key += pairKey({P}, DOpts);
+  }
+  {
+    std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
+    if (auto It = DOpts.Cache->FusedPairs.find(Key); It != DOpts.Cache->FusedPairs.end()) {
+      const PairChoice &C = It->second;
+      if (C.Plans.empty())
+        return std::nullopt;
+      FusedPair F{C.Plans[0], {C.Plans.begin() + 1, C.Plans.end()}, Cost(C.Cycles, C.Bytes, Hw)};
+      F.Dn.L = D.L;
+      for (size_t I = 0; I < Ps.size(); ++I)
+        F.Pn[I].L = Ps[I].L;
+      return F;
+    }
+  }
+  std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
+  PairChoice C;
+  if (Best) {
+    C.Plans.push_back(Best->Dn);
+    C.Plans.insert(C.Plans.end(), Best->Pn.begin(), Best->Pn.end());
+    C.Cycles = Best->Ct.Cycles;
+    C.Bytes = Best->Ct.Bytes;
+  }
+  std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
+  DOpts.Cache->FusedPairs.emplace(std::move(Key), std::move(C));
+  return Best;
+}
+
 } // namespace
 
 bool snow::compiler::pointwise(const ir::Layer &L) {
@@ -147,9 +399,6 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
   if (!Opts.FuseDepthwise || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
-  const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  BufferMap DwIn = B; // the producer's maps: one bank of either input region
-  DwIn.InCap = B.DwInCap;
   for (size_t K = 0; K < Plans.size(); ++K) {
     // A dense conv planned in two parts (LayerPlan::RestTiles) is weighed
     // as a producer in one, as Whole plans it; [K, DEnd) holds its parts.
@@ -221,199 +470,16 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     for (size_t J = DEnd; J < End; ++J)
       if (Plans[J].L->input() == int(D.Index))
         Apart += Plans[J].EstCycles;
-    const unsigned Slack = Depth % Gch ? Gch - Depth % Gch : 0;
-    const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
-    // The 1x1 convs may read a banked area (LayerPlan::Banked): two pixels
-    // a trace step, each from a bank of its own, in output groups of half
-    // the channels. Every round's columns pair up if the map's and the
-    // tile's widths are even. Where it fills the lanes better: for at most
-    // half a group's channels, and for counts that fill half groups better
-    // than whole ones (on zc706 MobileNet v2's 96 and EfficientNet-B0's 80:
-    // every lane busy, or 5 of 6, instead of 3 of 4 or 5 of 8). Elsewhere
-    // the estimate finds it ahead where it is not (EfficientNet-B0's block1
-    // pair on narrow8, 16 channels in groups of 8: estimated 1.4 k cycles
-    // faster, run 152 k slower, its producer's chunks loading a pixel a DMA
-    // row where the plain pair loads full depth).
-    const uint32_t Bank = Hw.mapsBankElems();
-    bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
-                   Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
-    for (const LayerPlan &P : Ps) {
-      const unsigned C = P.L->Out.C, Half = Gch / 2;
-      CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
-    }
-    // A banked 1x1 conv's entries hold two pixels each, so its tile may
-    // have twice the accumulators' pixels, which a depthwise producer
-    // traces in bands of rows that fit them (LayerPlan::bandRows): less
-    // halo to load.
-    const unsigned PMaxBanked =
-        CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
-    // A full-depth producer reads a chunk's channels at their offset in
-    // each pixel: whole 64-channel groups for a depthwise conv (its last
-    // chunk's vdw reads a group's width), whole lane groups for a pool.
-    // A dense producer goes full depth to bring its residual with its maps
-    // (LayerPlan::groupResidual).
-    const bool FullOk =
-        Dense ? DOpts.FullDepthPairs && D.L->HasResidual
-              : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
-    std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
-    Cost BestCost;
-    // The cheapest pairs so far, cheapest first (on a tie, full depth: a
-    // DMA a region row, not one a pixel; then two pixels an entry: fewer
-    // traces where the channel bounds the estimate): the producer's
-    // PlanRank + 1 of them (CompileOptions::LayerOff: its rankN ranks its
-    // pairs too), the last taken.
-    struct PairChoice {
-      Cost Ct;
-      LayerPlan Dn;
-      std::vector<LayerPlan> Pn;
-    };
-    std::vector<PairChoice> Kept;
-    auto Ahead = [](const Cost &A, const LayerPlan &Ad, const Cost &B, const LayerPlan &Bd) {
-      if (A < B || B < A)
-        return A < B;
-      return Ad.FullDepth != Bd.FullDepth ? Ad.FullDepth : Ad.PixLog > Bd.PixLog;
-    };
-    // A depthwise producer of half an output group's channels may trace two
-    // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
-    // the area (not banked).
-    const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, DOpts);
-    for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
-      for (unsigned Way = 0; Way < 3; ++Way) {
-        const bool Banked = Way == 1, Paired = Way == 2;
-        if (Paired && !CanPair)
-          continue;
-        if (!Banked && R * Wt > PMax)
-          continue;
-        // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
-        // of at least a row must fit the accumulators.
-        if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank ||
-                       (R * Wt > PMax && Wt > Hw.AccEntries)))
-          continue;
-        LayerPlan Dn = D;
-        Dn.Banked = Banked;
-        if (D.Depthwise) {
-          Dn.PixLog = Paired;
-          Dn.Chunk = Dn.ogChannels(Gch);
-          Dn.NOg = Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
-        }
-        Dn.ToMid = true;
-        Dn.FusedWith = int(D.Index);
-        Dn.MapStationary = true;
-        Dn.BesideOf = -1;
-        Dn.ShareOffset = 0;
-        Dn.StoresToo = Dense;
-        if (Dense) { // Its maps chunk by chunk into the first bank, a tile a CU.
-          Dn.FullDepth = false;
-          Dn.Balanced = Dn.SplitChannels = false;
-        }
-        if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
-          Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
-          Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
-        }
-        const unsigned Extra = Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac;
-        // Chunk by chunk into the first bank of either input region, or
-        // (several groups of tiles) full depth into one whole region, the
-        // area in the other: a group's tile then loads at once, under the
-        // 1x1 steps of the group before, however many chunks it has.
-        std::vector<LayerPlan> Ways;
-        if (setTile(Dn, R, Wt, Dn.pixelStride(0, Hw.LanesPerVmac), Extra, DwIn))
-          Ways.push_back(Dn);
-        // (Not with a banked area: estimated ahead, measured behind,
-        // MobileNet v1 +10 k cycles, v2 +2 k, 2026-12-02.)
-        if (FullOk && !Banked) {
-          LayerPlan Full = Dn;
-          Full.FullDepth = true;
-          const unsigned FullExtra = Dense ? R * Wt * Depth : Extra; // the residual tile
-          if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), FullExtra, B) &&
-              Full.NTiles > NCu)
-            Ways.push_back(std::move(Full));
-        }
-        for (LayerPlan &W : Ways) {
-          makeRounds(W, NCu, Packing::Tiles);
-          // One group of tiles: the producer's input full depth in one
-          // whole input region, the area in the other (LayerPlan::
-          // FullDepth): its chunks all load ahead, each as the layer
-          // before stores it (RowSignals.cpp: startOnRows).
-          if (DOpts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
-              W.L->Out.C % Gch == 0) {
-            LayerPlan Full = W;
-            Full.FullDepth = true;
-            if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew,
-                        B)) {
-              // Its chunks one after another, whole chunks to a bank, where
-              // they fill more than one (LayerPlan::PerBank).
-              const uint32_t Bank = Hw.mapsBankElems();
-              const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
-              if (DOpts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
-                  uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
-                Full.PerBank = PerBank;
-                Full.WeightsOnce = !Full.Dynamic && Full.weightsOnceOffset(Full.NChunks) <= B.WCap;
-              }
-              W = std::move(Full);
-            }
-          }
-          std::vector<LayerPlan> Pn = Ps;
-          for (LayerPlan &P : Pn) {
-            if (Banked) {
-              P.PixLog = 1;
-              P.Banked = true;
-              P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
-            }
-            setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
-            makeRounds(P, NCu, Packing::Tiles);
-          }
-          const Cost Ct = fusedCost(W, Pn, Hw);
-          keepRanked(
-              Kept, size_t(DOpts.PlanRank) + 1,
-              [&](const PairChoice &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
-              [&] {
-                return PairChoice{Ct, std::move(W), std::move(Pn)};
-              });
-        }
-      }
-    if (!Kept.empty()) {
-      BestCost = Kept.back().Ct;
-      Best.emplace(std::move(Kept.back().Dn), std::move(Kept.back().Pn));
-    }
-    // The pair chosen, changed by Change on every plan, where the cost
-    // model says that pays on its tiles.
-    auto TryOnBest = [&](auto Change) {
-      LayerPlan Dp = Best->first;
-      std::vector<LayerPlan> Pp = Best->second;
-      Change(Dp);
-      for (LayerPlan &P : Pp)
-        Change(P);
-      const Cost Ct = fusedCost(Dp, Pp, Hw);
-      if (Ct < BestCost) {
-        BestCost = Ct;
-        Best.emplace(std::move(Dp), std::move(Pp));
-      }
-    };
-    // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
-    // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
-    // blocks of 4).
-    if (Best && DOpts.EvenRows && D.L->Out.H % Best->first.R != 0)
-      TryOnBest([&](LayerPlan &P) {
-        P.EvenRows = true;
-        makeRounds(P, NCu, Packing::Tiles);
-      });
-    // A depthwise producer and one reader whose weights all fit at once
-    // keep them for the pair (LayerPlan::PinWeights), where each reader
-    // round gives its CUs one output group (one address serves all; Tiles
-    // packing does) and the cost model says it pays on the tiles chosen
-    // (weighed over all tile shapes, its estimate of fewer bytes chose
-    // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
-    if (Best && DOpts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
-        Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
-        pinWeights(Best->first, Best->second[0], B.WCap).has_value())
-      TryOnBest([](LayerPlan &P) { P.PinWeights = true; });
+    std::optional<FusedPair> Best = cachedFusedPair(D, Ps, Dense, Hw, B, DOpts);
     // A dense pair only where it saves over 2 % of the two layers: its
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %
     // saved by the estimate, lost 2.2 k cycles each in all).
-    if (!Best || BestCost.Cycles >= (Dense ? Apart - Apart / 50 : Apart))
+    if (!Best || Best->Ct.Cycles >= (Dense ? Apart - Apart / 50 : Apart))
       continue;
-    auto &[Dn, Pn] = *Best;
+    const Cost BestCost = Best->Ct;
+    LayerPlan &Dn = Best->Dn;
+    std::vector<LayerPlan> &Pn = Best->Pn;
     // The estimate split as the simulator counts the layers' cycles
     // (--emit=plan).
     std::vector<uint64_t> Shares;

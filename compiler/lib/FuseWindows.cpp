@@ -318,35 +318,19 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   return std::move(Kept.back());
 }
 
-/// What bestWindowPair(D, Q, ..., DOpts) depends on, as text: both layers
-/// (index and planKey), the producer's options (its rank among them), and
-/// what of either layer's own plan the pair's plans keep (their prefetch
-/// windows, a pool reader's output groups, a depthwise reader's chunks
-/// laid out bank by bank, the words after each kernel). The hardware and
-/// graph are the cache's. Opts: the program's options (the reader's own
-/// switches made its plan).
-std::string pairKey(const LayerPlan &D, const LayerPlan &Q, const CompileOptions &Opts,
-                    const CompileOptions &DOpts) {
-  return fmt::format(
-      "{} {}|{} {}|{}|{} {} {} {} {} {}", D.Index, planKey(*D.L, D.OutIsSlice, D.Frames, 0, ""),
-      Q.Index, planKey(*Q.L, Q.OutIsSlice, Q.Frames, 0, Opts.tweakKey(*Q.L)), DOpts.planningKey(),
-      D.PrefetchWindow, Q.PrefetchWindow, Q.NOg, Q.PerBank, D.TailWords, Q.TailWords);
-}
-
 /// bestWindowPair, recalled from Opts.Cache where the same pair was weighed
 /// before: a --tune search compiles thousands of programs that differ in
 /// one layer, and weighing every window pair again was three quarters of
 /// MobileNet v2's search (2026-12-02).
 std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                            const isa::HwConfig &Hw, const BufferMap &B,
-                                           const CompileOptions &Opts,
                                            const CompileOptions &DOpts) {
-  if (!Opts.Cache)
+  if (!DOpts.Cache)
     return bestWindowPair(D, Q, Hw, B, DOpts);
-  const std::string Key = pairKey(D, Q, Opts, DOpts);
+  const std::string Key = pairKey({&D, &Q}, DOpts);
   {
-    std::lock_guard<std::mutex> Lock(Opts.Cache->M);
-    if (auto It = Opts.Cache->WindowPairs.find(Key); It != Opts.Cache->WindowPairs.end()) {
+    std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
+    if (auto It = DOpts.Cache->WindowPairs.find(Key); It != DOpts.Cache->WindowPairs.end()) {
       const PairChoice &C = It->second;
       if (C.Plans.empty())
         return std::nullopt;
@@ -360,8 +344,8 @@ std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &
   PairChoice C;
   if (Best)
     C = {{Best->Producer, Best->Reader}, Best->Estimate.Cycles, Best->Estimate.Bytes};
-  std::lock_guard<std::mutex> Lock(Opts.Cache->M);
-  Opts.Cache->WindowPairs.emplace(Key, std::move(C));
+  std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
+  DOpts.Cache->WindowPairs.emplace(Key, std::move(C));
   return Best;
 }
 
@@ -416,7 +400,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
       Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
     if (Free)
       Apart -= std::min(Apart, pairSaving(Q, Hw));
-    std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, Opts, DOpts);
+    std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts);
     if (!Best || Best->Estimate.Cycles >= Apart)
       continue;
     std::vector<uint64_t> Shares;

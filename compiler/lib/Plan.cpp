@@ -460,27 +460,6 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   return std::make_pair(std::move(P), BestCost);
 }
 
-/// What a layer's plan depends on: its geometry and kind, not its name,
-/// position, neighbours, number formats or weight values. Layers with equal
-/// keys (ResNet-50 repeats each bottleneck block's shapes up to six times)
-/// get equal plans, so each key is planned once: planning is a search that
-/// took a fifth of ResNet-50's compile time. tests/e2e/PlanReuseTest.cpp
-/// checks that reuse changes no program.
-std::string snow::compiler::planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames,
-                                    uint64_t Penalty, const std::string &Tweak) {
-  // A field added to ir::Layer must be added here if planning can read it
-  // (Seeded holds weight values, which planning does not read);
-  // this assertion fails so that nobody forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(ir::Layer) == 576, "ir::Layer changed: update planKey");
-  return fmt::format("{} {} {}x{}x{} {}x{}x{} k{}x{} s{}x{} p{},{},{},{} c{} r{} g{} b{} "
-                     "res{} avg{},{} in{} sl{} f{} lut{} pen{} pb{} ph{} off{}",
-                     int(L.Kind), L.TypeName, L.In.C, L.In.H, L.In.W, L.Out.C, L.Out.H, L.Out.W,
-                     L.KH, L.KW, L.SH, L.SW, L.PadT, L.PadB, L.PadL, L.PadR, L.CeilMode, L.Relu,
-                     L.Groups, L.HasBias, L.HasResidual, L.AvgMult, L.AvgShift, L.Inputs.size(),
-                     OutIsSlice, Frames, hasActivationTable(L), Penalty, L.PoolBlock,
-                     L.PoolHost >= 0, Tweak);
-}
-
 /// planLayer, searched afresh.
 static llvm::Expected<std::vector<LayerPlan>>
 planFresh(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfig &Hw,
@@ -622,18 +601,6 @@ planFresh(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConf
     }
   TryGroupedVdw();
   return Best;
-}
-
-std::shared_ptr<PlanCache> snow::compiler::newPlanCache() { return std::make_shared<PlanCache>(); }
-
-size_t snow::compiler::cachedPlans(const PlanCache &C) {
-  std::lock_guard<std::mutex> Lock(C.M);
-  return C.Plans.size();
-}
-
-size_t snow::compiler::cachedWindowPairs(const PlanCache &C) {
-  std::lock_guard<std::mutex> Lock(C.M);
-  return C.WindowPairs.size();
 }
 
 llvm::Expected<std::vector<LayerPlan>>

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -503,6 +504,18 @@ bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Ex
 std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64_t Penalty,
                     const std::string &Tweak);
 
+/// Everything plan P says but its layer (L), its rounds and its weights'
+/// addresses, as text: what the pairs' searches (Fuse.cpp, FuseWindows.cpp)
+/// read of the plans they start from, so a cache keyed by it gives the
+/// pair those plans make.
+std::string planFingerprint(const LayerPlan &P);
+
+/// What a pair's search reads (its producer first, then its readers): each
+/// layer's planKey and its plan's fingerprint, and the producer's options
+/// (the pair's switches and rank), as text. The hardware and graph are the
+/// cache's (CompileOptions::Cache).
+std::string pairKey(std::initializer_list<const LayerPlan *> Plans, const CompileOptions &DOpts);
+
 /// A fused pair's plans as chosen (producer first) and their estimate's
 /// cycles and bytes; no plans: no pair fits.
 struct PairChoice {
@@ -516,7 +529,7 @@ struct PairChoice {
 struct PlanCache {
   mutable std::mutex M;
   std::unordered_map<std::string, std::vector<LayerPlan>> Plans;
-  std::unordered_map<std::string, PairChoice> WindowPairs;
+  std::unordered_map<std::string, PairChoice> WindowPairs, FusedPairs;
 };
 
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,

@@ -18,17 +18,14 @@ namespace {
 /// in loop order (output groups outermost unless map-stationary), NCu to a
 /// round, packed as How says, without keeping them: the planner only needs
 /// their summary for most of the plans it weighs.
-void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
-                  llvm::function_ref<void(const Round &)> Visit) {
-  assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
-  const unsigned NOg = P.NOg, NT = P.NTiles;
-  // Each tile's valid rows and columns, worked out once (Put asks for them
-  // for every item): validRows of each row block's first tile, validCols of
-  // each column block's, as tiles are numbered by frame, then row block,
-  // then column block.
-  assert(NT == P.Frames * P.NRowBlocks * P.NColBlocks && "setTile's tile grid");
+/// Each tile's valid rows and columns, worked out once (rounds ask for them
+/// for every item): validRows of each row block's first tile, validCols of
+/// each column block's, as tiles are numbered by frame, then row block, then
+/// column block.
+std::vector<std::pair<unsigned, unsigned>> tileExtents(const LayerPlan &P) {
+  assert(P.NTiles == P.Frames * P.NRowBlocks * P.NColBlocks && "setTile's tile grid");
   std::vector<std::pair<unsigned, unsigned>> Extent;
-  Extent.reserve(NT);
+  Extent.reserve(P.NTiles);
   std::vector<unsigned> Cols(P.NColBlocks);
   for (unsigned Cb = 0; Cb < P.NColBlocks; ++Cb)
     Cols[Cb] = P.validCols(Cb);
@@ -38,17 +35,27 @@ void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
       for (unsigned Cb = 0; Cb < P.NColBlocks; ++Cb)
         Extent.push_back({Rows, Cols[Cb]});
     }
+  return Extent;
+}
+
+/// A round's columns as its trace loop covers them: elementwise operands
+/// keep the region's pitch (entries laid out R x Wt), and a multi-pixel
+/// trace takes pix() pixels of one row.
+unsigned roundCols(const LayerPlan &P, unsigned ExtC) {
+  return roundUp(P.Elementwise ? P.Wt : ExtC, P.pix());
+}
+
+void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
+                  llvm::function_ref<void(const Round &)> Visit) {
+  assert(NCu <= MaxCus && "HwConfig validation limits the CUs to the mask width");
+  const unsigned NOg = P.NOg, NT = P.NTiles;
+  const std::vector<std::pair<unsigned, unsigned>> Extent = tileExtents(P);
   Round Rd;
   unsigned Filled = 0;
   auto Flush = [&] {
     if (!Filled)
       return;
-    // Elementwise operands are accumulator entries laid out R x Wt in the
-    // input region: the entries keep the region's pitch.
-    if (P.Elementwise)
-      Rd.ExtC = P.Wt;
-    // A multi-pixel trace takes pix() pixels of one row.
-    Rd.ExtC = roundUp(Rd.ExtC, P.pix());
+    Rd.ExtC = roundCols(P, Rd.ExtC);
     Visit(Rd);
     // Only the first NCu entries are ever set.
     std::fill_n(Rd.Cus.begin(), NCu, Work());
@@ -108,6 +115,16 @@ void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
   Flush();
 }
 
+/// Appends round I to summary S.
+void addRound(RoundSummary &S, const RoundInfo &I) {
+  S.Pixels += I.Pixels;
+  S.OgLoads += I.Ogs;
+  S.TileLoads += I.Tiles;
+  S.OgLoadsOnChange += I.OgChanged ? I.Ogs : 0;
+  S.TileLoadsOnChange += I.TileChanged ? I.Tiles : 0;
+  S.Rounds.push_back(I);
+}
+
 /// Builds a RoundSummary one round at a time.
 class Summarizer {
 public:
@@ -139,12 +156,7 @@ public:
     I.Rows = Rd.ExtR;
     I.Ogs = NumOgs;
     I.Tiles = NumTiles;
-    S.Pixels += I.Pixels;
-    S.OgLoads += I.Ogs;
-    S.TileLoads += I.Tiles;
-    S.OgLoadsOnChange += I.OgChanged ? I.Ogs : 0;
-    S.TileLoadsOnChange += I.TileChanged ? I.Tiles : 0;
-    S.Rounds.push_back(I);
+    addRound(S, I);
   }
 
   RoundSummary take() { return std::move(S); }
@@ -157,6 +169,64 @@ private:
   std::array<Work, MaxCus> Prev{}; ///< The previous round's items.
   int Ogs[MaxCus], Tiles[MaxCus];  ///< The current round's, distinct.
 };
+
+/// summarizeRounds for aligned rounds (Packing::Tiles, Packing::Channels),
+/// worked out per round without its CUs' items: a round is (outer item O,
+/// inner group G), its CUs the group's Active consecutive tiles (or output
+/// groups), so it changes output groups from the round before where O (or
+/// G) or Active differs, and tiles where G (or O) or Active does
+/// (Summarizer::add compares the items CU by CU to the same effect). The
+/// planner summarizes every tile shape, loop order and packing it weighs:
+/// the items were a fifth of a --tune search (2026-12-02).
+RoundSummary summarizeAligned(const LayerPlan &P, unsigned NCu, bool ByTile) {
+  const unsigned NOg = P.NOg, NT = P.NTiles, N = ByTile ? NT : NOg;
+  const unsigned Outer = ByTile ? NOg : NT, Inner = ceilDiv(N, NCu);
+  const std::vector<std::pair<unsigned, unsigned>> Extent = tileExtents(P);
+  // Each inner group's CUs and (of tiles) largest extent.
+  std::vector<unsigned> Active(Inner);
+  std::vector<std::pair<unsigned, unsigned>> GroupExt(ByTile ? Inner : 0);
+  for (unsigned G = 0; G < Inner; ++G) {
+    Active[G] = std::min(NCu, N - G * NCu);
+    for (unsigned K = G * NCu; ByTile && K < G * NCu + Active[G]; ++K) {
+      GroupExt[G].first = std::max(GroupExt[G].first, Extent[K].first);
+      GroupExt[G].second = std::max(GroupExt[G].second, Extent[K].second);
+    }
+  }
+  RoundSummary S;
+  S.Rounds.reserve(uint64_t(Outer) * Inner);
+  bool First = true;
+  unsigned PrevO = 0, PrevG = 0;
+  auto Add = [&](unsigned O, unsigned G) {
+    const auto [ExtR, ExtC] = ByTile ? GroupExt[G] : Extent[O];
+    RoundInfo I;
+    I.Active = Active[G];
+    I.Ogs = ByTile ? 1 : Active[G];
+    I.Tiles = ByTile ? Active[G] : 1;
+    I.Pixels = ExtR * roundCols(P, ExtC) >> P.PixLog;
+    I.Rows = ExtR;
+    const bool Resized = !First && Active[G] != Active[PrevG];
+    const bool OuterChanged = First || O != PrevO || Resized;
+    const bool InnerChanged = First || G != PrevG || Resized;
+    I.OgChanged = ByTile ? OuterChanged : InnerChanged;
+    I.TileChanged = ByTile ? InnerChanged : OuterChanged;
+    First = false;
+    PrevO = O;
+    PrevG = G;
+    addRound(S, I);
+  };
+  // Kernel-stationary keeps output groups outermost, map-stationary tiles
+  // (forEachRound).
+  if (ByTile != P.MapStationary) {
+    for (unsigned O = 0; O < Outer; ++O)
+      for (unsigned G = 0; G < Inner; ++G)
+        Add(O, G);
+  } else {
+    for (unsigned G = 0; G < Inner; ++G)
+      for (unsigned O = 0; O < Outer; ++O)
+        Add(O, G);
+  }
+  return S;
+}
 
 } // namespace
 
@@ -174,6 +244,8 @@ RoundSummary snow::compiler::summarize(const LayerPlan &P, unsigned NCu) {
 }
 
 RoundSummary snow::compiler::summarizeRounds(const LayerPlan &P, unsigned NCu, Packing How) {
+  if (How == Packing::Tiles || How == Packing::Channels)
+    return summarizeAligned(P, NCu, How == Packing::Tiles);
   Summarizer S(P, NCu);
   forEachRound(P, NCu, How, [&](const Round &Rd) { S.add(Rd); });
   return S.take();

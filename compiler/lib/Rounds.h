@@ -39,6 +39,7 @@ struct RoundInfo {
   uint32_t Pixels = 0, Ogs = 0, Tiles = 0, Active = 0; ///< Pixels: entries (traces).
   uint32_t Rows = 0;                                   ///< Output rows the round's loop covers.
   bool OgChanged = true, TileChanged = true;
+  bool operator==(const RoundInfo &) const = default;
 };
 
 /// ... and of a whole round list.
@@ -47,6 +48,7 @@ struct RoundSummary {
   uint64_t Pixels = 0;
   uint64_t OgLoads = 0, OgLoadsOnChange = 0;     ///< Distinct output groups per round.
   uint64_t TileLoads = 0, TileLoadsOnChange = 0; ///< Distinct tiles per round.
+  bool operator==(const RoundSummary &) const = default;
 };
 
 /// The summary of P.Rounds.

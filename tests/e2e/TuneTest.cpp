@@ -206,18 +206,19 @@ TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
   EXPECT_NE(Before, After) << "app ran last in its block already: the test shows nothing";
 }
 
-TEST(Tune, CachedWindowPairsAreThePairsWeighedAfresh) {
-  // A window pair is kept by what it depends on (FuseWindows.cpp: pairKey):
-  // its producer's options and rank, and what the two layers' own plans
-  // leave in it. Inverted residual blocks whose expansions compute their
-  // depthwise convs' windows, each layer at ranks up to 5 in turn, one
-  // cache for all: every program is the one planned afresh.
+TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
+  // A pair is kept by what its search reads (Plan.h: pairKey): its
+  // producer's options and rank, and the plans it starts from. Inverted
+  // residual blocks whose expansions compute their depthwise convs'
+  // windows (FuseWindows.cpp) or whose depthwise convs feed their
+  // projections on chip (Fuse.cpp), each layer at ranks up to 5 in turn,
+  // one cache for all: every program is the one planned afresh.
   const std::string Blocks = header("expand", 24, 28, 28) + R"(
-  - {name: e1, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d1, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
-  - {name: p1, type: conv, out_channels: 32, kernel: 1}
-  - {name: e2, type: conv, out_channels: 96, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, relu: true}
+  - {name: e1, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d1, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, relu: true}
+  - {name: p1, type: conv, out_channels: 24, kernel: 1}
+  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
   - {name: p2, type: conv, out_channels: 32, kernel: 1}
 )";
   auto Hw = isa::loadHwConfig("zc706");
@@ -227,7 +228,7 @@ TEST(Tune, CachedWindowPairsAreThePairsWeighedAfresh) {
   auto Own = compiler::newPlanCache();
   std::vector<std::vector<isa::Word128>> Programs; // distinct
 
-  for (const char *Layer : {"e1", "d1", "e2", "d2"})
+  for (const char *Layer : {"e1", "d1", "p1", "e2", "d2", "p2"})
     for (unsigned Rank : {0u, 3u, 1u, 5u, 2u, 0u}) {
       compiler::CompileOptions O;
       O.LayerOff[Layer] = {0, Rank, false};
@@ -240,7 +241,8 @@ TEST(Tune, CachedWindowPairsAreThePairsWeighedAfresh) {
         Programs.push_back(Fresh->Code);
     }
   EXPECT_GT(compiler::cachedWindowPairs(*Own), 0u);
-  EXPECT_GT(Programs.size(), 8u) << "the ranks make few programs: the test shows little";
+  EXPECT_GT(compiler::cachedFusedPairs(*Own), 0u);
+  EXPECT_GT(Programs.size(), 12u) << "the ranks make few programs: the test shows little";
 }
 
 TEST(Tune, ThePlanCacheChangesNoProgram) {
