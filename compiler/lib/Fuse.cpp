@@ -37,7 +37,6 @@
 #include "Rounds.h"
 #include "WeightPack.h"
 #include <algorithm>
-#include <fmt/format.h>
 #include <optional>
 
 using namespace snow;
@@ -331,46 +330,31 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   return FusedPair{std::move(Best->first), std::move(Best->second), BestCost};
 }
 
-/// bestFusedPair, recalled from DOpts.Cache where the same pair was weighed
-/// before (pairKey): a --tune search compiles thousands of programs that
-/// differ in one layer.
+/// bestFusedPair, recalled where the same pair was weighed before
+/// (recallPair).
 std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                          bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
                                          const CompileOptions &DOpts) {
-  if (!DOpts.Cache)
-    return bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
-  std::string Key = fmt::format("{}|", Dense);
-  {
-    std::vector<const LayerPlan *> All = {&D};
-    for (const LayerPlan &P : Ps)
-      All.push_back(&P);
-    for (const LayerPlan *P : All)
-      Key += pairKey({P}, DOpts);
-  }
-  {
-    std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
-    if (auto It = DOpts.Cache->FusedPairs.find(Key); It != DOpts.Cache->FusedPairs.end()) {
-      const PairChoice &C = It->second;
-      if (C.Plans.empty())
-        return std::nullopt;
-      FusedPair F{C.Plans[0], {C.Plans.begin() + 1, C.Plans.end()}, Cost(C.Cycles, C.Bytes, Hw)};
-      F.Dn.L = D.L;
-      for (size_t I = 0; I < Ps.size(); ++I)
-        F.Pn[I].L = Ps[I].L;
-      return F;
+  std::vector<const LayerPlan *> Plans = {&D};
+  for (const LayerPlan &P : Ps)
+    Plans.push_back(&P);
+  PairChoice C = recallPair(&PlanCache::FusedPairs, Plans, DOpts, Dense ? "dense" : "", [&] {
+    std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
+    PairChoice Made;
+    if (Best) {
+      Made.Plans.push_back(std::move(Best->Dn));
+      for (LayerPlan &P : Best->Pn)
+        Made.Plans.push_back(std::move(P));
+      Made.Cycles = Best->Ct.Cycles;
+      Made.Bytes = Best->Ct.Bytes;
     }
-  }
-  std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
-  PairChoice C;
-  if (Best) {
-    C.Plans.push_back(Best->Dn);
-    C.Plans.insert(C.Plans.end(), Best->Pn.begin(), Best->Pn.end());
-    C.Cycles = Best->Ct.Cycles;
-    C.Bytes = Best->Ct.Bytes;
-  }
-  std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
-  DOpts.Cache->FusedPairs.emplace(std::move(Key), std::move(C));
-  return Best;
+    return Made;
+  });
+  if (C.Plans.empty())
+    return std::nullopt;
+  FusedPair F{std::move(C.Plans[0]), {}, Cost(C.Cycles, C.Bytes, Hw)};
+  F.Pn.assign(std::make_move_iterator(C.Plans.begin() + 1), std::make_move_iterator(C.Plans.end()));
+  return F;
 }
 
 } // namespace

@@ -32,7 +32,6 @@
 #include "snow/isa/Timing.h"
 #include <algorithm>
 #include <array>
-#include <fmt/format.h>
 #include <optional>
 
 using namespace snow;
@@ -318,35 +317,22 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   return std::move(Kept.back());
 }
 
-/// bestWindowPair, recalled from Opts.Cache where the same pair was weighed
-/// before: a --tune search compiles thousands of programs that differ in
-/// one layer, and weighing every window pair again was three quarters of
-/// MobileNet v2's search (2026-12-02).
+/// bestWindowPair, recalled where the same pair was weighed before
+/// (recallPair): weighing every window pair again in every compile was
+/// three quarters of MobileNet v2's --tune search (2026-12-02).
 std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                            const isa::HwConfig &Hw, const BufferMap &B,
                                            const CompileOptions &DOpts) {
-  if (!DOpts.Cache)
-    return bestWindowPair(D, Q, Hw, B, DOpts);
-  const std::string Key = pairKey({&D, &Q}, DOpts);
-  {
-    std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
-    if (auto It = DOpts.Cache->WindowPairs.find(Key); It != DOpts.Cache->WindowPairs.end()) {
-      const PairChoice &C = It->second;
-      if (C.Plans.empty())
-        return std::nullopt;
-      WindowPair P{C.Plans[0], C.Plans[1], Cost(C.Cycles, C.Bytes, Hw)};
-      P.Producer.L = D.L;
-      P.Reader.L = Q.L;
-      return P;
-    }
-  }
-  std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts);
-  PairChoice C;
-  if (Best)
-    C = {{Best->Producer, Best->Reader}, Best->Estimate.Cycles, Best->Estimate.Bytes};
-  std::lock_guard<std::mutex> Lock(DOpts.Cache->M);
-  DOpts.Cache->WindowPairs.emplace(Key, std::move(C));
-  return Best;
+  PairChoice C = recallPair(&PlanCache::WindowPairs, {&D, &Q}, DOpts, "", [&] {
+    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts);
+    return Best ? PairChoice{{std::move(Best->Producer), std::move(Best->Reader)},
+                             Best->Estimate.Cycles,
+                             Best->Estimate.Bytes}
+                : PairChoice{};
+  });
+  if (C.Plans.empty())
+    return std::nullopt;
+  return WindowPair{std::move(C.Plans[0]), std::move(C.Plans[1]), Cost(C.Cycles, C.Bytes, Hw)};
 }
 
 } // namespace

@@ -14,11 +14,11 @@
 #include "snow/ir/Graph.h"
 #include "snow/isa/HwConfig.h"
 #include "snow/isa/IsaConstants.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -510,27 +510,32 @@ std::string planKey(const ir::Layer &L, bool OutIsSlice, unsigned Frames, uint64
 /// pair those plans make.
 std::string planFingerprint(const LayerPlan &P);
 
-/// What a pair's search reads (its producer first, then its readers): each
-/// layer's planKey and its plan's fingerprint, and the producer's options
-/// (the pair's switches and rank), as text. The hardware and graph are the
-/// cache's (CompileOptions::Cache).
-std::string pairKey(std::initializer_list<const LayerPlan *> Plans, const CompileOptions &DOpts);
-
-/// A fused pair's plans as chosen (producer first) and their estimate's
-/// cycles and bytes; no plans: no pair fits.
+/// A pair's plans as its search chose them (producer first, then its
+/// readers) and their estimate's cycles and bytes; no plans: none fits.
 struct PairChoice {
   std::vector<LayerPlan> Plans;
   uint64_t Cycles = 0, Bytes = 0;
 };
+using PairTable = std::unordered_map<std::string, PairChoice>;
 
 /// CompileOptions::Cache: planLayer's results by planKey, the options'
-/// planningKey and the prefetch window, and the window pairs weighed
-/// (FuseWindows.cpp: pairKey). Safe for planAll's threads.
+/// planningKey and the prefetch window, and the pairs weighed (recallPair).
+/// Safe for planAll's threads.
 struct PlanCache {
   mutable std::mutex M;
   std::unordered_map<std::string, std::vector<LayerPlan>> Plans;
-  std::unordered_map<std::string, PairChoice> WindowPairs, FusedPairs;
+  PairTable WindowPairs, FusedPairs; ///< FuseWindows.cpp, Fuse.cpp
 };
+
+/// The pair Search makes of Plans (its producer's first, then its
+/// readers'), recalled from DOpts.Cache's Table where the same pair was
+/// weighed before: a --tune search compiles thousands of programs that
+/// differ in a layer or two. Keyed by what a pair's search reads: each
+/// layer's planKey and its plan's fingerprint, the producer's options (the
+/// pair's switches and rank) and Tag (anything else the search is told).
+PairChoice recallPair(PairTable PlanCache::*Table, const std::vector<const LayerPlan *> &Plans,
+                      const CompileOptions &DOpts, const std::string &Tag,
+                      llvm::function_ref<PairChoice()> Search);
 
 llvm::Expected<std::vector<LayerPlan>> planLayer(const ir::Layer &L, unsigned Index,
                                                  bool OutIsSlice, const isa::HwConfig &Hw,

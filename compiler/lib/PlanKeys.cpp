@@ -70,15 +70,6 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
   return S;
 }
 
-std::string snow::compiler::pairKey(std::initializer_list<const LayerPlan *> Plans,
-                                    const CompileOptions &DOpts) {
-  std::string S = DOpts.planningKey();
-  for (const LayerPlan *P : Plans)
-    fmt::format_to(std::back_inserter(S), "|{}|{}", planKey(*P->L, P->OutIsSlice, P->Frames, 0, ""),
-                   planFingerprint(*P));
-  return S;
-}
-
 std::shared_ptr<PlanCache> snow::compiler::newPlanCache() { return std::make_shared<PlanCache>(); }
 
 size_t snow::compiler::cachedPlans(const PlanCache &C) {
@@ -94,4 +85,31 @@ size_t snow::compiler::cachedWindowPairs(const PlanCache &C) {
 size_t snow::compiler::cachedFusedPairs(const PlanCache &C) {
   std::lock_guard<std::mutex> Lock(C.M);
   return C.FusedPairs.size();
+}
+
+PairChoice snow::compiler::recallPair(PairTable PlanCache::*Table,
+                                      const std::vector<const LayerPlan *> &Plans,
+                                      const CompileOptions &DOpts, const std::string &Tag,
+                                      llvm::function_ref<PairChoice()> Search) {
+  if (!DOpts.Cache)
+    return Search();
+  std::string Key = DOpts.planningKey() + "|" + Tag;
+  for (const LayerPlan *P : Plans)
+    fmt::format_to(std::back_inserter(Key), "|{}|{}",
+                   planKey(*P->L, P->OutIsSlice, P->Frames, 0, ""), planFingerprint(*P));
+  PlanCache &C = *DOpts.Cache;
+  {
+    std::lock_guard<std::mutex> Lock(C.M);
+    if (auto It = (C.*Table).find(Key); It != (C.*Table).end()) {
+      PairChoice Found = It->second;
+      // The layers are this compile's graph's.
+      for (size_t I = 0; I < Found.Plans.size(); ++I)
+        Found.Plans[I].L = Plans[I]->L;
+      return Found;
+    }
+  }
+  PairChoice Made = Search();
+  std::lock_guard<std::mutex> Lock(C.M);
+  (C.*Table).emplace(std::move(Key), Made);
+  return Made;
 }
