@@ -14,6 +14,7 @@
 #include "Lower.h"
 #include "PipelinePools.h"
 #include "Plan.h"
+#include "PlanKeys.h"
 #include "Replan.h"
 #include "Schedule.h"
 #include "Tensors.h"

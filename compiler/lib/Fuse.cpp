@@ -34,6 +34,7 @@
 
 #include "Fuse.h"
 #include "Cost.h"
+#include "PlanKeys.h"
 #include "Rounds.h"
 #include "WeightPack.h"
 #include <algorithm>

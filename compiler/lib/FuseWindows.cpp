@@ -28,6 +28,7 @@
 
 #include "Cost.h"
 #include "Fuse.h"
+#include "PlanKeys.h"
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>

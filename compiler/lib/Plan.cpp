@@ -12,6 +12,7 @@
 
 #include "Plan.h"
 #include "Cost.h"
+#include "PlanKeys.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
 #include <cassert>

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Plan.h"
+#include "PlanKeys.h"
 #include <fmt/format.h>
 #include <iterator>
 
