@@ -175,19 +175,12 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   const bool FullOk =
       Dense ? DOpts.FullDepthPairs && D.L->HasResidual
             : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
-  std::optional<std::pair<LayerPlan, std::vector<LayerPlan>>> Best;
-  Cost BestCost;
   // The cheapest pairs so far, cheapest first (on a tie, full depth: a
   // DMA a region row, not one a pixel; then two pixels an entry: fewer
   // traces where the channel bounds the estimate): the producer's
   // PlanRank + 1 of them (CompileOptions::LayerOff: its rankN ranks its
   // pairs too), the last taken.
-  struct Candidate {
-    Cost Ct;
-    LayerPlan Dn;
-    std::vector<LayerPlan> Pn;
-  };
-  std::vector<Candidate> Kept;
+  std::vector<FusedPair> Kept;
   auto Ahead = [](const Cost &A, const LayerPlan &Ad, const Cost &B, const LayerPlan &Bd) {
     if (A < B || B < A)
       return A < B;
@@ -261,7 +254,6 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
           if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B)) {
             // Its chunks one after another, whole chunks to a bank, where
             // they fill more than one (LayerPlan::PerBank).
-            const uint32_t Bank = Hw.mapsBankElems();
             const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
             if (DOpts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
                 uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
@@ -284,34 +276,30 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
         const Cost Ct = fusedCost(W, Pn, Hw);
         keepRanked(
             Kept, size_t(DOpts.PlanRank) + 1,
-            [&](const Candidate &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
+            [&](const FusedPair &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
             [&] {
-              return Candidate{Ct, std::move(W), std::move(Pn)};
+              return FusedPair{std::move(W), std::move(Pn), Ct};
             });
       }
     }
-  if (!Kept.empty()) {
-    BestCost = Kept.back().Ct;
-    Best.emplace(std::move(Kept.back().Dn), std::move(Kept.back().Pn));
-  }
+  if (Kept.empty())
+    return std::nullopt;
+  FusedPair Best = std::move(Kept.back());
   // The pair chosen, changed by Change on every plan, where the cost
   // model says that pays on its tiles.
   auto TryOnBest = [&](auto Change) {
-    LayerPlan Dp = Best->first;
-    std::vector<LayerPlan> Pp = Best->second;
-    Change(Dp);
-    for (LayerPlan &P : Pp)
+    FusedPair Try = Best;
+    Change(Try.Dn);
+    for (LayerPlan &P : Try.Pn)
       Change(P);
-    const Cost Ct = fusedCost(Dp, Pp, Hw);
-    if (Ct < BestCost) {
-      BestCost = Ct;
-      Best.emplace(std::move(Dp), std::move(Pp));
-    }
+    Try.Ct = fusedCost(Try.Dn, Try.Pn, Hw);
+    if (Try.Ct < Best.Ct)
+      Best = std::move(Try);
   };
   // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
   // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
   // blocks of 4).
-  if (Best && DOpts.EvenRows && D.L->Out.H % Best->first.R != 0)
+  if (DOpts.EvenRows && D.L->Out.H % Best.Dn.R != 0)
     TryOnBest([&](LayerPlan &P) {
       P.EvenRows = true;
       makeRounds(P, NCu, Packing::Tiles);
@@ -322,13 +310,11 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // packing does) and the cost model says it pays on the tiles chosen
   // (weighed over all tile shapes, its estimate of fewer bytes chose
   // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
-  if (Best && DOpts.PinPairWeights && Best->first.Depthwise && !Best->first.Dynamic &&
-      Best->second.size() == 1 && !Best->second[0].Dynamic && oneGroupRounds(Best->second[0]) &&
-      pinWeights(Best->first, Best->second[0], B.WCap).has_value())
+  if (DOpts.PinPairWeights && Best.Dn.Depthwise && !Best.Dn.Dynamic && Best.Pn.size() == 1 &&
+      !Best.Pn[0].Dynamic && oneGroupRounds(Best.Pn[0]) &&
+      pinWeights(Best.Dn, Best.Pn[0], B.WCap).has_value())
     TryOnBest([](LayerPlan &P) { P.PinWeights = true; });
-  if (!Best)
-    return std::nullopt;
-  return FusedPair{std::move(Best->first), std::move(Best->second), BestCost};
+  return Best;
 }
 
 /// bestFusedPair, recalled where the same pair was weighed before

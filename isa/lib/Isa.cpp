@@ -198,24 +198,29 @@ void Inst::set(FieldId F, int64_t V) {
 
 namespace {
 
+/// Whether V fits a field of Kind and Width: the one rule encode applies
+/// (putField, with the field's kind and width known at compile time) and
+/// explains (encodeError).
+constexpr bool fits(FieldKind Kind, unsigned Width, int64_t V) {
+  switch (Kind) {
+  case FieldKind::Reg:
+    return V >= 0 && V < int64_t(NumRegs);
+  case FieldKind::UImm:
+    return V >= 0 && uint64_t(V) <= lowMask(Width);
+  case FieldKind::SImm:
+    return V >= -int64_t(lowMask(Width - 1)) - 1 && V <= int64_t(lowMask(Width - 1));
+  }
+  return false;
+}
+
 /// Field value V at bits [Lo, Lo + Width) of W if it fits the field (a
-/// field the opcode does not use must be 0): encode's checks with the
-/// field's place and kind known at compile time.
+/// field the opcode does not use must be 0).
 template <unsigned Lo, unsigned Width, FieldKind Kind>
 bool putField(Word128 &W, bool Used, int64_t V) {
   if (!Used)
     return V == 0;
-  if constexpr (Kind == FieldKind::Reg) {
-    if (V < 0 || V >= int64_t(NumRegs))
-      return false;
-  } else if constexpr (Kind == FieldKind::UImm) {
-    if (V < 0 || uint64_t(V) > lowMask(Width))
-      return false;
-  } else {
-    constexpr int64_t Max = int64_t(lowMask(Width - 1)), Min = -Max - 1;
-    if (V < Min || V > Max)
-      return false;
-  }
+  if (!fits(Kind, Width, V))
+    return false;
   if constexpr (Lo / 64 == (Lo + Width - 1) / 64) {
     uint64_t &Word = Lo < 64 ? W.Lo : W.Hi;
     constexpr unsigned Off = Lo % 64;
@@ -240,25 +245,14 @@ llvm::Error encodeError(const Inst &I, const OpInfo &Info, uint64_t Used) {
                      llvm::Twine(V) + " (must be 0)");
       continue;
     }
-    switch (FInfo.Kind) {
-    case FieldKind::Reg:
-      if (V < 0 || V >= int64_t(NumRegs))
-        return error(Where() + ": register " + llvm::Twine(V) + " does not exist (r0..r" +
-                     llvm::Twine(NumRegs - 1) + ")");
-      break;
-    case FieldKind::UImm:
-      if (V < 0 || uint64_t(V) > lowMask(FInfo.Width))
-        return error(Where() + ": value " + llvm::Twine(V) + " does not fit in " +
-                     llvm::Twine(FInfo.Width) + " unsigned bits");
-      break;
-    case FieldKind::SImm: {
-      int64_t Max = int64_t(lowMask(FInfo.Width - 1)), Min = -Max - 1;
-      if (V < Min || V > Max)
-        return error(Where() + ": value " + llvm::Twine(V) + " does not fit in " +
-                     llvm::Twine(FInfo.Width) + " signed bits");
-      break;
-    }
-    }
+    if (fits(FInfo.Kind, FInfo.Width, V))
+      continue;
+    if (FInfo.Kind == FieldKind::Reg)
+      return error(Where() + ": register " + llvm::Twine(V) + " does not exist (r0..r" +
+                   llvm::Twine(NumRegs - 1) + ")");
+    return error(Where() + ": value " + llvm::Twine(V) + " does not fit in " +
+                 llvm::Twine(FInfo.Width) +
+                 (FInfo.Kind == FieldKind::SImm ? " signed bits" : " unsigned bits"));
   }
   llvm_unreachable("encodeError called for an instruction that encodes");
 }

@@ -207,7 +207,7 @@ TEST(Tune, ALateLayerRunsAfterTheLayersItNeedNotPrecede) {
 }
 
 TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
-  // A pair is kept by what its search reads (Plan.h: pairKey): its
+  // A pair is kept by what its search reads (PlanKeys.h: recallPair): its
   // producer's options and rank, and the plans it starts from. Inverted
   // residual blocks whose expansions compute their depthwise convs'
   // windows (FuseWindows.cpp) or whose depthwise convs feed their
@@ -227,7 +227,6 @@ TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
   ASSERT_TRUE(G.has_value());
   auto Own = compiler::newPlanCache();
   std::vector<std::vector<isa::Word128>> Programs; // distinct
-
   for (const char *Layer : {"e1", "d1", "p1", "e2", "d2", "p2"})
     for (unsigned Rank : {0u, 3u, 1u, 5u, 2u, 0u}) {
       compiler::CompileOptions O;
@@ -246,7 +245,7 @@ TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
 }
 
 TEST(Tune, ThePlanCacheChangesNoProgram) {
-  // tune() keeps layers' plans and the window pairs it weighed across its
+  // tune() keeps layers' plans and the pairs it weighed across its
   // compiles (CompileOptions::Cache): a program made from cached plans is
   // the program planned afresh, with and without per-layer options.
   auto Hw = isa::loadHwConfig("zc706");
@@ -272,8 +271,9 @@ TEST(Tune, ThePlanCacheChangesNoProgram) {
     }
     EXPECT_GT(compiler::cachedPlans(*Own), 0u);
     // Pairs' expansions compute their depthwise convs' windows: the pairs
-    // weighed are kept too (FuseWindows.cpp: cachedWindowPair).
-    if (Yaml == &Pairs)
+    // weighed are kept too (PlanKeys.h: recallPair).
+    if (Yaml == &Pairs) {
       EXPECT_GT(compiler::cachedWindowPairs(*Own), 0u);
+    }
   }
 }
