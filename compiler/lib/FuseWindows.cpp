@@ -66,6 +66,35 @@ bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
 }
 
+/// Whether plan Q is a max or average pool that can read conv D's output
+/// from the area in windows laid out as its input region would be (a
+/// depthwise reader's layout), where its windows reach past the map
+/// (padding, or a ceil mode's last window): the conv writes zeros there
+/// (Lowerer::windowWriteBack). Zeros are an average pool's own fill; for a
+/// max pool they stand for its fill (-32768) only where no value of D is
+/// below zero (a ReLU and no table) and every window holds a pixel of the
+/// map. D of at most one output group (Gch), its channels a pixel.
+bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
+  const ir::Layer &L = *Q.L, &DL = *D.L;
+  if (!Q.isPool() || !Q.FirstPart || !Q.LastPart || Q.ToMid || Q.FromMid || Q.Frames != D.Frames ||
+      L.input() != int(D.Index) || L.In.C != DL.Out.C || DL.Out.C > Gch)
+    return false;
+  // Window y spans rows [y S - Pad, y S - Pad + K): the first and the last
+  // must reach into the map.
+  auto Covered = [](unsigned Out, unsigned S, unsigned K, unsigned Pad, unsigned In) {
+    return K > Pad && (Out - 1) * S < In + Pad;
+  };
+  // Whether a window reaches past the map, where the pool reads zeros.
+  auto Past = [](unsigned Out, unsigned S, unsigned K, unsigned Pad, unsigned In) {
+    return Pad > 0 || (Out - 1) * S + K > In;
+  };
+  const bool Zeros =
+      Past(L.Out.H, L.SH, L.KH, L.PadT, L.In.H) || Past(L.Out.W, L.SW, L.KW, L.PadL, L.In.W);
+  return (!Zeros || L.Kind == ir::LayerKind::AvgPool || (DL.Relu && DL.QLut.empty())) &&
+         Covered(L.Out.H, L.SH, L.KH, L.PadT, L.In.H) &&
+         Covered(L.Out.W, L.SW, L.KW, L.PadL, L.In.W);
+}
+
 /// Whether plan Q is a depthwise conv that can read dense conv D's output
 /// from the area, chunk by chunk: its padding is written with zeros there
 /// (Lowerer::windowWriteBack).
@@ -208,7 +237,10 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   const ir::Layer &QL = *Q.L;
   const unsigned C = D.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
   const unsigned Gch = Hw.VmacsPerCu * Lanes;
-  const bool Pool = Q.isPool();
+  // A pool reading the conv's tiles (poolReader, a whole output group), or
+  // windows laid out as its input region (framedPoolReader), as a depthwise
+  // reader does.
+  const bool Pool = Q.isPool() && poolReader(Q, D) && C == Gch;
   BufferMap DIn = B; // the producer's window: the first bank of either input region
   DIn.InCap = B.DwInCap;
   std::vector<WindowPair> Kept; // cheapest first
@@ -216,6 +248,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
   // where the vMACs share a maps read port, as planLayer chooses): its
   // reader's chunk is then its 32 channels, 32 elements a pixel.
+  // (A framed pool's chunk is then those 32 elements a pixel too.)
   const unsigned MaxPix =
       !Pool && Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
   // Its second pixel group may read a copy of the window instead
@@ -278,10 +311,17 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // an entry of slack after it (Lowerer::windowWriteBack).
         if (Qn.PoolBlock && (Rq % Qn.PoolBlock || Wq % Qn.PoolBlock))
           continue; // tiles of whole blocks (LayerPlan::PoolBlock)
+        // A framed pool reads its lane words at the producer's pixel
+        // stride (its chunk rounded up to lanes), and a lane word past it.
+        if (Q.isPool() && Qn.pixelStride(0, Lanes) != Dn.ogChannels(Gch))
+          continue;
+        const unsigned Slack = (PixLog ? Gch : 0) + (Q.isPool() ? Lanes : 0);
         if (Qn.outElems(Rq, Wq, Gch) > B.OutCap ||
-            !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
+            !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Slack, Area) ||
             Qn.ColsIn > Hw.AccEntries)
           continue;
+        if (Q.isPool())
+          Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
       }
       if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
         continue;
@@ -369,7 +409,8 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // The producer's switches decide for the pair (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
     const CompileOptions &DOpts = Opts.forLayer(*D.L, Own);
-    const bool Pool = DOpts.FuseConvPools && poolReader(Q, D) && D.L->Out.C == Gch;
+    const bool Pool = DOpts.FuseConvPools &&
+                      ((poolReader(Q, D) && D.L->Out.C == Gch) || framedPoolReader(Q, D, Gch));
     const bool Dw = DOpts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)
       continue;

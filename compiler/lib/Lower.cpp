@@ -202,12 +202,13 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
   // A pool fused after a conv (FuseWindows.cpp) reads the conv's window in
   // the area: rows of the conv's round's columns, which are those of this
-  // round's windows (LayerPlan::Window).
+  // round's windows (LayerPlan::Window), or, framed (Window.AreaCols), laid
+  // out as its input region, padding and all.
   E.li(5, P.FromMid ? midBase(S) : inBase(S) + Offset);
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
-  const unsigned Cols = P.FromMid ? (Rd.ExtC - 1) * L.SW + L.KW : P.ColsIn;
+  const unsigned Cols = P.FromMid && !P.Window.AreaCols ? (Rd.ExtC - 1) * L.SW + L.KW : P.ColsIn;
   Inst Max;
   Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
   if (Max.Op == Opcode::VAVG) {

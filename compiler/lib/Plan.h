@@ -206,7 +206,8 @@ struct LayerPlan {
     unsigned InH = 0, InW = 0;   ///< its input (this layer's output).
     /// Pixels a row of the window takes in the area: a depthwise reader's
     /// ColsIn (its region layout); 0: the round's columns, rows back to
-    /// back (a pool's).
+    /// back (a pool's). A pool reading such a layout (framed, its padding
+    /// in the window: FuseWindows.cpp) has its own ColsIn here.
     unsigned AreaCols = 0;
     /// The reader's window of tile T (rows or columns [Lo, Hi) of this
     /// layer's output, Lo < 0 or Hi > In in its padding), along one axis:

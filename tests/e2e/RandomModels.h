@@ -436,6 +436,35 @@ inline std::string fusedPoolCase(unsigned Seed) {
   return Y;
 }
 
+/// A conv of 1-64 output channels (mostly 17-32 or 49-64: a pool reads
+/// the area at its own pixel stride, its channels rounded up to lanes;
+/// a network's stem, 3x3 of stride 2, padded, or a 1x1; ReLU in two of
+/// three) and the max or average pool that alone reads it, its windows
+/// reaching past the map in most (padding, or ceil mode's last window), on
+/// maps of 16-60 pixels a side: the conv computes the pool's windows on
+/// chip, zeros in the padding, its pixels 32 elements apart with at most 32
+/// channels (compiler FuseWindows.cpp, framedPoolReader), where the planner
+/// finds it pays. A padded max pool after a conv without ReLU needs its
+/// -32768 fill and stays apart. Then a 1x1 conv or nothing.
+inline std::string framedPoolCase(unsigned Seed) {
+  Rng R(Seed * 6151 + 13);
+  const bool Relu = Seed % 3 != 0, Max = Seed % 4 != 3, Ceil = Max && Seed % 5 == 1;
+  const unsigned C = Seed % 4 == 2       ? pickLog(R, 1, 64)
+                     : R.uniform() < 0.5 ? pick(R, 17, 32)
+                                         : pick(R, 49, 64);
+  const unsigned K = pick(R, 2, 3), S = pick(R, 1, 2);
+  const unsigned Pad = Max && !Relu ? 1 : pick(R, 0, K / 2);
+  std::string Y = modelHeader(fmt::format("framedpool{}", Seed), pick(R, 1, 16), pick(R, 16, 60),
+                              pick(R, 16, 60), 9);
+  Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: {}{}}}\n", C,
+                   Seed % 2 ? "1" : "3, stride: 2, pad: 1", Relu ? ", relu: true" : "");
+  Y += fmt::format("  - {{name: p, type: {}, kernel: {}, stride: {}, pad: {}{}}}\n",
+                   Max ? "maxpool" : "avgpool", K, S, Pad, Ceil ? ", ceil_mode: true" : "");
+  if (Seed / 2 % 2)
+    Y += fmt::format("  - {{name: q, type: conv, out_channels: {}, kernel: 1}}\n", pick(R, 1, 80));
+  return Y;
+}
+
 /// A 1x1 conv (an inverted residual block's expansion: 1-64 input channels,
 /// 8-400 output channels; every fifth a 3x3 stem conv of stride 2) and the
 /// depthwise conv that alone reads it

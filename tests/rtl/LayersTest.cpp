@@ -42,6 +42,7 @@ class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFused : public RandomLayers {};
 class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
+class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
 class RtlRandomSeBlock : public RandomLayers {};
@@ -65,6 +66,8 @@ TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFused, SimAndRtlAgree) { check(fusedCase(GetParam())); }
 TEST_P(RtlRandomFusedPool, SimAndRtlAgree) { check(fusedPoolCase(GetParam())); }
 TEST_P(RtlRandomExpansion, SimAndRtlAgree) { check(expansionCase(GetParam())); }
+// Convs computing their pool's windows, zeros in its padding.
+TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
 TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
 // Wider 1x1 convs reading a depthwise conv's banked area, 32 channels a
@@ -100,6 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBankedPair, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSeBlock, ::testing::Range(0u, 9u));
