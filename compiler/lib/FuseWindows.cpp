@@ -11,7 +11,8 @@
 //     bank of an input region), traces it (in bands of whole rows that fit
 //     the accumulators) and writes it back into the area (BufferMap::
 //     MidOffset), laid out as the reader's input region would be; a
-//     depthwise reader's padding gets zeros (Lowerer::windowWriteBack);
+//     depthwise reader's padding gets zeros (Lowerer::windowWriteBack),
+//     as does a pool's whose windows reach past the map (framedPoolReader);
 //   then the reader runs over the area and stores as it would otherwise.
 //
 // Neighbouring tiles' windows overlap by the reader's kernel less its
