@@ -344,8 +344,8 @@ TEST(Batch, FusedPairsRunEveryFrame) {
 
 TEST(Batch, WindowPairsRunEveryFrame) {
   // An expansion computing its depthwise conv's windows (narrow8: PairsYaml's
-  // e and d) and a conv computing its pool's windows (FuseWindows.cpp), over
-  // the tiles of three frames.
+  // e and d) and a conv computing its pool's windows (FuseWindows.cpp), padded
+  // or not, over the tiles of three frames.
   const std::string Stem = R"(name: batchstem
 input: {name: data, shape: [3, 27, 29]}
 weights: {seed: 5}
@@ -354,8 +354,18 @@ layers:
   - {name: mp, type: maxpool, kernel: 3, stride: 2}
   - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
 )";
+  // ShuffleNet v2's stem: 24 channels on pixel pairs, and a padded max pool
+  // reading zeros in its padding (framedPoolReader).
+  const std::string Framed = R"(name: batchframed
+input: {name: data, shape: [3, 56, 60]}
+weights: {seed: 6}
+layers:
+  - {name: c, type: conv, out_channels: 24, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: mp, type: maxpool, kernel: 3, stride: 2, pad: 1}
+)";
   for (const auto &[Yaml, Hw, Producer] :
-       {std::tuple{std::string(PairsYaml), "narrow8", "e"}, std::tuple{Stem, "zc706", "c"}}) {
+       {std::tuple{std::string(PairsYaml), "narrow8", "e"}, std::tuple{Stem, "zc706", "c"},
+        std::tuple{Framed, "zc706", "c"}}) {
     SCOPED_TRACE(Hw);
     BatchRun R;
     ASSERT_TRUE(runBatch(Yaml, Hw, 3, R));
