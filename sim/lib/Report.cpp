@@ -163,7 +163,10 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                                            {"ctrl_issue", int64_t(L.Compute.Idle)}}}};
     if (E)
       O["energy_j"] = energyOf(*E, Hw, L).totalJ();
-    if (S.RailsCounted && I < P.Layers.size()) {
+    // Values are counted where they are stored: a layer that stores
+    // nothing (its output stays on chip for a fused reader, or another
+    // layer stores it: a concat) has no count of its own.
+    if (S.RailsCounted && I < P.Layers.size() && L.DramWriteBytes > 0) {
       O["saturated"] = int64_t(L.RailValues);
       O["saturated_fraction"] = saturatedFraction(S, P, I);
     }

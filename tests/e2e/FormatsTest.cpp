@@ -70,7 +70,7 @@ TEST(Formats, SaturationCountsMatchTheReferencePerLayer) {
   ASSERT_FALSE(bool(ir::quantize(*G, *F)));
   // Values are counted where they are stored: d, fused with the average
   // pool that reads it (compiler.md, step 9c), would store nothing and
-  // count nothing (docs/stats-json.md).
+  // have no count (docs/stats-json.md).
   compiler::CompileOptions Opts;
   Opts.FuseConvPools = false;
   auto P = compiler::compile(*G, *Hw, Opts);
