@@ -33,7 +33,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide        ? "wide"
@@ -50,6 +50,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                         P.ToMid     ? "+fused>"
                         : P.FromMid ? "+fused<"
                                     : "",
+                        P.isPool() && P.FromMid && P.Window.AreaCols ? "+framed" : "",
                         P.PinWeights ? "+pinned" : "", P.EvenRows ? "+even" : "",
                         P.ShareOffset ? "+shared" : "", P.BesideOf >= 0 ? "+beside" : "");
   if (P.BesideOf >= 0)
