@@ -242,11 +242,13 @@ static uint64_t roundPixels(const LayerPlan &P) {
 /// needs ~3 instructions to issue one, so short windows are issue-bound).
 static uint64_t poolCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
+  // A framed pool's round pools one chunk a CU, a step (LayerPlan::framedPool).
+  const unsigned Steps = P.framedPool() ? 1 : P.NChunks;
   uint64_t Groups = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
+  for (unsigned C = 0; C < Steps; ++C)
     Groups += poolInsts(P.chunkSize(C, L.In.C), Hw);
   return roundPixels(P) * Groups * std::max<uint64_t>(timing::traceCycles(L.KH, L.KW), 3) +
-         P.Rounds.size() * StepOverhead * P.NChunks;
+         P.Rounds.size() * StepOverhead * Steps;
 }
 
 uint64_t snow::compiler::besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw) {

@@ -74,11 +74,13 @@ bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
 /// (Lowerer::windowWriteBack). Zeros are an average pool's own fill; for a
 /// max pool they stand for its fill (-32768) only where no value of D is
 /// below zero (a ReLU and no table) and every window holds a pixel of the
-/// map. D of at most one output group (Gch), its channels a pixel.
+/// map. D of at most one output group (Gch), its channels a pixel, or of
+/// whole groups, one a CU, as a depthwise reader's chunks (LayerPlan::
+/// framedPool).
 bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
   const ir::Layer &L = *Q.L, &DL = *D.L;
   if (!Q.isPool() || !Q.FirstPart || !Q.LastPart || Q.ToMid || Q.FromMid || Q.Frames != D.Frames ||
-      L.input() != int(D.Index) || L.In.C != DL.Out.C || DL.Out.C > Gch)
+      L.input() != int(D.Index) || L.In.C != DL.Out.C || (DL.Out.C > Gch && DL.Out.C % Gch))
     return false;
   // Window y spans rows [y S - Pad, y S - Pad + K): the first and the last
   // must reach into the map.

@@ -208,7 +208,7 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   E.addi(6, 5, 0);
   E.li(4, 0);
   const Round &Rd = S.round();
-  const unsigned Cols = P.FromMid && !P.Window.AreaCols ? (Rd.ExtC - 1) * L.SW + L.KW : P.ColsIn;
+  const unsigned Cols = P.FromMid && !P.framedPool() ? (Rd.ExtC - 1) * L.SW + L.KW : P.ColsIn;
   Inst Max;
   Max.Op = L.Kind == ir::LayerKind::AvgPool ? Opcode::VAVG : Opcode::VMAX;
   if (Max.Op == Opcode::VAVG) {

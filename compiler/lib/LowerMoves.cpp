@@ -371,9 +371,11 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
     NCh = Chan0 < End ? std::min(OgCh, End - Chan0) : 0;
     Entry = OgCh;
   } else {
-    Chan0 = P.chunkBegin(S.Chunk);
-    NCh = P.chunkSize(S.Chunk, P.L->Out.C);
-    Entry = P.pixelStride(S.Chunk, Lanes);
+    // A framed pool's CUs pool chunks of their own (LayerPlan::framedPool).
+    const unsigned Chunk = P.framedPool() ? unsigned(S.round().Cus[Cu].Og) : S.Chunk;
+    Chan0 = P.chunkBegin(Chunk);
+    NCh = P.chunkSize(Chunk, P.L->Out.C);
+    Entry = P.pixelStride(Chunk, Lanes);
   }
 }
 

@@ -103,6 +103,10 @@ struct LayerPlan {
   bool isPool() const {
     return L->Kind == ir::LayerKind::MaxPool || L->Kind == ir::LayerKind::AvgPool;
   }
+  /// A pool reading its conv's windows laid out as its input region
+  /// (FuseWindows.cpp: framedPoolReader): as a depthwise reader, each CU
+  /// pools its own chunk (its output group), a step a round.
+  bool framedPool() const { return isPool() && FromMid && Window.AreaCols; }
   /// Words after the kernel in a block that carries the bias: the bias word,
   /// then the activation table if the layer has one (vlut reads it).
   unsigned TailWords = 1;

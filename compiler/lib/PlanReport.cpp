@@ -50,9 +50,9 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                         P.ToMid     ? "+fused>"
                         : P.FromMid ? "+fused<"
                                     : "",
-                        P.isPool() && P.FromMid && P.Window.AreaCols ? "+framed" : "",
-                        P.PinWeights ? "+pinned" : "", P.EvenRows ? "+even" : "",
-                        P.ShareOffset ? "+shared" : "", P.BesideOf >= 0 ? "+beside" : "");
+                        P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
+                        P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
+                        P.BesideOf >= 0 ? "+beside" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

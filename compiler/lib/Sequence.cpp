@@ -34,9 +34,10 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
     Steps.push_back(S);
   };
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
-    if (P.Depthwise || P.Elementwise) {
+    if (P.Depthwise || P.Elementwise || P.framedPool()) {
       // Output group Og reads exactly input chunk Og (every CU of a round
-      // has the same group).
+      // has the same group, or, reading a window pair's area, each its own
+      // of one size: LayerPlan::ReadsWindow, framedPool).
       Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
       continue;
     }

@@ -438,7 +438,8 @@ inline std::string fusedPoolCase(unsigned Seed) {
 
 /// A conv of 1-64 output channels (mostly 17-32 or 49-64: a pool reads
 /// the area at its own pixel stride, its channels rounded up to lanes;
-/// a network's stem, 3x3 of stride 2, padded, or a 1x1; ReLU in two of
+/// every eighth of 128-256, whole groups, a CU pooling each; a network's
+/// stem, 3x3 of stride 2, padded, or a 1x1; ReLU in two of
 /// three) and the max or average pool that alone reads it, its windows
 /// reaching past the map in most (padding, or ceil mode's last window), on
 /// maps of 16-60 pixels a side: the conv computes the pool's windows on
@@ -449,7 +450,8 @@ inline std::string fusedPoolCase(unsigned Seed) {
 inline std::string framedPoolCase(unsigned Seed) {
   Rng R(Seed * 6151 + 13);
   const bool Relu = Seed % 3 != 0, Max = Seed % 4 != 3, Ceil = Max && Seed % 5 == 1;
-  const unsigned C = Seed % 4 == 2       ? pickLog(R, 1, 64)
+  const unsigned C = Seed % 8 == 6       ? 64 * pick(R, 2, 4)
+                     : Seed % 4 == 2     ? pickLog(R, 1, 64)
                      : R.uniform() < 0.5 ? pick(R, 17, 32)
                                          : pick(R, 49, 64);
   const unsigned K = pick(R, 2, 3), S = pick(R, 1, 2);

@@ -104,6 +104,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
+// A conv of two output groups and its padded max pool, a chunk a CU, on
+// zc706 (LayerPlan::framedPool).
+INSTANTIATE_TEST_SUITE_P(Groups, RtlRandomFramedPool, ::testing::Values(46u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBankedPair, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSeBlock, ::testing::Range(0u, 9u));
