@@ -125,9 +125,11 @@ void Lowerer::loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned
   auto Tails = [&](unsigned Bank) {
     for (unsigned Og = 0; Og < P.NOg; ++Og) {
       const unsigned C0 = P.ogChunks(Og).first;
-      for (unsigned Vm = 0; Vm < V; ++Vm)
-        dma(Opcode::LD_WGT, P.WAddr[P.wIndex(Og, C0, Vm, V)] + uint64_t(P.kernelWords(C0)) * Word,
-            B.WBase[Bank] + W.Tail[Og], Vm, 1, P.TailWords, 0, 0, AllMask);
+      for (unsigned Vm = 0; Vm < V; ++Vm) {
+        const unsigned K = P.wIndex(Og, C0, Vm, V);
+        dma(Opcode::LD_WGT, P.WAddr[K] + uint64_t(P.kernelWords(C0)) * Word,
+            B.WBase[Bank] + W.Tail[Og], Vm, 1, P.WWords[K] - P.kernelWords(C0), 0, 0, AllMask);
+      }
     }
   };
   E.wait(Unit::Load, WFree + Bank);

@@ -110,6 +110,10 @@ struct LayerPlan {
   /// Words after the kernel in a block that carries the bias: the bias word,
   /// then the activation table if the layer has one (vlut reads it).
   unsigned TailWords = 1;
+  /// Words after the kernel in sub-block S's block that carries the bias:
+  /// vlut reads the activation table from vMAC 0's words only, so only
+  /// block 0 carries it (the other vMACs' weights keep its room unused).
+  unsigned tailWords(unsigned S) const { return S == 0 ? TailWords : 1; }
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
   /// Grouped conv on vdw (Depthwise is set too): every group has GroupK input

@@ -20,7 +20,8 @@ uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
 
 /// Lays out the weight blocks of a conv layer in the data image, which ends
 /// at Size bytes so far: block (og, chunk, vmac) holds one word per kernel
-/// tap, followed in chunk 0 (or every depthwise block) by the bias word, and
+/// tap, followed in chunk 0 (or every depthwise block) by the bias word (and
+/// in block 0 of a group, the one vlut reads, the activation table), and
 /// starts on a DRAM burst. Fills the plan's WAddr / WWords and appends the
 /// blocks to Blocks, for fillBlock to write. Laying out first lets the image
 /// be sized once and the blocks filled in parallel, which matters for
@@ -41,7 +42,7 @@ void layoutLayer(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uint6
         Size = alignTo(Size, Hw.DramBurstBytes);
         unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? P.TailWords : 0);
+        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? P.tailWords(S) : 0);
         Blocks.push_back({&P, Og, C, S, Size});
         Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
       }
@@ -132,7 +133,8 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
             return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
           });
     Word([&](unsigned O) { return L.QBias[O]; });
-    tableWords(L, Out);
+    if (B.S == 0)
+      tableWords(L, Out);
     return;
   }
   if (!P.Depthwise && (Deferred || L.Groups == 1)) {
@@ -185,7 +187,8 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   }
   if (B.C == P.ogChunks(B.Og).first || P.Depthwise) {
     Word([&](unsigned O) { return L.QBias[O]; });
-    tableWords(L, Out);
+    if (B.S == 0)
+      tableWords(L, Out);
   }
 }
 
