@@ -67,8 +67,9 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
 /// groups' vMACs load the same blocks (one transfer each).
 static uint64_t ogWeightBytes(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
   const uint64_t KK = uint64_t(P.L->KH) * P.traceCols();
-  return uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac * 2 *
-         (KK * P.chunkSize(C, P.L->In.C) + (C == 0));
+  const unsigned V = Hw.VmacsPerCu;
+  return uint64_t(Hw.LanesPerVmac) * 2 *
+         (V * KK * P.chunkSize(C, P.L->In.C) + (C == 0 ? P.ogTailWords(V) : 0));
 }
 
 /// Channel cycles of Load beyond a prefetch window.
@@ -161,7 +162,8 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
   uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
   uint64_t Bytes = AllTileBytes * MapLoads +
-                   uint64_t(V) * Hw.LanesPerVmac * 2 * (KK * Cin + P.TailWords) * WLoads + OutBytes;
+                   uint64_t(Hw.LanesPerVmac) * 2 * (V * KK * Cin + P.ogTailWords(V)) * WLoads +
+                   OutBytes;
   uint64_t Quick = std::max(Compute, timing::dmaChannelCycles(Hw, Bytes));
   if (Quick >= Bound)
     return {Quick, Bytes, Hw};
@@ -359,12 +361,13 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 
-/// Weight words of one output group of conv plan P: every chunk's kernel
-/// block, and the tail (bias, activation table) with the first.
-static uint64_t ogWeightWords(const LayerPlan &P) {
-  uint64_t Words = 0;
+/// Weight words the V vMACs of one output group of conv plan P load: every
+/// chunk's kernel block, and the tails (bias, activation table in block 0)
+/// with the first.
+static uint64_t ogWeightWords(const LayerPlan &P, unsigned V) {
+  uint64_t Words = P.ogTailWords(V);
   for (unsigned C = 0; C < P.NChunks; ++C)
-    Words += P.kernelWords(C) + (C == 0 ? P.TailWords : 0);
+    Words += uint64_t(V) * P.kernelWords(C);
   return Words;
 }
 
@@ -382,7 +385,7 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
   const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
   const ir::Layer &L = *D.L;
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
-  auto Blocks = [&](const LayerPlan &P) { return V * Word * ogWeightWords(P); };
+  auto Blocks = [&](const LayerPlan &P) { return Word * ogWeightWords(P, V); };
   const uint64_t Out = uint64_t(D.Frames) * L.Out.elems() * 2;
   // Chunked, the maps load again for each output group; a full-depth
   // producer loads them once a group, its residual with them, under the
@@ -442,8 +445,8 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   uint64_t Compute = D.IsConv ? depthwiseCompute(D, Hw) : poolCompute(D, Hw);
   // Pinned (LayerPlan::PinWeights), each weight block loads once.
   const bool Pin = D.PinWeights;
-  uint64_t Bytes = D.NTiles * TileBytes + (D.IsConv ? (Pin ? D.NChunks : D.Rounds.size()) * V *
-                                                          Word * (D.kernelWords(0) + D.TailWords)
+  uint64_t Bytes = D.NTiles * TileBytes + (D.IsConv ? (Pin ? D.NChunks : D.Rounds.size()) * Word *
+                                                          (V * D.kernelWords(0) + D.ogTailWords(V))
                                                     : 0);
   std::vector<uint64_t> Own = {Compute};
   uint64_t FirstWeights = 0; // the first 1x1 step's weights, in bytes
@@ -453,10 +456,10 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
     Own.push_back(convCompute(P, S, Hw));
     Compute += Own.back();
     const uint64_t Loads = Pin ? P.NOg : S.OgLoads;
-    PinnedBytes += P.NOg * V * Word * ogWeightWords(P);
-    Bytes += Loads * V * Word * ogWeightWords(P) + P.L->Out.elems() * 2;
+    PinnedBytes += P.NOg * Word * ogWeightWords(P, V);
+    Bytes += Loads * Word * ogWeightWords(P, V) + P.L->Out.elems() * 2;
     if (!FirstWeights)
-      FirstWeights = S.Rounds.front().Ogs * V * Word * (P.kernelWords(0) + P.TailWords);
+      FirstWeights = S.Rounds.front().Ogs * Word * (V * P.kernelWords(0) + P.ogTailWords(V));
   }
   // A group's 1x1 traces wait for all its producer chunks, whose loads
   // overlap only the producer's short traces: the first group's loads are
@@ -543,7 +546,8 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   // Each round's output groups' weights, D's and (a depthwise reader, whose
   // steps come between D's) Q's.
   const uint64_t QWeights =
-      Q.IsConv ? uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac * 2 * (Q.kernelWords(0) + Q.TailWords)
+      Q.IsConv ? uint64_t(Hw.LanesPerVmac) * 2 *
+                     (uint64_t(Hw.VmacsPerCu) * Q.kernelWords(0) + Q.ogTailWords(Hw.VmacsPerCu))
                : 0;
   const RoundSummary S = summarize(D, Hw.cus());
   const uint64_t Own[2] = {convCompute(D, S, Hw),

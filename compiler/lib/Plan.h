@@ -114,6 +114,12 @@ struct LayerPlan {
   /// vlut reads the activation table from vMAC 0's words only, so only
   /// block 0 carries it (the other vMACs' weights keep its room unused).
   unsigned tailWords(unsigned S) const { return S == 0 ? TailWords : 1; }
+  /// Tail words the Vmacs vMACs of one output group load in all: those
+  /// loading block 0 (one a pixel group, subBlocks) the table too.
+  unsigned ogTailWords(unsigned Vmacs) const {
+    const unsigned WithTable = Vmacs / subBlocks(Vmacs);
+    return WithTable * TailWords + (Vmacs - WithTable);
+  }
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
   /// Grouped conv on vdw (Depthwise is set too): every group has GroupK input
