@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PassHarness.h"
+#include "snow/isa/Timing.h"
 #include <filesystem>
 #include <fstream>
 
@@ -306,6 +307,33 @@ TEST(Passes, ALayerFeedingAFusedPairStaysWhole) {
   const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::RemainderTiles, Alone);
   EXPECT_EQ(R.On.Prog.Code, R.Off.Prog.Code);
   EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+}
+
+TEST(Passes, OnlyTheFirstVmacLoadsTheActivationTable) {
+  // vlut reads an activation table from vMAC 0's weights only, so only the
+  // first block of an output group carries it after the bias word; the
+  // other vMACs load their kernel and bias (WeightPack.cpp). A 1x1 conv of
+  // 64 outputs (one group, a block per vMAC) with SiLU, bit-exact: each of
+  // vMACs 1-3 loads the same words, vMAC 0 a table more per tail.
+  const std::string Yaml = header("table", 24, 20, 18) +
+                           "  - {name: c, type: conv, out_channels: 64, kernel: 1}\n"
+                           "  - {name: act, type: silu}\n"
+                           "  - {name: d, type: conv, out_channels: 16, kernel: 1}\n";
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    RunResult R;
+    cyclesOf(Yaml, Hw, compiler::CompileOptions(), &R);
+    std::vector<uint64_t> Words(R.Prog.Hw.VmacsPerCu, 0);
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::LD_WGT)
+        Words[I->idx] += uint64_t(I->rows) * I->len;
+    const uint64_t Table = timing::lutWords(R.Prog.Hw);
+    ASSERT_GE(Words.size(), 2u);
+    for (size_t V = 2; V < Words.size(); ++V)
+      EXPECT_EQ(Words[V], Words[1]) << "vMAC " << V;
+    ASSERT_GT(Words[0], Words[1]);
+    EXPECT_EQ((Words[0] - Words[1]) % Table, 0u) << "whole tables only";
+  }
 }
 
 TEST(Passes, EverySwitchOffKeepsValues) {
