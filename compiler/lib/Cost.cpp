@@ -63,13 +63,13 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
 }
 
 /// The bytes of chunk C's weights for one output group: each vMAC gets its
-/// block (the first chunk's carries the bias); with multi-pixel traces the
-/// groups' vMACs load the same blocks (one transfer each).
+/// block (the first chunk's carries the bias, block 0 the activation table
+/// too); with multi-pixel traces the groups' vMACs load the same blocks
+/// (one transfer each).
 static uint64_t ogWeightBytes(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
-  const uint64_t KK = uint64_t(P.L->KH) * P.traceCols();
-  const unsigned V = Hw.VmacsPerCu;
+  const uint64_t V = Hw.VmacsPerCu;
   return uint64_t(Hw.LanesPerVmac) * 2 *
-         (V * KK * P.chunkSize(C, P.L->In.C) + (C == 0 ? P.ogTailWords(V) : 0));
+         (V * P.kernelWords(C) + (C == 0 ? P.ogTailWords(unsigned(V)) : 0));
 }
 
 /// Channel cycles of Load beyond a prefetch window.
@@ -361,14 +361,13 @@ Cost snow::compiler::depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw) 
   return {std::max({Compute, Issue, timing::dmaChannelCycles(Hw, Bytes)}), Bytes, Hw};
 }
 
-/// Weight words the V vMACs of one output group of conv plan P load: every
-/// chunk's kernel block, and the tails (bias, activation table in block 0)
-/// with the first.
-static uint64_t ogWeightWords(const LayerPlan &P, unsigned V) {
-  uint64_t Words = P.ogTailWords(V);
+/// The bytes of every chunk's weights for one output group of conv plan P
+/// (ogWeightBytes, chunk by chunk).
+static uint64_t ogAllWeightBytes(const LayerPlan &P, const isa::HwConfig &Hw) {
+  uint64_t Bytes = 0;
   for (unsigned C = 0; C < P.NChunks; ++C)
-    Words += uint64_t(V) * P.kernelWords(C);
-  return Words;
+    Bytes += ogWeightBytes(P, C, Hw);
+  return Bytes;
 }
 
 /// A fused pair whose producer is a dense conv that stores too
@@ -382,10 +381,10 @@ static uint64_t ogWeightWords(const LayerPlan &P, unsigned V) {
 /// by step: 65 k cycles a group of 2x56 tiles, 456 k in all, as simulated).
 static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                           const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
-  const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
+  const uint64_t V = Hw.VmacsPerCu;
   const ir::Layer &L = *D.L;
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
-  auto Blocks = [&](const LayerPlan &P) { return Word * ogWeightWords(P, V); };
+  auto Blocks = [&](const LayerPlan &P) { return ogAllWeightBytes(P, Hw); };
   const uint64_t Out = uint64_t(D.Frames) * L.Out.elems() * 2;
   // Chunked, the maps load again for each output group; a full-depth
   // producer loads them once a group, its residual with them, under the
@@ -438,16 +437,14 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   if (D.StoresToo)
     return densePairCost(D, Ps, Hw, Shares);
   const ir::Layer &DL = *D.L;
-  const uint64_t V = Hw.VmacsPerCu, Word = 2 * Hw.LanesPerVmac;
   // The depthwise maps of every tile and chunk (each CU loads its own tile),
   // a weight block per vMAC and round of every plan, the 1x1 outputs.
   const uint64_t TileBytes = uint64_t(D.RowsIn) * D.ColsIn * DL.In.C * 2;
   uint64_t Compute = D.IsConv ? depthwiseCompute(D, Hw) : poolCompute(D, Hw);
   // Pinned (LayerPlan::PinWeights), each weight block loads once.
   const bool Pin = D.PinWeights;
-  uint64_t Bytes = D.NTiles * TileBytes + (D.IsConv ? (Pin ? D.NChunks : D.Rounds.size()) * Word *
-                                                          (V * D.kernelWords(0) + D.ogTailWords(V))
-                                                    : 0);
+  uint64_t Bytes = D.NTiles * TileBytes +
+                   (D.IsConv ? (Pin ? D.NChunks : D.Rounds.size()) * ogWeightBytes(D, 0, Hw) : 0);
   std::vector<uint64_t> Own = {Compute};
   uint64_t FirstWeights = 0; // the first 1x1 step's weights, in bytes
   uint64_t PinnedBytes = 0;  // a pinned reader's
@@ -456,10 +453,10 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
     Own.push_back(convCompute(P, S, Hw));
     Compute += Own.back();
     const uint64_t Loads = Pin ? P.NOg : S.OgLoads;
-    PinnedBytes += P.NOg * Word * ogWeightWords(P, V);
-    Bytes += Loads * Word * ogWeightWords(P, V) + P.L->Out.elems() * 2;
+    PinnedBytes += P.NOg * ogAllWeightBytes(P, Hw);
+    Bytes += Loads * ogAllWeightBytes(P, Hw) + P.L->Out.elems() * 2;
     if (!FirstWeights)
-      FirstWeights = S.Rounds.front().Ogs * Word * (V * P.kernelWords(0) + P.ogTailWords(V));
+      FirstWeights = S.Rounds.front().Ogs * ogWeightBytes(P, 0, Hw);
   }
   // A group's 1x1 traces wait for all its producer chunks, whose loads
   // overlap only the producer's short traces: the first group's loads are
@@ -545,10 +542,7 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   }
   // Each round's output groups' weights, D's and (a depthwise reader, whose
   // steps come between D's) Q's.
-  const uint64_t QWeights =
-      Q.IsConv ? uint64_t(Hw.LanesPerVmac) * 2 *
-                     (uint64_t(Hw.VmacsPerCu) * Q.kernelWords(0) + Q.ogTailWords(Hw.VmacsPerCu))
-               : 0;
+  const uint64_t QWeights = Q.IsConv ? ogWeightBytes(Q, 0, Hw) : 0;
   const RoundSummary S = summarize(D, Hw.cus());
   const uint64_t Own[2] = {convCompute(D, S, Hw),
                            Q.IsConv ? depthwiseCompute(Q, Hw) : poolCompute(Q, Hw)};

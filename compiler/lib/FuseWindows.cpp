@@ -57,11 +57,12 @@ bool windowProducer(const LayerPlan &D, const BufferMap &B) {
 }
 
 /// Whether plan Q is a max or average pool that can read conv D's output
-/// from the area: no padding, and (no ceil mode) every window inside the
-/// map, as the conv computes nothing else.
-bool poolReader(const LayerPlan &Q, const LayerPlan &D) {
+/// from the area as the conv's tiles: D of one output group (Gch), no
+/// padding, and (no ceil mode) every window inside the map, as the conv
+/// computes nothing else.
+bool poolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
   const ir::Layer &L = *Q.L;
-  return Q.isPool() && Q.FirstPart && Q.LastPart && !Q.ToMid && !Q.FromMid &&
+  return Q.isPool() && D.L->Out.C == Gch && Q.FirstPart && Q.LastPart && !Q.ToMid && !Q.FromMid &&
          Q.Frames == D.Frames && L.input() == int(D.Index) && L.In.C == D.L->Out.C && !L.PadT &&
          !L.PadB && !L.PadL && !L.PadR && (L.Out.H - 1) * L.SH + L.KH <= L.In.H &&
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
@@ -243,7 +244,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // A pool reading the conv's tiles (poolReader, a whole output group), or
   // windows laid out as its input region (framedPoolReader), as a depthwise
   // reader does.
-  const bool Pool = Q.isPool() && poolReader(Q, D) && C == Gch;
+  const bool Pool = poolReader(Q, D, Gch), Framed = Q.isPool() && !Pool;
   BufferMap DIn = B; // the producer's window: the first bank of either input region
   DIn.InCap = B.DwInCap;
   std::vector<WindowPair> Kept; // cheapest first
@@ -251,7 +252,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
   // where the vMACs share a maps read port, as planLayer chooses): its
   // reader's chunk is then its 32 channels, 32 elements a pixel.
-  // (A framed pool's chunk is then those 32 elements a pixel too.)
+  // (A Framed pool's chunk is then those 32 elements a pixel too.)
   const unsigned MaxPix =
       !Pool && Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
   // Its second pixel group may read a copy of the window instead
@@ -316,14 +317,14 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
           continue; // tiles of whole blocks (LayerPlan::PoolBlock)
         // A framed pool reads its lane words at the producer's pixel
         // stride (its chunk rounded up to lanes), and a lane word past it.
-        if (Q.isPool() && Qn.pixelStride(0, Lanes) != Dn.ogChannels(Gch))
+        if (Framed && Qn.pixelStride(0, Lanes) != Dn.ogChannels(Gch))
           continue;
-        const unsigned Slack = (PixLog ? Gch : 0) + (Q.isPool() ? Lanes : 0);
+        const unsigned Slack = (PixLog ? Gch : 0) + (Framed ? Lanes : 0);
         if (Qn.outElems(Rq, Wq, Gch) > B.OutCap ||
             !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Slack, Area) ||
             Qn.ColsIn > Hw.AccEntries)
           continue;
-        if (Q.isPool())
+        if (Framed)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
       }
       if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
@@ -412,8 +413,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // The producer's switches decide for the pair (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
     const CompileOptions &DOpts = Opts.forLayer(*D.L, Own);
-    const bool Pool = DOpts.FuseConvPools &&
-                      ((poolReader(Q, D) && D.L->Out.C == Gch) || framedPoolReader(Q, D, Gch));
+    const bool Pool = DOpts.FuseConvPools && (poolReader(Q, D, Gch) || framedPoolReader(Q, D, Gch));
     const bool Dw = DOpts.FuseExpansions && depthwiseReader(Q, D);
     if (!Pool && !Dw)
       continue;

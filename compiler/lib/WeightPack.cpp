@@ -118,6 +118,13 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
     }
     Out += 2 * Lanes;
   };
+  // The bias word, then the activation table where the block carries it
+  // (LayerPlan::tailWords: block 0 of a group, which vlut reads).
+  auto Tail = [&] {
+    Word([&](unsigned O) { return L.QBias[O]; });
+    if (P.tailWords(B.S) > 1)
+      tableWords(L, Out);
+  };
   if (P.Depthwise && P.GroupK > 1) {
     // Grouped conv on vdw: pass p's lane for output channel O meets input
     // channel O + p - (K - 1), its i-th of the group's K, or another group's
@@ -132,9 +139,7 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
               return 0;
             return L.QWeights[((size_t(O) * K + unsigned(I)) * L.KH + Ky) * L.KW + Kx];
           });
-    Word([&](unsigned O) { return L.QBias[O]; });
-    if (B.S == 0)
-      tableWords(L, Out);
+    Tail();
     return;
   }
   if (!P.Depthwise && (Deferred || L.Groups == 1)) {
@@ -185,11 +190,8 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
           });
       }
   }
-  if (B.C == P.ogChunks(B.Og).first || P.Depthwise) {
-    Word([&](unsigned O) { return L.QBias[O]; });
-    if (B.S == 0)
-      tableWords(L, Out);
-  }
+  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
+    Tail();
 }
 
 } // namespace

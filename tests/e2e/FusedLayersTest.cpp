@@ -1,0 +1,238 @@
+//===- FusedLayersTest.cpp - Randomized on-chip pairs, bit for bit -------===//
+//
+// The randomized cases of the layers that share maps on chip or read two
+// pixels a step (tests/e2e/RandomModels.h): depthwise convs and pools fused
+// with the 1x1 convs that read them, banked and copied windows, convs
+// computing their reader's windows (depthwise convs, pools with or without
+// padding), squeeze-and-excitation blocks averaged by their depthwise conv;
+// each against the reference executor on rotated presets, and for each
+// family a check that most of its cases take the path they are for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayersHarness.h"
+#include "RandomModels.h"
+#include "snow/isa/Isa.h"
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+/// How many of cases Case(0 .. N-1) run fused on zc706: their producer,
+/// the layer named "d", stores nothing (compiler Fuse.cpp).
+unsigned fusedOnZc706(std::string (*Case)(unsigned), unsigned N) {
+  unsigned Fused = 0;
+  for (unsigned Seed = 0; Seed < N; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(Case(Seed), "zc706", false, R))
+      continue;
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Fused += L.Name == "d" && L.DramWriteBytes == 0;
+  }
+  return Fused;
+}
+
+class RandomFused : public ::testing::TestWithParam<unsigned> {};
+
+/// Depthwise convs and the 1x1 convs that read them (RandomModels.h).
+TEST_P(RandomFused, MatchesReferenceBitForBit) {
+  check(fusedCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFused, ::testing::Range(0u, 27u));
+
+class RandomFusedPool : public ::testing::TestWithParam<unsigned> {};
+
+/// Max and average pools and the 1x1 convs that read them (RandomModels.h).
+TEST_P(RandomFusedPool, MatchesReferenceBitForBit) {
+  check(fusedPoolCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFusedPool, ::testing::Range(0u, 24u));
+
+class RandomBanked : public ::testing::TestWithParam<unsigned> {};
+
+/// Narrow 1x1 convs that may read two pixels a cycle from two banks
+/// (RandomModels.h).
+TEST_P(RandomBanked, MatchesReferenceBitForBit) {
+  check(bankedCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBanked, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomBankedCasesMostlyTakeBanks) {
+  // The cases above are worth having if most of them, on zc706, run a
+  // vmacp whose pixel groups are a bank apart.
+  unsigned Banked = 0;
+  const uint32_t Bank = isa::HwConfig().mapsBankElems();
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(bankedCase(Seed), "zc706", false, R))
+      continue;
+    bool Any = false;
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W))
+        Any |= I->Op == isa::Opcode::VMACP && I->cstride % Bank == 0;
+    Banked += Any;
+  }
+  EXPECT_GE(Banked, 12u);
+}
+
+class RandomBankedPair : public ::testing::TestWithParam<unsigned> {};
+
+/// Depthwise convs and the wider 1x1 convs reading them (RandomModels.h).
+TEST_P(RandomBankedPair, MatchesReferenceBitForBit) {
+  check(bankedPairCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 18u));
+
+TEST(Layers, RandomBankedPairsMostlyBank) {
+  // The cases above are worth having if, on zc706, most of them fuse the
+  // pair with the 1x1 conv on a banked area, and some of those load the
+  // producer full depth.
+  unsigned Banked = 0, Full = 0;
+  for (unsigned Seed = 0; Seed < 18; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
+    const bool Pair = hasPart(Parts, "n", {"+banked2", "+fused<"});
+    Banked += Pair;
+    Full += Pair && hasPart(Parts, "d", {"+fulldepth"});
+  }
+  EXPECT_GE(Banked, 10u) << "of 18 pairs";
+  EXPECT_GE(Full, 3u) << "of those, full depth";
+}
+
+class RandomSeBlock : public ::testing::TestWithParam<unsigned> {};
+
+/// Squeeze-and-excitation after a depthwise conv that may average its
+/// output in blocks for the global average (RandomModels.h).
+TEST_P(RandomSeBlock, MatchesReferenceBitForBit) {
+  check(seBlockCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomSeBlock, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomSeBlocksMostlyHostTheirPool) {
+  // The cases above are worth having if, on zc706, most of them average
+  // their depthwise output in blocks first (a pool of its own without
+  // HostBlockPools), and every such conv averages them as it writes its
+  // tiles back (the blocks' pool then has no plan).
+  compiler::CompileOptions Apart;
+  Apart.HostBlockPools = false;
+  unsigned Hosted = 0, Blocks = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    const bool Split = hasPart(zc706Parts(seBlockCase(Seed), Apart), "pool_blocks");
+    Blocks += Split;
+    Hosted += Split && !hasPart(zc706Parts(seBlockCase(Seed)), "pool_blocks");
+  }
+  EXPECT_GE(Blocks, 15u) << "of 24, 18 of them sides of whole blocks";
+  EXPECT_EQ(Hosted, Blocks);
+}
+
+class RandomCopied : public ::testing::TestWithParam<unsigned> {};
+
+/// Narrow convs tracing two pixels a step from a shifted copy of their
+/// window (RandomModels.h), on the presets whose banks have read ports of
+/// their own and on one without.
+TEST_P(RandomCopied, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "big1024", "zc706_paper"};
+  check(copiedCase(GetParam()), false, {Presets[GetParam() % 3]});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomCopied, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomCopiedCasesMostlyCopy) {
+  // The cases above are worth having if most of them, on zc706, copy a
+  // window (a one-tap vmax) for a vmacp whose pixel groups read banks
+  // apart, alone and as a window pair's producer.
+  unsigned Copied[2] = {0, 0};
+  const uint32_t Bank = isa::HwConfig().mapsBankElems();
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(copiedCase(Seed), "zc706", false, R))
+      continue;
+    bool Copy = false, Apart = false;
+    for (const isa::Word128 &W : R.Prog.Code)
+      if (auto I = isa::decode(W)) {
+        Copy |= I->Op == isa::Opcode::VMAX && I->rows == 1 && I->len == 1;
+        Apart |= I->Op == isa::Opcode::VMACP && I->cstride != 0 && I->cstride % Bank == 0;
+      }
+    Copied[Seed % 2] += Copy && Apart;
+  }
+  EXPECT_GE(Copied[0], 9u) << "of 12 convs alone";
+  EXPECT_GE(Copied[1], 9u) << "of 12 window pairs";
+}
+
+class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
+
+/// 1x1 convs computing the windows of the depthwise conv that reads them
+/// (RandomModels.h).
+TEST_P(RandomExpansion, MatchesReferenceBitForBit) {
+  check(expansionCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomExpansion, ::testing::Range(0u, 30u));
+
+class RandomFramedPool : public ::testing::TestWithParam<unsigned> {};
+
+/// Convs computing the windows of the pool that reads them, padding and all
+/// (RandomModels.h).
+TEST_P(RandomFramedPool, MatchesReferenceBitForBit) {
+  check(framedPoolCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFramedPool, ::testing::Range(0u, 36u));
+
+TEST(Layers, RandomFramedPoolsMostlyFuse) {
+  // The cases above are worth having if, on zc706, most of those whose
+  // pool may read zeros for its padding (an average pool, or a max pool
+  // after a ReLU) have the conv store nothing (15 of 27 on 2026-12-02:
+  // others pair the pool with q instead), the pool framed (+framed in
+  // --emit=plan), some of them on pixel pairs (at most 32 channels), and
+  // none of the others does.
+  unsigned May = 0, Fused = 0, Framed = 0, Pairs = 0, Wrong = 0;
+  for (unsigned Seed = 0; Seed < 36; ++Seed) {
+    const std::string Yaml = framedPoolCase(Seed);
+    RunResult R;
+    if (!runAndCompare(Yaml, "zc706", false, R))
+      continue;
+    // An average pool, or a conv with ReLU (framedPoolCase).
+    const bool Zeros =
+        Yaml.find("avgpool") != std::string::npos || Yaml.find("relu: true") != std::string::npos;
+    bool Stored = true;
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Stored &= L.Name != "c" || L.DramWriteBytes > 0;
+    May += Zeros;
+    Fused += Zeros && !Stored;
+    Wrong += !Zeros && !Stored; // its pool pads (framedPoolCase)
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
+    Framed += !Stored && hasPart(Parts, "p", {"+framed"});
+    // c itself on two pixels an entry (copied windows, or vmacp where the
+    // preset's banks give it the addresses).
+    Pairs += !Stored && (hasPart(Parts, "c", {"fused>", "+copied2"}) ||
+                         hasPart(Parts, "c", {"fused>", "+pix2"}));
+  }
+  EXPECT_GE(Fused, 12u) << "of " << May;
+  EXPECT_GE(Pairs, 5u) << "on pixel pairs";
+  EXPECT_GE(Framed, 12u) << "reading the conv's windows laid out as their input region";
+  EXPECT_EQ(Wrong, 0u) << "max pools reading zeros after a conv without ReLU";
+}
+
+TEST(Layers, RandomFusedCasesMostlyFuse) {
+  // The cases above are only worth having if most of them run fused.
+  EXPECT_GE(fusedOnZc706(fusedCase, 27), 14u);
+  EXPECT_GE(fusedOnZc706(fusedPoolCase, 24), 12u);
+  // An expansion computing its depthwise conv's windows stores nothing.
+  unsigned Expanded = 0;
+  for (unsigned Seed = 0; Seed < 30; ++Seed) {
+    RunResult R;
+    if (!runAndCompare(expansionCase(Seed), "zc706", false, R))
+      continue;
+    for (const sim::LayerStats &L : R.Stats.Layers)
+      Expanded += L.Name == "e" && L.DramWriteBytes == 0;
+  }
+  EXPECT_GE(Expanded, 12u);
+}
+
+} // namespace
