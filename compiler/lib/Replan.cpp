@@ -146,3 +146,28 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
     return Again;
   });
 }
+
+void snow::compiler::replanLayers(std::vector<LayerPlan> &Plans, const PlansAgain &Again) {
+  for (size_t K = 0; K < Plans.size();) {
+    size_t End = layerEnd(Plans, K);
+    if (auto New = Again(K, End)) {
+      Plans.erase(Plans.begin() + ptrdiff_t(K), Plans.begin() + ptrdiff_t(End));
+      Plans.insert(Plans.begin() + ptrdiff_t(K), New->begin(), New->end());
+      End = K + New->size();
+    }
+    K = End;
+  }
+}
+
+std::optional<std::vector<LayerPlan>>
+snow::compiler::planAgain(const ir::Graph &G, unsigned I, const isa::HwConfig &Hw,
+                          const BufferMap &B, const CompileOptions &Opts, unsigned Frames,
+                          uint64_t SplitPenalty, uint64_t PrefetchWindow) {
+  auto Plans = planLayer(G.Layers[I], I, slicedOutputs(G)[I], Hw, B, Opts, Frames, SplitPenalty,
+                         PrefetchWindow);
+  if (!Plans) {
+    llvm::consumeError(Plans.takeError());
+    return std::nullopt;
+  }
+  return std::move(*Plans);
+}
