@@ -145,8 +145,16 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   const unsigned PMax = std::min(Hw.AccEntries, (B.MidCap - Slack) / Depth);
   // The 1x1 convs may read a banked area (LayerPlan::Banked): two pixels
   // a trace step, each from a bank of its own, in output groups of half
-  // the channels. Every round's columns pair up if the map's and the
-  // tile's widths are even. Where it fills the lanes better: for at most
+  // the channels. A round's columns pair up, its last pair with a padding
+  // column where it has an odd number (LayerPlan::colGranule): the
+  // producer traces that column too, its window running past the region's
+  // row into the next one's (or, on the last row, into room kept after the
+  // region: LayerPlan::bankedOverrun), into the odd bank's last place of
+  // the row, and the 1x1 conv's second pixel there is written back but
+  // never stored
+  // (MobileNet v2's 7x7 tiles of its 14x14 maps, 2026-12-02: banked before
+  // only where the map and the tile were of even width). Where it fills
+  // the lanes better: for at most
   // half a group's channels, and for counts that fill half groups better
   // than whole ones (on zc706 MobileNet v2's 96 and EfficientNet-B0's 80:
   // every lane busy, or 5 of 6, instead of 3 of 4 or 5 of 8). Elsewhere
@@ -156,7 +164,7 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // row where the plain pair loads full depth).
   const uint32_t Bank = Hw.mapsBankElems();
   bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
-                 Hw.VmacsPerCu % 2 == 0 && D.L->Out.W % 2 == 0 && B.MidCap >= 2 * Bank;
+                 Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;
   for (const LayerPlan &P : Ps) {
     const unsigned C = P.L->Out.C, Half = Gch / 2;
     CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
@@ -199,7 +207,7 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
         continue;
       // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
       // of at least a row must fit the accumulators.
-      if (Banked && (!CanBank || Wt % 2 || uint64_t(R) * (Wt / 2) * Depth + Slack > Bank ||
+      if (Banked && (!CanBank || uint64_t(R) * ceilDiv(Wt, 2) * Depth + Slack > Bank ||
                      (R * Wt > PMax && Wt > Hw.AccEntries)))
         continue;
       LayerPlan Dn = D;
@@ -223,7 +231,8 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
         Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
         Dn.NChunks = ceilDiv(Depth, Dn.Chunk);
       }
-      const unsigned Extra = Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac;
+      const unsigned Extra = (Dn.IsConv ? 2 * Dn.InSkew : Hw.LanesPerVmac) +
+                             Dn.bankedOverrun(Dn.pixelStride(0, Hw.LanesPerVmac));
       // Chunk by chunk into the first bank of either input region, or
       // (several groups of tiles) full depth into one whole region, the
       // area in the other: a group's tile then loads at once, under the
@@ -251,10 +260,13 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
             W.L->Out.C % Gch == 0) {
           LayerPlan Full = W;
           Full.FullDepth = true;
-          if (setTile(Full, W.R, W.Wt, Full.pixelStride(0, Hw.LanesPerVmac), 2 * Full.InSkew, B)) {
+          const unsigned Stride = Full.pixelStride(0, Hw.LanesPerVmac);
+          if (setTile(Full, W.R, W.Wt, Stride, 2 * Full.InSkew + Full.bankedOverrun(Stride), B)) {
             // Its chunks one after another, whole chunks to a bank, where
-            // they fill more than one (LayerPlan::PerBank).
-            const unsigned PerBank = Full.chunkSpan() ? Bank / Full.chunkSpan() : 0;
+            // they fill more than one (LayerPlan::PerBank); a padding
+            // column's reads past the last stay in its bank.
+            const unsigned Room = Bank - Full.bankedOverrun(Full.Chunk);
+            const unsigned PerBank = Full.chunkSpan() ? Room / Full.chunkSpan() : 0;
             if (DOpts.ChunkBanks && PerBank && Full.NChunks > PerBank &&
                 uint64_t(ceilDiv(Full.NChunks, PerBank)) * Bank <= B.InCap) {
               Full.PerBank = PerBank;

@@ -417,6 +417,18 @@ struct LayerPlan {
   uint64_t PrefetchWindow = UINT64_MAX;
 
   unsigned pix() const { return 1u << PixLog; }
+  /// The columns a round's traces take together: pix() pixels a trace, or
+  /// a pair of columns, one in each bank, where the plan reads or writes a
+  /// banked area (a fused pair's producer traces the pair's second column
+  /// too: past an odd tile width, a padding column whose window runs
+  /// bankedOverrun() elements past its region's row).
+  unsigned colGranule() const { return Banked ? 2 : pix(); }
+  /// How far a banked producer's padding column (colGranule) reads past
+  /// the end of its region's last row, where its tiles are of odd width:
+  /// its region keeps that much room after it (Fuse.cpp).
+  unsigned bankedOverrun(unsigned Stride) const {
+    return writesBanked() && Wt % 2 ? bufStrideX() * Stride : 0;
+  }
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
   unsigned passes() const { return 2 * GroupK - 1; }
   /// Output rows of round Rd traced and written back at once: all of them,

@@ -39,10 +39,11 @@ std::vector<std::pair<unsigned, unsigned>> tileExtents(const LayerPlan &P) {
 }
 
 /// A round's columns as its trace loop covers them: elementwise operands
-/// keep the region's pitch (entries laid out R x Wt), and a multi-pixel
-/// trace takes pix() pixels of one row.
+/// keep the region's pitch (entries laid out R x Wt), a multi-pixel trace
+/// takes pix() pixels of one row, and a banked area (a fused pair's, both
+/// plans Banked) holds pairs of columns, one in each bank.
 unsigned roundCols(const LayerPlan &P, unsigned ExtC) {
-  return roundUp(P.Elementwise ? P.Wt : ExtC, P.pix());
+  return roundUp(P.Elementwise ? P.Wt : ExtC, P.colGranule());
 }
 
 void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,

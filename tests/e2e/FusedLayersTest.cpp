@@ -86,7 +86,7 @@ TEST_P(RandomBankedPair, MatchesReferenceBitForBit) {
   check(bankedPairCase(GetParam()), false, rotatedPreset(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 18u));
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 30u));
 
 TEST(Layers, RandomBankedPairsMostlyBank) {
   // The cases above are worth having if, on zc706, most of them fuse the
@@ -101,6 +101,22 @@ TEST(Layers, RandomBankedPairsMostlyBank) {
   }
   EXPECT_GE(Banked, 10u) << "of 18 pairs";
   EXPECT_GE(Full, 3u) << "of those, full depth";
+}
+
+TEST(Layers, RandomOddWidthPairsMostlyBank) {
+  // The cases of odd width (seeds 18-29) are worth having if most of them
+  // bank too: each tile's last pixel pair has a padding column (a tile of
+  // odd width, or a map's last tile where the map's width is odd).
+  unsigned Banked = 0, OddTiles = 0;
+  for (unsigned Seed = 18; Seed < 30; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
+    const bool Pair = hasPart(Parts, "n", {"+banked2", "+fused<"});
+    Banked += Pair;
+    for (const compiler::PlanPart &P : Parts)
+      OddTiles += Pair && P.Layer == "n" && P.TileCols % 2;
+  }
+  EXPECT_GE(Banked, 6u) << "of 12 pairs";
+  EXPECT_GE(OddTiles, 2u) << "of those, tiles of odd width";
 }
 
 class RandomSeBlock : public ::testing::TestWithParam<unsigned> {};

@@ -109,6 +109,13 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Groups, RtlRandomFramedPool, ::testing::Values(46u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBanked, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBankedPair, ::testing::Range(0u, 9u));
+// Maps of odd width (RandomModels.h, seeds from 18) on the presets whose
+// banks have read ports of their own, each banked there: a map's last tile
+// of odd width (20 on big1024, 22 and 25 on zc706) or tiles of odd width
+// (31, 49 and 64 on zc706, 9, 7 and 7 columns), whose last pixel pair has
+// a padding column.
+INSTANTIATE_TEST_SUITE_P(OddWidths, RtlRandomBankedPair,
+                         ::testing::Values(20u, 22u, 25u, 31u, 49u, 64u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSeBlock, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomCopied, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
