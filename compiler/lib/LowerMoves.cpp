@@ -264,17 +264,17 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   // loaded one chunk at a time (OnlyChunk), at its offset in each pixel,
   // the padding with the first.
   const bool Part = OnlyChunk >= 0;
-  const unsigned C0 = Part          ? P.chunkBegin(unsigned(OnlyChunk))
-                      : P.FullDepth ? 0
-                                    : P.chunkBegin(S.Chunk);
-  const unsigned Cn = Part          ? P.chunkSize(unsigned(OnlyChunk), Cin)
-                      : P.FullDepth ? Cin
-                                    : P.chunkSize(S.Chunk, Cin);
+  const unsigned First = Part          ? P.chunkBegin(unsigned(OnlyChunk))
+                         : P.FullDepth ? 0
+                                       : P.chunkBegin(S.Chunk);
+  const unsigned Count = Part          ? P.chunkSize(unsigned(OnlyChunk), Cin)
+                         : P.FullDepth ? Cin
+                                       : P.chunkSize(S.Chunk, Cin);
   if (Part) // at its offset in each pixel, or its own place (LayerPlan::PerBank)
-    Base += P.PerBank ? P.chunkOffset(unsigned(OnlyChunk), Hw.mapsBankElems()) : C0;
+    Base += P.PerBank ? P.chunkOffset(unsigned(OnlyChunk), Hw.mapsBankElems()) : First;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   if (P.readsBanked())
-    return loadBankedRegion(S, View, Base, C0, Cn, Stride);
+    return loadBankedRegion(S, View, Base, First, Count, Stride);
   const unsigned RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask. CUs working on
@@ -299,7 +299,16 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   for (const auto &[Key, Mask] : Fills)
     if (OnlyChunk <= 0 || P.PerBank) // Chunk 0 starts at the pixel (C0 = 0); chunks apart each.
       fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
-  for (auto [Tile, Mask] : Tiles) {
+  // A depthwise round may give its CUs output groups of their own (rounds
+  // packed by channels): each loads its group's chunk, C0 and Cn of it.
+  const bool OwnChunks = P.Depthwise && !Part && !P.FullDepth;
+  const int NOg = int(P.NOg);
+  if (OwnChunks)
+    Tiles = distinctMasks(S.round(), [NOg](const Work &W) { return W.Tile * NOg + W.Og; });
+  for (auto [Key, Mask] : Tiles) {
+    const int Tile = OwnChunks ? Key / NOg : Key;
+    const unsigned C0 = OwnChunks ? P.chunkBegin(unsigned(Key % NOg)) : First;
+    const unsigned Cn = OwnChunks ? P.chunkSize(unsigned(Key % NOg), Cin) : Count;
     TileGeom T = geometry(P, Tile);
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;

@@ -192,8 +192,20 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       if (Wt > Hw.AccEntries || !setTile(P, R, Wt, Stride, Extra, B) ||
           !CanWin(transferBound(P, Hw)))
         continue;
-      makeRounds(P, NCu, Packing::Tiles);
-      Consider(depthwiseCost(P, Hw), {R, Wt, P.Chunk});
+      // CUs take tiles of one output group a round, or (fewer tiles than
+      // CUs: EfficientNet-B0's 7x7 maps of 1,152 channels, one tile) output
+      // groups of their own, each loading its own chunk of the tile. A tie
+      // (the channel bounds both) goes to the packing tried first: the one
+      // that fills the CUs.
+      const bool FewTiles = P.NTiles < NCu;
+      for (Packing How : {FewTiles ? Packing::Channels : Packing::Tiles, Packing::Mixed,
+                          FewTiles ? Packing::Tiles : Packing::Channels}) {
+        if (How != Packing::Tiles && (NCu == 1 || P.NOg == 1 || !Opts.SplitChannels ||
+                                      (How == Packing::Mixed && P.NTiles == 1)))
+          continue;
+        makeRounds(P, NCu, How);
+        Consider(depthwiseCost(P, Hw), {R, Wt, P.Chunk, false, false, How});
+      }
     }
   } else if (Mode == GroupMode::Chunks) {
     // Output group c reads only input channels [c * G, (c + 1) * G) (L has

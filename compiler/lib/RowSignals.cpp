@@ -58,8 +58,11 @@ static std::pair<unsigned, unsigned> writtenChannels(const Step &S, const Work &
     Lo = P.OcBase + unsigned(W.Og) * OgCh;
     Hi = std::min(P.OcBase + P.OcCount, Lo + OgCh);
   } else if (P.NChunks > 1) {
-    Lo = P.chunkBegin(S.Chunk);
-    Hi = Lo + P.chunkSize(S.Chunk, C);
+    // A depthwise CU's chunk is its output group (a round may give its
+    // CUs groups of their own).
+    const unsigned Ch = P.Depthwise ? unsigned(W.Og) : S.Chunk;
+    Lo = P.chunkBegin(Ch);
+    Hi = Lo + P.chunkSize(Ch, C);
   }
   return {P.Out.Offset + Lo, P.Out.Offset + Hi};
 }
@@ -69,8 +72,17 @@ static std::pair<unsigned, unsigned> readChannels(const Step &S) {
   const unsigned C = P.L->In.C;
   unsigned Lo = 0, Hi = C;
   if (P.NChunks > 1 && !P.FullDepth) {
-    Lo = P.chunkBegin(S.Chunk);
-    Hi = Lo + P.chunkSize(S.Chunk, C);
+    // A depthwise step reads its CUs' chunks (their output groups): from
+    // the first's to the last's.
+    unsigned First = S.Chunk, Last = S.Chunk;
+    if (P.Depthwise)
+      for (const Work &W : S.round().Cus)
+        if (W.active()) {
+          First = std::min(First, unsigned(W.Og));
+          Last = std::max(Last, unsigned(W.Og));
+        }
+    Lo = P.chunkBegin(First);
+    Hi = P.chunkBegin(Last) + P.chunkSize(Last, C);
   }
   return {P.In.Offset + Lo, P.In.Offset + Hi};
 }

@@ -36,8 +36,9 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
     if (P.Depthwise || P.Elementwise || P.framedPool()) {
       // Output group Og reads exactly input chunk Og (every CU of a round
-      // has the same group, or, reading a window pair's area, each its own
-      // of one size: LayerPlan::ReadsWindow, framedPool).
+      // has the same group, or each its own of one size: a depthwise conv's
+      // rounds packed by channels, each CU loading its chunk, or reading a
+      // window pair's area, LayerPlan::ReadsWindow, framedPool).
       Add(Rd, unsigned(P.Rounds[Rd].Cus[0].Og));
       continue;
     }
@@ -61,7 +62,9 @@ static bool sameWork(const Round &A, const Round &B, int Work::*Field) {
 }
 
 bool snow::compiler::newMaps(const Step &A, const Step &B) {
-  return (A.Chunk != B.Chunk && !A.P->FullDepth) || !sameWork(A.round(), B.round(), &Work::Tile);
+  // A depthwise CU loads its output group's chunk: the round's may differ.
+  return (A.Chunk != B.Chunk && !A.P->FullDepth) || !sameWork(A.round(), B.round(), &Work::Tile) ||
+         (A.P->Depthwise && !A.P->FullDepth && !sameWork(A.round(), B.round(), &Work::Og));
 }
 
 /// Whether pooling plan Q, after conv plan C in program order (right after

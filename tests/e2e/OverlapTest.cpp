@@ -482,6 +482,34 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
     }
 }
 
+TEST(Passes, DepthwiseConvsOnFewTilesGiveCusGroupsOfTheirOwn) {
+  // A depthwise conv whose map makes fewer tiles than CUs (EfficientNet-B0's
+  // 7x7 maps of 1,152 channels, one tile) ran a round an output group, its
+  // tiles on as many CUs; its rounds may now give each CU an output group
+  // of its own, each loading its chunk of the tile (Packing::Channels; a
+  // stride-2 7x7 output of five groups: rounds of four and one). The 3x3
+  // conv after it keeps the conv apart from any pair.
+  const std::vector<std::pair<std::string, std::string>> Models = {
+      {"one tile", header("dwtile", 256, 7, 7) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
+)"},
+      {"strided, five groups", header("dwstride", 320, 14, 13) + R"(
+  - {name: d, type: conv, out_channels: 320, kernel: 3, stride: 2, pad: 1, groups: 320}
+  - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
+)"}};
+  for (const auto &[Name, Yaml] : Models)
+    for (const char *Hw : {"zc706", "big1024", "mini64"}) {
+      SCOPED_TRACE(Name + " on " + Hw);
+      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::SplitChannels);
+      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
+      ASSERT_TRUE(On && Off);
+      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+      if (std::string(Hw) == "zc706" && Name == "one tile") // four groups, one round
+        EXPECT_LT(On->MacCycles * 3, Off->MacCycles);
+    }
+}
+
 /// MobileNet v1's conv7 pair: a 14x14 output of 512 channels from a 28x28
 /// stride-2 depthwise conv of 256, fused on zc706 in two groups of tiles.
 const std::string Conv7Pair = header("conv7", 256, 28, 28) + R"(

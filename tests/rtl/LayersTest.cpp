@@ -151,6 +151,30 @@ TEST_F(RtlGrouped, EveryGroupedLoweringAgreesOnMini64) {
   EXPECT_TRUE(coSimulate("g.bin"));
 }
 
+TEST_F(RtlGrouped, DepthwiseRoundsOfOwnGroupsAgree) {
+  // A depthwise conv on fewer tiles than CUs: each CU of a round takes an
+  // output group of its own and loads its chunk of the tile (compiler
+  // Plan.cpp, Packing::Channels; `+split` in the plan): a 7x7 map of four
+  // groups in one round, and a stride-2 4x4 output of five groups in rounds
+  // of four and one (two groups of 128 lanes and one of 64 on big1024).
+  const std::string Yaml =
+      modelHeader("dwown", 256, 7, 7, 3) +
+      R"(  - {name: d, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
+  - {name: up, type: conv, out_channels: 320, kernel: 3, pad: 1}
+  - {name: d2, type: conv, out_channels: 320, kernel: 3, stride: 2, pad: 1, groups: 320}
+  - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
+)";
+  for (const char *Hw : {"zc706", "big1024"}) {
+    SCOPED_TRACE(Hw);
+    compileFor("d.plan", Yaml, Hw, {"--emit=plan"});
+    compileFor("d.bin", Yaml, Hw);
+    if (HasFatalFailure())
+      return;
+    EXPECT_NE(read("d.plan").find("split+dw"), std::string::npos) << read("d.plan");
+    EXPECT_TRUE(coSimulate("d.bin"));
+  }
+}
+
 /// Programs of a few convs (and a pool) on zc706 whose layer boundaries
 /// synchronize in other ways than a layer's LayerDone (compiler.md, steps 9
 /// and 9a; the effects themselves are checked by test_e2e's Passes tests).
