@@ -223,10 +223,11 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
       Dn.BesideOf = -1;
       Dn.ShareOffset = 0;
       Dn.StoresToo = Dense;
-      if (Dense) { // Its maps chunk by chunk into the first bank, a tile a CU.
+      // Its rounds are the pair's, tiles of one group a round (a depthwise
+      // conv planned alone may have given its CUs groups of their own).
+      Dn.Balanced = Dn.SplitChannels = false;
+      if (Dense) // Its maps chunk by chunk into the first bank, a tile a CU.
         Dn.FullDepth = false;
-        Dn.Balanced = Dn.SplitChannels = false;
-      }
       if (!Dn.IsConv) { // a pool: chunks of at most G channels, lanes apart
         Dn.Chunk = std::min(roundUp(Depth, Hw.LanesPerVmac), Gch);
         Dn.NChunks = ceilDiv(Depth, Dn.Chunk);

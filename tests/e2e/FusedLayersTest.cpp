@@ -88,35 +88,42 @@ TEST_P(RandomBankedPair, MatchesReferenceBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, RandomBankedPair, ::testing::Range(0u, 30u));
 
+/// Of bankedPairCase(From .. To - 1) on zc706: how many fuse the pair with
+/// the 1x1 conv on a banked area, how many of those load the producer
+/// full depth, and how many of those have tiles of odd width.
+struct BankedPairs {
+  unsigned Banked = 0, Full = 0, OddTiles = 0;
+};
+BankedPairs bankedPairsOnZc706(unsigned From, unsigned To) {
+  BankedPairs N;
+  for (unsigned Seed = From; Seed < To; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
+    if (!hasPart(Parts, "n", {"+banked2", "+fused<"}))
+      continue;
+    ++N.Banked;
+    N.Full += hasPart(Parts, "d", {"+fulldepth"});
+    for (const compiler::PlanPart &P : Parts)
+      N.OddTiles += P.Layer == "n" && P.TileCols % 2;
+  }
+  return N;
+}
+
 TEST(Layers, RandomBankedPairsMostlyBank) {
   // The cases above are worth having if, on zc706, most of them fuse the
   // pair with the 1x1 conv on a banked area, and some of those load the
   // producer full depth.
-  unsigned Banked = 0, Full = 0;
-  for (unsigned Seed = 0; Seed < 18; ++Seed) {
-    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
-    const bool Pair = hasPart(Parts, "n", {"+banked2", "+fused<"});
-    Banked += Pair;
-    Full += Pair && hasPart(Parts, "d", {"+fulldepth"});
-  }
-  EXPECT_GE(Banked, 10u) << "of 18 pairs";
-  EXPECT_GE(Full, 3u) << "of those, full depth";
+  const BankedPairs N = bankedPairsOnZc706(0, 18);
+  EXPECT_GE(N.Banked, 10u) << "of 18 pairs";
+  EXPECT_GE(N.Full, 3u) << "of those, full depth";
 }
 
 TEST(Layers, RandomOddWidthPairsMostlyBank) {
   // The cases of odd width (seeds 18-29) are worth having if most of them
   // bank too: each tile's last pixel pair has a padding column (a tile of
   // odd width, or a map's last tile where the map's width is odd).
-  unsigned Banked = 0, OddTiles = 0;
-  for (unsigned Seed = 18; Seed < 30; ++Seed) {
-    const std::vector<compiler::PlanPart> Parts = zc706Parts(bankedPairCase(Seed));
-    const bool Pair = hasPart(Parts, "n", {"+banked2", "+fused<"});
-    Banked += Pair;
-    for (const compiler::PlanPart &P : Parts)
-      OddTiles += Pair && P.Layer == "n" && P.TileCols % 2;
-  }
-  EXPECT_GE(Banked, 6u) << "of 12 pairs";
-  EXPECT_GE(OddTiles, 2u) << "of those, tiles of odd width";
+  const BankedPairs N = bankedPairsOnZc706(18, 30);
+  EXPECT_GE(N.Banked, 6u) << "of 12 pairs";
+  EXPECT_GE(N.OddTiles, 2u) << "of those, tiles of odd width";
 }
 
 class RandomSeBlock : public ::testing::TestWithParam<unsigned> {};
