@@ -151,17 +151,16 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // row into the next one's (or, on the last row, into room kept after the
   // region: LayerPlan::bankedOverrun), into the odd bank's last place of
   // the row, and the 1x1 conv's second pixel there is written back but
-  // never stored
-  // (MobileNet v2's 7x7 tiles of its 14x14 maps, 2026-12-02: banked before
-  // only where the map and the tile were of even width). Where it fills
-  // the lanes better: for at most
-  // half a group's channels, and for counts that fill half groups better
-  // than whole ones (on zc706 MobileNet v2's 96 and EfficientNet-B0's 80:
-  // every lane busy, or 5 of 6, instead of 3 of 4 or 5 of 8). Elsewhere
-  // the estimate finds it ahead where it is not (EfficientNet-B0's block1
-  // pair on narrow8, 16 channels in groups of 8: estimated 1.4 k cycles
-  // faster, run 152 k slower, its producer's chunks loading a pixel a DMA
-  // row where the plain pair loads full depth).
+  // never stored (MobileNet v2's 7x7 tiles of its 14x14 maps; until
+  // 2026-12-02 only maps and tiles of even width banked). Where it fills
+  // the lanes better: for at most half a group's channels, and for counts
+  // that fill half groups better than whole ones (on zc706 MobileNet v2's
+  // 96 and EfficientNet-B0's 80: every lane busy, or 5 of 6, instead of 3
+  // of 4 or 5 of 8). Elsewhere the estimate finds it ahead where it is
+  // not (EfficientNet-B0's block1 pair on narrow8, 16 channels in groups
+  // of 8: estimated 1.4 k cycles faster, run 152 k slower, its producer's
+  // chunks loading a pixel a DMA row where the plain pair loads full
+  // depth).
   const uint32_t Bank = Hw.mapsBankElems();
   bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
                  Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;

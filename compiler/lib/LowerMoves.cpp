@@ -300,7 +300,8 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     if (OnlyChunk <= 0 || P.PerBank) // Chunk 0 starts at the pixel (C0 = 0); chunks apart each.
       fill(std::get<0>(Key), std::get<1>(Key), std::get<2>(Key), RowElems, Mask, P.PadValue);
   // A depthwise round may give its CUs output groups of their own (rounds
-  // packed by channels): each loads its group's chunk, C0 and Cn of it.
+  // packed by channels): each loads its group's chunk of its tile, a DMA
+  // series a distinct tile and group.
   const bool OwnChunks = P.Depthwise && !Part && !P.FullDepth;
   const int NOg = int(P.NOg);
   if (OwnChunks)

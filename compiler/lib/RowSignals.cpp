@@ -73,7 +73,8 @@ static std::pair<unsigned, unsigned> readChannels(const Step &S) {
   unsigned Lo = 0, Hi = C;
   if (P.NChunks > 1 && !P.FullDepth) {
     // A depthwise step reads its CUs' chunks (their output groups): from
-    // the first's to the last's.
+    // the first's to the last's (a mixed round's may leave a gap between,
+    // which is only waited for too).
     unsigned First = S.Chunk, Last = S.Chunk;
     if (P.Depthwise)
       for (const Work &W : S.round().Cus)
