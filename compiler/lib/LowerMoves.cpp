@@ -304,9 +304,10 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   // series a distinct tile and group.
   const bool OwnChunks = P.Depthwise && !Part && !P.FullDepth;
   const int NOg = int(P.NOg);
-  if (OwnChunks)
-    Tiles = distinctMasks(S.round(), [NOg](const Work &W) { return W.Tile * NOg + W.Og; });
-  for (auto [Key, Mask] : Tiles) {
+  const auto Loads =
+      OwnChunks ? distinctMasks(S.round(), [NOg](const Work &W) { return W.Tile * NOg + W.Og; })
+                : Tiles;
+  for (auto [Key, Mask] : Loads) {
     const int Tile = OwnChunks ? Key / NOg : Key;
     const unsigned C0 = OwnChunks ? P.chunkBegin(unsigned(Key % NOg)) : First;
     const unsigned Cn = OwnChunks ? P.chunkSize(unsigned(Key % NOg), Cin) : Count;

@@ -449,6 +449,24 @@ TEST(Passes, APairKeepsItsWeightsForAllItsTiles) {
   }
 }
 
+/// Each named model on each preset with Pass on and off (withAndWithout:
+/// both runs bit-exact), never slower with it on; Check gets the name, the
+/// preset and layer "d"'s stats on and off.
+template <typename Fn>
+void layerDOnAndOff(const std::vector<std::pair<std::string, std::string>> &Models,
+                    std::initializer_list<const char *> Hws, bool compiler::CompileOptions::*Pass,
+                    Fn Check) {
+  for (const auto &[Name, Yaml] : Models)
+    for (const char *Hw : Hws) {
+      SCOPED_TRACE(Name + " on " + Hw);
+      OnOff R = withAndWithout(Yaml, Hw, Pass);
+      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
+      ASSERT_TRUE(On && Off);
+      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+      Check(Name, std::string(Hw), *On, *Off);
+    }
+}
+
 TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
   // A depthwise conv of 32 channels on 64-lane CUs (MobileNet v1's conv2_dw,
   // EfficientNet's first): vdw's vMACs past the first two read the next
@@ -470,16 +488,12 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
   - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
 )"}};
-  for (const auto &[Name, Yaml] : Models)
-    for (const char *Hw : {"zc706", "mini64"}) {
-      SCOPED_TRACE(Name + " on " + Hw);
-      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::DwPixelPairs);
-      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
-      ASSERT_TRUE(On && Off);
-      // About half the trace cycles (a trace has a start cycle of its own).
-      EXPECT_LT(On->MacCycles * 10, Off->MacCycles * 6);
-      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
-    }
+  layerDOnAndOff(Models, {"zc706", "mini64"}, &compiler::CompileOptions::DwPixelPairs,
+                 [](const std::string &, const std::string &, const sim::LayerStats &On,
+                    const sim::LayerStats &Off) {
+                   // About half the trace cycles (a trace has a start cycle of its own).
+                   EXPECT_LT(On.MacCycles * 10, Off.MacCycles * 6);
+                 });
 }
 
 TEST(Passes, DepthwiseConvsOnFewTilesGiveCusGroupsOfTheirOwn) {
@@ -498,16 +512,12 @@ TEST(Passes, DepthwiseConvsOnFewTilesGiveCusGroupsOfTheirOwn) {
   - {name: d, type: conv, out_channels: 320, kernel: 3, stride: 2, pad: 1, groups: 320}
   - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
 )"}};
-  for (const auto &[Name, Yaml] : Models)
-    for (const char *Hw : {"zc706", "big1024", "mini64"}) {
-      SCOPED_TRACE(Name + " on " + Hw);
-      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::SplitChannels);
-      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
-      ASSERT_TRUE(On && Off);
-      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
-      if (std::string(Hw) == "zc706" && Name == "one tile") // four groups, one round
-        EXPECT_LT(On->MacCycles * 3, Off->MacCycles);
-    }
+  layerDOnAndOff(Models, {"zc706", "big1024", "mini64"}, &compiler::CompileOptions::SplitChannels,
+                 [](const std::string &Name, const std::string &Hw, const sim::LayerStats &On,
+                    const sim::LayerStats &Off) {
+                   if (Hw == "zc706" && Name == "one tile") // four groups, one round
+                     EXPECT_LT(On.MacCycles * 3, Off.MacCycles);
+                 });
 }
 
 /// MobileNet v1's conv7 pair: a 14x14 output of 512 channels from a 28x28
