@@ -30,6 +30,7 @@ def F_rd      : Field<"rd",      8,   5, "reg",  "destination register">;
 def F_rs1     : Field<"rs1",     13,  5, "reg",  "first source register">;
 def F_rs2     : Field<"rs2",     18,  5, "reg",  "second source register">;
 def F_rs3     : Field<"rs3",     23,  5, "reg",  "third source register">;
+def F_wpix    : Field<"wpix",    23,  3, "uimm", "ld.wgt: log2 of the pixel groups (as vmacp's pix) whose vMAC idx the load writes">;
 def F_idx     : Field<"idx",     28,  4, "uimm", "vMAC index (ld.wgt), CU index (st.map) or semaphore">;
 def F_imm     : Field<"imm",     32, 32, "simm", "32-bit immediate / branch offset in instructions">;
 def F_dstride : Field<"dstride", 32, 32, "simm", "DRAM row stride in bytes">;
@@ -155,8 +156,8 @@ def LD_MAP : Inst<"ld.map", 0x40, "load",
   [F_rs1, F_rs2, F_rows, F_len, F_dstride, F_bstride, F_mask],
   "for r < rows: maps[cu][rs2 + r*bstride .. +len) = DRAM[rs1 + r*dstride ..] (int16), for every CU in mask">;
 def LD_WGT : Inst<"ld.wgt", 0x41, "load",
-  [F_rs1, F_rs2, F_idx, F_rows, F_len, F_dstride, F_bstride, F_mask],
-  "for r < rows: weights[cu][idx][rs2 + r*bstride .. +len words) = DRAM[rs1 + r*dstride ..], for every CU in mask">;
+  [F_rs1, F_rs2, F_idx, F_wpix, F_rows, F_len, F_dstride, F_bstride, F_mask],
+  "for r < rows: weights[cu][v][rs2 + r*bstride .. +len words) = DRAM[rs1 + r*dstride ..], for every CU in mask and every vMAC v with v % (vmacs_per_cu >> wpix) = idx (wpix 0: v = idx; wpix > 0 needs wpix_loads)">;
 def FILL   : Inst<"fill", 0x42, "load",
   [F_rs2, F_rows, F_len, F_bstride, F_value, F_mask],
   "for r < rows: maps[cu][rs2 + r*bstride .. +len) = value, for every CU in mask (no DRAM traffic)">;

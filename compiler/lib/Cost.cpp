@@ -64,12 +64,10 @@ static uint64_t convCompute(const LayerPlan &P, const RoundSummary &S, const isa
 
 /// The bytes of chunk C's weights for one output group: each vMAC gets its
 /// block (the first chunk's carries the bias, block 0 the activation table
-/// too); with multi-pixel traces the groups' vMACs load the same blocks
-/// (one transfer each).
+/// too); with multi-pixel traces the pixel groups' vMACs share the blocks:
+/// one transfer for all with wpix_loads, one each without.
 static uint64_t ogWeightBytes(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
-  const uint64_t V = Hw.VmacsPerCu;
-  return uint64_t(Hw.LanesPerVmac) * 2 *
-         (V * P.kernelWords(C) + (C == 0 ? P.ogTailWords(unsigned(V)) : 0));
+  return uint64_t(Hw.LanesPerVmac) * 2 * P.ogLoadWords(P.kernelWords(C), C == 0, Hw);
 }
 
 /// Channel cycles of Load beyond a prefetch window.
@@ -162,7 +160,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
   uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
   uint64_t Bytes = AllTileBytes * MapLoads +
-                   uint64_t(Hw.LanesPerVmac) * 2 * (V * KK * Cin + P.ogTailWords(V)) * WLoads +
+                   uint64_t(Hw.LanesPerVmac) * 2 * P.ogLoadWords(KK * Cin, true, Hw) * WLoads +
                    OutBytes;
   uint64_t Quick = std::max(Compute, timing::dmaChannelCycles(Hw, Bytes));
   if (Quick >= Bound)

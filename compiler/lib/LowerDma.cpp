@@ -18,7 +18,7 @@ using isa::MaxLen, isa::MaxRows; // Largest rows / len fields (Snow.td).
 
 /// A DMA operation on the addresses in r1 (DRAM) and r2 (buffer).
 Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStride,
-             uint32_t BStride, uint32_t Mask) {
+             uint32_t BStride, uint32_t Mask, unsigned Wpix = 0) {
   Inst I;
   I.Op = Op;
   I.rs1 = 1;
@@ -32,31 +32,34 @@ Inst dmaInst(Opcode Op, unsigned Idx, unsigned Rows, unsigned Len, int64_t DStri
     I.mask = Mask;
   if (Op != Opcode::LD_MAP)
     I.idx = Idx;
+  if (Op == Opcode::LD_WGT) // vMAC Idx of 2^Wpix pixel groups
+    I.wpix = Wpix;
   return I;
 }
 
 } // namespace
 
 void Lowerer::dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
-                  int64_t DStride, uint32_t BStride, uint32_t Mask) {
+                  int64_t DStride, uint32_t BStride, uint32_t Mask, unsigned Wpix) {
+  assert((Op == Opcode::LD_WGT || !Wpix) && Hw.wpixFault(Wpix, Idx).empty());
   // Split what does not fit the rows / len fields.
   if (Rows > MaxRows) {
     for (unsigned R0 = 0; R0 < Rows; R0 += MaxRows)
       dma(Op, Dram + R0 * DStride, Buf + R0 * BStride, Idx, std::min(MaxRows, Rows - R0), Len,
-          DStride, BStride, Mask);
+          DStride, BStride, Mask, Wpix);
     return;
   }
   if (Len > MaxLen) {
     const unsigned ElemBytes = Op == Opcode::LD_WGT ? 2 * Lanes : 2;
     for (unsigned L0 = 0; L0 < Len; L0 += MaxLen)
       dma(Op, Dram + uint64_t(L0) * ElemBytes, Buf + L0, Idx, Rows, std::min(MaxLen, Len - L0),
-          DStride, BStride, Mask);
+          DStride, BStride, Mask, Wpix);
     return;
   }
   cut();
   E.li(1, int64_t(Dram));
   E.li(2, Buf);
-  E.emit(dmaInst(Op, Idx, Rows, Len, DStride, BStride, Mask));
+  E.emit(dmaInst(Op, Idx, Rows, Len, DStride, BStride, Mask, Wpix));
   ++Ops;
 }
 

@@ -92,10 +92,10 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   if (P.WeightsOnce) { // Every chunk's block, one after another.
     assert(NParts == 1 && "EmitProgram.cpp loads them at once");
     for (unsigned C = 0; C < P.NChunks; ++C)
-      for (unsigned Vm = 0; Vm < V; ++Vm) {
+      for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm) {
         const unsigned K = P.wIndex(C, C, Vm, V);
         dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf] + P.weightsOnceOffset(C), Vm, 1,
-            P.WWords[K], 0, 0, AllMask);
+            P.WWords[K], 0, 0, AllMask, P.weightsWpix(Hw));
       }
     E.signal(Unit::Load, WFull + S.WBuf);
     return;
@@ -109,9 +109,10 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
       return;
     if (P.Dynamic) // Two rows: s's word, then the zero bias word.
       dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
-          int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask);
+          int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask, P.weightsWpix(Hw));
     else
-      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask);
+      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask,
+          P.weightsWpix(Hw));
   });
   if (Part + 1 == NParts)
     E.signal(Unit::Load, WFull + S.WBuf);
@@ -125,10 +126,11 @@ void Lowerer::loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned
   auto Tails = [&](unsigned Bank) {
     for (unsigned Og = 0; Og < P.NOg; ++Og) {
       const unsigned C0 = P.ogChunks(Og).first;
-      for (unsigned Vm = 0; Vm < V; ++Vm) {
+      for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm) {
         const unsigned K = P.wIndex(Og, C0, Vm, V);
         dma(Opcode::LD_WGT, P.WAddr[K] + uint64_t(P.kernelWords(C0)) * Word,
-            B.WBase[Bank] + W.Tail[Og], Vm, 1, P.WWords[K] - P.kernelWords(C0), 0, 0, AllMask);
+            B.WBase[Bank] + W.Tail[Og], Vm, 1, P.WWords[K] - P.kernelWords(C0), 0, 0, AllMask,
+            P.weightsWpix(Hw));
       }
     }
   };
@@ -137,16 +139,17 @@ void Lowerer::loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned
     for (unsigned Og = 0; Og < P.NOg; ++Og) {
       const auto [C0, C1] = P.ogChunks(Og);
       for (unsigned C = C0; C < C1; ++C)
-        for (unsigned Vm = 0; Vm < V; ++Vm)
+        for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm)
           dma(Opcode::LD_WGT, P.WAddr[P.wIndex(Og, C, Vm, V)],
-              B.WBase[Bank] + W.Kernel[Og * P.NChunks + C], Vm, 1, P.kernelWords(C), 0, 0, AllMask);
+              B.WBase[Bank] + W.Kernel[Og * P.NChunks + C], Vm, 1, P.kernelWords(C), 0, 0, AllMask,
+              P.weightsWpix(Hw));
     }
   } else {
     for (unsigned C = 0; C < D.NChunks; ++C)
-      for (unsigned Vm = 0; Vm < V; ++Vm) {
+      for (unsigned Vm = 0; Vm < D.loadingVmacs(Hw); ++Vm) {
         const unsigned K = D.wIndex(C, C, Vm, V);
         dma(Opcode::LD_WGT, D.WAddr[K], B.WBase[Bank] + W.Producer[C], Vm, 1, D.WWords[K], 0, 0,
-            AllMask);
+            AllMask, D.weightsWpix(Hw));
       }
   }
   if (W.TailsInBig == Big)
@@ -160,7 +163,7 @@ void Lowerer::forEachWeightBlock(const Step &S,
   // (A depthwise conv's output group reads its own chunk: where a round
   // gives its CUs different groups, LayerPlan::ReadsWindow, each its own.)
   for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
-    for (unsigned Vm = 0; Vm < V; ++Vm)
+    for (unsigned Vm = 0; Vm < S.P->loadingVmacs(Hw); ++Vm)
       Fn(S.P->wIndex(unsigned(Og), S.P->Depthwise ? unsigned(Og) : S.Chunk, Vm, V), Vm, Mask);
 }
 

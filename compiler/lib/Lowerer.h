@@ -101,8 +101,9 @@ private:
   /// (LayerPlan::PoolBlock), a pixel a Block x Block block of the tile.
   void tileRuns(const Step &S, const TensorView &V, Opcode Op, unsigned First = 0,
                 unsigned Count = ~0u, unsigned Block = 1);
+  /// Wpix: an ld.wgt's wpix (vMAC Idx of every pixel group).
   void dma(Opcode Op, uint64_t Dram, uint32_t Buf, unsigned Idx, unsigned Rows, unsigned Len,
-           int64_t DStride, uint32_t BStride, uint32_t Mask);
+           int64_t DStride, uint32_t BStride, uint32_t Mask, unsigned Wpix = 0);
   /// N DMA operations whose addresses advance by DStep bytes and BStep
   /// elements: a control-core loop when N is large (compact code), else N
   /// operations.

@@ -446,6 +446,21 @@ struct LayerPlan {
   /// Weight blocks per (output group, chunk): one per vMAC of a pixel group
   /// (the groups share them), or with Wide one per vMAC.
   unsigned subBlocks(unsigned Vmacs) const { return Wide ? Vmacs : Vmacs >> PixLog; }
+  /// ld.wgt's wpix for this plan's weight blocks: with wpix_loads one load
+  /// writes vMAC v of every pixel group, which share its block; 0 where each
+  /// vMAC loads its own (one pixel a trace, Wide's shifted kernels, or a
+  /// machine without wpix_loads).
+  unsigned weightsWpix(const isa::HwConfig &Hw) const { return Hw.WpixLoads && !Wide ? PixLog : 0; }
+  /// The vMACs of a CU whose loads carry an output group's blocks.
+  unsigned loadingVmacs(const isa::HwConfig &Hw) const { return Hw.VmacsPerCu >> weightsWpix(Hw); }
+  /// Weight words one output group's loads move for a chunk of KernelWords
+  /// a block, with the tail words (bias, table) if Tail: with wpix one load
+  /// carries block 0 and its table to every pixel group.
+  uint64_t ogLoadWords(uint64_t KernelWords, bool Tail, const isa::HwConfig &Hw) const {
+    const unsigned V = Hw.VmacsPerCu, N = loadingVmacs(Hw);
+    const uint64_t Tails = N == V ? ogTailWords(V) : TailWords + (N - 1);
+    return N * KernelWords + (Tail ? Tails : 0);
+  }
   /// Kernel columns a trace row covers (Wide: the pixel groups' windows).
   unsigned traceCols() const { return L->KW + (Wide ? (pix() - 1) * bufStrideX() : 0); }
   unsigned chunkBegin(unsigned C) const { return C * Chunk; }

@@ -121,6 +121,11 @@ const KeyInfo HwKeys[] = {
      "1: each maps bank has `maps_read_ports` read addresses of its own, and a `vmacp` whose "
      "pixel groups each read a bank of their own (cstride a nonzero multiple of the bank, group "
      "0's reads within one bank) takes one cycle a step; 0: the ports serve the whole buffer"},
+    {"wpix_loads", &HwConfig::WpixLoads, "0 or 1", 0, 1, false, "",
+     "1: an `ld.wgt` with `wpix` > 0 writes its words into vMAC `idx` of each of the 2^wpix "
+     "pixel groups of a `vmacp` at once (the weights buffers' write enables, one DRAM "
+     "transfer); 0: `wpix` must be 0, and a layer on multi-pixel traces loads its weights "
+     "once per pixel group"},
     {"writeback_words", &HwConfig::WritebackWords, "lane words", 1, MaxVmacs, false, "",
      "Accumulator words per cycle the writeback (`vwb`), preload (`vpre`) and product (`vmul`) "
      "move per CU, "
@@ -516,6 +521,19 @@ llvm::Expected<HwConfig> loadText(const std::string &Text, const std::string &Fi
 }
 
 } // namespace
+
+std::string HwConfig::wpixFault(unsigned Wpix, unsigned Idx) const {
+  if (Wpix == 0)
+    return "";
+  if (!WpixLoads)
+    return fmt::format("wpix={} needs wpix_loads (weights loads into pixel groups), which this "
+                       "machine does not have",
+                       Wpix);
+  if (Wpix >= 32 || VmacsPerCu % (1u << Wpix) != 0 || Idx >= (VmacsPerCu >> Wpix))
+    return fmt::format("wpix={} and idx={} name no vMAC of {} pixel groups ({} vMACs per CU)", Wpix,
+                       Idx, uint64_t(1) << Wpix, VmacsPerCu);
+  return "";
+}
 
 uint32_t HwConfig::dramBwQ8() const {
   const double V = DramGbps * DramEfficiency * 1e9 / (ClockMhz * 1e6) * 256.0;

@@ -44,6 +44,7 @@ module snow_buffers
   input  logic ww_en,
   input  logic [CUS-1:0] ww_mask,
   input  logic [F_IDX_W-1:0] ww_idx,
+  input  logic [F_WPIX_W-1:0] ww_wpix,
   input  logic [31:0] ww_addr,
   input  logic [31:0] ww_n,
   input  logic [WPB-1:0][LANES-1:0][15:0] ww_data,
@@ -94,7 +95,8 @@ module snow_buffers
       if (ww_en && ww_mask[c])
         for (int i = 0; i < WPB; i++)
           for (int v = 0; v < VMACS; v++)
-            if (32'(i) < ww_n && 32'(ww_idx) == 32'(v))
+            // vMAC idx of each of 2^wpix pixel groups (wpix 0: vMAC idx).
+            if (32'(i) < ww_n && 32'(v) % (32'(VMACS) >> ww_wpix) == 32'(ww_idx))
               wgts[c * VMACS + v][ww_addr + 32'(i)] <= ww_data[i];
   end
 endmodule

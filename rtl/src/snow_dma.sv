@@ -52,6 +52,7 @@ module snow_dma
   output logic ww_en,
   output logic [CUS-1:0] ww_mask,
   output logic [F_IDX_W-1:0] ww_idx,
+  output logic [F_WPIX_W-1:0] ww_wpix,
   output logic [31:0] ww_addr,
   output logic [31:0] ww_n,
   output logic [WPB-1:0][LANES-1:0][15:0] ww_data,
@@ -76,12 +77,13 @@ module snow_dma
   logic d_valid, d_weights;
   logic [CUS-1:0] d_mask;
   logic [F_IDX_W-1:0] d_idx;
+  logic [F_WPIX_W-1:0] d_wpix;
   logic [31:0] d_addr, d_n;
 
   always_comb begin
     mw_en = d_valid && !d_weights;
     ww_en = d_valid && d_weights;
-    mw_mask = d_mask; ww_mask = d_mask; ww_idx = d_idx;
+    mw_mask = d_mask; ww_mask = d_mask; ww_idx = d_idx; ww_wpix = d_wpix;
     mw_addr = d_addr; ww_addr = d_addr;
     mw_n = d_n; ww_n = d_n;
     mw_data = dram_rd_data;
@@ -93,7 +95,7 @@ module snow_dma
   always_ff @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0; x <= '0; row_dram <= '0; row_buf <= '0; j <= '0; r <= '0;
-      d_valid <= 1'b0; d_weights <= 1'b0; d_mask <= '0; d_idx <= '0; d_addr <= '0; d_n <= '0;
+      d_valid <= 1'b0; d_weights <= 1'b0; d_mask <= '0; d_idx <= '0; d_wpix <= '0; d_addr <= '0; d_n <= '0;
       dram_rd_en <= 1'b0; dram_rd_addr <= '0;
       dram_wr_en <= 1'b0; dram_wr_addr <= '0; dram_wr_data <= '0; dram_wr_strb <= '0;
     end else begin
@@ -116,6 +118,7 @@ module snow_dma
           d_weights <= x.weights;
           d_mask <= CUS'(x.mask);
           d_idx <= x.idx;
+          d_wpix <= x.wpix;
           d_addr <= row_buf + 32'(j);
           d_n <= 32'(n);
         end

@@ -43,6 +43,9 @@ package snow_rtl_pkg;
   function automatic logic [F_IDX_W-1:0] f_idx(input logic [INST_BITS-1:0] i);
     return i[F_IDX_LO +: F_IDX_W];
   endfunction
+  function automatic logic [F_WPIX_W-1:0] f_wpix(input logic [INST_BITS-1:0] i);
+    return i[F_WPIX_LO +: F_WPIX_W];
+  endfunction
   function automatic logic [F_IMM_W-1:0] f_imm(input logic [INST_BITS-1:0] i);
     return i[F_IMM_LO +: F_IMM_W];
   endfunction
@@ -138,6 +141,7 @@ package snow_rtl_pkg;
     logic [F_ROWS_W-1:0] rows;
     logic [F_MASK_W-1:0] mask;     // CUs written by a load
     logic [F_IDX_W-1:0] idx;      // vMAC (ld.wgt) or CU (st.map)
+    logic [F_WPIX_W-1:0] wpix;    // ld.wgt: vMAC idx of 2^wpix pixel groups
   } xfer_t;
 
   // Sign-extends the low ACC_BITS bits of v (the accumulators' wrap).

@@ -329,6 +329,10 @@ module snow_sched
                 flt = 1'b1; fcode = FAULT_MASK; fa0 = 64'(f_mask(in));
               end else if (is_wgt && 32'(f_idx(in)) >= VMACS) begin
                 flt = 1'b1; fcode = FAULT_VMAC_IDX; fa0 = 64'(f_idx(in));
+              end else if (is_wgt && f_wpix(in) != 0 &&
+                           (WPIX_LOADS == 0 || VMACS % (32'd1 << f_wpix(in)) != 0 ||
+                            32'(f_idx(in)) >= (VMACS >> f_wpix(in)))) begin
+                flt = 1'b1; fcode = FAULT_WPIX; fa0 = 64'(f_wpix(in)); fa1 = 64'(f_idx(in));
               end else if (is_store && 32'(f_idx(in)) >= CUS) begin
                 flt = 1'b1; fcode = FAULT_CU_IDX; fa0 = 64'(f_idx(in));
               end
@@ -402,6 +406,7 @@ module snow_sched
                 req_x_n[dir].rows = F_ROWS_W'(rows);
                 req_x_n[dir].mask = f_mask(in);
                 req_x_n[dir].idx = f_idx(in);
+                req_x_n[dir].wpix = is_wgt ? f_wpix(in) : '0;
                 wgrant_n[u] = 1'b1;
                 pop[u] = 1'b1;
                 c_ops_n = c_ops_n + 1;

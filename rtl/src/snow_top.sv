@@ -127,6 +127,7 @@ module snow_top
   logic [31:0] vr_addr [VMACS];
   logic [15:0] vr_data [CUS][VMACS];
   logic [F_IDX_W-1:0] sr_cu, ww_idx;
+  logic [F_WPIX_W-1:0] ww_wpix;
   logic [WPB-1:0][LANES-1:0][15:0] ww_data;
   logic [15:0] wr_data [CUS*VMACS][LANES];
 
@@ -134,7 +135,7 @@ module snow_top
     .clk, .rst, .grant, .grant_xfer, .fill_start, .fill_entry, .idle(dma_idle), .dram_rd_en,
     .dram_rd_addr, .dram_rd_data, .dram_wr_en, .dram_wr_addr, .dram_wr_data, .dram_wr_strb,
     .mw_en, .mw_mask, .mw_addr, .mw_n, .mw_data, .fw_en, .fw_mask, .fw_addr, .fw_n, .fw_value,
-    .ww_en, .ww_mask, .ww_idx, .ww_addr, .ww_n, .ww_data, .sr_cu, .sr_addr, .sr_data);
+    .ww_en, .ww_mask, .ww_idx, .ww_wpix, .ww_addr, .ww_n, .ww_data, .sr_cu, .sr_addr, .sr_data);
 
   snow_compute u_compute (
     .clk, .rst, .start(ex_start), .start_entry(ex_entry), .mr_addr(cr_addr), .mr_data(cr_data),
@@ -145,7 +146,7 @@ module snow_top
     .clk, .mw_en, .mw_mask, .mw_addr, .mw_n, .mw_data, .fw_en, .fw_mask, .fw_addr, .fw_n,
     .fw_value, .cw_en, .cw_addr, .cw_n, .cw_data, .cr_addr, .cr_data, .vr_addr, .vr_data, .sr_cu,
     .sr_addr, .sr_data,
-    .ww_en, .ww_mask, .ww_idx, .ww_addr, .ww_n, .ww_data, .wr_addr, .wr_data);
+    .ww_en, .ww_mask, .ww_idx, .ww_wpix, .ww_addr, .ww_n, .ww_data, .wr_addr, .wr_data);
 
   // ---- Cycle counter and status ----
   always_ff @(posedge clk) begin

@@ -334,6 +334,11 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
     return Err;
   if (I.idx >= Hw.VmacsPerCu)
     return fault(E, T, fmt::format("vMAC index {} out of range ({} per CU)", I.idx, Hw.VmacsPerCu));
+  // wpix: vMAC idx of each of 2^wpix pixel groups (vmacp's), the vMACs v with
+  // v % (VmacsPerCu >> wpix) == idx.
+  const unsigned Groups = 1u << I.wpix, PerGroup = Hw.VmacsPerCu >> I.wpix;
+  if (std::string Why = Hw.wpixFault(I.wpix, I.idx); !Why.empty())
+    return fault(E, T, Why);
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * L * 2))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A2,
@@ -342,10 +347,12 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
   if (Opts.TimingOnly)
     return llvm::Error::success();
   forMaskedCus(*this, I.mask, [&](unsigned Cu) {
-    auto &W = Weights[Cu * Hw.VmacsPerCu + I.idx];
-    for (int64_t R = 0; R < I.rows; ++R)
-      std::memcpy(&W[(E.A2 + R * I.bstride) * L], Dram.get() + E.A1 + R * I.dstride,
-                  size_t(I.len) * L * 2);
+    for (unsigned G = 0; G < Groups; ++G) {
+      auto &W = Weights[Cu * Hw.VmacsPerCu + G * PerGroup + I.idx];
+      for (int64_t R = 0; R < I.rows; ++R)
+        std::memcpy(&W[(E.A2 + R * I.bstride) * L], Dram.get() + E.A1 + R * I.dstride,
+                    size_t(I.len) * L * 2);
+    }
   });
   return llvm::Error::success();
 }

@@ -121,29 +121,31 @@ std::string weightLoads(unsigned Vmacs, uint64_t Base, unsigned Mask) {
     uint64_t A = Base + V * 8192;
     switch (V % 4) {
     case 0:
-      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, bstride=0, "
-                                  "mask={}\n",
-                                  V, Mask);
+      S += li(1, A) +
+           fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=1, len=128, dstride=0, bstride=0, "
+                       "mask={}\n",
+                       V, Mask);
       break;
     case 1:
-      S += li(1, A + 3 * 1024) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=32, "
+      S += li(1, A + 3 * 1024) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=4, len=32, "
                                              "dstride=-1024, bstride=32, mask={}\n",
                                              V, Mask);
       break;
     case 2:
-      S += li(1, A + 34) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, "
+      S += li(1, A + 34) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=1, len=128, dstride=0, "
                                        "bstride=0, mask={}\n",
                                        V, Mask);
       break;
     default:
-      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=40, dstride=1280, "
+      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=4, len=40, dstride=1280, "
                                   "bstride=30, mask={}\n",
                                   V, Mask);
       break;
     }
-    S += li(1, A + 6144) + li(2, 500) +
-         fmt::format("ld.wgt r1, r2, idx={}, rows=1, len=1, dstride=0, bstride=0, mask={}\n", V,
-                     Mask);
+    S +=
+        li(1, A + 6144) + li(2, 500) +
+        fmt::format("ld.wgt r1, r2, idx={}, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask={}\n",
+                    V, Mask);
   }
   return S;
 }
@@ -238,6 +240,54 @@ TEST_P(RtlInstructionsOn, MultiPixelTraces) {
   S += "halt\n";
   assembleFor("vmacp.bin", S, GetParam());
   EXPECT_TRUE(coSimulate("vmacp.bin"));
+}
+
+// ld.wgt with wpix: each pixel mode's weights load once for vMAC idx of
+// every pixel group (a block of its own for each idx), and the vmacp of that
+// mode reads them; vMACs of one position in different groups must hold the
+// same words, or the groups' pixels come out different from the simulator's.
+TEST_P(RtlInstructionsOn, WeightLoadsIntoPixelGroups) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  ASSERT_TRUE(Hw->WpixLoads) << "the presets tested here have wpix_loads";
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
+  const unsigned All = (1u << Hw->cus()) - 1;
+  std::string S = fmt::format(".model wpix\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
+  S += weightData(V, L, 0x100000, 2000);
+  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=1024, dstride=0, bstride=0, "
+                                    "mask={}\n",
+                                    All);
+  S += weightLoads(V, 0x100000, All); // vMACs' own words (the bias at 0)
+  std::vector<unsigned> Modes;
+  for (unsigned Pix = 1; (1u << Pix) <= V; ++Pix)
+    if (V % (1u << Pix) == 0)
+      Modes.push_back(Pix);
+  for (unsigned Pix : Modes)
+    for (unsigned Idx = 0; Idx < (V >> Pix); ++Idx)
+      S += li(1, 0x100000 + Idx * 8192 + 40 * 2 * L) + li(2, 256 + 64 * Pix) +
+           fmt::format("ld.wgt r1, r2, idx={}, wpix={}, rows=1, len=48, dstride=0, bstride=0, "
+                       "mask={}\n",
+                       Idx, Pix, All);
+  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(2, 500) + "vbias r2, shift=3\n";
+  unsigned Entry = 0;
+  for (unsigned Pix : Modes) {
+    S += li(3, Entry) + li(4, 3 * Pix) + li(5, 256 + 64 * Pix) +
+         fmt::format("vmacp r3, r4, r5, rows=2, len=24, bstride=64, cstride={}, pix={}, "
+                     "init=1\n",
+                     37 + 16 * Pix, Pix);
+    ++Entry;
+  }
+  ASSERT_GT(Entry, 0u) << "no pixel mode on " << GetParam();
+  S += li(6, 0) + li(7, 2048) +
+       fmt::format("vwb r6, r7, rows={}, bstride={}, shift=9, relu=0\n", Entry, Row);
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  S += li(8, 0x40000) + fmt::format("st.map r8, r7, idx=0, rows={0}, len={1}, dstride={2}, "
+                                    "bstride={1}\n",
+                                    Entry, Row, 2 * Row);
+  S += "halt\n";
+  assembleFor("wpix.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("wpix.bin"));
 }
 
 /// The start of a program over a 4x4 map of vmacs x lanes channels (all

@@ -64,6 +64,25 @@ TEST(Faults, MultiPixelTraceRangeAndGroups) {
                         "pix=3 asks for 8 pixel groups, which do not divide the 4 vMACs of a CU"));
 }
 
+// ld.wgt's wpix writes vMAC idx of 2^wpix pixel groups: the groups must
+// divide the 4 vMACs, idx must be within a group, and the machine must have
+// wpix_loads (the RTL, built for presets that have it, agrees on the first
+// two: tests/rtl/FaultsTest.cpp).
+TEST(Faults, WeightLoadsIntoPixelGroups) {
+  const std::string Load = "li r1, imm=0x10000\n"
+                           "ld.wgt r1, r0, idx={}, wpix={}, rows=1, len=1, dstride=0, bstride=0, "
+                           "mask=1\nhalt\n";
+  EXPECT_FALSE(faultOf(fmt::format(fmt::runtime(Load), 1, 1)).Faulted);
+  EXPECT_TRUE(isFaultAt(faultOf(fmt::format(fmt::runtime(Load), 2, 1)), 1, "ld.wgt",
+                        "wpix=1 and idx=2 name no vMAC of 2 pixel groups (4 vMACs per CU)"));
+  EXPECT_TRUE(isFaultAt(faultOf(fmt::format(fmt::runtime(Load), 0, 3)), 1, "ld.wgt",
+                        "wpix=3 and idx=0 name no vMAC of 8 pixel groups"));
+  isa::HwConfig Paper = timingHw();
+  Paper.WpixLoads = 0;
+  EXPECT_TRUE(isFaultAt(runForFault(assembleOrFail(fmt::format(fmt::runtime(Load), 0, 1), Paper)),
+                        1, "ld.wgt", "wpix=1 needs wpix_loads"));
+}
+
 // DRAM is 1 GiB: 32 bytes at 2^30 - 32 are the last legal ones (the load runs:
 // posted 2, D 4, done 38); two bytes later the row ends past DRAM.
 TEST(Faults, DramAddressOutOfRange) {
@@ -174,7 +193,7 @@ TEST(Faults, HazardWindowsAreTrackedPerBank) {
            "li r3, imm=" +
            std::to_string(First) +
            "\n"
-           "ld.wgt r1, r0, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+           "ld.wgt r1, r0, idx=0, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
            "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\n"
            "halt\n";
   };

@@ -68,6 +68,8 @@ std::string snow::rtl::faultReason(const isa::Program &P, const std::vector<isa:
   case FaultCode::PIX:
     return fmt::format("pix={} asks for {} pixel groups, which do not divide the {} vMACs of a CU",
                        A0, uint64_t(1) << A0, Hw.VmacsPerCu);
+  case FaultCode::WPIX:
+    return Hw.wpixFault(unsigned(A0), unsigned(A1));
   case FaultCode::POOL_WORDS:
     return fmt::format("words={} asks for {} lane words, more than the {} a pool computes at once",
                        A0, A0 + 1, Hw.poolWords());

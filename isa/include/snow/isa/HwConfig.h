@@ -77,6 +77,9 @@ struct HwConfig {
   /// vmacp whose pixel groups read different banks takes one cycle a step;
   /// 0: the ports serve the whole buffer.
   unsigned MapsPortsPerBank = zc706::maps_ports_per_bank;
+  /// 1: ld.wgt's wpix writes vMAC idx of every vmacp pixel group at once
+  /// (one DRAM transfer for the blocks the groups share); 0: wpix must be 0.
+  unsigned WpixLoads = zc706::wpix_loads;
   /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
   /// Lane words of channels a vmax / vavg computes at once (its words + 1 at
@@ -121,6 +124,9 @@ struct HwConfig {
   /// CU's vMACs).
   unsigned poolWords() const { return PoolWords < VmacsPerCu ? PoolWords : VmacsPerCu; }
   uint64_t dramBytes() const { return uint64_t(DramMib) << 20; }
+  /// Why an ld.wgt's wpix and vMAC index name no vMAC of 2^wpix pixel groups
+  /// on this machine (the fault the simulator and the RTL report), or "".
+  std::string wpixFault(unsigned Wpix, unsigned Idx) const;
   /// Whether instructions are fetched from DRAM (imem_kib > 0).
   bool fetchesCode() const { return ImemKib != 0; }
   /// Bytes of one fetch block (a line of the instruction memory). Inline:
