@@ -193,12 +193,13 @@ llvm::Error Assembler::parseInst(StringRef Text, unsigned Line) {
     }
   }
 
-  // One-bit flags (relu, init, lut) and a pool's words may be left out and
-  // are then 0 (a pool of one lane word), so that a field added to an
-  // instruction (vwb's lut, vmax's words) leaves older assembly valid; every
+  // One-bit flags (relu, init, lut), a pool's words and a weights load's
+  // wpix may be left out and are then 0 (a pool of one lane word, a load
+  // into vMAC idx alone), so that a field added to an instruction (vwb's
+  // lut, vmax's words, ld.wgt's wpix) leaves older assembly valid; every
   // other operand must be written.
   for (FieldId F : Info.Operands)
-    if (!Seen[size_t(F)] && fieldInfo(F).Width != 1 && F != FieldId::words)
+    if (!Seen[size_t(F)] && fieldInfo(F).Width != 1 && F != FieldId::words && F != FieldId::wpix)
       return errorAt(Line, "missing operand '" + Twine(fieldInfo(F).Name) + "' of '" + Mn + "'");
   Code.push_back(I);
   CodeLines.push_back(Line);

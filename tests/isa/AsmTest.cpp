@@ -45,7 +45,8 @@ loop:  addi r1, r1, imm=-1
   nop
 work:
   ld.map r20, r21, rows=4, len=64, dstride=-128, bstride=64, mask=0xf
-  ld.wgt r22, r23, idx=3, wpix=0, rows=3, len=9, dstride=288, bstride=9, mask=15
+  ld.wgt r22, r23, idx=3, rows=3, len=9, dstride=288, bstride=9, mask=15
+  ld.wgt r22, r23, idx=1, wpix=2, rows=1, len=9, dstride=0, bstride=9, mask=3
   fill r24, rows=2, len=8, bstride=8, value=-32768, mask=1
   signal.ld idx=0
   wait.ex idx=0

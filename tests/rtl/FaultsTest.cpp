@@ -50,10 +50,9 @@ TEST_F(RtlFaults, BufferRanges) {
               "maps buffer access");
   expectFault(li(2, 130900) + "vwb r0, r2, rows=2, bstride=200, shift=0, relu=0\nhalt\n",
               "maps buffer access");
-  expectFault(
-      li(1, 0x10000) + li(2, 1000) +
-          "ld.wgt r1, r2, idx=1, wpix=0, rows=2, len=20, dstride=640, bstride=10, mask=1\nhalt\n",
-      "weights buffer access [1000, 1030)");
+  expectFault(li(1, 0x10000) + li(2, 1000) +
+                  "ld.wgt r1, r2, idx=1, rows=2, len=20, dstride=640, bstride=10, mask=1\nhalt\n",
+              "weights buffer access [1000, 1030)");
   expectFault(li(1, 0x10000) +
                   "st.map r1, r0, idx=0, rows=3, len=1000, dstride=0, bstride=65535\nhalt\n",
               "maps buffer access [0, 132070) is out of range");
@@ -82,7 +81,7 @@ TEST_F(RtlFaults, PoolWords) {
 
 TEST_F(RtlFaults, EmptyAccesses) {
   expectFault("fill r0, rows=0, len=16, bstride=0, value=1, mask=1\nhalt\n", "is empty");
-  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, wpix=0, rows=1, len=0, dstride=0, bstride=0, "
+  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, rows=1, len=0, dstride=0, bstride=0, "
                                "mask=1\nhalt\n",
               "weights buffer access is empty");
   expectFault("vavg r0, r0, rows=0, len=2, bstride=0, cstride=16, mult=1, shift=0\nhalt\n",
@@ -114,7 +113,7 @@ TEST_F(RtlFaults, MasksAndIndices) {
   expectFault(li(1, 0x10000) + "ld.map r1, r0, rows=1, len=16, dstride=0, bstride=0, mask=0\n"
                                "halt\n",
               "CU mask 0x0");
-  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=4, wpix=0, rows=1, len=1, dstride=0, bstride=0, "
+  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=4, rows=1, len=1, dstride=0, bstride=0, "
                                "mask=1\nhalt\n",
               "vMAC index 4 out of range (4 per CU)");
   // wpix: vMAC idx of 2^wpix pixel groups, which must exist.
@@ -177,14 +176,13 @@ TEST_F(RtlFaults, HazardWindows) {
   // Weights: a trace reads the bank an ld.wgt is writing, and a load writes
   // a weights bank a trace reads.
   expectFault(li(1, 0x10000) + li(3, 511) +
-                  "ld.wgt r1, r0, idx=0, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+                  "ld.wgt r1, r0, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
                   "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\nhalt\n",
               "reads bank 0 of the weights buffer while the load unit");
-  expectFault(
-      li(3, 600) + "vmac r0, r0, r3, rows=1, len=90, bstride=0, init=1\n" + li(1, 0x10000) +
-          li(2, 520) +
-          "ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=4, dstride=0, bstride=0, mask=1\nhalt\n",
-      "writes bank 1 of the weights buffer while the compute unit is still reading it");
+  expectFault(li(3, 600) + "vmac r0, r0, r3, rows=1, len=90, bstride=0, init=1\n" + li(1, 0x10000) +
+                  li(2, 520) +
+                  "ld.wgt r1, r2, idx=2, rows=1, len=4, dstride=0, bstride=0, mask=1\nhalt\n",
+              "writes bank 1 of the weights buffer while the compute unit is still reading it");
   // A writeback writes a bank a store is reading.
   expectFault(li(1, 0x20000) + "st.map r1, r0, idx=0, rows=1, len=512, dstride=0, bstride=0\n"
                                "nop\nvwb r0, r0, rows=1, bstride=0, shift=0, relu=0\nhalt\n",

@@ -121,31 +121,29 @@ std::string weightLoads(unsigned Vmacs, uint64_t Base, unsigned Mask) {
     uint64_t A = Base + V * 8192;
     switch (V % 4) {
     case 0:
-      S += li(1, A) +
-           fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=1, len=128, dstride=0, bstride=0, "
-                       "mask={}\n",
-                       V, Mask);
+      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, bstride=0, "
+                                  "mask={}\n",
+                                  V, Mask);
       break;
     case 1:
-      S += li(1, A + 3 * 1024) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=4, len=32, "
+      S += li(1, A + 3 * 1024) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=32, "
                                              "dstride=-1024, bstride=32, mask={}\n",
                                              V, Mask);
       break;
     case 2:
-      S += li(1, A + 34) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=1, len=128, dstride=0, "
+      S += li(1, A + 34) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, "
                                        "bstride=0, mask={}\n",
                                        V, Mask);
       break;
     default:
-      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, wpix=0, rows=4, len=40, dstride=1280, "
+      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=40, dstride=1280, "
                                   "bstride=30, mask={}\n",
                                   V, Mask);
       break;
     }
-    S +=
-        li(1, A + 6144) + li(2, 500) +
-        fmt::format("ld.wgt r1, r2, idx={}, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask={}\n",
-                    V, Mask);
+    S += li(1, A + 6144) + li(2, 500) +
+         fmt::format("ld.wgt r1, r2, idx={}, rows=1, len=1, dstride=0, bstride=0, mask={}\n", V,
+                     Mask);
   }
   return S;
 }

@@ -148,19 +148,16 @@ TEST_P(RtlLutOn, InterpolatesEverySegment) {
   S += li(2, 300) + li(3, 700);
   for (unsigned C = 0; C < Cus; ++C) {
     const unsigned Mask = 1u << C;
-    S +=
-        li(1, 0x200000 + C * 0x4000) +
-        fmt::format("ld.wgt r1, r2, idx=0, wpix=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n",
-                    Lw, Mask);
-    S +=
-        li(1, 0x202000 + C * 0x4000) +
-        fmt::format("ld.wgt r1, r3, idx=0, wpix=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n",
-                    Lw, Mask);
+    S += li(1, 0x200000 + C * 0x4000) +
+         fmt::format("ld.wgt r1, r2, idx=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Lw,
+                     Mask);
+    S += li(1, 0x202000 + C * 0x4000) +
+         fmt::format("ld.wgt r1, r3, idx=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Lw,
+                     Mask);
     if (V > 1)
       S += li(1, 0x300000 + C * 0x4000) +
-           fmt::format(
-               "ld.wgt r1, r2, idx=1, wpix=0, rows=2, len={}, dstride={}, bstride=400, mask={}\n",
-               Lw, 2 * Lw * L, Mask);
+           fmt::format("ld.wgt r1, r2, idx=1, rows=2, len={}, dstride={}, bstride=400, mask={}\n",
+                       Lw, 2 * Lw * L, Mask);
   }
   S += "signal.ld idx=0\nwait.ex idx=0\n";
   const std::string Rows = fmt::format("rows={}, bstride={}", Entries, Row);
@@ -220,23 +217,22 @@ TEST_P(RtlLutOn, OrderedAgainstWeightLoads) {
        fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Row, All);
   const unsigned A = Bank - 5, B = Words - Lw; // A spans banks 0 and 1; B ends the buffer
   S += li(2, A) + li(3, B) + li(7, 0x200000) + li(8, 0x210000);
-  S += fmt::format("ld.wgt r7, r2, idx=0, wpix=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n",
-                   Lw, All);
+  S +=
+      fmt::format("ld.wgt r7, r2, idx=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Lw, All);
   S += "signal.ld idx=0\nwait.ex idx=0\n";
   S += "vlut r2\nsignal.ex idx=2\n";
   S += li(4, 0) + "vpre r4, r0, rows=1, bstride=0, shift=0, init=1\n";
   S += li(5, 4096) + "vwb r4, r5, rows=1, bstride=0, shift=0, relu=0, lut=1\n";
   // The load unit: a write into bank 1 after the vlut reading it.
   S += "wait.ld idx=2\n" +
-       fmt::format("ld.wgt r8, r3, idx=0, wpix=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n",
-                   Lw, All) +
+       fmt::format("ld.wgt r8, r3, idx=0, rows=1, len={}, dstride=0, bstride=0, mask={}\n", Lw,
+                   All) +
        "signal.ld idx=3\nwait.ex idx=3\n";
   // vlut in bank 1 while an ld.wgt writes bank 0: no conflict.
   S += "vlut r3\n" + li(5, 8192) + "vwb r4, r5, rows=1, bstride=0, shift=0, relu=1, lut=1\n";
-  S += li(9, 100) +
-       fmt::format("ld.wgt r8, r9, idx=0, wpix=0, rows=1, len={}, dstride=0, bstride=0, "
-                   "mask={}\n",
-                   Lw, All);
+  S += li(9, 100) + fmt::format("ld.wgt r8, r9, idx=0, rows=1, len={}, dstride=0, bstride=0, "
+                                "mask={}\n",
+                                Lw, All);
   S += "signal.ex idx=1\nwait.st idx=1\n";
   S +=
       li(6, 0x400000) + li(5, 4096) +
@@ -271,21 +267,19 @@ TEST_F(RtlLut, BankHazards) {
   auto Hw = isa::loadHwConfig("mini64");
   ASSERT_TRUE(bool(Hw));
   const uint64_t Bank = Hw->weightsBankWords();
-  const std::string Ld =
-      li(1, 0x10000) + li(2, 100) +
-      "ld.wgt r1, r2, idx=0, wpix=0, rows=1, len=20, dstride=0, bstride=0, mask=1\n";
+  const std::string Ld = li(1, 0x10000) + li(2, 100) +
+                         "ld.wgt r1, r2, idx=0, rows=1, len=20, dstride=0, bstride=0, mask=1\n";
   expectFault(Ld + li(3, 90) + "vlut r3\nhalt\n",
               "reads bank 0 of the weights buffer while the load unit is still writing it");
   assembleFor("apart.bin", Ld + li(3, Bank + 7) + "vlut r3\nhalt\n", "mini64");
   EXPECT_TRUE(coSimulate("apart.bin"));
   // The compute unit signals, then starts a table over banks 0 and 1; the
   // load unit's wait releases the ld.wgt into bank 1 during the table's read.
-  expectFault(
-      li(3, Bank - 5) + li(1, 0x10000) + li(2, Bank + 100) +
-          "signal.ex idx=0\nvlut r3\nwait.ld idx=0\n"
-          "ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=4, dstride=0, bstride=0, mask=1\nhalt\n",
-      "writes bank 1 of the weights buffer while the compute unit is still reading it "
-      "until cycle");
+  expectFault(li(3, Bank - 5) + li(1, 0x10000) + li(2, Bank + 100) +
+                  "signal.ex idx=0\nvlut r3\nwait.ld idx=0\n"
+                  "ld.wgt r1, r2, idx=2, rows=1, len=4, dstride=0, bstride=0, mask=1\nhalt\n",
+              "writes bank 1 of the weights buffer while the compute unit is still reading it "
+              "until cycle");
 }
 
 } // namespace

@@ -164,8 +164,7 @@ TEST(DramTiming, WeightLoadsCountWordsOfLanes) {
     uint64_t Total;
   };
   for (Case C : {Case{1, 2, 38}, Case{1, 3, 42}, Case{2, 1, 38}}) {
-    std::string Text = atAddr(0x10000) +
-                       "ld.wgt r1, r0, idx=0, wpix=0, rows=" + std::to_string(C.Rows) +
+    std::string Text = atAddr(0x10000) + "ld.wgt r1, r0, idx=0, rows=" + std::to_string(C.Rows) +
                        ", len=" + std::to_string(C.Len) +
                        ", dstride=32, bstride=" + std::to_string(C.Len) + ", mask=1\nhalt\n";
     sim::SimStats S = runText(Text, Hw);

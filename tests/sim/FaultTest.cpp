@@ -193,7 +193,7 @@ TEST(Faults, HazardWindowsAreTrackedPerBank) {
            "li r3, imm=" +
            std::to_string(First) +
            "\n"
-           "ld.wgt r1, r0, idx=0, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+           "ld.wgt r1, r0, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
            "vmac r0, r0, r3, rows=1, len=2, bstride=0, init=1\n"
            "halt\n";
   };

@@ -180,7 +180,7 @@ TEST(Functional, BiasTraceWritebackRoundsSaturatesAndRelus) {
                      "li r10, imm=384\n"
                      "li r11, imm=0x40000\n"
                      "ld.map r1, r0, rows=1, len=2, dstride=0, bstride=0, mask=1\n"
-                     "ld.wgt r2, r0, idx=0, wpix=0, rows=1, len=3, dstride=0, bstride=0, mask=1\n"
+                     "ld.wgt r2, r0, idx=0, rows=1, len=3, dstride=0, bstride=0, mask=1\n"
                      "signal.ld idx=0\n"
                      "wait.ex idx=0\n"
                      "vbias r0, shift=2\n"
@@ -299,7 +299,7 @@ TEST(Functional, TraceWithoutInitAccumulates) {
                      "li r8, imm=128\n"
                      "li r11, imm=0x40000\n"
                      "fill r0, rows=1, len=4, bstride=0, value=3, mask=1\n"
-                     "ld.wgt r1, r0, idx=0, wpix=0, rows=1, len=5, dstride=0, bstride=0, mask=1\n"
+                     "ld.wgt r1, r0, idx=0, rows=1, len=5, dstride=0, bstride=0, mask=1\n"
                      "signal.ld idx=0\n"
                      "wait.ex idx=0\n"
                      "vbias r0, shift=0\n"
@@ -334,7 +334,7 @@ TEST(Functional, MultiPixelTraceGivesEachVmacGroupItsPixel) {
                      "li r7, imm=1\n";
   for (int V = 0; V < 4; ++V)
     Text += "ld.wgt r1, r0, idx=" + std::to_string(V) +
-            ", wpix=0, rows=1, len=3, dstride=0, bstride=0, mask=1\n";
+            ", rows=1, len=3, dstride=0, bstride=0, mask=1\n";
   const int Values[] = {2, 3, 5, 7};
   for (int P = 0; P < 4; ++P)
     Text += "li r2, imm=" + std::to_string(10 * P) +

@@ -232,9 +232,9 @@ TEST(Lut, WritebackUsesEachCusTable) {
           "ld.map r1, r0, rows=1, len=64, dstride=0, bstride=0, mask=15\n";
   for (unsigned C = 0; C < Cus; ++C)
     Text += "li r1, imm=" + std::to_string(0x31000 + C * 0x1000) +
-            "\nld.wgt r1, r2, idx=0, wpix=0, rows=1, len=17, dstride=0, bstride=0, mask=" +
+            "\nld.wgt r1, r2, idx=0, rows=1, len=17, dstride=0, bstride=0, mask=" +
             std::to_string(1u << C) + "\nli r1, imm=" + std::to_string(0x38000 + C * 0x1000) +
-            "\nld.wgt r1, r2, idx=1, wpix=0, rows=1, len=17, dstride=0, bstride=0, mask=" +
+            "\nld.wgt r1, r2, idx=1, rows=1, len=17, dstride=0, bstride=0, mask=" +
             std::to_string(1u << C) + "\n";
   Text += "signal.ld idx=0\nwait.ex idx=0\nvlut r2\n"
           "vpre r0, r0, rows=1, bstride=0, shift=0, init=1\n"

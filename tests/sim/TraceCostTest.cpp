@@ -155,16 +155,15 @@ TEST(TraceCost, WeightsWindowIsTheTapsNotTheCycles) {
   isa::HwConfig Hw = timingHw();
   Hw.TraceRowGranule = 16;
   auto Program = [&](unsigned LoadAt) {
-    return assembleOrFail(
-        "li r1, imm=0x10000\n"
-        "li r3, imm=500\n"
-        "li r4, imm=" +
-            std::to_string(LoadAt) +
-            "\n"
-            "vmac r0, r0, r3, rows=1, len=9, bstride=0, init=1\n"
-            "ld.wgt r1, r4, idx=0, wpix=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
-            "halt\n",
-        Hw);
+    return assembleOrFail("li r1, imm=0x10000\n"
+                          "li r3, imm=500\n"
+                          "li r4, imm=" +
+                              std::to_string(LoadAt) +
+                              "\n"
+                              "vmac r0, r0, r3, rows=1, len=9, bstride=0, init=1\n"
+                              "ld.wgt r1, r4, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=1\n"
+                              "halt\n",
+                          Hw);
   };
   EXPECT_TRUE(ranFor(runForFault(Program(512)), 41));
   EXPECT_TRUE(isFaultAt(runForFault(Program(511)), 4, "ld.wgt", "synchronization"));

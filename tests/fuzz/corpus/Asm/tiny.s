@@ -293,16 +293,16 @@
   6: wait.ld idx=6
   7: li r1, imm=65536
   8: li r2, imm=0
-  9: ld.wgt r1, r2, idx=0, wpix=0, rows=1, len=28, dstride=0, bstride=0, mask=1
+  9: ld.wgt r1, r2, idx=0, rows=1, len=28, dstride=0, bstride=0, mask=1
  10: li r1, imm=65536
  11: li r2, imm=0
- 12: ld.wgt r1, r2, idx=1, wpix=0, rows=1, len=28, dstride=0, bstride=0, mask=1
+ 12: ld.wgt r1, r2, idx=1, rows=1, len=28, dstride=0, bstride=0, mask=1
  13: li r1, imm=65536
  14: li r2, imm=0
- 15: ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=28, dstride=0, bstride=0, mask=1
+ 15: ld.wgt r1, r2, idx=2, rows=1, len=28, dstride=0, bstride=0, mask=1
  16: li r1, imm=65536
  17: li r2, imm=0
- 18: ld.wgt r1, r2, idx=3, wpix=0, rows=1, len=28, dstride=0, bstride=0, mask=1
+ 18: ld.wgt r1, r2, idx=3, rows=1, len=28, dstride=0, bstride=0, mask=1
  19: signal.ld idx=4
  20: wait.ld idx=2
  21: li r2, imm=0
@@ -543,16 +543,16 @@
 256: wait.ld idx=7
 257: li r1, imm=66432
 258: li r2, imm=512
-259: ld.wgt r1, r2, idx=0, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+259: ld.wgt r1, r2, idx=0, rows=1, len=241, dstride=0, bstride=0, mask=1
 260: li r1, imm=66432
 261: li r2, imm=512
-262: ld.wgt r1, r2, idx=1, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+262: ld.wgt r1, r2, idx=1, rows=1, len=241, dstride=0, bstride=0, mask=1
 263: li r1, imm=66432
 264: li r2, imm=512
-265: ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+265: ld.wgt r1, r2, idx=2, rows=1, len=241, dstride=0, bstride=0, mask=1
 266: li r1, imm=66432
 267: li r2, imm=512
-268: ld.wgt r1, r2, idx=3, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+268: ld.wgt r1, r2, idx=3, rows=1, len=241, dstride=0, bstride=0, mask=1
 269: signal.ld idx=5
 270: mark imm=1
 271: wait.ex idx=0
@@ -642,16 +642,16 @@
 355: wait.ld idx=6
 356: li r1, imm=74176
 357: li r2, imm=0
-358: ld.wgt r1, r2, idx=0, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+358: ld.wgt r1, r2, idx=0, rows=1, len=241, dstride=0, bstride=0, mask=1
 359: li r1, imm=74176
 360: li r2, imm=0
-361: ld.wgt r1, r2, idx=1, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+361: ld.wgt r1, r2, idx=1, rows=1, len=241, dstride=0, bstride=0, mask=1
 362: li r1, imm=74176
 363: li r2, imm=0
-364: ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+364: ld.wgt r1, r2, idx=2, rows=1, len=241, dstride=0, bstride=0, mask=1
 365: li r1, imm=74176
 366: li r2, imm=0
-367: ld.wgt r1, r2, idx=3, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+367: ld.wgt r1, r2, idx=3, rows=1, len=241, dstride=0, bstride=0, mask=1
 368: signal.ld idx=4
 369: wait.ld idx=3
 370: li r2, imm=49152
@@ -746,16 +746,16 @@
 459: wait.ld idx=7
 460: li r1, imm=81920
 461: li r2, imm=512
-462: ld.wgt r1, r2, idx=0, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+462: ld.wgt r1, r2, idx=0, rows=1, len=241, dstride=0, bstride=0, mask=1
 463: li r1, imm=81920
 464: li r2, imm=512
-465: ld.wgt r1, r2, idx=1, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+465: ld.wgt r1, r2, idx=1, rows=1, len=241, dstride=0, bstride=0, mask=1
 466: li r1, imm=81920
 467: li r2, imm=512
-468: ld.wgt r1, r2, idx=2, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+468: ld.wgt r1, r2, idx=2, rows=1, len=241, dstride=0, bstride=0, mask=1
 469: li r1, imm=81920
 470: li r2, imm=512
-471: ld.wgt r1, r2, idx=3, wpix=0, rows=1, len=241, dstride=0, bstride=0, mask=1
+471: ld.wgt r1, r2, idx=3, rows=1, len=241, dstride=0, bstride=0, mask=1
 472: signal.ld idx=5
 473: wait.ld idx=3
 474: li r2, imm=49152
