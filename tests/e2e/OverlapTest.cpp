@@ -515,8 +515,9 @@ TEST(Passes, DepthwiseConvsOnFewTilesGiveCusGroupsOfTheirOwn) {
   layerDOnAndOff(Models, {"zc706", "big1024", "mini64"}, &compiler::CompileOptions::SplitChannels,
                  [](const std::string &Name, const std::string &Hw, const sim::LayerStats &On,
                     const sim::LayerStats &Off) {
-                   if (Hw == "zc706" && Name == "one tile") // four groups, one round
+                   if (Hw == "zc706" && Name == "one tile") { // four groups, one round
                      EXPECT_LT(On.MacCycles * 3, Off.MacCycles);
+                   }
                  });
 }
 

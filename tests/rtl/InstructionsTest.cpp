@@ -197,17 +197,25 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
 // vmacp with every pixel grouping the machine has (2^pix dividing its vMACs),
 // cstrides that are and are not multiples of the row, init and accumulate,
 // written back (also to overlapping entries) and stored.
-TEST_P(RtlInstructionsOn, MultiPixelTraces) {
-  auto Hw = isa::loadHwConfig(GetParam());
-  ASSERT_TRUE(bool(Hw));
-  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
-  const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S = fmt::format(".model vmacp\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
+/// The start of a multi-pixel program: a 4x4 map of 64 channels and weight
+/// words in every vMAC (the bias at word 0), loaded into all CUs; its output
+/// is 5 entries of vmacs x lanes channels at 0x40000.
+std::string multiPixelStart(const char *Name, const isa::HwConfig &Hw) {
+  const unsigned V = Hw.VmacsPerCu, L = Hw.LanesPerVmac, All = (1u << Hw.cus()) - 1;
+  std::string S =
+      fmt::format(".model {}\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Name, V * L);
   S += weightData(V, L, 0x100000, 2000);
   S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=1024, dstride=0, bstride=0, "
                                     "mask={}\n",
                                     All);
-  S += weightLoads(V, 0x100000, All);
+  return S + weightLoads(V, 0x100000, All);
+}
+
+TEST_P(RtlInstructionsOn, MultiPixelTraces) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
+  std::string S = multiPixelStart("vmacp", *Hw);
   S += "signal.ld idx=0\nwait.ex idx=0\n";
   S += li(2, 500) + "vbias r2, shift=3\n";
   unsigned Entry = 0;
@@ -250,12 +258,7 @@ TEST_P(RtlInstructionsOn, WeightLoadsIntoPixelGroups) {
   ASSERT_TRUE(Hw->WpixLoads) << "the presets tested here have wpix_loads";
   const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
   const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S = fmt::format(".model wpix\n.input 0x10000 64 4 4\n.output 0x40000 {} 5 1\n", Row);
-  S += weightData(V, L, 0x100000, 2000);
-  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=1024, dstride=0, bstride=0, "
-                                    "mask={}\n",
-                                    All);
-  S += weightLoads(V, 0x100000, All); // vMACs' own words (the bias at 0)
+  std::string S = multiPixelStart("wpix", *Hw);
   std::vector<unsigned> Modes;
   for (unsigned Pix = 1; (1u << Pix) <= V; ++Pix)
     if (V % (1u << Pix) == 0)
