@@ -114,11 +114,12 @@ struct LayerPlan {
   /// vlut reads the activation table from vMAC 0's words only, so only
   /// block 0 carries it (the other vMACs' weights keep its room unused).
   unsigned tailWords(unsigned S) const { return S == 0 ? TailWords : 1; }
-  /// Tail words the Vmacs vMACs of one output group load in all: those
-  /// loading block 0 (one a pixel group, subBlocks) the table too.
-  unsigned ogTailWords(unsigned Vmacs) const {
-    const unsigned WithTable = Vmacs / subBlocks(Vmacs);
-    return WithTable * TailWords + (Vmacs - WithTable);
+  /// Tail words the Loads weight loads of one output group (loadingVmacs of
+  /// a CU's Vmacs) move in all: those loading block 0 (one a pixel group
+  /// without wpix, one with) the table too.
+  unsigned ogTailWords(unsigned Loads, unsigned Vmacs) const {
+    const unsigned WithTable = Loads / subBlocks(Vmacs);
+    return WithTable * TailWords + (Loads - WithTable);
   }
   /// Depthwise conv on vdw: chunk c = output group c, pixel stride = group size.
   bool Depthwise = false;
@@ -454,12 +455,10 @@ struct LayerPlan {
   /// The vMACs of a CU whose loads carry an output group's blocks.
   unsigned loadingVmacs(const isa::HwConfig &Hw) const { return Hw.VmacsPerCu >> weightsWpix(Hw); }
   /// Weight words one output group's loads move for a chunk of KernelWords
-  /// a block, with the tail words (bias, table) if Tail: with wpix one load
-  /// carries block 0 and its table to every pixel group.
+  /// a block, with the tail words (bias, table) if Tail.
   uint64_t ogLoadWords(uint64_t KernelWords, bool Tail, const isa::HwConfig &Hw) const {
-    const unsigned V = Hw.VmacsPerCu, N = loadingVmacs(Hw);
-    const uint64_t Tails = N == V ? ogTailWords(V) : TailWords + (N - 1);
-    return N * KernelWords + (Tail ? Tails : 0);
+    const unsigned N = loadingVmacs(Hw);
+    return uint64_t(N) * KernelWords + (Tail ? ogTailWords(N, Hw.VmacsPerCu) : 0);
   }
   /// Kernel columns a trace row covers (Wide: the pixel groups' windows).
   unsigned traceCols() const { return L->KW + (Wide ? (pix() - 1) * bufStrideX() : 0); }

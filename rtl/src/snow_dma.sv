@@ -95,7 +95,8 @@ module snow_dma
   always_ff @(posedge clk) begin
     if (rst) begin
       busy <= 1'b0; x <= '0; row_dram <= '0; row_buf <= '0; j <= '0; r <= '0;
-      d_valid <= 1'b0; d_weights <= 1'b0; d_mask <= '0; d_idx <= '0; d_wpix <= '0; d_addr <= '0; d_n <= '0;
+      d_valid <= 1'b0; d_weights <= 1'b0; d_mask <= '0; d_idx <= '0; d_wpix <= '0;
+      d_addr <= '0; d_n <= '0;
       dram_rd_en <= 1'b0; dram_rd_addr <= '0;
       dram_wr_en <= 1'b0; dram_wr_addr <= '0; dram_wr_data <= '0; dram_wr_strb <= '0;
     end else begin

@@ -194,9 +194,6 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
   EXPECT_TRUE(coSimulate("traces.bin"));
 }
 
-// vmacp with every pixel grouping the machine has (2^pix dividing its vMACs),
-// cstrides that are and are not multiples of the row, init and accumulate,
-// written back (also to overlapping entries) and stored.
 /// The start of a multi-pixel program: a 4x4 map of 64 channels and weight
 /// words in every vMAC (the bias at word 0), loaded into all CUs; its output
 /// is 5 entries of vmacs x lanes channels at 0x40000.
@@ -211,6 +208,9 @@ std::string multiPixelStart(const char *Name, const isa::HwConfig &Hw) {
   return S + weightLoads(V, 0x100000, All);
 }
 
+// vmacp with every pixel grouping the machine has (2^pix dividing its vMACs),
+// cstrides that are and are not multiples of the row, init and accumulate,
+// written back (also to overlapping entries) and stored.
 TEST_P(RtlInstructionsOn, MultiPixelTraces) {
   auto Hw = isa::loadHwConfig(GetParam());
   ASSERT_TRUE(bool(Hw));
