@@ -13,7 +13,10 @@ as bench/layer-loss.py prints it): each conv layer, or fused pair as one unit,
 takes at least max(MACs / array MACs, its DRAM bytes / the bytes a cycle the
 channel sustains), with the bytes the simulator books to it; a goal above it
 needs less traffic (layers fused on chip) or layers that overlap, not a
-better plan for each layer.
+better plan for each layer. A second table splits each network's conv-layer
+cycles by the simulator's stalls (computing, idle lanes or CUs, waiting for
+DRAM or the control core, other operations) beside the DRAM channel's busy
+share of the whole run: what a goal above its bound is waiting for.
 With --tune, each model's program is the one `snowc --tune` finds
 (per-layer options searched by running candidates in the timing engine,
 docs/compiler.md, "Tuning"): minutes a model, the seconds printed.
@@ -144,7 +147,32 @@ def main():
         print(f"| {m}{note} | {e:.2f} % | ≥ {goal} % | {'yes' if ok else 'no'} | "
               f"{conv_bound(d):.2f} % | {100 * t['utilization']:.2f} % | {t['fps']:.1f} | "
               f"{t['cycles']:,} |" + (f" {d['compile_s']:.0f} s |" if tuned else ""))
+    print_losses(rows)
     return 1 if missed else 0
+
+
+def print_losses(rows):
+    """Where each network's conv-layer cycles go (the simulator's stalls,
+    docs/stats-json.md): MAC steps that compute (the efficiency), MAC steps
+    on idle lanes or CUs, waiting for DRAM, waiting for the control core,
+    other operations (bias, writeback, pooling, pipeline drain); and how
+    busy the DRAM channel is over the whole run."""
+    print("\nWhere the conv-layer cycles go (% of them), and the DRAM channel's busy share of "
+          "the whole run:\n")
+    print("| model | computing | idle lanes or CUs | waiting for DRAM | waiting for the control "
+          "core | other operations | DRAM channel busy |")
+    print("|---|---|---|---|---|---|---|")
+    for m, _, d, note in rows:
+        if d is None:
+            continue
+        conv = [l for l in d["layers"] if l["type"] == "conv"]
+        cycles = sum(l["cycles"] for l in conv)
+        stall = lambda k: 100.0 * sum(l["stalls"][k] for l in conv) / cycles
+        other = stall("other_ops") + stall("pipeline_drain")
+        busy = 100.0 * d["total"]["dram_busy_cycles"] / d["total"]["cycles"]
+        print(f"| {m}{note} | {conv_eff(d):.1f} % | {stall('lanes_idle_equiv'):.1f} % | "
+              f"{stall('wait_dram'):.1f} % | {stall('ctrl_issue'):.1f} % | {other:.1f} % | "
+              f"{busy:.1f} % |")
 
 
 if __name__ == "__main__":
