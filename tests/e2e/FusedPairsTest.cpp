@@ -1,0 +1,314 @@
+//===- FusedPairsTest.cpp - Depthwise and window pairs kept on chip -----===//
+//
+// As OverlapTest.cpp, for the pairs of layers whose map between them never
+// leaves the chip: a depthwise conv (or pool) with the 1x1 convs that read
+// it (docs/compiler.md, step 9b), a conv computing its reader's windows
+// (steps 9c and 9d: a pool's, a depthwise conv's, two pixels an entry from
+// a copied window), and what those pairs do within: weights pinned for all
+// tiles, depthwise pixel pairs, rounds of own groups, even row blocks,
+// chunks bank by bank, the next group's loads spread, banked 1x1 readers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../support/SharedModels.h"
+#include "PassHarness.h"
+#include <filesystem>
+#include <fstream>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+TEST(Passes, DepthwiseFusesIntoThePointwiseConvItFeeds) {
+  for (const char *Hw : {"zc706", "mini64", "narrow8"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Pairs, Hw, &compiler::CompileOptions::FuseDepthwise);
+    unsigned Fused = 0;
+    for (const char *D : {"d1", "d2", "d3", "d4"}) {
+      const sim::LayerStats *On = layerNamed(R.On, D), *Off = layerNamed(R.Off, D);
+      ASSERT_TRUE(On && Off);
+      EXPECT_GT(Off->DramWriteBytes, 0u) << D;
+      Fused += On->DramWriteBytes == 0;
+    }
+    // Where the cost model finds the pair cheaper fused: mini64's writeback
+    // takes two cycles an entry, so d2's 40 and d4's 24 channels (fewer
+    // than an entry) cannot fuse there (Fuse.cpp), and its one CU would
+    // reload the 1x1 weights for every tile: it may fuse none.
+    if (std::string(Hw) != "mini64") {
+      EXPECT_GE(Fused, 2u) << "fused depthwise convs store nothing";
+    }
+    if (!Fused)
+      continue;
+    EXPECT_LT(R.On.Stats.DramReadBytes + R.On.Stats.DramWriteBytes,
+              R.Off.Stats.DramReadBytes + R.Off.Stats.DramWriteBytes);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+TEST(Passes, AConvComputesThePoolsWindowsOnChip) {
+  // SqueezeNet's stem: a conv of few input channels whose large output
+  // only a max pool reads. Fused (FuseWindows.cpp), each CU computes the conv
+  // over a pool tile's window into the area and the conv stores nothing.
+  // Maps of odd sizes leave edge tiles of every size; an average pool of
+  // stride 1 overlaps its windows by two rows and columns (a 3x3 conv after
+  // it: a 1x1 conv would rather fuse with the pool, Fuse.cpp).
+  const std::vector<std::pair<std::string, std::string>> Stems = {
+      {"max", header("stem", 3, 59, 61) + R"(
+  - {name: c1, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2}
+  - {name: c2, type: conv, out_channels: 16, kernel: 1, relu: true}
+)"},
+      {"avg", header("stem", 3, 30, 33) + R"(
+  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p1, type: avgpool, kernel: 3, stride: 1}
+  - {name: c2, type: conv, out_channels: 16, kernel: 3, relu: true}
+)"}};
+  for (const auto &[Name, Yaml] : Stems)
+    for (const char *Hw : {"zc706", "mini64"}) {
+      SCOPED_TRACE(Name + " on " + Hw);
+      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::FuseConvPools);
+      const sim::LayerStats *On = layerNamed(R.On, "c1"), *Off = layerNamed(R.Off, "c1");
+      ASSERT_TRUE(On && Off);
+      EXPECT_GT(Off->DramWriteBytes, 0u);
+      // mini64's one CU computes the conv slower than the channel stores
+      // its output: there the cost model keeps the layers apart.
+      if (std::string(Hw) == "mini64") {
+        EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+        continue;
+      }
+      EXPECT_EQ(On->DramWriteBytes, 0u) << "the fused conv stores nothing";
+      // Neither the conv's output stored nor the pool's input loaded.
+      EXPECT_LT(R.On.Stats.DramReadBytes + R.On.Stats.DramWriteBytes + Off->DramWriteBytes,
+                R.Off.Stats.DramReadBytes + R.Off.Stats.DramWriteBytes);
+      EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    }
+}
+
+TEST(Passes, AStemComputesItsDepthwiseWindowsOnChip) {
+  // MobileNet v1's first layers at 97x95 (StemLayers): the 32-channel stem
+  // computes the depthwise conv's windows two pixels an entry (copied
+  // windows on zc706, 32-element pixels in the area; FuseWindows.cpp), the
+  // first 1x1 conv the stride-2 depthwise conv's; both store nothing,
+  // every window's padding written with zeros on chip.
+  const std::string Yaml = header("stem2", 3, 97, 95) + StemLayers;
+  for (const char *Hw : {"zc706", "narrow8", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::FuseExpansions);
+    if (std::string(Hw) == "mini64") // one CU: the cost model keeps them apart
+      continue;
+    for (const char *Producer : {"c1", "p"}) {
+      EXPECT_GT(layerNamed(R.Off, Producer)->DramWriteBytes, 0u) << Producer;
+      EXPECT_EQ(layerNamed(R.On, Producer)->DramWriteBytes, 0u) << Producer;
+    }
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+TEST(Passes, AStemTracesTwoPixelsFromACopyOfItsWindow) {
+  // The stem of the test above on one maps read port a bank (zc706,
+  // big1024): its second pixel group reads a copy of the window shifted one
+  // output column, which vmax one-tap windows write into the region's last
+  // bank (LayerPlan::CopyBanks), so a step takes one cycle over the
+  // kernel's 9 elements a row, not wide traces' 15. zc706_paper has one
+  // address for the whole buffer: no copy.
+  const std::string Yaml = header("stemcopy", 3, 97, 95) + StemLayers;
+  for (const char *Hw : {"zc706", "big1024", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::CopiedWindows);
+    const bool Copies = std::string(Hw) != "zc706_paper";
+    EXPECT_EQ(countOps(R.On.Prog, isa::Opcode::VMAX) > 0, Copies);
+    EXPECT_EQ(countOps(R.Off.Prog, isa::Opcode::VMAX), 0u);
+    if (!Copies) {
+      EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+      continue;
+    }
+    EXPECT_GT(countOps(R.On.Prog, isa::Opcode::VMACP), 0u);
+    // (The pair's cycles: its estimate shares them between its layers.)
+    auto Pair = [](const RunResult &X) {
+      return layerNamed(X, "c1")->Cycles + layerNamed(X, "d")->Cycles;
+    };
+    EXPECT_LT(Pair(R.On), Pair(R.Off) * 9 / 10) << "27 steps for two pixels, not 45";
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+TEST(Passes, APairKeepsItsWeightsForAllItsTiles) {
+  // MobileNet v1's conv4 and conv5 pairs at 40x40: a depthwise conv and its
+  // 1x1 reader over several groups of tiles. Pinned (LayerPlan::PinWeights),
+  // both layers' weights load once for the pair, where apart the reader's
+  // output groups load again for every group of tiles (the producer's
+  // steps between take the other bank). p2's 4 x 128 kernel words fill a
+  // 512-word bank: its bias words and activation tables (ReLU6) lie with
+  // d2's blocks in the other.
+  const std::string Yaml = header("pin", 64, 40, 40) + R"(
+  - {name: d1, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p1, type: conv, out_channels: 128, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 128, kernel: 3, stride: 2, pad: 1, groups: 128, relu: true}
+  - {name: p2, type: conv, out_channels: 256, kernel: 1}
+  - {name: p2_r, type: relu6}
+)";
+  for (const char *Hw : {"zc706", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::PinPairWeights);
+    EXPECT_LT(countOps(R.On.Prog, isa::Opcode::LD_WGT), countOps(R.Off.Prog, isa::Opcode::LD_WGT));
+    EXPECT_LT(R.On.Stats.DramReadBytes, R.Off.Stats.DramReadBytes);
+    // (Cycles: 0.4 % slower here on zc706, where the next group's maps load
+    // over the 1x1 steps anyway and the pinned pair's first 1x1 step waits
+    // for every output group's weights; MobileNet v1 20.6 k cycles faster.)
+  }
+}
+
+/// Each named model on each preset with Pass on and off (withAndWithout:
+/// both runs bit-exact), never slower with it on; Check gets the name, the
+/// preset and layer "d"'s stats on and off.
+template <typename Fn>
+void layerDOnAndOff(const std::vector<std::pair<std::string, std::string>> &Models,
+                    std::initializer_list<const char *> Hws, bool compiler::CompileOptions::*Pass,
+                    Fn Check) {
+  for (const auto &[Name, Yaml] : Models)
+    for (const char *Hw : Hws) {
+      SCOPED_TRACE(Name + " on " + Hw);
+      OnOff R = withAndWithout(Yaml, Hw, Pass);
+      const sim::LayerStats *On = layerNamed(R.On, "d"), *Off = layerNamed(R.Off, "d");
+      ASSERT_TRUE(On && Off);
+      EXPECT_LE(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+      Check(Name, std::string(Hw), *On, *Off);
+    }
+}
+
+TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
+  // A depthwise conv of 32 channels on 64-lane CUs (MobileNet v1's conv2_dw,
+  // EfficientNet's first): vdw's vMACs past the first two read the next
+  // pixel's channels, so an entry traces two pixels (dwPixelPairs): alone,
+  // as a fused pair's producer (its entry two pixels of the area) and as
+  // the reader of its stem's windows. Maps of odd widths end rows on an
+  // entry's first pixel.
+  const std::vector<std::pair<std::string, std::string>> Models = {
+      {"alone", header("dw32", 32, 30, 27) + R"(
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 3, stride: 2}
+)"},
+      {"producer", header("dw32p", 32, 56, 55) + R"(
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 128, kernel: 1, relu: true}
+)"},
+      {"window reader", header("dw32w", 3, 97, 95) + R"(
+  - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+)"}};
+  layerDOnAndOff(Models, {"zc706", "mini64"}, &compiler::CompileOptions::DwPixelPairs,
+                 [](const std::string &, const std::string &, const sim::LayerStats &On,
+                    const sim::LayerStats &Off) {
+                   // About half the trace cycles (a trace has a start cycle of its own).
+                   EXPECT_LT(On.MacCycles * 10, Off.MacCycles * 6);
+                 });
+}
+
+TEST(Passes, DepthwiseConvsOnFewTilesGiveCusGroupsOfTheirOwn) {
+  // A depthwise conv whose map makes fewer tiles than CUs (EfficientNet-B0's
+  // 7x7 maps of 1,152 channels, one tile) ran a round an output group, its
+  // tiles on as many CUs; its rounds may now give each CU an output group
+  // of its own, each loading its chunk of the tile (Packing::Channels; a
+  // stride-2 7x7 output of five groups: rounds of four and one). The 3x3
+  // conv after it keeps the conv apart from any pair.
+  const std::vector<std::pair<std::string, std::string>> Models = {
+      {"one tile", header("dwtile", 256, 7, 7) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
+)"},
+      {"strided, five groups", header("dwstride", 320, 14, 13) + R"(
+  - {name: d, type: conv, out_channels: 320, kernel: 3, stride: 2, pad: 1, groups: 320}
+  - {name: p, type: conv, out_channels: 16, kernel: 3, pad: 1}
+)"}};
+  layerDOnAndOff(Models, {"zc706", "big1024", "mini64"}, &compiler::CompileOptions::SplitChannels,
+                 [](const std::string &Name, const std::string &Hw, const sim::LayerStats &On,
+                    const sim::LayerStats &Off) {
+                   if (Hw == "zc706" && Name == "one tile") { // four groups, one round
+                     EXPECT_LT(On.MacCycles * 3, Off.MacCycles);
+                   }
+                 });
+}
+
+/// MobileNet v1's conv7 pair: a 14x14 output of 512 channels from a 28x28
+/// stride-2 depthwise conv of 256, fused on zc706 in two groups of tiles.
+const std::string Conv7Pair = header("conv7", 256, 28, 28) + R"(
+  - {name: d, type: conv, out_channels: 256, kernel: 3, stride: 2, pad: 1, groups: 256, relu: true}
+  - {name: p, type: conv, out_channels: 512, kernel: 1, relu: true}
+)";
+
+TEST(Passes, EvenRowBlocksLeaveNoCuIdle) {
+  // MobileNet v1's conv7 pair: a 14x14 output in tiles of 4 rows took row
+  // blocks of 4, 4, 4 and 2, and the CUs of the 2-row tiles idled half the
+  // last rounds. Row blocks of 4, 4, 3 and 3 (LayerPlan::EvenRows) balance
+  // them, on zc706 and on the paper's datapath.
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Conv7Pair, Hw, &compiler::CompileOptions::EvenRows);
+    EXPECT_LT(layerNamed(R.On, "p")->Cycles, layerNamed(R.Off, "p")->Cycles);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+TEST(Passes, AProducersChunksLoadBankByBank) {
+  // MobileNet v1's conv9 pair at 14x14: a full-depth depthwise producer of
+  // one group of tiles, eight 64-channel chunks, started on the channels the
+  // 1x1 conv before stores. Its region holds the chunks one after another,
+  // three to a maps bank (LayerPlan::PerBank), and its first step loads all
+  // their weights (WeightsOnce): the first banks' chunks are traced while
+  // the conv before still stores the last bank's channels, where the
+  // interleaved region waited for all of them.
+  const std::string Yaml = header("banks", 256, 14, 14) + R"(
+  - {name: p0, type: conv, out_channels: 512, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 512, kernel: 3, pad: 1, groups: 512, relu: true}
+  - {name: p, type: conv, out_channels: 256, kernel: 1, relu: true}
+)";
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::ChunkBanks);
+    EXPECT_LT(layerNamed(R.On, "d")->Cycles, layerNamed(R.Off, "d")->Cycles);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+TEST(Passes, ANextGroupLoadsOverTheStepsBefore) {
+  // MobileNet v1's conv7 pair: two groups of tiles; the second group's
+  // 276 KB of maps loaded at once two 1x1 steps ahead, and the output
+  // groups' stores waited behind them. Spread tile by tile over the 1x1
+  // steps from the first after its region is free, a DMA a row, both hide.
+  for (const char *Hw : {"zc706", "zc706_paper"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Conv7Pair, Hw, &compiler::CompileOptions::SpreadGroupLoads);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
+// A 1x1 conv of at most half an output group's channels, fused with its
+// depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
+// takes a pixel from each of two banks in one cycle on zc706's one read port
+// per bank, so the 24-channel conv takes about half the cycles. With its
+// ports serving the whole buffer (maps_ports_per_bank: 0, zc706_paper) a
+// step would take two cycles: one pixel a trace.
+const std::string Narrow =
+    header("narrow", 96, 28, 28) +
+    R"(  - {name: d, type: conv, out_channels: 96, kernel: 3, pad: 1, groups: 96, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+
+TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
+  OnOff R = withAndWithout(Narrow, "zc706", &compiler::CompileOptions::BankedReads);
+  EXPECT_GT(countOps(R.On.Prog, isa::Opcode::VMACP), 0u);
+  EXPECT_EQ(countOps(R.Off.Prog, isa::Opcode::VMACP), 0u);
+  const sim::LayerStats *On = layerNamed(R.On, "p"), *Off = layerNamed(R.Off, "p");
+  ASSERT_TRUE(On && Off);
+  EXPECT_EQ(layerNamed(R.On, "d")->DramWriteBytes, 0u) << "the pair is fused";
+  EXPECT_LT(On->Cycles, Off->Cycles * 3 / 4);
+  const auto Path = std::filesystem::temp_directory_path() / "snow-passes-shared-ports.yaml";
+  std::ofstream(Path) << "base: zc706\nname: zc706_shared\nmaps_ports_per_bank: 0\n";
+  RunResult Shared;
+  cyclesOf(Narrow, Path.string(), {}, &Shared);
+  EXPECT_EQ(countOps(Shared.Prog, isa::Opcode::VMACP), 0u);
+}
+
+} // namespace
