@@ -248,11 +248,13 @@ llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
 }
 
 llvm::Error snow::compiler::checkLayerOff(const ir::Graph &G, const CompileOptions &Opts) {
-  for (const auto &[Name, Tweak] : Opts.LayerOff)
+  for (const auto &Off : Opts.LayerOff) {
+    const std::string &Name = Off.first; // (clang 14 captures no structured binding)
     if (llvm::none_of(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; }))
       return compileError(fmt::format("{}: --layer-off names layer '{}', which model '{}' does "
                                       "not have (snowc --emit=plan lists its layers as compiled)",
                                       G.Loc.str(), Name, G.Name));
+  }
   return llvm::Error::success();
 }
 
