@@ -483,7 +483,7 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // Chunk by chunk, the two that load ahead do so behind the 1x1 steps'
   // weights in the load queue, two and one steps ahead: no earlier than a
   // full-depth group's (MobileNet v1's conv5 pair, two chunks of 56x56
-  // maps, waited 12 k cycles a group for them; compiler.md, known costs).
+  // maps, waited 12 k cycles a group for them; compiler-costs.md).
   const uint64_t Exposed2 = GroupLoad > Under ? GroupLoad - Under : 0;
   const uint64_t Later =
       D.FullDepth ? Exposed2

@@ -490,7 +490,7 @@ planFresh(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConf
       // than the model sees where the map is small (MobileNet v2's 7x7
       // 160-channel projections: 3.7 k cycles more each, and their
       // neighbours as much again), though GoogLeNet's 28x28 and 14x14
-      // remainders would save 31 k cycles (docs/compiler.md, known costs).
+      // remainders would save 31 k cycles (docs/compiler-costs.md).
       if (!WholeGroups || Pix == PixMode::Banked)
         continue;
       auto Rest = planPart(L, Index, OutIsSlice, Hw, B, Opts, Whole1, Cout - Whole1, K, Frames,

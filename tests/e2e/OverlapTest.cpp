@@ -49,8 +49,7 @@ TEST(Passes, ADenseConvFeedsTheOneByOnesAfterItOnChip) {
   // With chunked standalone plans, as when this was written: full depth
   // (the default), a and q load their maps once a tile, and apart they are
   // 1 % faster than the p -> q pair the planner fuses (3,657,583 against
-  // 3,681,187 cycles: the pair's estimate says 8 % faster, compiler.md,
-  // known costs).
+  // 3,681,187 cycles: the pair's estimate says 8 % faster, compiler-costs.md).
   compiler::CompileOptions Fused, Apart;
   Fused.FullDepthMaps = Apart.FullDepthMaps = Apart.FuseDense = false;
   OnOff N;
