@@ -123,6 +123,11 @@ TEST_F(RtlFaults, MasksAndIndices) {
   expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, wpix=3, rows=1, len=1, dstride=0, bstride=0, "
                                "mask=1\nhalt\n",
               "wpix=3 and idx=0 name no vMAC of 8 pixel groups (4 vMACs per CU)");
+  expectFault(li(1, 0x10000) + "ld.wgt r1, r0, idx=0, wpix=1, rows=1, len=1, dstride=0, bstride=0, "
+                               "mask=1\nhalt\n",
+              "wpix=1 needs wpix_loads (weights loads into pixel groups), which this machine "
+              "does not have",
+              "zc706_paper");
   expectFault(li(1, 0x10000) + "st.map r1, r0, idx=1, rows=1, len=16, dstride=0, bstride=0\n"
                                "halt\n",
               "CU index 1 out of range (1 CUs)");

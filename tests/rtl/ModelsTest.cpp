@@ -43,6 +43,12 @@ const ModelCase Cases[] = {
     {"tiny", 0, "big1024"},
     // ReLU6 through the activation table: vlut and vwb with lut in every layer.
     {"mobilenet_v2", 32, "zc706"},
+    // The paper's datapath: one writeback word and one pooling word a cycle,
+    // one maps read address (no vmacp, banked or copied reads), trace rows
+    // in whole 16-element words (AlexNet's 11 x 3 stem), no DMA row merging.
+    {"alexnet", 64, "zc706_paper"},
+    {"mobilenet_v2", 32, "zc706_paper"},
+    {"squeezenet1_1", 32, "zc706_paper"},
 };
 
 /// The model's YAML at Size x Size (0: as committed), fc layers at most 256 wide.
