@@ -12,9 +12,9 @@
 // whose plans it changes (describePart of each part shows fusion, pixel
 // modes, loop order and tiles). Then, layer by layer in program order, the
 // layer's candidates (each such switch off for it alone, every other rank
-// up to MaxRank, a late place in the order) compile and run side by side, and the
-// fastest is kept where the whole program runs in fewer cycles than
-// before; a second round starts from it. Passes over the layers repeat
+// up to MaxRank, a late place in the order) compile and run side by side,
+// and the fastest is kept where the whole program runs in fewer cycles
+// than before; a second round starts from it. Passes over the layers repeat
 // until one keeps nothing (TuneSettings::Passes at most). Programs already
 // run (the same code) are not run again, and layers' plans are kept across
 // the compiles (PlanCache). The program found does not depend on the

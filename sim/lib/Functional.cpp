@@ -336,9 +336,9 @@ llvm::Error Machine::loadWeights(const Inst &I, const Entry &E, uint64_t T) {
     return fault(E, T, fmt::format("vMAC index {} out of range ({} per CU)", I.idx, Hw.VmacsPerCu));
   // wpix: vMAC idx of each of 2^wpix pixel groups (vmacp's), the vMACs v with
   // v % (VmacsPerCu >> wpix) == idx.
-  const unsigned Groups = 1u << I.wpix, PerGroup = Hw.VmacsPerCu >> I.wpix;
   if (std::string Why = Hw.wpixFault(I.wpix, I.idx); !Why.empty())
     return fault(E, T, Why);
+  const unsigned Groups = 1u << I.wpix, PerGroup = Hw.VmacsPerCu >> I.wpix;
   if (auto Err = checkDramRows(I, E, T, E.A1, uint64_t(I.len) * L * 2))
     return Err;
   if (auto Err = checkBuffer(*this, E, T, "weights buffer", E.A2,
