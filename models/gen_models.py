@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the six reference CNNs of models/ as model YAML files.
+"""Writes the reference CNNs of models/ as model YAML files.
 
 The networks are long and regular (ResNet-50 alone has 150-odd layers), so
 they are generated from the architecture descriptions below rather than typed
@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Key order in the emitted mappings: name and type first, then inputs, then
 # the type's keys in the order docs/model-format.md lists them.
 KEY_ORDER = ["name", "type", "input", "inputs", "out_channels", "out_features", "kernel",
-             "stride", "pad", "groups", "ceil_mode", "relu", "bias"]
+             "stride", "pad", "groups", "begin", "channels", "ceil_mode", "relu", "bias"]
 
 
 def fmt_value(v):
@@ -362,9 +362,55 @@ torchvision.""")
     return m
 
 
+def shufflenet_v2_x1_0():
+    m = Model("shufflenet_v2_x1_0", """
+ShuffleNet v2 x1.0, 224x224 (Ma et al. 2018, Table 5; torchvision's layout):
+units of two branches joined by a concat and a channel shuffle of 2 groups;
+a stride-2 unit runs both branches on its whole input (branch 1: 3x3
+depthwise, 1x1), a stride-1 unit passes its first half on and runs branch 2
+(1x1, 3x3 depthwise, 1x1) on its second half; batchnorm after every conv,
+ReLU after the 1x1s. Published: 146 M MACs, 2.3 M parameters (torchvision:
+144,907,992 MACs, 2,278,604 parameters). The halves (slice) and shuffles
+are written as layers; canonicalize() folds them into the convs that read
+them where it can (docs/model-format.md, "Canonical form").""")
+    m.conv("conv1", 24, 3, s=2, p=1, bias=False)
+    bn_act(m, "conv1", "relu")
+    m.maxpool("maxpool", 3, 2, p=1)
+    ch = 24
+    for stage, (n, out) in enumerate([(4, 116), (8, 232), (4, 464)], start=2):
+        half = out // 2
+        for i in range(n):
+            p = f"stage{stage}_{i}_"
+            x = m.last
+            if i == 0:
+                m.conv(p + "b1_dw", ch, 3, s=2, p=1, groups=ch, bias=False, input=x)
+                bn_act(m, p + "b1_dw", None)
+                m.conv(p + "b1_pw", half, 1, bias=False)
+                bn_act(m, p + "b1_pw", "relu")
+                passed, src = m.last, x
+            else:
+                passed = m.add(p + "x1", "slice", input=x, begin=0, channels=half)
+                src = m.add(p + "x2", "slice", input=x, begin=half, channels=half)
+            m.conv(p + "b2_pw1", half, 1, bias=False, input=src)
+            bn_act(m, p + "b2_pw1", "relu")
+            m.conv(p + "b2_dw", half, 3, s=2 if i == 0 else 1, p=1, groups=half, bias=False)
+            bn_act(m, p + "b2_dw", None)
+            m.conv(p + "b2_pw2", half, 1, bias=False)
+            bn_act(m, p + "b2_pw2", "relu")
+            m.add(p + "cat", "concat", inputs=[passed, m.last])
+            m.add(p + "shuffle", "shuffle", groups=2)
+            ch = out
+    m.conv("conv5", 1024, 1, bias=False)
+    bn_act(m, "conv5", "relu")
+    m.add("pool", "global_avgpool")
+    m.add("fc", "fc", out_features=1000)
+    m.add("prob", "softmax")
+    return m
+
+
 def main():
     for make in [alexnet, googlenet, resnet50, vgg16, mobilenet_v1, squeezenet1_1,
-                 resnext50_32x4d, mobilenet_v2, efficientnet_b0]:
+                 resnext50_32x4d, mobilenet_v2, efficientnet_b0, shufflenet_v2_x1_0]:
         m = make()
         path = os.path.join(HERE, m.name + ".yaml")
         with open(path, "w") as f:

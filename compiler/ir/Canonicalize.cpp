@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelMoves.h"
 #include "MergeSiblings.h"
 #include "PoolConcats.h"
 #include "snow/ir/Graph.h"
@@ -542,6 +543,11 @@ llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
     removeSoftmax(G);
     fcToConv(G);
     foldBatchNorms(G);
+    // YAML's shuffle and slice into the convs that read them, as the ONNX
+    // importer does on import; relus are still layers of their own, which
+    // the concat split needs (ChannelMoves.h).
+    if (Opts.FoldChannelMoves && detail::foldChannelMoves(G))
+      detail::splitConcatsByReader(G);
     expandLayerNorms(G);
     globalToAvgPool(G);
     // A relu may follow a relu (fused only once the first is gone), and an

@@ -249,13 +249,8 @@ private:
   /// writes the channels in the order they have in its input, and the value
   /// keeps a permutation of it pending.
   void materialize(const std::string &Name, bool InPhysicalOrder = false);
-  /// A selection layer (TypeName "select"): a 1x1 conv of In whose output
-  /// channel I is input channel Rows[I], grouped where the 0/1 matrix is
-  /// block diagonal.
-  Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows);
-  /// Splits the concat at Y into one concat per reader of just the channels
-  /// it uses, where it can (OnnxConcatSplit.cpp); whether it did.
-  bool splitConcat(size_t Y);
+  /// Concats split by the channels each reader uses (ConcatSplit.cpp); the
+  /// new layers' names join LayerNames.
   void splitConcatsByReader();
   /// Whether every reader of the value called Name would take its channels
   /// with an order pending without a layer of its own (not the graph output).

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelMoves.h"
 #include "OnnxImporter.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -172,14 +173,11 @@ void OnnxImporter::materialize(const std::string &Name, bool InPhysicalOrder) {
   Values[Name] = std::move(V);
 }
 
-Layer OnnxImporter::selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows) {
-  Layer L;
-  L.Kind = LayerKind::Conv;
-  L.TypeName = "select";
-  L.Inputs = {Input};
-  L.In = In;
-  makeSelection(L, Rows);
-  return L;
+void OnnxImporter::splitConcatsByReader() {
+  // One sweep (ConcatSplit.cpp says why).
+  detail::splitConcatsByReader(G);
+  for (const Layer &L : G.Layers)
+    LayerNames.insert(L.Name);
 }
 
 OnnxValue OnnxImporter::selectChannels(const OnnxValue &X, const std::vector<uint32_t> &Sel,

@@ -248,6 +248,10 @@ struct CanonOptions {
   /// costs no precision when there is one format. snowc and snowref must
   /// agree on it, as they do on the formats.
   bool OneFormat = false;
+  /// YAML's shuffle and slice layers are folded into the convs that read
+  /// them (docs/model-format.md, step 4a). Off only to compare the two
+  /// forms (tests); snowc and snowref always fold.
+  bool FoldChannelMoves = true;
 };
 
 /// Rewrites G into canonical form (see LayerKind). Errors name the layer and

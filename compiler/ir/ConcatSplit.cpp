@@ -1,6 +1,8 @@
-//===- OnnxConcatSplit.cpp - Concats split by the channels each reader uses ===//
+//===- ConcatSplit.cpp - Concats split by the channels each reader uses ---===//
 //
-// After a channel shuffle and a chunk (OnnxShuffle.cpp), ShuffleNet v2's
+// After a channel shuffle and a chunk (OnnxShuffle.cpp on import from ONNX,
+// FoldSelections.cpp in canonicalize() for YAML's shuffle and slice layers),
+// ShuffleNet v2's
 // concat [x1, branch(x2)] is read by two 1x1 convs: the next block's
 // selection of the half it passes on, and its branch's first conv, each
 // using half of the channels (the others have zero weights) but reading
@@ -15,19 +17,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OnnxImporter.h"
+#include "ChannelMoves.h"
 
+#include <cassert>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 
 using namespace snow;
 using namespace snow::ir;
 using namespace snow::ir::detail;
 
-namespace {
+bool snow::ir::detail::isSelection(const Layer &L) {
+  return L.Kind == LayerKind::Conv &&
+         (L.TypeName == "select" || L.TypeName == "shuffle" || L.TypeName == "slice");
+}
 
-/// For a selection layer, the input channel each output row copies.
-std::vector<uint32_t> selectRows(const Layer &L) {
+std::vector<uint32_t> snow::ir::detail::selectRows(const Layer &L) {
   const uint32_t PerGroup = L.In.C / L.Groups, OutPerGroup = L.Out.C / L.Groups;
   std::vector<uint32_t> Rows(L.Out.C, 0);
   for (uint32_t O = 0; O < L.Out.C; ++O)
@@ -37,19 +43,28 @@ std::vector<uint32_t> selectRows(const Layer &L) {
   return Rows;
 }
 
-bool isSelect(const Layer &L) { return L.Kind == LayerKind::Conv && L.TypeName == "select"; }
+namespace {
+
+/// Want, or Want_K for the first K that no layer (nor the input) is called.
+std::string uniqueName(std::set<std::string> &Names, const std::string &Want) {
+  std::string Name = Want;
+  for (unsigned K = 1; Names.count(Name); ++K)
+    Name = fmt::format("{}_{}", Want, K);
+  Names.insert(Name);
+  return Name;
+}
 
 /// A conv with group 1 or a selection: its rows can be split, and its
 /// input channels read through a map.
 bool rowsSplit(const Layer &L) {
-  return isSelect(L) || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
+  return isSelection(L) || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
                          L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
 }
 
 /// The input channels a reader uses (any weight not zero).
 std::vector<bool> usedChannels(const Layer &L) {
   std::vector<bool> Used(L.In.C, false);
-  if (isSelect(L)) {
+  if (isSelection(L)) {
     for (uint32_t R : selectRows(L))
       Used[R] = true;
     return Used;
@@ -63,9 +78,9 @@ std::vector<bool> usedChannels(const Layer &L) {
   return Used;
 }
 
-} // namespace
-
-bool OnnxImporter::splitConcat(size_t Y) {
+/// Splits the concat at Y into one concat per reader of just the channels
+/// it uses, where it can; whether it did.
+bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
   const size_t N = G.Layers.size();
   const Layer &Cat = G.Layers[Y];
   if (Y + 1 == N)
@@ -83,6 +98,7 @@ bool OnnxImporter::splitConcat(size_t Y) {
   std::vector<int> Owner(Cat.Out.C, -1);
   bool Gain = Readers.size() > 1;
   for (size_t R = 0; R < Readers.size(); ++R) {
+    materializeWeights(G.Layers[Readers[R]]); // Seeded weights (YAML) are drawn here.
     const Layer &L = G.Layers[Readers[R]];
     if (!rowsSplit(L) || L.Inputs.size() != 1 || (R > 0 && Readers[R] == Readers[R - 1]))
       return false;
@@ -118,6 +134,8 @@ bool OnnxImporter::splitConcat(size_t Y) {
     InputBase[size_t(In)] = Base;
     Base += L.Out.C;
   }
+  for (auto [In, Base] : InputBase)
+    materializeWeights(G.Layers[InnerOf.count(In) ? InnerOf[In] : In]);
   std::map<size_t, size_t> InnerToOuter;
   for (auto [Outer, Inner] : InnerOf)
     InnerToOuter[Inner] = Outer;
@@ -159,7 +177,7 @@ bool OnnxImporter::splitConcat(size_t Y) {
           Part = L;
           Part.Inputs = {PartOf.at({InnerOf.at(I), R})};
           Part.In.C = Part.Out.C = uint32_t(Ch.size());
-        } else if (isSelect(L)) {
+        } else if (isSelection(L)) {
           std::vector<uint32_t> Rows = selectRows(L), Sub;
           for (uint32_t C : Ch)
             Sub.push_back(Rows[C]);
@@ -178,7 +196,7 @@ bool OnnxImporter::splitConcat(size_t Y) {
           }
           Part.Out.C = uint32_t(Ch.size());
         }
-        Part.Name = uniqueName(fmt::format("{}_part{}", L.Name, R));
+        Part.Name = uniqueName(Names, fmt::format("{}_part{}", L.Name, R));
         Part.Loc = L.Loc;
         PartOf[{I, R}] = int(Out.size());
         Out.push_back(std::move(Part));
@@ -196,7 +214,7 @@ bool OnnxImporter::splitConcat(size_t Y) {
           continue;
         }
         Layer C = Cat;
-        C.Name = uniqueName(fmt::format("{}_part{}", Cat.Name, R));
+        C.Name = uniqueName(Names, fmt::format("{}_part{}", Cat.Name, R));
         C.Inputs = Parts;
         C.In = Out[size_t(Parts[0])].Out;
         C.Out = C.In;
@@ -213,7 +231,7 @@ bool OnnxImporter::splitConcat(size_t Y) {
         continue;
       assert(PartLayer[R] >= 0 && "a reader uses some channel");
       const Shape In = Out[size_t(PartLayer[R])].Out;
-      if (isSelect(L)) {
+      if (isSelection(L)) {
         std::vector<uint32_t> Rows = selectRows(L);
         for (uint32_t &Row : Rows)
           Row = NewIndex[Row];
@@ -241,14 +259,31 @@ bool OnnxImporter::splitConcat(size_t Y) {
   return true;
 }
 
-void OnnxImporter::splitConcatsByReader() {
+} // namespace
+
+Layer snow::ir::detail::selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows) {
+  Layer L;
+  L.Kind = LayerKind::Conv;
+  L.TypeName = "select";
+  L.Inputs = {Input};
+  L.In = In;
+  makeSelection(L, Rows);
+  return L;
+}
+
+bool snow::ir::detail::splitConcatsByReader(Graph &G) {
   // One sweep. Splitting a concat splits the selections that read it, which
   // can give an earlier part two readers of disjoint channels again; sweeping
   // until nothing changes takes ShuffleNet v2's selections from 15.9 M MACs
   // to 0.3 M, but the branch convs then split into many small layers and
   // zc706 takes more cycles (2.03 M per frame instead of 1.81 M; two sweeps
   // 1.85 M).
+  std::set<std::string> Names = {G.InputName};
+  for (const Layer &L : G.Layers)
+    Names.insert(L.Name);
+  bool Split = false;
   for (size_t Y = 0; Y < G.Layers.size(); ++Y)
     if (G.Layers[Y].Kind == LayerKind::Concat)
-      splitConcat(Y);
+      Split |= splitConcat(G, Y, Names);
+  return Split;
 }

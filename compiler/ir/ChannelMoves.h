@@ -1,0 +1,47 @@
+//===- ChannelMoves.h - Selections folded away, concats split ----*- C++ -*-===//
+//
+// Private to compiler/ir. A *selection* is a 1x1 conv with one weight 1.0
+// per output channel and no bias: a layer that only moves channels (YAML's
+// `shuffle` and `slice`, the ONNX importer's `select`). The accelerator
+// cannot move channels without computing, so the front ends fold them into
+// the convs that read them where they can: the ONNX importer on import
+// (OnnxShuffle.cpp), canonicalize() for YAML models (FoldSelections.cpp);
+// both then split concats by reader (ConcatSplit.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_IR_CHANNELMOVES_H
+#define SNOW_IR_CHANNELMOVES_H
+
+#include "snow/ir/Graph.h"
+
+namespace snow::ir::detail {
+
+/// A conv of TypeName select, shuffle or slice (ir::makeSelection's weights).
+bool isSelection(const Layer &L);
+
+/// For a selection layer, the input channel each output channel copies.
+std::vector<uint32_t> selectRows(const Layer &L);
+
+/// A selection layer (TypeName "select") reading Input of shape In, whose
+/// output channel I is input channel Rows[I], grouped where the 0/1 matrix
+/// is block diagonal.
+Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows);
+
+/// One sweep over the concats: each concat whose readers are convs with
+/// group 1 or selections using disjoint channels becomes one concat per
+/// reader of just the channels it uses, the layers writing into it split by
+/// output channels alike (ConcatSplit.cpp). Returns whether any was split.
+bool splitConcatsByReader(Graph &G);
+
+/// Where a graph has `shuffle` or `slice` layers (YAML), folds every
+/// selection into the layers that read it: a selection of a selection is
+/// one selection, a conv with group 1 takes the rows into its weights, and a
+/// depthwise conv over a permutation whose readers all take channels
+/// permutes its own weights and hands the permutation on. Selections left
+/// without readers are removed. Runs after batchnorms are folded and before
+/// relus are (FoldSelections.cpp). Returns whether anything changed.
+bool foldChannelMoves(Graph &G);
+
+} // namespace snow::ir::detail
+
+#endif

@@ -1,0 +1,128 @@
+//===- ChannelMovesTest.cpp - YAML's shuffle and slice folded away --------===//
+//
+// canonicalize() folds the selections a YAML model writes (shuffle, slice)
+// into the convs that read them and splits the concats whose readers use
+// disjoint channels (compiler/ir/FoldSelections.cpp, ConcatSplit.cpp). The
+// folded graph must compute what the graph as written computes: the float
+// model of both forms is run on the same input and compared, on two
+// ShuffleNet v2 units (stride 1 and stride 2, the second reading a shuffle
+// through a depthwise conv) and on the full-size model's counts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IrTestUtil.h"
+#include "snow/ir/FloatEval.h"
+#include "snow/ir/Graph.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace snow::ir;
+
+namespace {
+
+// conv, a stride-1 unit (halves, branch, concat, shuffle), a stride-2 unit
+// whose first branch is a depthwise conv of the shuffle, and a 1x1 conv
+// reading the last shuffle.
+const char *const Units =
+    "  - {name: c0, type: conv, out_channels: 8, kernel: 3, pad: 1, relu: true}\n"
+    "  - {name: x1, type: slice, begin: 0, channels: 4}\n"
+    "  - {name: x2, type: slice, input: c0, begin: 4, channels: 4}\n"
+    "  - {name: a1, type: conv, out_channels: 4, kernel: 1, bias: false}\n"
+    "  - {name: a1_bn, type: batchnorm}\n"
+    "  - {name: a1_r, type: relu}\n"
+    "  - {name: a2, type: conv, out_channels: 4, kernel: 3, pad: 1, groups: 4, bias: false}\n"
+    "  - {name: a2_bn, type: batchnorm}\n"
+    "  - {name: a3, type: conv, out_channels: 4, kernel: 1, relu: true}\n"
+    "  - {name: cat1, type: concat, inputs: [x1, a3]}\n"
+    "  - {name: sh1, type: shuffle, groups: 2}\n"
+    "  - {name: b1, type: conv, out_channels: 8, kernel: 3, stride: 2, pad: 1, groups: 8}\n"
+    "  - {name: b2, type: conv, out_channels: 4, kernel: 1, relu: true}\n"
+    "  - {name: d1, type: conv, input: sh1, out_channels: 4, kernel: 1, relu: true}\n"
+    "  - {name: d2, type: conv, out_channels: 4, kernel: 3, stride: 2, pad: 1, groups: 4}\n"
+    "  - {name: d3, type: conv, out_channels: 4, kernel: 1, relu: true}\n"
+    "  - {name: cat2, type: concat, inputs: [b2, d3]}\n"
+    "  - {name: sh2, type: shuffle, groups: 2}\n"
+    "  - {name: out, type: conv, out_channels: 6, kernel: 1}\n";
+
+Graph canon(bool Fold) {
+  Graph G = snow::test::parseOk(snow::test::seededModel("[3, 8, 8]", "3", Units));
+  CanonOptions O;
+  O.FoldChannelMoves = Fold;
+  if (llvm::Error E = canonicalize(G, O))
+    ADD_FAILURE() << llvm::toString(std::move(E));
+  return G;
+}
+
+size_t countType(const Graph &G, const std::string &Type) {
+  size_t N = 0;
+  for (const Layer &L : G.Layers)
+    N += L.TypeName == Type;
+  return N;
+}
+
+} // namespace
+
+TEST(ChannelMoves, FoldedUnitsComputeWhatTheyAreWritten) {
+  Graph Written = canon(false), Folded = canon(true);
+  // As written: two slices and two shuffles, each a 1x1 conv of its own.
+  EXPECT_EQ(countType(Written, "slice"), 2u);
+  EXPECT_EQ(countType(Written, "shuffle"), 2u);
+  // Folded: the shuffles and the half read by a conv are gone; the half
+  // passed on to the concat stays a selection.
+  EXPECT_EQ(countType(Folded, "shuffle"), 0u);
+  EXPECT_EQ(countType(Folded, "slice") + countType(Folded, "select"), 1u);
+  EXPECT_LT(Folded.macs(), Written.macs());
+  for (const Layer &L : Folded.Layers)
+    for (int In : L.Inputs)
+      EXPECT_FALSE(In >= 0 && Folded.Layers[size_t(In)].TypeName == "shuffle") << L.Name;
+
+  std::vector<float> In(Written.Input.elems());
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(int(I * 7 % 23) - 11) / 8;
+  const std::vector<float> A = runFloat(Written, In), B = runFloat(Folded, In);
+  ASSERT_EQ(A.size(), B.size());
+  ASSERT_EQ(A.size(), 6u * 4 * 4);
+  double Max = 0;
+  for (float V : A)
+    Max = std::max(Max, double(std::fabs(V)));
+  ASSERT_GT(Max, 0.0) << "a model whose output is zero compares nothing";
+  for (size_t I = 0; I < A.size(); ++I)
+    EXPECT_NEAR(A[I], B[I], 1e-5 * Max) << "output element " << I;
+}
+
+TEST(ChannelMoves, FoldingIsAFixedPoint) {
+  Graph G = canon(true);
+  const size_t Layers = G.Layers.size();
+  const uint64_t Macs = G.macs();
+  ASSERT_FALSE(bool(canonicalize(G)));
+  EXPECT_EQ(G.Layers.size(), Layers);
+  EXPECT_EQ(G.macs(), Macs);
+}
+
+// models/shufflenet_v2_x1_0.yaml: as written its convs and fc are
+// torchvision's (144,907,992 MACs, 2,278,604 parameters with the batchnorms'
+// scales and shifts), beside the selections; folded, 13 selections of the
+// halves passed on are left (2,637,376 MACs each).
+TEST(ChannelMoves, ShuffleNetV2CountsAsTorchvisionAndFoldsItsMoves) {
+  auto Loaded = loadModel(std::string(SNOW_SOURCE_DIR) + "/models/shufflenet_v2_x1_0.yaml");
+  ASSERT_TRUE(bool(Loaded)) << llvm::toString(Loaded.takeError());
+  Graph G = std::move(*Loaded);
+  uint64_t Macs = 0, Params = 0;
+  for (const Layer &L : G.Layers)
+    if (L.TypeName != "shuffle" && L.TypeName != "slice") {
+      Macs += L.macs();
+      Params += L.params();
+    }
+  EXPECT_EQ(Macs, 144907992u);
+  EXPECT_EQ(Params, 2278604u);
+  EXPECT_EQ(G.macs(), 450843608u) << "the selections as written, 1x1 convs";
+  ASSERT_FALSE(bool(canonicalize(G)));
+  uint64_t Selected = 0;
+  for (const Layer &L : G.Layers)
+    if (L.TypeName == "select" || L.TypeName == "slice" || L.TypeName == "shuffle")
+      Selected += L.macs();
+  EXPECT_EQ(Selected, 13u * 2637376);
+  EXPECT_EQ(G.macs() - Selected, 144907992u);
+  EXPECT_EQ(G.output().Out, (Shape{1000, 1, 1}));
+}
