@@ -9,6 +9,6 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # shellcheck disable=SC2034 # NETWORKS and status are the sourcing script's.
 NETWORKS=(alexnet googlenet resnet50 vgg16 mobilenet_v1 squeezenet1_1 resnext50_32x4d mobilenet_v2
-  efficientnet_b0)
+  efficientnet_b0 shufflenet_v2_x1_0)
 # shellcheck disable=SC2034
 status=0

@@ -49,7 +49,7 @@ TEST_P(DeferredWeights, GiveTheProgramOfDrawnWeights) {
 INSTANTIATE_TEST_SUITE_P(Models, DeferredWeights,
                          ::testing::Values("alexnet", "efficientnet_b0", "googlenet",
                                            "mobilenet_v2", "resnet50", "resnext50_32x4d",
-                                           "squeezenet1_1", "tiny"));
+                                           "shufflenet_v2_x1_0", "squeezenet1_1", "tiny"));
 
 TEST(DeferredWeights, PlansMadeBeforeQuantizingGiveTheSameProgram) {
   // snowc plans (compiler::planLayers) beside calibration, on the graph

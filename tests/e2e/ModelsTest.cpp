@@ -1,8 +1,8 @@
 //===- ModelsTest.cpp - The real networks, compiled and run bit-exact -----===//
 //
-// The CI tier runs AlexNet and MobileNet v1 at full size (224x224) and the
-// others at a reduced input size (their layer structure is unchanged; only
-// the spatial sizes shrink), each compared with the reference executor bit
+// The CI tier runs AlexNet, the MobileNets, EfficientNet-B0 and ShuffleNet
+// v2 at full size (224x224) and the others at a reduced input size (their
+// layer structure is unchanged; only the spatial sizes shrink), each compared with the reference executor bit
 // for bit. scripts/long-tests.sh runs them all at full size.
 //
 //===----------------------------------------------------------------------===//
@@ -67,7 +67,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ModelCase{"alexnet", 224}, ModelCase{"mobilenet_v1", 224},
                       ModelCase{"mobilenet_v2", 224}, ModelCase{"efficientnet_b0", 224},
                       ModelCase{"googlenet", 96}, ModelCase{"resnet50", 64}, ModelCase{"vgg16", 64},
-                      ModelCase{"squeezenet1_1", 96}, ModelCase{"resnext50_32x4d", 64}),
+                      ModelCase{"squeezenet1_1", 96}, ModelCase{"resnext50_32x4d", 64},
+                      ModelCase{"shufflenet_v2_x1_0", 224}),
     [](const ::testing::TestParamInfo<ModelCase> &I) {
       return std::string(I.param.Name) + "_" + std::to_string(I.param.Size);
     });
