@@ -6,8 +6,10 @@ Compiles each model (snowc --uniform-format, as bench/results.py) and runs
 `snowsim --timing-only` (cycles equal a functional run). Figures are batch 1,
 224x224, int16; conv-layer efficiency = sum of conv MACs / (conv cycles x the
 array's MACs); utilization = all MACs / (all cycles x the array's MACs);
-1 MAC = 2 ops. ShuffleNet v2 runs from its ONNX export (torchvision, needs
-python3-torch), whose importer folds its channel shuffles into convs.
+1 MAC = 2 ops. ShuffleNet v2 runs from its YAML model (canonicalize() folds
+its shuffles and halves into the convs that read them) and, beside it, from
+its ONNX export (torchvision, needs python3-torch), whose importer does the
+same on import.
 Beside each goal: the conv layers' layer-serial DRAM bound (bench/roofline.py,
 as bench/layer-loss.py prints it): each conv layer, or fused pair as one unit,
 takes at least max(MACs / array MACs, its DRAM bytes / the bytes a cycle the
@@ -41,14 +43,14 @@ import roofline
 GOALS = [
     ("mobilenet_v1", 90), ("resnext50_32x4d", 90), ("squeezenet1_1", 95), ("googlenet", 97),
     ("alexnet", 98), ("resnet50", 98), ("vgg16", 99), ("mobilenet_v2", 90),
-    ("efficientnet_b0", 85),
+    ("efficientnet_b0", 85), ("shufflenet_v2_x1_0", 85),
 ]
-# Networks measured through their ONNX export (torchvision's layout and
-# weights' shapes, seeded weights: timing does not depend on values): YAML
-# has ShuffleNet's shuffle and split only as selection convs, which count
-# their MACs, while the ONNX importer folds them into the convs that read them
-# (docs/onnx.md, "Channel moves"). Needs torch and torchvision for Debian's
-# /usr/bin/python3; without them the row says so.
+# Networks measured through their ONNX export as well (torchvision's layout
+# and weights' shapes, seeded weights: timing does not depend on values): the
+# importer folds ShuffleNet's channel moves on import (docs/onnx.md, "Channel
+# moves"), canonicalize() the YAML model's (docs/model-format.md, step 4b),
+# each its own way. Needs torch and torchvision for Debian's /usr/bin/python3;
+# without them the row says so.
 ONNX = [("shufflenet_v2_x1_0", 85)]
 EXPORT = """
 import sys, torch, torchvision

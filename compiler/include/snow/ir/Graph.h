@@ -249,7 +249,7 @@ struct CanonOptions {
   /// agree on it, as they do on the formats.
   bool OneFormat = false;
   /// YAML's shuffle and slice layers are folded into the convs that read
-  /// them (docs/model-format.md, step 4a). Off only to compare the two
+  /// them (docs/model-format.md, step 4b). Off only to compare the two
   /// forms (tests); snowc and snowref always fold.
   bool FoldChannelMoves = true;
 };
