@@ -58,7 +58,7 @@ std::string uniqueName(std::set<std::string> &Names, const std::string &Want) {
 /// input channels read through a map.
 bool rowsSplit(const Layer &L) {
   return isSelection(L) || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
-                         L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
+                            L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
 }
 
 /// The input channels a reader uses (any weight not zero).

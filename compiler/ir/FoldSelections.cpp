@@ -39,13 +39,13 @@ namespace {
 /// A layer that can read its input through a channel map: a selection, or
 /// a conv with group 1 of one input and weights of its own.
 bool takesRows(const Layer &L) {
-  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual &&
-         !L.DynamicWeights && (isSelection(L) || L.Groups == 1);
+  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
+         (isSelection(L) || L.Groups == 1);
 }
 
 bool isDepthwise(const Layer &L) {
-  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual &&
-         !L.DynamicWeights && !isSelection(L) && L.Groups == L.In.C && L.Out.C == L.In.C;
+  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
+         !isSelection(L) && L.Groups == L.In.C && L.Out.C == L.In.C;
 }
 
 bool isPermutation(const std::vector<uint32_t> &Rows, uint32_t C) {
