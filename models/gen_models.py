@@ -288,6 +288,17 @@ def inverted_residuals(m, ch, stages, act, se):
     return ch
 
 
+def classifier_head(m, name, ch, act):
+    """A 1x1 conv to ch channels with batchnorm and activation act, global
+    average pooling, fc to 1000 classes and softmax; returns m."""
+    m.conv(name, ch, 1, bias=False)
+    bn_act(m, name, act)
+    m.add("pool", "global_avgpool")
+    m.add("fc", "fc", out_features=1000)
+    m.add("prob", "softmax")
+    return m
+
+
 def mobilenet_v2():
     m = Model("mobilenet_v2", """
 MobileNet v2, width 1.0, 224x224 (Sandler et al. 2018, Table 2; torchvision's
@@ -301,12 +312,7 @@ Dropout is omitted.""")
     inverted_residuals(m, 32, [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 3, 2, 32, 3),
                                (6, 3, 2, 64, 4), (6, 3, 1, 96, 3), (6, 3, 2, 160, 3),
                                (6, 3, 1, 320, 1)], "relu6", se=False)
-    m.conv("conv_last", 1280, 1, bias=False)
-    bn_act(m, "conv_last", "relu6")
-    m.add("pool", "global_avgpool")
-    m.add("fc", "fc", out_features=1000)
-    m.add("prob", "softmax")
-    return m
+    return classifier_head(m, "conv_last", 1280, "relu6")
 
 
 def efficientnet_b0():
@@ -323,12 +329,7 @@ inference) are omitted.""")
     inverted_residuals(m, 32, [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2),
                                (6, 3, 2, 80, 3), (6, 5, 1, 112, 3), (6, 5, 2, 192, 4),
                                (6, 3, 1, 320, 1)], "silu", se=True)
-    m.conv("head", 1280, 1, bias=False)
-    bn_act(m, "head", "silu")
-    m.add("pool", "global_avgpool")
-    m.add("fc", "fc", out_features=1000)
-    m.add("prob", "softmax")
-    return m
+    return classifier_head(m, "head", 1280, "silu")
 
 
 def fire(m, n, s, e1, e3):
@@ -400,12 +401,7 @@ them where it can (docs/model-format.md, "Canonical form").""")
             m.add(p + "cat", "concat", inputs=[passed, m.last])
             m.add(p + "shuffle", "shuffle", groups=2)
             ch = out
-    m.conv("conv5", 1024, 1, bias=False)
-    bn_act(m, "conv5", "relu")
-    m.add("pool", "global_avgpool")
-    m.add("fc", "fc", out_features=1000)
-    m.add("prob", "softmax")
-    return m
+    return classifier_head(m, "conv5", 1024, "relu")
 
 
 def main():

@@ -19,6 +19,9 @@ namespace snow::ir::detail {
 /// A conv of TypeName select, shuffle or slice (ir::makeSelection's weights).
 bool isSelection(const Layer &L);
 
+/// Whether Rows names each of C channels exactly once.
+bool isPermutation(const std::vector<uint32_t> &Rows, uint32_t C);
+
 /// For a selection layer, the input channel each output channel copies.
 std::vector<uint32_t> selectRows(const Layer &L);
 

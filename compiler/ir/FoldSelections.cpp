@@ -48,18 +48,6 @@ bool isDepthwise(const Layer &L) {
          !isSelection(L) && L.Groups == L.In.C && L.Out.C == L.In.C;
 }
 
-bool isPermutation(const std::vector<uint32_t> &Rows, uint32_t C) {
-  if (Rows.size() != C)
-    return false;
-  std::vector<bool> Seen(C, false);
-  for (uint32_t R : Rows) {
-    if (R >= C || Seen[R])
-      return false;
-    Seen[R] = true;
-  }
-  return true;
-}
-
 /// L reads X (shape XS) instead of its input, whose channel i is X's Rows[i].
 void takeRows(Layer &L, int X, const Shape &XS, const std::vector<uint32_t> &Rows) {
   if (isSelection(L)) {
@@ -125,6 +113,18 @@ bool removeUnread(Graph &G) {
 }
 
 } // namespace
+
+bool snow::ir::detail::isPermutation(const std::vector<uint32_t> &Rows, uint32_t C) {
+  if (Rows.size() != C)
+    return false;
+  std::vector<bool> Seen(C, false);
+  for (uint32_t R : Rows) {
+    if (R >= C || Seen[R])
+      return false;
+    Seen[R] = true;
+  }
+  return true;
+}
 
 bool snow::ir::detail::foldChannelMoves(Graph &G) {
   if (llvm::none_of(G.Layers, [](const Layer &L) {

@@ -50,18 +50,6 @@ bool isIdentity(const std::vector<uint32_t> &Map, uint32_t PhysC) {
   return true;
 }
 
-bool isPermutation(const std::vector<uint32_t> &Map, uint32_t PhysC) {
-  if (Map.size() != PhysC)
-    return false;
-  std::vector<bool> Seen(PhysC, false);
-  for (uint32_t P : Map) {
-    if (P >= PhysC || Seen[P])
-      return false;
-    Seen[P] = true;
-  }
-  return true;
-}
-
 } // namespace
 
 //===-- Readers: what may read channels pending --------------------------===//
