@@ -13,8 +13,10 @@
 #include "IrTestUtil.h"
 #include "snow/ir/FloatEval.h"
 #include "snow/ir/Graph.h"
+#include "snow/support/Rng.h"
 
 #include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace snow::ir;
@@ -45,8 +47,8 @@ const char *const Units =
     "  - {name: sh2, type: shuffle, groups: 2}\n"
     "  - {name: out, type: conv, out_channels: 6, kernel: 1}\n";
 
-Graph canon(bool Fold) {
-  Graph G = snow::test::parseOk(snow::test::seededModel("[3, 8, 8]", "3", Units));
+Graph canon(bool Fold, const std::string &Layers = Units, const std::string &In = "[3, 8, 8]") {
+  Graph G = snow::test::parseOk(snow::test::seededModel(In, "3", Layers));
   CanonOptions O;
   O.FoldChannelMoves = Fold;
   if (llvm::Error E = canonicalize(G, O))
@@ -61,7 +63,114 @@ size_t countType(const Graph &G, const std::string &Type) {
   return N;
 }
 
+/// Expects the float outputs of Written and Folded on one input to agree
+/// to 1e-5 of the largest output.
+void expectSameFunction(const Graph &Written, const Graph &Folded, const std::string &What) {
+  std::vector<float> In(Written.Input.elems());
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(int(I * 7 % 23) - 11) / 8;
+  const std::vector<float> A = runFloat(Written, In), B = runFloat(Folded, In);
+  ASSERT_EQ(A.size(), B.size()) << What;
+  double Max = 0;
+  for (float V : A)
+    Max = std::max(Max, double(std::fabs(V)));
+  ASSERT_GT(Max, 0.0) << What << ": a model whose output is zero compares nothing";
+  for (size_t I = 0; I < A.size(); ++I)
+    ASSERT_NEAR(A[I], B[I], 1e-5 * Max) << What << ", output element " << I;
+}
+
+/// A random model of stride-1 layers (so any two maps can be concatenated)
+/// over a 6x6 input: convs (1x1 or 3x3, group 1 or depthwise), shuffles,
+/// slices, concats, max pools, batchnorms and relus, each reading a random
+/// earlier layer, and a 1x1 conv over the last one.
+std::string randomModel(uint64_t Seed) {
+  snow::Rng R(Seed);
+  auto Pick = [&](uint64_t N) { return N ? R.next() % N : 0; };
+  std::vector<std::pair<std::string, uint32_t>> Maps = {{"data", 8}};
+  std::string Y;
+  for (unsigned I = 0; I < 12; ++I) {
+    // Mostly the newest maps, so that chains of moves form.
+    const auto &[In, C] = Maps[Maps.size() - 1 - Pick(std::min<uint64_t>(Maps.size(), 3))];
+    const std::string Name = fmt::format("l{}", I);
+    std::string Last = Name; // what later layers read
+    uint32_t Out = C;
+    switch (Pick(8)) {
+    case 0: { // A conv with group 1, its batchnorm and relu as layers.
+      const unsigned K = Pick(2) ? 3 : 1;
+      Out = 2 + 2 * uint32_t(Pick(4));
+      Y += fmt::format("  - {{name: {}, type: conv, input: {}, out_channels: {}, kernel: {}, "
+                       "pad: {}}}\n",
+                       Name, In, Out, K, K / 2);
+      if (Pick(2)) {
+        Y += fmt::format("  - {{name: {}_bn, type: batchnorm}}\n", Name);
+        Last = Name + "_bn";
+      }
+      if (Pick(2)) {
+        Y += fmt::format("  - {{name: {}_r, type: relu}}\n", Name);
+        Last = Name + "_r";
+      }
+      break;
+    }
+    case 1: // Depthwise.
+      Y += fmt::format("  - {{name: {}, type: conv, input: {}, out_channels: {}, kernel: 3, pad: "
+                       "1, groups: {}}}\n",
+                       Name, In, C, C);
+      break;
+    case 2:
+    case 3: { // A shuffle of a divisor of C (at least 2 channels).
+      if (C < 2) {
+        Y += fmt::format("  - {{name: {}, type: relu, input: {}}}\n", Name, In);
+        break;
+      }
+      uint32_t G = 2;
+      while (C % G != 0 || (G < C && Pick(2)))
+        ++G;
+      Y += fmt::format("  - {{name: {}, type: shuffle, input: {}, groups: {}}}\n", Name, In, G);
+      break;
+    }
+    case 4:
+    case 5: { // A slice.
+      Out = 1 + uint32_t(Pick(C));
+      Y += fmt::format("  - {{name: {}, type: slice, input: {}, begin: {}, channels: {}}}\n", Name,
+                       In, Pick(C - Out + 1), Out);
+      break;
+    }
+    case 6: { // A concat with another map.
+      const auto &[Other, OC] = Maps[Pick(Maps.size())];
+      Out = C + OC;
+      Y += fmt::format("  - {{name: {}, type: concat, inputs: [{}, {}]}}\n", Name, In, Other);
+      break;
+    }
+    default:
+      Y += fmt::format("  - {{name: {}, type: maxpool, input: {}, kernel: 3, stride: 1, pad: 1}}\n",
+                       Name, In);
+    }
+    Maps.push_back({Last, Out});
+  }
+  Y += fmt::format("  - {{name: out, type: conv, input: {}, out_channels: 5, kernel: 1}}\n",
+                   Maps.back().first);
+  return Y;
+}
+
 } // namespace
+
+// Random graphs: whatever reads a selection (a conv of either kind, a pool,
+// a concat, another selection, several of them), the folded graph computes
+// what the graph as written computes.
+TEST(ChannelMoves, RandomGraphsComputeWhatTheyAreWritten) {
+  unsigned Folded = 0;
+  for (uint64_t Seed = 1; Seed <= 200; ++Seed) {
+    const std::string Layers = randomModel(Seed);
+    Graph A = canon(false, Layers, "[8, 6, 6]"), B = canon(true, Layers, "[8, 6, 6]");
+    if (A.Layers.empty() || B.Layers.empty())
+      continue;
+    Folded += B.macs() < A.macs();
+    expectSameFunction(A, B, fmt::format("seed {}:\n{}", Seed, Layers));
+    if (HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(Folded, 100u) << "most random graphs have a move to fold";
+}
 
 TEST(ChannelMoves, FoldedUnitsComputeWhatTheyAreWritten) {
   Graph Written = canon(false), Folded = canon(true);
