@@ -11,6 +11,7 @@
 
 #include "Harness.h"
 #include "RandomModels.h"
+#include "RandomShuffle.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -39,6 +40,7 @@ class RandomActivation : public ::testing::TestWithParam<unsigned> {};
 class RandomSqueezeExcite : public ::testing::TestWithParam<unsigned> {};
 class RandomProduct : public ::testing::TestWithParam<unsigned> {};
 class RandomLayerNorm : public ::testing::TestWithParam<unsigned> {};
+class RandomShuffle : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(RandomConv, MatchesReferenceBitForBit) {
   check(convCase(GetParam()), HwPresets[GetParam() % 3], true);
@@ -78,6 +80,13 @@ TEST_P(RandomLayerNorm, MatchesReferenceBitForBit) {
   check(layerNormCase(GetParam()), HwPresets[GetParam() % 3], true);
 }
 INSTANTIATE_TEST_SUITE_P(Cases, RandomLayerNorm, ::testing::Range(0u, 12u));
+
+// ShuffleNet v2 units: the shuffles and halves folded into the convs that
+// read them, concats split by reader (docs/model-format.md, step 4b).
+TEST_P(RandomShuffle, MatchesReferenceBitForBit) {
+  check(shuffleCase(GetParam()), HwPresets[GetParam() % 3], true);
+}
+INSTANTIATE_TEST_SUITE_P(Cases, RandomShuffle, ::testing::Range(0u, 18u));
 
 TEST(BitExact, TinyDemoModelOnEveryPreset) {
   std::string Yaml = R"(name: tiny

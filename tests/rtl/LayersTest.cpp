@@ -13,6 +13,7 @@
 #include "../support/SharedModels.h"
 #include "CoSim.h"
 #include "RandomModels.h"
+#include "RandomShuffle.h"
 
 using namespace snow;
 using namespace snow::test;
@@ -56,6 +57,7 @@ class RtlRandomInception : public RandomLayers {};
 class RtlRandomInceptionOneFormat : public RandomLayers {};
 class RtlRandomProduct : public RandomLayers {};
 class RtlRandomLayerNorm : public RandomLayers {};
+class RtlRandomShuffle : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -95,6 +97,8 @@ TEST_P(RtlRandomSqueezeExcite, SimAndRtlAgree) { check(seCase(GetParam())); }
 TEST_P(RtlRandomProduct, SimAndRtlAgree) { check(productCase(GetParam())); }
 // ConvNeXt blocks: layernorm's products and rsqrt table (normalised mode).
 TEST_P(RtlRandomLayerNorm, SimAndRtlAgree) { check(layerNormCase(GetParam())); }
+// ShuffleNet v2 units, their channel moves folded (FoldSelections.cpp).
+TEST_P(RtlRandomShuffle, SimAndRtlAgree) { check(shuffleCase(GetParam())); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -127,6 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomActivation, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomLayerNorm, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomShuffle, ::testing::Range(0u, 6u));
 
 class RtlGrouped : public CoSimTest {};
 
