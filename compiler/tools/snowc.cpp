@@ -320,8 +320,17 @@ static int compileModel() {
     return 0;
   }
   if (Summary) {
-    if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(),
-                                   ir::summary(*G)))
+    std::string Text = ir::summary(*G);
+    // Where the compiler maps a different count (shuffles and slices folded,
+    // layernorms expanded), say so: the table is the model as written.
+    ir::Graph Canonical = *G;
+    if (auto Err = ir::canonicalize(Canonical))
+      llvm::consumeError(std::move(Err)); // The compile itself reports it.
+    else if (Canonical.macs() != G->macs())
+      Text += fmt::format("canonical form: {:.3f} G MACs ({:.1f} M), the layers the compiler "
+                          "maps (docs/model-format.md, \"Canonical form\")\n",
+                          double(Canonical.macs()) / 1e9, double(Canonical.macs()) / 1e6);
+    if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(), Text))
       return fail(llvm::toString(std::move(Err)));
     return 0;
   }

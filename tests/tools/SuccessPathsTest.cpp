@@ -49,6 +49,20 @@ TEST_F(Success, CompileAndSimulateTinyExitZero) {
       << "snowsim wrote files it was not asked for";
 }
 
+// --summary tables the model as written; where the compiler maps other MACs
+// (ShuffleNet v2's shuffles and halves folded into its convs) a last line
+// says how many.
+TEST_F(Success, SummarySaysWhatTheCompilerMaps) {
+  const std::string Models = std::string(SNOW_SOURCE_DIR) + "/models/";
+  ToolResult R = run("snowc", {Models + "shufflenet_v2_x1_0.yaml", "--summary"});
+  ASSERT_TRUE(succeeded(R));
+  EXPECT_NE(R.Out.find("total: 0.451 G MACs (450.8 M)"), std::string::npos) << R;
+  EXPECT_NE(R.Out.find("canonical form: 0.179 G MACs (179.2 M)"), std::string::npos) << R;
+  R = run("snowc", {Models + "resnet50.yaml", "--summary"});
+  ASSERT_TRUE(succeeded(R));
+  EXPECT_EQ(R.Out.find("canonical form"), std::string::npos) << "the same MACs: no line\n" << R;
+}
+
 TEST_F(Success, StatsJsonHasTheDocumentedKeysAndAddsUp) {
   compileTiny("t.bin");
   ASSERT_TRUE(succeeded(run("snowsim", {"t.bin", "--stats-json", "s.json", "--quiet"})));
