@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 
 MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezenet1_1",
-          "resnext50_32x4d", "mobilenet_v2", "efficientnet_b0"]
+          "resnext50_32x4d", "mobilenet_v2", "efficientnet_b0", "shufflenet_v2_x1_0"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
