@@ -9,9 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/long-tier.sh
 for m in "${NETWORKS[@]}"; do
-  # The export writes a YAML shuffle or slice as the 1x1 conv it is, which
-  # the importer keeps as a conv, while canonicalize() folds YAML's into the
-  # convs that read them (docs/onnx.md, "Exporting the YAML models").
+  # Its exported shuffles and slices (Reshape, Transpose, Reshape; Slice)
+  # import folded the importer's way, not canonicalize()'s: the same
+  # function, not the same program (docs/onnx.md, "Exporting the YAML models").
   [ "$m" = shufflenet_v2_x1_0 ] && continue
   build/bin/snowc "models/$m.yaml" --export-onnx "$OUT/$m.onnx"
   build/bin/snowc "$OUT/$m.onnx" -o "$OUT/$m.onnx.bin"

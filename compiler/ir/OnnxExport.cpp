@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelMoves.h"
 #include "OnnxImporter.h"
 
 #include "snow/support/FileIO.h"
@@ -99,6 +100,16 @@ private:
     tensorToProto(T, *GP.add_initializer());
     return T.Name;
   }
+  std::string ints(const std::string &Want, std::vector<int64_t> Values) {
+    OnnxTensor T;
+    T.Name = fresh(Want);
+    T.Dims = {int64_t(Values.size())};
+    T.Type = OnnxTensor::ElemType::Int64;
+    T.Ints = std::move(Values);
+    tensorToProto(T, *GP.add_initializer());
+    return T.Name;
+  }
+  bool exportChannelMove(const Layer &L, int P, const std::string &Out);
   static void valueInfo(onnx::ValueInfoProto &V, const std::string &Name,
                         const std::vector<int64_t> &Dims) {
     V.set_name(Name);
@@ -142,6 +153,39 @@ void OnnxExporter::selfCheck() {
   }
 }
 
+/// YAML's shuffle and slice as PyTorch writes channel_shuffle and chunk
+/// (Reshape to [1, g, C/g, H, W], Transpose, Reshape back; Slice on the
+/// channel axis), so that an importer sees channel moves, not convs (snowc's
+/// folds them into the convs that read them, docs/onnx.md, "Channel moves").
+/// False, writing nothing, for any other layer.
+bool OnnxExporter::exportChannelMove(const Layer &L, int P, const std::string &Out) {
+  if ((L.TypeName != "shuffle" && L.TypeName != "slice") || !detail::isSelection(L))
+    return false;
+  const std::vector<uint32_t> Rows = detail::selectRows(L);
+  const int64_t C = L.In.C, H = L.In.H, W = L.In.W;
+  if (L.TypeName == "slice") {
+    for (size_t I = 1; I < Rows.size(); ++I)
+      if (Rows[I] != Rows[0] + I)
+        return false;
+    node("Slice", L.Name,
+         {inName(P), ints(L.Name + ".starts", {Rows[0]}),
+          ints(L.Name + ".ends", {int64_t(Rows[0] + Rows.size())}), ints(L.Name + ".axes", {1})},
+         Out);
+    return true;
+  }
+  // Output channel b * g + a is input channel a * C/g + b: Rows[1] = C/g.
+  const int64_t PerGroup = C > 1 ? Rows[1] : 1, Groups = C / PerGroup;
+  for (int64_t O = 0; O < C; ++O)
+    if (int64_t(Rows[size_t(O)]) != O % Groups * PerGroup + O / Groups)
+      return false;
+  const std::string Split = fresh(L.Name + "_split"), Swapped = fresh(L.Name + "_transposed");
+  node("Reshape", Split, {inName(P), ints(L.Name + ".split_shape", {1, Groups, PerGroup, H, W})},
+       Split);
+  attr(node("Transpose", Swapped, {Split}, Swapped), "perm", {0, 2, 1, 3, 4});
+  node("Reshape", L.Name, {Swapped, ints(L.Name + ".shape", {1, C, H, W})}, Out);
+  return true;
+}
+
 void OnnxExporter::exportLayer(const Layer &L) {
   const int P = L.input();
   const bool OwnRelu =
@@ -151,6 +195,8 @@ void OnnxExporter::exportLayer(const Layer &L) {
   switch (L.Kind) {
   case LayerKind::Conv: {
     needMap(L, P);
+    if (exportChannelMove(L, P, Out))
+      break;
     if (L.DynamicWeights) { // scale: x [N, C, H, W] * s [N, C, 1, 1].
       if (inRank(L.Inputs[1]) != 4)
         throw ExportError{fmt::format("{}: layer '{}': the scale '{}' must be a C x 1 x 1 map "
