@@ -14,7 +14,7 @@
 //    conv or fc that feeds nothing else is folded into it (MatMul + Add is an
 //    fc); a BatchNormalization that canonicalize() could not fold becomes a
 //    depthwise 1x1 conv; a concat whose readers use disjoint parts of it is
-//    split into one per reader (OnnxConcatSplit.cpp); concats that extend an
+//    split into one per reader (ConcatSplit.cpp); concats that extend an
 //    earlier one nest in it; a graph with nothing to compute gets a copy
 //    layer.
 //

@@ -391,7 +391,7 @@ TEST(OnnxShuffle, ChainedBlocksKeepTheOrderPendingThroughConcats) {
   std::string Text = shuffleBlocks(Blocks, C, 2, 2, Wts);
   OnnxModel M = import(Text);
   // Each concat but the last is read by two convs using disjoint halves
-  // (OnnxConcatSplit.cpp): it and the layers writing into it split in two,
+  // (ConcatSplit.cpp): it and the layers writing into it split in two,
   // so each branch conv reads just the C/2 channels it uses, and the
   // selections of the half passed on split too (two per block from the
   // second on; one for block 0's, from the input; one for the relu).
