@@ -43,6 +43,10 @@ const ModelCase Cases[] = {
     {"tiny", 0, "big1024"},
     // ReLU6 through the activation table: vlut and vwb with lut in every layer.
     {"mobilenet_v2", 32, "zc706"},
+    // Shuffles and halves folded into the convs that read them, concats
+    // split by reader (docs/model-format.md, step 4b).
+    {"shufflenet_v2_x1_0", 64, "zc706"},
+    {"shufflenet_v2_x1_0", 64, "mini64"},
     // The paper's datapath: one writeback word and one pooling word a cycle,
     // one maps read address (no vmacp, banked or copied reads), trace rows
     // in whole 16-element words (AlexNet's 11 x 3 stem), no DMA row merging.
