@@ -38,7 +38,8 @@ bool splitConcatsByReader(Graph &G);
 
 /// Where a graph has `shuffle` or `slice` layers (YAML), folds every
 /// selection into the layers that read it: a selection of a selection is
-/// one selection, a conv with group 1 takes the rows into its weights, and a
+/// one selection, a conv with group 1 takes the rows into its weights (where
+/// that costs no more MACs than the selection), and a
 /// depthwise conv over a permutation whose readers all take channels
 /// permutes its own weights and hands the permutation on. Selections left
 /// without readers are removed. Runs after batchnorms are folded and before

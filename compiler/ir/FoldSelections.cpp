@@ -162,7 +162,14 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
       continue;
     }
     const Shape XS = X < 0 ? G.Input : G.Layers[size_t(X)].Out;
-    if (takesRows(L)) {
+    // A conv reading a part of a selection's input reads all of it after
+    // the fold (zero weights for the rest): not where that costs more MACs
+    // than the selection itself (a half read by a 3x3 conv of many outputs;
+    // ShuffleNet's 1x1 branch convs cost as much, and lose the extra where
+    // their concat is split by reader).
+    const bool Grows = X != S && !isSelection(L) && !isPermutation(Rows, XS.C) &&
+                       L.macs() / L.In.C * (XS.C - L.In.C) > G.Layers[size_t(S)].macs();
+    if (takesRows(L) && !Grows) {
       takeRows(L, X, XS, Rows);
       Changed = true;
     } else if (isDepthwise(L) && isPermutation(Rows, XS.C) && AllTakeRows(I)) {

@@ -200,6 +200,29 @@ TEST(ChannelMoves, FoldedUnitsComputeWhatTheyAreWritten) {
     EXPECT_NEAR(A[I], B[I], 1e-5 * Max) << "output element " << I;
 }
 
+// A half read by a 3x3 conv of many outputs stays a selection: folded, the
+// conv would read all 16 channels (16 x 32 x 9 MACs a position more than
+// the 8 x 16 the selection costs). A 1x1 conv of two outputs reading the
+// other half takes it into its weights (2 x 8 more).
+TEST(ChannelMoves, AFoldNeverCostsMoreMacsThanTheSelection) {
+  const std::string Layers = "  - {name: c0, type: conv, out_channels: 16, kernel: 1}\n"
+                             "  - {name: h, type: slice, begin: 8, channels: 8}\n"
+                             "  - {name: big, type: conv, out_channels: 32, kernel: 3, pad: 1}\n"
+                             "  - {name: h2, type: slice, input: c0, begin: 0, channels: 8}\n"
+                             "  - {name: small, type: conv, out_channels: 2, kernel: 1}\n"
+                             "  - {name: cat, type: concat, inputs: [big, small]}\n";
+  Graph Written = canon(false, Layers, "[8, 6, 6]"), Folded = canon(true, Layers, "[8, 6, 6]");
+  EXPECT_EQ(countType(Folded, "slice"), 1u);
+  for (const Layer &L : Folded.Layers) {
+    if (L.Name == "big")
+      EXPECT_EQ(Folded.Layers[size_t(L.input())].Name, "h");
+    if (L.Name == "small")
+      EXPECT_EQ(Folded.Layers[size_t(L.input())].Name, "c0");
+  }
+  EXPECT_LT(Folded.macs(), Written.macs());
+  expectSameFunction(Written, Folded, "halves");
+}
+
 TEST(ChannelMoves, FoldingIsAFixedPoint) {
   Graph G = canon(true);
   const size_t Layers = G.Layers.size();
