@@ -3,10 +3,14 @@
 weights (random, batch-norm statistics measured on frames as
 accuracy.py's BN_FROM_DATA models are) as .npy files, compiled with
 `snowc --calibrate` on 8 frames, simulated by `snowsim` on another,
-compared with torchvision's own output. What the MAC and parameter counts
-(tests/ir/ModelZooTest.cpp, ChannelMovesTest.cpp) cannot see is checked
-here: which half a ShuffleNet unit passes on, the direction of its channel
-shuffles, the order of concatenated branches.
+compared with torchvision's own output: ShuffleNet v2, MobileNet v2,
+EfficientNet-B0, ResNet-50 and ResNeXt-50 (the generator's networks with a
+torchvision counterpart of the same layout). What the MAC and parameter
+counts (tests/ir/ModelZooTest.cpp, ChannelMovesTest.cpp) cannot see is
+checked here: which half a ShuffleNet unit passes on, the direction of its
+channel shuffles, the order of concatenated branches, where an activation
+or a residual add is (one ReLU left out of ResNet-50's layer2_1 gives
+cosine 0.997, a swapped ShuffleNet half 0.958).
 
     tests/torch/yaml_zoo.py [--build build] [MODEL...]
 
@@ -34,7 +38,7 @@ import accuracy  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def shufflenet_module(name):
+def shufflenet_module(name, names):
     """The torchvision module (state_dict prefix) of a layer of
     models/shufflenet_v2_x1_0.yaml, or None for a layer without parameters."""
     fixed = {"conv1": "conv1.0", "conv1_bn": "conv1.1", "conv5": "conv5.0",
@@ -49,7 +53,61 @@ def shufflenet_module(name):
     return "stage%s.%s.%s.%d" % (m.group(1), m.group(2), index[0], index[1] + bool(m.group(4)))
 
 
-MODULES = {"shufflenet_v2_x1_0": shufflenet_module}
+def bottleneck_module(name, names):
+    """ResNet-50's and ResNeXt-50's layers (models/gen_models.py,
+    bottleneck_net) in torchvision's resnet modules."""
+    if name in ("conv1", "bn1", "fc"):
+        return name
+    m = re.fullmatch(r"layer(\d)_(\d+)_(conv\d|bn\d|downsample_conv|downsample_bn)", name)
+    if not m:
+        return None
+    part = {"downsample_conv": "downsample.0", "downsample_bn": "downsample.1"}.get(m.group(3),
+                                                                                m.group(3))
+    return "layer%s.%s.%s" % (m.group(1), m.group(2), part)
+
+
+def inverted_residual_module(stem, head, features, stages, se):
+    """A mapper for models/gen_models.py's inverted_residuals networks:
+    stem and head are the YAML names of the first and last convs, features
+    the index of the head in torchvision's features, stages the blocks per
+    torchvision stage (EfficientNet nests its blocks in stages, MobileNet v2
+    numbers them in features), se whether blocks squeeze and excite."""
+    def module(name, names):
+        fixed = {stem: "features.0.0", stem + "_bn": "features.0.1",
+                 head: "features.%d.0" % features, head + "_bn": "features.%d.1" % features,
+                 "fc": "classifier.1"}
+        if name in fixed:
+            return fixed[name]
+        m = re.fullmatch(r"block(\d+)_(expand|dw|project|se_reduce|se_expand)(_bn)?", name)
+        if not m:
+            return None
+        n = int(m.group(1))
+        if stages:
+            s, i = 1, n - 1
+            while i >= stages[s - 1]:
+                i -= stages[s - 1]
+                s += 1
+            block = "features.%d.%d.block" % (s, i)
+        else:
+            block = "features.%d.conv" % n
+        e = int("block%d_expand" % n in names)
+        if m.group(2) in ("se_reduce", "se_expand"):
+            return "%s.%d.%s" % (block, e + 1, "fc1" if m.group(2) == "se_reduce" else "fc2")
+        at = {"expand": 0, "dw": e, "project": e + 1 + int(se)}[m.group(2)]
+        if m.group(2) == "project" and not stages:
+            # MobileNet v2's projection is a bare conv and batchnorm.
+            return "%s.%d" % (block, at + int(bool(m.group(3))))
+        return "%s.%d.%d" % (block, at, int(bool(m.group(3))))
+    return module
+
+
+MODULES = {
+    "shufflenet_v2_x1_0": shufflenet_module,
+    "mobilenet_v2": inverted_residual_module("conv1", "conv_last", 18, None, se=False),
+    "efficientnet_b0": inverted_residual_module("stem", "head", 8, [1, 2, 2, 3, 3, 4, 1], se=True),
+    "resnext50_32x4d": bottleneck_module,
+    "resnet50": bottleneck_module,
+}
 FILE_KEYS = {"weight": "weights_file", "bias": "bias_file"}
 BN_KEYS = {"weight": "gamma_file", "bias": "beta_file", "running_mean": "mean_file",
            "running_var": "var_file"}
@@ -61,12 +119,14 @@ def yaml_with_weights(name, model, work):
     state = {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}
     used = set()
     out = []
-    for line in open(os.path.join(ROOT, "models", name + ".yaml")):
+    lines = open(os.path.join(ROOT, "models", name + ".yaml")).readlines()
+    names = set(re.findall(r"\{name: ([^,]+),", "".join(lines)))
+    for line in lines:
         m = re.match(r"  - \{name: ([^,]+), type: (\w+)", line)
         if m and m.group(2) == "softmax":
             continue
-        if m and MODULES[name](m.group(1)):
-            prefix = MODULES[name](m.group(1))
+        if m and MODULES[name](m.group(1), names):
+            prefix = MODULES[name](m.group(1), names)
             keys = BN_KEYS if m.group(2) == "batchnorm" else FILE_KEYS
             extra = []
             for param, key in keys.items():
