@@ -8,12 +8,13 @@
 // using half of the channels (the others have zero weights) but reading
 // all of them. Each layer that writes into the concat can instead be split
 // by output channels into one layer per reader (a conv's rows, with the
-// relu after it; a selection's rows), costing no MACs, and the concat into
+// relus and batchnorms after it; a selection's rows), costing no MACs, and the concat into
 // one concat per reader of just its channels: each reader then reads only
 // what it uses. Done when every reader is a conv with group 1 (or a
 // selection), no channel is used by two readers, and every input of the
-// concat is such a conv or selection (with or without a relu) read by the
-// concat alone; otherwise the concat stays as it is.
+// concat is such a conv or selection (with or without relus and batchnorms
+// after it, each read by the next alone) read by the concat alone; otherwise the concat stays as it
+// is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,30 +116,31 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
   }
   if (!Gain || Readers.empty())
     return false;
-  // Inputs: a conv or selection, or a relu of one, read by the concat alone.
-  std::map<size_t, size_t> InputBase; // the layer written into Y -> its first channel
-  std::map<size_t, size_t> InnerOf;   // a relu -> the conv it reads
+  // Inputs: a conv or selection, or relus and batchnorms of one (an ONNX
+  // model's batchnorms are still layers here), each read by the next alone.
+  std::map<size_t, size_t> InputBase;    // the layer written into Y -> its first channel
+  std::map<size_t, size_t> InnerToOuter; // a layer below an input -> that input
   uint32_t Base = 0;
   for (int In : Cat.Inputs) {
     if (In < 0 || Uses[size_t(In)] != 1 || InputBase.count(size_t(In)))
       return false;
-    const Layer &L = G.Layers[size_t(In)];
-    if (L.Kind == LayerKind::Relu) {
-      int P = L.input();
-      if (P < 0 || Uses[size_t(P)] != 1 || !rowsSplit(G.Layers[size_t(P)]))
+    size_t Cur = size_t(In);
+    while (G.Layers[Cur].Kind == LayerKind::Relu || G.Layers[Cur].Kind == LayerKind::BatchNorm) {
+      const int P = G.Layers[Cur].input();
+      if (P < 0 || Uses[size_t(P)] != 1)
         return false;
-      InnerOf[size_t(In)] = size_t(P);
-    } else if (!rowsSplit(L)) {
-      return false;
+      Cur = size_t(P);
+      InnerToOuter[Cur] = size_t(In);
     }
+    if (!rowsSplit(G.Layers[Cur]))
+      return false;
     InputBase[size_t(In)] = Base;
-    Base += L.Out.C;
+    Base += G.Layers[size_t(In)].Out.C;
   }
   for (auto [In, Base] : InputBase)
-    materializeWeights(G.Layers[InnerOf.count(In) ? InnerOf[In] : In]);
-  std::map<size_t, size_t> InnerToOuter;
-  for (auto [Outer, Inner] : InnerOf)
-    InnerToOuter[Inner] = Outer;
+    materializeWeights(G.Layers[In]);
+  for (auto [Inner, Outer] : InnerToOuter)
+    materializeWeights(G.Layers[Inner]);
 
   // Per reader, its channels of each input (local numbers) and their new
   // index in the reader's part of the concat.
@@ -173,10 +175,17 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
         const std::vector<uint32_t> &Ch = It->second;
         const Layer &L = G.Layers[I];
         Layer Part;
-        if (L.Kind == LayerKind::Relu) {
+        if (L.Kind == LayerKind::Relu || L.Kind == LayerKind::BatchNorm) {
           Part = L;
-          Part.Inputs = {PartOf.at({InnerOf.at(I), R})};
+          Part.Inputs = {PartOf.at({size_t(L.input()), R})};
           Part.In.C = Part.Out.C = uint32_t(Ch.size());
+          for (std::vector<float> *V : {&Part.Gamma, &Part.Beta, &Part.Mean, &Part.Var})
+            if (!V->empty()) {
+              std::vector<float> Sub;
+              for (uint32_t C : Ch)
+                Sub.push_back((*V)[C]);
+              *V = std::move(Sub);
+            }
         } else if (isSelection(L)) {
           std::vector<uint32_t> Rows = selectRows(L), Sub;
           for (uint32_t C : Ch)

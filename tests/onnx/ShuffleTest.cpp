@@ -507,6 +507,61 @@ TEST(OnnxConcatSplit, ReadersOfDisjointChannelsGetAConcatEach) {
   expectBitExact(Text);
 }
 
+// A batchnorm between a conv and the concat (an export that keeps them as
+// nodes, as snowc's own --export-onnx does) splits with its conv: each part
+// keeps its channels' scale, shift, mean and variance.
+TEST(OnnxConcatSplit, ABatchNormSplitsWithItsConv) {
+  std::vector<std::vector<double>> W;
+  std::string Plain = concatReaders({0, 3, 4}, {1, 2, 5}, W);
+  const std::vector<double> Scale = {0.5, 1.5, 2.0}, Shift = {0.1, -0.2, 0.3},
+                            Mean = {0.05, -0.1, 0.2}, Var = {1.0, 0.25, 4.0};
+  std::string Text =
+      model({input("x", {1, 4, 3, 3}), init("Wa", {3, 4, 1, 1}, W[0]),
+             init("Wb", {3, 4, 1, 1}, W[1]), init("W1", {2, 6, 1, 1}, W[2]),
+             init("W2", {2, 6, 1, 1}, W[3]), init("s", {3}, Scale), init("t", {3}, Shift),
+             init("m", {3}, Mean), init("v", {3}, Var), node("Conv", "a", {"x", "Wa"}, {"a0"}),
+             node("Relu", "ra", {"a0"}, {"a1"}), node("Conv", "b", {"x", "Wb"}, {"b0"}),
+             node("BatchNormalization", "bnb", {"b0", "s", "t", "m", "v"}, {"b1"}),
+             node("Concat", "cat", {"a1", "b1"}, {"c"}, {intAttr("axis", 1)}),
+             node("Conv", "r1", {"c", "W1"}, {"y1"}), node("Conv", "r2", {"c", "W2"}, {"y2"}),
+             node("Concat", "out", {"y1", "y2"}, {"y"}, {intAttr("axis", 1)}),
+             output("y", {1, 4, 3, 3})});
+  OnnxModel M = import(Text);
+  std::map<std::string, const Layer *> ByName;
+  for (const Layer &L : M.G.Layers)
+    ByName[L.Name] = &L;
+  ASSERT_TRUE(ByName.count("bnb_part0") && ByName.count("bnb_part1"));
+  // b's channels 0 and 1 (the concat's 3 and 4) go to r1, its channel 2 to r2.
+  EXPECT_EQ(ByName.at("bnb_part0")->Gamma, (std::vector<float>{0.5f, 1.5f}));
+  EXPECT_EQ(ByName.at("bnb_part1")->Var, (std::vector<float>{4.0f}));
+  EXPECT_EQ(ByName.at("r1")->In.C, 3u);
+  EXPECT_EQ(ByName.at("r2")->In.C, 3u);
+  std::vector<float> X;
+  std::vector<float> Got = floatRun(std::move(M), X);
+  ASSERT_EQ(Got.size(), 4u * 9);
+  for (int P = 0; P < 9; ++P) {
+    double Cat[6];
+    for (int O = 0; O < 3; ++O) {
+      double A = 0, B = 0;
+      for (int I = 0; I < 4; ++I) {
+        A += W[0][size_t(O * 4 + I)] * X[size_t(I * 9 + P)];
+        B += W[1][size_t(O * 4 + I)] * X[size_t(I * 9 + P)];
+      }
+      Cat[O] = std::max(A, 0.0);
+      Cat[3 + O] = (B - Mean[size_t(O)]) / std::sqrt(Var[size_t(O)] + 1e-5) * Scale[size_t(O)] +
+                   Shift[size_t(O)];
+    }
+    for (int R = 0; R < 2; ++R)
+      for (int O = 0; O < 2; ++O) {
+        double Y = 0;
+        for (int C = 0; C < 6; ++C)
+          Y += W[2 + size_t(R)][size_t(O * 6 + C)] * Cat[C];
+        ASSERT_NEAR(Got[size_t((R * 2 + O) * 9 + P)], Y, 1e-5) << R << " " << O << " " << P;
+      }
+  }
+  expectBitExact(Text);
+}
+
 TEST(OnnxConcatSplit, ReadersSharingAChannelKeepTheConcat) {
   std::vector<std::vector<double>> W;
   std::string Text = concatReaders({0, 3, 4}, {0, 1, 2, 5}, W);
