@@ -62,10 +62,11 @@ torch.onnx.export(m, torch.zeros(1, 3, 224, 224), sys.argv[2], opset_version=13)
 
 def run(binary, tmp, model, hw, flags, source=None):
     """The run's stats JSON, with the plan orders of its layers (which
-    layers run as fused pairs) under "orders"."""
-    prog = os.path.join(tmp, model + ".bin")
-    stats = os.path.join(tmp, model + ".json")
-    plan = os.path.join(tmp, model + ".plan.json")
+    layers run as fused pairs) under "orders". A model run from its YAML
+    file and from its ONNX export (source) at once writes files of its own
+    for each."""
+    stem = os.path.join(tmp, model + (".onnx" if source else ""))
+    prog, stats, plan = stem + ".bin", stem + ".json", stem + ".plan.json"
     snowc = [os.path.join(binary, "snowc"), source or f"models/{model}.yaml", "--hw", hw,
              "--uniform-format"] + flags
     start = time.monotonic()

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CanonSteps.h"
 #include "ChannelMoves.h"
 #include "MergeSiblings.h"
 #include "PoolConcats.h"
@@ -32,9 +33,6 @@
 using namespace snow::ir;
 
 namespace {
-
-/// Marks a layer that stays in eraseLayers()'s replacement list.
-constexpr int Keep = -2;
 
 struct CanonError {
   std::string Msg;
@@ -69,11 +67,12 @@ std::vector<unsigned> snow::ir::detail::useCounts(const Graph &G) {
 
 namespace {
 
+using detail::Keep;
 using detail::useCounts;
 
-/// Removes every layer I with Replace[I] != Keep; whoever read I reads
-/// Replace[I] instead (an earlier layer or -1, resolved transitively).
-void eraseLayers(Graph &G, const std::vector<int> &Replace) {
+} // namespace
+
+void snow::ir::detail::eraseLayers(Graph &G, const std::vector<int> &Replace) {
   size_t N = G.Layers.size();
   assert(Replace.size() == N && "one entry per layer");
   if (N == 0)
@@ -118,6 +117,10 @@ void eraseLayers(Graph &G, const std::vector<int> &Replace) {
   }
   G.Layers = std::move(Kept);
 }
+
+namespace {
+
+using detail::eraseLayers;
 
 /// Flatten is a view (CHW order, as PyTorch): readers read its input. Only
 /// readers that treat their input as one vector may do that.

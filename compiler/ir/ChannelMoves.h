@@ -30,6 +30,12 @@ std::vector<uint32_t> selectRows(const Layer &L);
 /// is block diagonal.
 Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows);
 
+/// L (a selection, or a conv with group 1 and one input) reads X, of shape
+/// XS, instead of its input, whose channel i is X's channel Rows[i]: a
+/// selection's rows composed, a conv's weights moved (summed where two
+/// channels land on one; seeded weights drawn). FoldSelections.cpp.
+void readThrough(Layer &L, int X, const Shape &XS, const std::vector<uint32_t> &Rows);
+
 /// One sweep over the concats: each concat whose readers are convs with
 /// group 1 or selections using disjoint channels becomes one concat per
 /// reader of just the channels it uses, the layers writing into it split by

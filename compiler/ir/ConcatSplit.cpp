@@ -2,19 +2,18 @@
 //
 // After a channel shuffle and a chunk (OnnxShuffle.cpp on import from ONNX,
 // FoldSelections.cpp in canonicalize() for YAML's shuffle and slice layers),
-// ShuffleNet v2's
-// concat [x1, branch(x2)] is read by two 1x1 convs: the next block's
-// selection of the half it passes on, and its branch's first conv, each
-// using half of the channels (the others have zero weights) but reading
-// all of them. Each layer that writes into the concat can instead be split
-// by output channels into one layer per reader (a conv's rows, with the
-// relus and batchnorms after it; a selection's rows), costing no MACs, and the concat into
-// one concat per reader of just its channels: each reader then reads only
-// what it uses. Done when every reader is a conv with group 1 (or a
-// selection), no channel is used by two readers, and every input of the
-// concat is such a conv or selection (with or without relus and batchnorms
-// after it, each read by the next alone) read by the concat alone; otherwise the concat stays as it
-// is.
+// ShuffleNet v2's concat [x1, branch(x2)] is read by two 1x1 convs: the next
+// block's selection of the half it passes on, and its branch's first conv,
+// each using half of the channels (the others have zero weights) but
+// reading all of them. Each layer that writes into the concat can instead be
+// split by output channels into one layer per reader (a conv's rows, with
+// the relus and batchnorms after it; a selection's rows), costing no MACs,
+// and the concat into one concat per reader of just its channels: each
+// reader then reads only what it uses. Done when every reader is a conv with
+// group 1 (or a selection), no channel is used by two readers, and every
+// input of the concat is such a conv or selection (with or without relus and
+// batchnorms after it, each read by the next alone) read by the concat
+// alone; otherwise the concat stays as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,7 +190,6 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
           for (uint32_t C : Ch)
             Sub.push_back(Rows[C]);
           Part = selectLayer(L.input() < 0 ? -1 : New[size_t(L.input())], L.In, Sub);
-          Part.Loc = L.Loc;
         } else {
           Part = L;
           Remap(Part);
@@ -239,27 +237,13 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
       if (Readers[R] != I)
         continue;
       assert(PartLayer[R] >= 0 && "a reader uses some channel");
-      const Shape In = Out[size_t(PartLayer[R])].Out;
-      if (isSelection(L)) {
-        std::vector<uint32_t> Rows = selectRows(L);
-        for (uint32_t &Row : Rows)
-          Row = NewIndex[Row];
-        Layer S = selectLayer(PartLayer[R], In, Rows);
-        S.Name = L.Name;
-        S.Loc = L.Loc;
-        L = std::move(S);
-      } else {
-        const size_t K = size_t(L.KH) * L.KW;
-        std::vector<float> W(size_t(L.Out.C) * In.C * K, 0.0f);
-        for (uint32_t O = 0; O < L.Out.C; ++O)
-          for (uint32_t C = 0; C < L.In.C; ++C)
-            if (Owner[C] == int(R))
-              std::copy_n(&L.Weights[(size_t(O) * L.In.C + C) * K], K,
-                          &W[(size_t(O) * In.C + NewIndex[C]) * K]);
-        L.Weights = std::move(W);
-        L.Inputs = {PartLayer[R]};
-        L.In = In;
-      }
+      // The reader's channels in its part; the others it does not use (zero
+      // weights), so any index does.
+      std::vector<uint32_t> Rows(Cat.Out.C, 0);
+      for (uint32_t C = 0; C < Cat.Out.C; ++C)
+        if (Owner[C] == int(R))
+          Rows[C] = NewIndex[C];
+      readThrough(L, PartLayer[R], Out[size_t(PartLayer[R])].Out, Rows);
     }
     New[I] = int(Out.size());
     Out.push_back(std::move(L));

@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CanonSteps.h"
 #include "ChannelMoves.h"
-#include "PoolConcats.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -48,8 +48,43 @@ bool isDepthwise(const Layer &L) {
          !isSelection(L) && L.Groups == L.In.C && L.Out.C == L.In.C;
 }
 
-/// L reads X (shape XS) instead of its input, whose channel i is X's Rows[i].
-void takeRows(Layer &L, int X, const Shape &XS, const std::vector<uint32_t> &Rows) {
+/// Physical channel Rows[o] of the result is logical channel o of L.
+void permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows) {
+  materializeWeights(L);
+  const size_t K = size_t(L.KH) * L.KW;
+  std::vector<float> W(L.Weights.size()), B(L.Bias.size());
+  for (uint32_t O = 0; O < L.Out.C; ++O) {
+    std::copy_n(&L.Weights[O * K], K, &W[Rows[O] * K]);
+    B[Rows[O]] = L.Bias[O];
+  }
+  L.Weights = std::move(W);
+  L.Bias = std::move(B);
+  L.Inputs = {X};
+}
+
+/// Removes the selections nothing reads, until none is left.
+bool removeUnread(Graph &G) {
+  bool Removed = false;
+  for (;;) {
+    const std::vector<unsigned> Uses = useCounts(G);
+    std::vector<int> Replace(G.Layers.size(), Keep);
+    bool Any = false;
+    for (size_t I = 0; I < G.Layers.size(); ++I)
+      if (Uses[I] == 0 && isSelection(G.Layers[I])) {
+        Replace[I] = -1; // Nothing reads it: any replacement does.
+        Any = true;
+      }
+    if (!Any)
+      return Removed;
+    eraseLayers(G, Replace);
+    Removed = true;
+  }
+}
+
+} // namespace
+
+void snow::ir::detail::readThrough(Layer &L, int X, const Shape &XS,
+                                   const std::vector<uint32_t> &Rows) {
   if (isSelection(L)) {
     std::vector<uint32_t> Own = selectRows(L);
     for (uint32_t &R : Own)
@@ -71,48 +106,6 @@ void takeRows(Layer &L, int X, const Shape &XS, const std::vector<uint32_t> &Row
   L.Inputs = {X};
   L.In = XS;
 }
-
-/// Physical channel Rows[o] of the result is logical channel o of L.
-void permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows) {
-  materializeWeights(L);
-  const size_t K = size_t(L.KH) * L.KW;
-  std::vector<float> W(L.Weights.size()), B(L.Bias.size());
-  for (uint32_t O = 0; O < L.Out.C; ++O) {
-    std::copy_n(&L.Weights[O * K], K, &W[Rows[O] * K]);
-    B[Rows[O]] = L.Bias[O];
-  }
-  L.Weights = std::move(W);
-  L.Bias = std::move(B);
-  L.Inputs = {X};
-}
-
-/// Removes the selections nothing reads, until none is left.
-bool removeUnread(Graph &G) {
-  bool Removed = false;
-  for (;;) {
-    const std::vector<unsigned> Uses = useCounts(G);
-    std::vector<int> New(G.Layers.size(), -1);
-    std::vector<Layer> Kept;
-    for (size_t I = 0; I < G.Layers.size(); ++I)
-      if (Uses[I] > 0 || !isSelection(G.Layers[I])) {
-        New[I] = int(Kept.size());
-        Kept.push_back(std::move(G.Layers[I]));
-      }
-    const bool Any = Kept.size() < G.Layers.size();
-    for (Layer &L : Kept) {
-      for (int &In : L.Inputs)
-        In = In < 0 ? In : New[size_t(In)];
-      if (L.HasResidual && L.Residual >= 0)
-        L.Residual = New[size_t(L.Residual)];
-    }
-    G.Layers = std::move(Kept);
-    if (!Any)
-      return Removed;
-    Removed = true;
-  }
-}
-
-} // namespace
 
 bool snow::ir::detail::isPermutation(const std::vector<uint32_t> &Rows, uint32_t C) {
   if (Rows.size() != C)
@@ -170,7 +163,7 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
     const bool Grows = X != S && !isSelection(L) && !isPermutation(Rows, XS.C) &&
                        L.macs() / L.In.C * (XS.C - L.In.C) > G.Layers[size_t(S)].macs();
     if (takesRows(L) && !Grows) {
-      takeRows(L, X, XS, Rows);
+      readThrough(L, X, XS, Rows);
       Changed = true;
     } else if (isDepthwise(L) && isPermutation(Rows, XS.C) && AllTakeRows(I)) {
       permuteDepthwise(L, X, Rows);

@@ -91,23 +91,26 @@ private:
     A.set_type(onnx::AttributeProto::FLOAT);
     A.set_f(V);
   }
-  std::string initializer(const std::string &Want, std::vector<int64_t> Dims,
-                          const std::vector<float> &Values) {
-    OnnxTensor T;
+  /// T, named Want or a fresh variant of it, as an initializer; its name.
+  std::string initializer(const std::string &Want, OnnxTensor T) {
     T.Name = fresh(Want);
-    T.Dims = std::move(Dims);
-    T.Floats = Values;
     tensorToProto(T, *GP.add_initializer());
     return T.Name;
   }
+  std::string initializer(const std::string &Want, std::vector<int64_t> Dims,
+                          const std::vector<float> &Values) {
+    OnnxTensor T;
+    T.Dims = std::move(Dims);
+    T.Floats = Values;
+    return initializer(Want, std::move(T));
+  }
+  /// A 1-D int64 initializer (shapes and Slice bounds).
   std::string ints(const std::string &Want, std::vector<int64_t> Values) {
     OnnxTensor T;
-    T.Name = fresh(Want);
     T.Dims = {int64_t(Values.size())};
     T.Type = OnnxTensor::ElemType::Int64;
     T.Ints = std::move(Values);
-    tensorToProto(T, *GP.add_initializer());
-    return T.Name;
+    return initializer(Want, std::move(T));
   }
   bool exportChannelMove(const Layer &L, int P, const std::string &Out);
   static void valueInfo(onnx::ValueInfoProto &V, const std::string &Name,

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "PoolConcats.h"
+
+#include "CanonSteps.h"
 #include <fmt/format.h>
 
 using namespace snow::ir;

@@ -21,11 +21,6 @@ namespace snow::ir::detail {
 /// `pool3[128:320]`. Returns whether anything changed.
 bool poolConcatInputs(Graph &G);
 
-/// How many times each layer's output is read: as an input, as a residual,
-/// and once more for the last layer, which the host reads (Canonicalize.cpp,
-/// whose steps share it).
-std::vector<unsigned> useCounts(const Graph &G);
-
 } // namespace snow::ir::detail
 
 #endif

@@ -2,8 +2,9 @@
 //
 // The CI tier runs AlexNet, the MobileNets, EfficientNet-B0 and ShuffleNet
 // v2 at full size (224x224) and the others at a reduced input size (their
-// layer structure is unchanged; only the spatial sizes shrink), each compared with the reference
-// executor bit for bit. scripts/long-tests.sh runs them all at full size.
+// layer structure is unchanged; only the spatial sizes shrink), each
+// compared with the reference executor bit for bit. scripts/long-tests.sh
+// runs them all at full size.
 //
 //===----------------------------------------------------------------------===//
 

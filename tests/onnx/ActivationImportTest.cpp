@@ -21,19 +21,11 @@ using namespace snow::onnxtest;
 
 namespace {
 
-std::vector<double> weights(size_t N, uint64_t Seed) {
-  Rng R(Seed);
-  std::vector<double> W(N);
-  for (double &V : W)
-    V = R.uniform() * 4 - 2;
-  return W;
-}
-
 /// x [1, 3, 6, 5] -> Conv (4 channels, 3x3, pad 1) -> c, then Tail's nodes
 /// to y (same shape as c).
 std::string convThen(const std::vector<std::string> &Tail, int Opset = 13) {
   std::vector<std::string> P = {
-      input("x", {1, 3, 6, 5}), init("W", {4, 3, 3, 3}, weights(108, 4)),
+      input("x", {1, 3, 6, 5}), init("W", {4, 3, 3, 3}, weights(108, 4, 2)),
       node("Conv", "conv", {"x", "W"}, {"c"}, {intsAttr("pads", {1, 1, 1, 1})}),
       output("y", {1, 4, 6, 5})};
   P.insert(P.end(), Tail.begin(), Tail.end());
@@ -265,9 +257,9 @@ TEST(OnnxActivation, AFunctionOfTheInputBecomesADepthwiseUnitConv) {
 // sigmoid of two 1x1 convs of its global average, [1, 4, 6, 5] * [1, 4, 1, 1].
 TEST(OnnxActivation, SqueezeExcitationIsAConvWithRunTimeWeights) {
   std::string Text = convThen(
-      {node("GlobalAveragePool", "gap", {"c"}, {"p"}), init("W1", {2, 4, 1, 1}, weights(8, 5)),
+      {node("GlobalAveragePool", "gap", {"c"}, {"p"}), init("W1", {2, 4, 1, 1}, weights(8, 5, 2)),
        node("Conv", "fc1", {"p", "W1"}, {"q"}), node("Relu", "r", {"q"}, {"q2"}),
-       init("W2", {4, 2, 1, 1}, weights(8, 6)), node("Conv", "fc2", {"q2", "W2"}, {"t"}),
+       init("W2", {4, 2, 1, 1}, weights(8, 6, 2)), node("Conv", "fc2", {"q2", "W2"}, {"t"}),
        node("Sigmoid", "sig", {"t"}, {"s"}), node("Mul", "scale", {"c", "s"}, {"y"})});
   Graph G = canonical(Text);
   ASSERT_EQ(G.Layers.size(), 5u);

@@ -10,6 +10,7 @@
 
 #include "../e2e/Harness.h"
 
+#include "snow/ir/FloatEval.h"
 #include "snow/ir/Onnx.h"
 #include "snow/isa/Program.h"
 
@@ -71,6 +72,34 @@ inline std::vector<uint8_t> compileAndRun(const std::string &Text, test::RunResu
   if (Quantized)
     *Quantized = G;
   return isa::serialize(*P);
+}
+
+/// Compiles Text, checks the simulator against the reference bit for bit,
+/// and returns the run and the quantized graph.
+inline test::RunResult expectBitExact(const std::string &Text, ir::Graph *Q = nullptr) {
+  test::RunResult R;
+  ir::Graph G;
+  EXPECT_FALSE(compileAndRun(Text, R, &G).empty());
+  EXPECT_TRUE(test::sameBits(R));
+  // A selection layer copies values: its weights are exactly 0 and 1 in
+  // their format, so each output is one input value, rounded only when
+  // calibration gives the output fewer fraction bits than the input (a
+  // concat's common format with larger values).
+  for (const ir::Layer &L : G.Layers)
+    if (L.TypeName == "select") {
+      for (int16_t W : L.QWeights)
+        EXPECT_TRUE(W == 0 || W == int16_t(1 << L.WFrac)) << L.Name << " " << W;
+    }
+  if (Q)
+    *Q = std::move(G);
+  return R;
+}
+
+/// The float result of M (canonicalized) on its default input, and that input.
+inline std::vector<float> floatRun(ir::OnnxModel M, std::vector<float> &X) {
+  X = ir::defaultInput(M.G);
+  EXPECT_FALSE(bool(ir::canonicalize(M.G)));
+  return ir::runFloat(M.G, X);
 }
 
 } // namespace snow::onnxtest

@@ -8,6 +8,8 @@
 #ifndef SNOW_TESTS_ONNX_ONNXBUILDER_H
 #define SNOW_TESTS_ONNX_ONNXBUILDER_H
 
+#include "snow/support/Rng.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,6 +86,22 @@ inline std::string node(const std::string &Op, const std::string &Name,
 inline std::string model(const std::vector<std::string> &Parts, int Opset = 13) {
   return "ir_version: 8\nopset_import { domain: \"\" version: " + std::to_string(Opset) +
          " }\ngraph {\nname: \"g\"\n" + join(Parts) + "}\n";
+}
+
+/// Seeded weights in [-Scale, Scale), so that a wrong tap shows in the output.
+inline std::vector<double> weights(size_t N, uint64_t Seed, double Scale = 1) {
+  Rng R(Seed);
+  std::vector<double> W(N);
+  for (double &V : W)
+    V = (R.uniform() * 2 - 1) * Scale;
+  return W;
+}
+
+/// A's parts, then B's.
+inline std::vector<std::string> operator+(std::vector<std::string> A,
+                                          const std::vector<std::string> &B) {
+  A.insert(A.end(), B.begin(), B.end());
+  return A;
 }
 
 } // namespace snow::onnxtest

@@ -35,26 +35,12 @@ namespace {
 
 std::vector<unsigned> pads(const Layer &L) { return {L.PadT, L.PadB, L.PadL, L.PadR}; }
 
-/// Seeded weights in [-1, 1), so that a wrong tap shows in the output.
-std::vector<double> weights(size_t N, uint64_t Seed) {
-  Rng R(Seed);
-  std::vector<double> W(N);
-  for (double &V : W)
-    V = R.uniform() * 2 - 1;
-  return W;
-}
-
 /// An ONNX Pad node of opset >= 11: pads as an int64 initializer "p".
 std::vector<std::string> padNode(const std::string &In, const std::string &Out,
                                  const std::vector<int64_t> &Pads) {
   std::vector<double> P(Pads.begin(), Pads.end());
   return {init("p", {int64_t(Pads.size())}, P, /*Int64=*/true),
           node("Pad", "pad", {In, "p"}, {Out})};
-}
-
-std::vector<std::string> operator+(std::vector<std::string> A, const std::vector<std::string> &B) {
-  A.insert(A.end(), B.begin(), B.end());
-  return A;
 }
 
 //===-- Pad --------------------------------------------------------------===//
