@@ -10,6 +10,7 @@
 
 #include "snow/ir/Graph.h"
 
+#include "snow/isa/Program.h"
 #include "snow/support/Rng.h"
 #include <algorithm>
 #include <cassert>
@@ -189,6 +190,10 @@ uint64_t Layer::macs() const {
   }
 }
 
+bool Layer::isChannelCopy() const {
+  return Kind == LayerKind::Conv && isa::isChannelCopyType(TypeName);
+}
+
 uint64_t Layer::params() const {
   uint64_t Biases = HasBias ? Out.C : 0;
   switch (Kind) {
@@ -208,6 +213,13 @@ uint64_t Graph::macs() const {
   uint64_t N = 0;
   for (const Layer &L : Layers)
     N += L.macs();
+  return N;
+}
+
+uint64_t Graph::usefulMacs() const {
+  uint64_t N = 0;
+  for (const Layer &L : Layers)
+    N += L.usefulMacs();
   return N;
 }
 

@@ -429,10 +429,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     if (L.Kind == ir::LayerKind::Add || L.Kind == ir::LayerKind::Mul)
       P.In2 = ViewOf(L.Inputs[1]);
   }
-  // MACs of the whole batch (utilization is per program run); shapes of one frame.
+  // Useful MACs of the whole batch (utilization is per program run; a
+  // channel copy has none); shapes of one frame.
   for (const ir::Layer &L : G.Layers)
     Prog.Layers.push_back({L.Name, L.TypeName.empty() ? ir::kindName(L.Kind) : L.TypeName,
-                           L.macs() * N, L.Out.C, L.Out.H, L.Out.W});
+                           L.usefulMacs() * N, L.Out.C, L.Out.H, L.Out.W});
   // A final softmax runs on the host; it is listed so reports can say so.
   if (G.HostSoftmax)
     Prog.Layers.push_back(

@@ -333,9 +333,11 @@ static int compileModel() {
       if (auto Err = ir::canonicalize(Canonical))
         llvm::consumeError(std::move(Err)); // The compile itself reports it.
       else if (Canonical.macs() != G->macs())
-        Text += fmt::format("canonical form: {:.3f} G MACs ({:.1f} M), the layers the compiler "
-                            "maps (docs/model-format.md, \"Canonical form\")\n",
-                            double(Canonical.macs()) / 1e9, double(Canonical.macs()) / 1e6);
+        Text += fmt::format("canonical form: {:.3f} G MACs ({:.1f} M, {:.1f} M of them channel "
+                            "copies), the layers the compiler maps (docs/model-format.md, "
+                            "\"Canonical form\")\n",
+                            double(Canonical.macs()) / 1e9, double(Canonical.macs()) / 1e6,
+                            double(Canonical.macs() - Canonical.usefulMacs()) / 1e6);
     }
     if (auto Err = writeFileAtomic(OutPath.empty() ? std::string("-") : OutPath.getValue(), Text))
       return fail(llvm::toString(std::move(Err)));

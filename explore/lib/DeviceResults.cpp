@@ -23,10 +23,13 @@ llvm::Expected<WorkloadOps> snow::explore::workloadOps(const std::string &ModelP
     return G.takeError();
   WorkloadOps W;
   W.Name = G->Name;
-  W.Macs = G->macs();
-  W.Params = G->params();
+  // Channel copies (a YAML shuffle or slice) are neither the network's work
+  // nor its weights: a GPU moves those channels without multiplying.
+  W.Macs = G->usefulMacs();
   for (const ir::Layer &L : G->Layers)
-    if (L.Kind == ir::LayerKind::Conv) {
+    W.Params += L.isChannelCopy() ? 0 : L.params();
+  for (const ir::Layer &L : G->Layers)
+    if (L.Kind == ir::LayerKind::Conv && !L.isChannelCopy()) {
       W.ConvMacs += L.macs();
       W.ConvParams += L.params();
     }

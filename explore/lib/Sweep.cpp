@@ -162,7 +162,7 @@ ResultRow runPoint(const ir::Graph &Canonical, ModelCache &Cache, const std::str
   R.Point = P.Index;
   R.Config = P.label();
   R.ModelHash = ModelHash;
-  R.Macs = Canonical.macs();
+  R.Macs = Canonical.usefulMacs();
   auto Hw = pointConfig(Base, P);
   if (!Hw) {
     R.Status = PointStatus::InvalidHw;

@@ -20,6 +20,23 @@ struct Derived {
   double Mops, TheoryMs, ActualMs, Gops, Util;
 };
 
+/// The layers that only copy channels (isa::isChannelCopyType) and their
+/// cycles: the array's time, no useful MACs (a YAML slice that is a view
+/// runs no code and takes none).
+struct Copies {
+  unsigned Layers = 0;
+  uint64_t Cycles = 0;
+};
+Copies channelCopies(const SimStats &S) {
+  Copies C;
+  for (const LayerStats &L : S.Layers)
+    if (isa::isChannelCopyType(L.Type) && L.Cycles) {
+      ++C.Layers;
+      C.Cycles += L.Cycles;
+    }
+  return C;
+}
+
 Derived derive(uint64_t Macs, uint64_t Cycles, const isa::HwConfig &Hw) {
   Derived D;
   D.Mops = 2.0 * double(Macs) / 1e6;
@@ -80,6 +97,10 @@ std::string snow::sim::formatReport(const SimStats &S, const isa::Program &P,
                        "{:.1f} G-ops, {} cycles\n",
                        100.0 * double(ConvMacs) / (double(ConvCycles) * Hw.macs()), Hw.macs(),
                        2.0 * double(ConvMacs) / 1e9, ConvCycles);
+  if (const Copies C = channelCopies(S); C.Layers)
+    Out += fmt::format("channel copies: {} layers (select, shuffle, slice), {} cycles ({:.1f} % "
+                       "of the run), their MACs not counted as work\n",
+                       C.Layers, C.Cycles, S.Cycles ? 100.0 * C.Cycles / S.Cycles : 0);
   Out += fmt::format("DRAM read {:.2f} MB, written {:.2f} MB, average {:.2f} GB/s, channel busy "
                      "{:.1f} %\n",
                      S.DramReadBytes / 1e6, S.DramWriteBytes / 1e6, Gbps,
@@ -199,7 +220,8 @@ llvm::json::Object snow::sim::toJsonObject(const SimStats &S, const isa::Program
                              {"ctrl_stall_queue_full", int64_t(S.CtrlStallQueueFull)},
                              {"ctrl_stall_fetch", int64_t(S.CtrlStallFetch)},
                              {"dram_code_bytes", int64_t(S.DramCodeBytes)},
-                             {"unit_ops", int64_t(S.UnitOps)}}},
+                             {"unit_ops", int64_t(S.UnitOps)},
+                             {"channel_copy_cycles", int64_t(channelCopies(S).Cycles)}}},
       {"units", json::Object{{"load", Units(S.Load)},
                              {"compute", Units(S.Compute)},
                              {"store", Units(S.Store)}}},

@@ -12,6 +12,7 @@
 #include "LayersHarness.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
+#include "snow/sim/Report.h"
 #include <fmt/format.h>
 
 using namespace snow;
@@ -361,6 +362,42 @@ TEST(Layers, ShuffleAndSliceAreExactSelections) {
                     ? 1.0f
                     : 0.0f)
           << O << ", " << I;
+}
+
+// A slice that a wide 3x3 conv reads stays a selection (taking its rows would
+// cost the conv more MACs than the copy): it runs, and takes cycles, but its
+// MACs are not the network's work. The program's layer table gives it none,
+// so whole-network utilization counts the convs' MACs only, as the model
+// without the slice would (docs/stats-json.md).
+TEST(Layers, ChannelCopiesAreNotCountedAsWork) {
+  const std::string Yaml = header("copy", 24, 12, 12) +
+                           R"(  - {name: c, type: conv, out_channels: 24, kernel: 1, relu: true}
+  - {name: part, type: slice, input: c, begin: 4, channels: 8}
+  - {name: wide, type: conv, input: part, out_channels: 64, kernel: 3, pad: 1}
+)";
+  RunResult R;
+  ASSERT_TRUE(runModel(Yaml, "zc706", R));
+  EXPECT_TRUE(sameBits(R));
+  const uint64_t Convs = 24ull * 12 * 12 * 24 + 64ull * 12 * 12 * 8 * 9;
+  size_t Copy = R.Prog.Layers.size();
+  for (size_t I = 0; I < R.Prog.Layers.size(); ++I)
+    if (R.Prog.Layers[I].Name == "part")
+      Copy = I;
+  ASSERT_LT(Copy, R.Prog.Layers.size()) << "the slice was folded: the test needs a copy";
+  EXPECT_EQ(R.Prog.Layers[Copy].Type, "slice");
+  EXPECT_EQ(R.Prog.Layers[Copy].Macs, 0u);
+  EXPECT_GT(R.Stats.Layers[Copy].Cycles, 0u) << "the copy runs";
+  EXPECT_GT(R.Stats.Layers[Copy].MacCycles, 0u);
+  EXPECT_EQ(R.Stats.Macs, Convs);
+  EXPECT_EQ(R.Macs, Convs);
+  const std::string Report = sim::formatReport(R.Stats, R.Prog);
+  EXPECT_NE(Report.find(fmt::format("channel copies: 1 layers (select, shuffle, slice), {} cycles",
+                                    R.Stats.Layers[Copy].Cycles)),
+            std::string::npos)
+      << Report;
+  const llvm::json::Object J = sim::toJsonObject(R.Stats, R.Prog);
+  EXPECT_EQ(J.getObject("total")->getInteger("channel_copy_cycles"),
+            llvm::Optional<int64_t>(int64_t(R.Stats.Layers[Copy].Cycles)));
 }
 
 } // namespace

@@ -189,6 +189,12 @@ struct Layer {
   /// Conv: Out.elems() * (In.C / Groups) * KH * KW; Fc: Out.C * In.elems();
   /// everything else 0 (docs/model-format.md states the convention).
   uint64_t macs() const;
+  /// A layer that only copies channels (isa::isChannelCopyType: a selection,
+  /// or a YAML `shuffle` or `slice` computed as one).
+  bool isChannelCopy() const;
+  /// macs(), 0 for a channel copy: the network's work, what utilization and
+  /// G-ops/s count (a copy's MACs are the array's time, not the network's).
+  uint64_t usefulMacs() const { return isChannelCopy() ? 0 : macs(); }
   /// Weights + biases (none with `bias: false`); BatchNorm 2 per channel (γ, β;
   /// the running statistics are buffers). As PyTorch's parameter count.
   uint64_t params() const;
@@ -221,7 +227,10 @@ struct Graph {
   /// SoftmaxCount 0 means the whole frame, a classifier's vector of scores.
   unsigned SoftmaxCount = 0, SoftmaxInner = 1;
   const Layer &output() const { return Layers.back(); }
+  /// The layers' MACs (channel copies included: what the array computes).
   uint64_t macs() const;
+  /// The network's MACs, channel copies left out (Layer::usefulMacs).
+  uint64_t usefulMacs() const;
   uint64_t params() const;
 };
 

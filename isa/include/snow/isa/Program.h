@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace snow::isa {
@@ -39,10 +40,23 @@ struct TensorInfo {
 /// LayerInfo::Type of a softmax that runs on the host after the program.
 constexpr const char *HostSoftmaxType = "host-softmax";
 
+/// Whether a layer of this type only copies channels: a selection (a 1x1
+/// conv of 0/1 weights) that the ONNX importer or canonicalize() builds for
+/// channels moved without a conv to take them, or a YAML `shuffle` or
+/// `slice` computed as one (ir::makeSelection). Its MACs are the array's
+/// time, not the network's work: it has no useful MACs (LayerInfo::Macs 0),
+/// so whole-network utilization, G-ops/s and G-ops/J count the network's
+/// MACs whichever front end moved its channels (docs/stats-json.md).
+inline bool isChannelCopyType(std::string_view Type) {
+  return Type == "select" || Type == "shuffle" || Type == "slice";
+}
+
 struct LayerInfo {
   std::string Name;
-  std::string Type;  ///< "conv", "maxpool", ...
-  uint64_t Macs = 0; ///< Useful MACs (the standard count, padding taps included).
+  std::string Type; ///< "conv", "maxpool", ...
+  /// Useful MACs (the standard count, padding taps included; 0 for a channel
+  /// copy, isChannelCopyType).
+  uint64_t Macs = 0;
   uint32_t OutC = 0, OutH = 0, OutW = 0;
   bool operator==(const LayerInfo &) const = default;
 };
