@@ -245,10 +245,9 @@ private:
   /// operator cannot take is materialized; a factored value is refused.
   void prepareInputs(const onnx::NodeProto &N);
   /// Replaces the value called Name (channels pending) by a layer that
-  /// computes it: a 1x1 conv with a 0/1 matrix. InPhysicalOrder: the layer
-  /// writes the channels in the order they have in its input, and the value
-  /// keeps a permutation of it pending.
-  void materialize(const std::string &Name, bool InPhysicalOrder = false);
+  /// computes it: a 1x1 conv with a 0/1 matrix, its channels in their
+  /// logical order.
+  void materialize(const std::string &Name);
   /// Concats split by the channels each reader uses (ConcatSplit.cpp); the
   /// new layers' names join LayerNames.
   void splitConcatsByReader();
