@@ -257,7 +257,21 @@ void OnnxImporter::importBatchNorm() {
   L.Kind = LayerKind::BatchNorm;
   L.TypeName = "batchnorm";
   L.Inputs = {X.Layer};
+  // Over channels permuted (a depthwise conv after a shuffle, its batchnorm
+  // a node of its own, as in an export of the YAML ShuffleNet v2): the
+  // statistics of logical channel i go to physical channel Map[i], and the
+  // permutation stays pending (prepareInputs).
+  const std::vector<uint32_t> Map = X.ChanMap;
+  for (std::vector<float> *V : Dest) {
+    if (Map.empty())
+      break;
+    std::vector<float> P(V->size());
+    for (size_t I = 0; I < Map.size(); ++I)
+      P[Map[I]] = (*V)[I];
+    *V = std::move(P);
+  }
   defineLike(std::move(L), X);
+  Values[Node->output(0)].ChanMap = Map;
 }
 
 //===-- Concat, Flatten, Reshape, Softmax --------------------------------===//

@@ -113,6 +113,8 @@ void OnnxImporter::prepareInputs(const onnx::NodeProto &N) {
         Passes ||
         (J == 0 && (Op == "Slice" || Op == "Split" || Op == "Transpose" || Op == "Reshape"));
     Takes |= J == 0 && Op == "Conv" && convTakesChannels(N, V);
+    // A batchnorm is per channel: it permutes its statistics (OnnxOps.cpp).
+    Takes |= J == 0 && Op == "BatchNormalization" && isPermutation(V.ChanMap, shapeOf(V.Layer).C);
     // A concat takes a permutation of a whole layer's channels: the layer
     // writes into its part of the concat as it is, and the concat's own
     // channels are left pending.

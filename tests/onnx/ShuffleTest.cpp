@@ -23,6 +23,7 @@
 
 #include "snow/ir/FloatEval.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace snow;
@@ -148,6 +149,58 @@ TEST(OnnxShuffle, AConvAfterAShuffleTakesItIntoItsWeights) {
             }
         ASSERT_NEAR(Got[size_t((O * 5 + Y) * 5 + Xo)], Sum, 1e-5) << O << " " << Y << " " << Xo;
       }
+  expectBitExact(Text);
+}
+
+TEST(OnnxShuffle, ABatchNormAfterAShuffledDepthwiseConvPermutesItsStatistics) {
+  // x -> shuffle (g = 3) -> depthwise 3x3 conv -> BatchNormalization -> 1x1
+  // conv -> y, the batchnorm a node of its own (an export that does not fold
+  // it: the YAML ShuffleNet v2's). The depthwise conv and the batchnorm
+  // compute the physical channels with their weights and statistics
+  // permuted; the 1x1 conv takes the order: no selection layer.
+  const std::vector<double> Dw = weights(6 * 9, 7), Pw = weights(4 * 6, 8), Gamma = weights(6, 9),
+                            Beta = weights(6, 10), Mean = weights(6, 11);
+  std::vector<double> Var;
+  for (double V : weights(6, 12))
+    Var.push_back(0.5 + V * V);
+  std::string Text = model(
+      std::vector<std::string>{input("x", {1, 6, 5, 5}), init("Dw", {6, 1, 3, 3}, Dw),
+                               init("Pw", {4, 6, 1, 1}, Pw), init("g", {6}, Gamma),
+                               init("b", {6}, Beta), init("m", {6}, Mean), init("v", {6}, Var)} +
+      shuffle("x", "s", 6, 3, 5, 5) +
+      std::vector<std::string>{node("Conv", "dw", {"s", "Dw"}, {"d"},
+                                    {intAttr("group", 6), intsAttr("pads", {1, 1, 1, 1})}),
+                               node("BatchNormalization", "bn", {"d", "g", "b", "m", "v"}, {"n"},
+                                    {floatAttr("epsilon", 1e-3)}),
+                               node("Conv", "pw", {"n", "Pw"}, {"y"}), output("y", {1, 4, 5, 5})});
+  OnnxModel M = import(Text);
+  EXPECT_EQ(countType(M.G, "select"), 0u) << "the batchnorm takes the permutation";
+  std::vector<float> X;
+  std::vector<float> Got = floatRun(std::move(M), X);
+  ASSERT_EQ(Got.size(), 4u * 25);
+  std::vector<double> N(6 * 25); // the batchnorm's output, logical channels
+  for (int C = 0; C < 6; ++C)
+    for (int Y = 0; Y < 5; ++Y)
+      for (int Xo = 0; Xo < 5; ++Xo) {
+        double Sum = 0;
+        for (int Ky = 0; Ky < 3; ++Ky)
+          for (int Kx = 0; Kx < 3; ++Kx) {
+            int Iy = Y + Ky - 1, Ix = Xo + Kx - 1;
+            if (Iy >= 0 && Iy < 5 && Ix >= 0 && Ix < 5)
+              Sum += Dw[size_t((C * 3 + Ky) * 3 + Kx)] *
+                     X[size_t((shuffledFrom(C, 6, 3) * 5 + Iy) * 5 + Ix)];
+          }
+        N[size_t((C * 5 + Y) * 5 + Xo)] =
+            Gamma[size_t(C)] * (Sum - Mean[size_t(C)]) / std::sqrt(Var[size_t(C)] + 1e-3) +
+            Beta[size_t(C)];
+      }
+  for (int O = 0; O < 4; ++O)
+    for (int P = 0; P < 25; ++P) {
+      double Sum = 0;
+      for (int C = 0; C < 6; ++C)
+        Sum += Pw[size_t(O * 6 + C)] * N[size_t(C * 25 + P)];
+      ASSERT_NEAR(Got[size_t(O * 25 + P)], Sum, 1e-4) << O << " " << P;
+    }
   expectBitExact(Text);
 }
 
