@@ -262,14 +262,13 @@ void OnnxImporter::importBatchNorm() {
   // statistics of logical channel i go to physical channel Map[i], and the
   // permutation stays pending (prepareInputs).
   const std::vector<uint32_t> Map = X.ChanMap;
-  for (std::vector<float> *V : Dest) {
-    if (Map.empty())
-      break;
-    std::vector<float> P(V->size());
-    for (size_t I = 0; I < Map.size(); ++I)
-      P[Map[I]] = (*V)[I];
-    *V = std::move(P);
-  }
+  if (!Map.empty())
+    for (std::vector<float> *V : Dest) {
+      std::vector<float> P(V->size());
+      for (size_t I = 0; I < Map.size(); ++I)
+        P[Map[I]] = (*V)[I];
+      *V = std::move(P);
+    }
   defineLike(std::move(L), X);
   Values[Node->output(0)].ChanMap = Map;
 }
