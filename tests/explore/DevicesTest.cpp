@@ -34,7 +34,7 @@ WorkloadOps resnet50() {
   return W;
 }
 
-Figure fig(double V, const char *Src = "s") { return Figure{V, Src, "", ""}; }
+Figure fig(double V, const char *Src = "s") { return Figure{V, Src, "", "", {}}; }
 
 bool hasFlag(const DeviceResult &R, const std::string &Part) {
   for (const std::string &F : R.Flags)
