@@ -16,11 +16,17 @@
 
 namespace snow::ir::detail {
 
-/// A conv of TypeName select, shuffle or slice (ir::makeSelection's weights).
-bool isSelection(const Layer &L);
+// A selection is a conv of TypeName select, shuffle or slice
+// (ir::makeSelection's weights): Layer::isChannelCopy.
 
 /// Whether Rows names each of C channels exactly once.
 bool isPermutation(const std::vector<uint32_t> &Rows, uint32_t C);
+
+/// Values holds Map.size() channels of K values each in logical order;
+/// afterwards logical channel i's values are physical channel Map[i]'s (Map
+/// a permutation): a depthwise conv's weights and bias, a batchnorm's
+/// statistics, computing the physical channels of a permuted input.
+void permuteChannels(std::vector<float> &Values, const std::vector<uint32_t> &Map, size_t K = 1);
 
 /// For a selection layer, the input channel each output channel copies.
 std::vector<uint32_t> selectRows(const Layer &L);

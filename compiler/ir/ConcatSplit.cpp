@@ -28,11 +28,6 @@ using namespace snow;
 using namespace snow::ir;
 using namespace snow::ir::detail;
 
-bool snow::ir::detail::isSelection(const Layer &L) {
-  return L.Kind == LayerKind::Conv &&
-         (L.TypeName == "select" || L.TypeName == "shuffle" || L.TypeName == "slice");
-}
-
 std::vector<uint32_t> snow::ir::detail::selectRows(const Layer &L) {
   const uint32_t PerGroup = L.In.C / L.Groups, OutPerGroup = L.Out.C / L.Groups;
   std::vector<uint32_t> Rows(L.Out.C, 0);
@@ -57,14 +52,14 @@ std::string uniqueName(std::set<std::string> &Names, const std::string &Want) {
 /// A conv with group 1 or a selection: its rows can be split, and its
 /// input channels read through a map.
 bool rowsSplit(const Layer &L) {
-  return isSelection(L) || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
-                            L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
+  return L.isChannelCopy() || (L.Kind == LayerKind::Conv && L.Groups == 1 && !L.Relu &&
+                               L.Activation == Act::None && !L.HasResidual && !L.DynamicWeights);
 }
 
 /// The input channels a reader uses (any weight not zero).
 std::vector<bool> usedChannels(const Layer &L) {
   std::vector<bool> Used(L.In.C, false);
-  if (isSelection(L)) {
+  if (L.isChannelCopy()) {
     for (uint32_t R : selectRows(L))
       Used[R] = true;
     return Used;
@@ -185,7 +180,7 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
                 Sub.push_back((*V)[C]);
               *V = std::move(Sub);
             }
-        } else if (isSelection(L)) {
+        } else if (L.isChannelCopy()) {
           std::vector<uint32_t> Rows = selectRows(L), Sub;
           for (uint32_t C : Ch)
             Sub.push_back(Rows[C]);

@@ -29,6 +29,8 @@
 #include "ChannelMoves.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+#include <cassert>
 
 using namespace snow;
 using namespace snow::ir;
@@ -40,25 +42,19 @@ namespace {
 /// a conv with group 1 of one input and weights of its own.
 bool takesRows(const Layer &L) {
   return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
-         (isSelection(L) || L.Groups == 1);
+         (L.isChannelCopy() || L.Groups == 1);
 }
 
 bool isDepthwise(const Layer &L) {
   return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
-         !isSelection(L) && L.Groups == L.In.C && L.Out.C == L.In.C;
+         !L.isChannelCopy() && L.Groups == L.In.C && L.Out.C == L.In.C;
 }
 
 /// Physical channel Rows[o] of the result is logical channel o of L.
 void permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows) {
   materializeWeights(L);
-  const size_t K = size_t(L.KH) * L.KW;
-  std::vector<float> W(L.Weights.size()), B(L.Bias.size());
-  for (uint32_t O = 0; O < L.Out.C; ++O) {
-    std::copy_n(&L.Weights[O * K], K, &W[Rows[O] * K]);
-    B[Rows[O]] = L.Bias[O];
-  }
-  L.Weights = std::move(W);
-  L.Bias = std::move(B);
+  permuteChannels(L.Weights, Rows, size_t(L.KH) * L.KW);
+  permuteChannels(L.Bias, Rows);
   L.Inputs = {X};
 }
 
@@ -70,7 +66,7 @@ bool removeUnread(Graph &G) {
     std::vector<int> Replace(G.Layers.size(), Keep);
     bool Any = false;
     for (size_t I = 0; I < G.Layers.size(); ++I)
-      if (Uses[I] == 0 && isSelection(G.Layers[I])) {
+      if (Uses[I] == 0 && G.Layers[I].isChannelCopy()) {
         Replace[I] = -1; // Nothing reads it: any replacement does.
         Any = true;
       }
@@ -85,7 +81,7 @@ bool removeUnread(Graph &G) {
 
 void snow::ir::detail::readThrough(Layer &L, int X, const Shape &XS,
                                    const std::vector<uint32_t> &Rows) {
-  if (isSelection(L)) {
+  if (L.isChannelCopy()) {
     std::vector<uint32_t> Own = selectRows(L);
     for (uint32_t &R : Own)
       R = Rows[R];
@@ -119,9 +115,18 @@ bool snow::ir::detail::isPermutation(const std::vector<uint32_t> &Rows, uint32_t
   return true;
 }
 
+void snow::ir::detail::permuteChannels(std::vector<float> &Values, const std::vector<uint32_t> &Map,
+                                       size_t K) {
+  assert(Values.size() == Map.size() * K && "K values a channel");
+  std::vector<float> P(Values.size());
+  for (size_t I = 0; I < Map.size(); ++I)
+    std::copy_n(&Values[I * K], K, &P[Map[I] * K]);
+  Values = std::move(P);
+}
+
 bool snow::ir::detail::foldChannelMoves(Graph &G) {
   if (llvm::none_of(G.Layers, [](const Layer &L) {
-        return isSelection(L) && (L.TypeName == "shuffle" || L.TypeName == "slice");
+        return L.isChannelCopy() && (L.TypeName == "shuffle" || L.TypeName == "slice");
       }))
     return false;
   const size_t N = G.Layers.size();
@@ -148,7 +153,7 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
     int X = S;
     if (!Pending[size_t(S)].empty()) {
       Rows = Pending[size_t(S)];
-    } else if (isSelection(G.Layers[size_t(S)])) {
+    } else if (G.Layers[size_t(S)].isChannelCopy()) {
       Rows = selectRows(G.Layers[size_t(S)]);
       X = G.Layers[size_t(S)].input();
     } else {
@@ -160,7 +165,7 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
     // than the selection itself (a half read by a 3x3 conv of many outputs;
     // ShuffleNet's 1x1 branch convs cost as much, and lose the extra where
     // their concat is split by reader).
-    const bool Grows = X != S && !isSelection(L) && !isPermutation(Rows, XS.C) &&
+    const bool Grows = X != S && !L.isChannelCopy() && !isPermutation(Rows, XS.C) &&
                        L.macs() / L.In.C * (XS.C - L.In.C) > G.Layers[size_t(S)].macs();
     if (takesRows(L) && !Grows) {
       readThrough(L, X, XS, Rows);

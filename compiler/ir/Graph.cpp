@@ -223,6 +223,13 @@ uint64_t Graph::usefulMacs() const {
   return N;
 }
 
+uint64_t Graph::usefulParams() const {
+  uint64_t N = 0;
+  for (const Layer &L : Layers)
+    N += L.isChannelCopy() ? 0 : L.params();
+  return N;
+}
+
 uint64_t Graph::params() const {
   uint64_t N = 0;
   for (const Layer &L : Layers)

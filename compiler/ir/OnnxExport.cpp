@@ -162,7 +162,7 @@ void OnnxExporter::selfCheck() {
 /// folds them into the convs that read them, docs/onnx.md, "Channel moves").
 /// False, writing nothing, for any other layer.
 bool OnnxExporter::exportChannelMove(const Layer &L, int P, const std::string &Out) {
-  if ((L.TypeName != "shuffle" && L.TypeName != "slice") || !detail::isSelection(L))
+  if ((L.TypeName != "shuffle" && L.TypeName != "slice") || !L.isChannelCopy())
     return false;
   const std::vector<uint32_t> Rows = detail::selectRows(L);
   const int64_t C = L.In.C, H = L.In.H, W = L.In.W;

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelMoves.h"
 #include "OnnxImporter.h"
 #include "snow/support/Limits.h"
 
@@ -263,12 +264,8 @@ void OnnxImporter::importBatchNorm() {
   // permutation stays pending (prepareInputs).
   const std::vector<uint32_t> Map = X.ChanMap;
   if (!Map.empty())
-    for (std::vector<float> *V : Dest) {
-      std::vector<float> P(V->size());
-      for (size_t I = 0; I < Map.size(); ++I)
-        P[Map[I]] = (*V)[I];
-      *V = std::move(P);
-    }
+    for (std::vector<float> *V : Dest)
+      detail::permuteChannels(*V, Map);
   defineLike(std::move(L), X);
   Values[Node->output(0)].ChanMap = Map;
 }

@@ -177,24 +177,16 @@ OnnxValue OnnxImporter::selectChannels(const OnnxValue &X, const std::vector<uin
 bool OnnxImporter::convWeightsFollow(const OnnxValue &X, Layer &L,
                                      std::vector<uint32_t> &OutMap) const {
   const std::vector<uint32_t> &Map = X.ChanMap;
-  const uint32_t PhysC = L.In.C, C = uint32_t(Map.size()), M = L.Out.C;
-  const size_t K = size_t(L.KH) * L.KW;
+  const Shape Phys = L.In; // L's weights are for the logical channels
+  const uint32_t C = uint32_t(Map.size());
   if (L.Groups == 1) {
-    std::vector<float> W(size_t(M) * PhysC * K, 0.0f);
-    for (uint32_t O = 0; O < M; ++O)
-      for (uint32_t I = 0; I < C; ++I)
-        std::copy_n(&L.Weights[(size_t(O) * C + I) * K], K, &W[(size_t(O) * PhysC + Map[I]) * K]);
-    L.Weights = std::move(W);
+    L.In.C = C;
+    readThrough(L, L.input(), Phys, Map);
     return true;
   }
-  if (L.Groups == C && M == C && isPermutation(Map, PhysC)) {
-    std::vector<float> W(L.Weights.size()), B(L.Bias.size());
-    for (uint32_t I = 0; I < C; ++I) {
-      std::copy_n(&L.Weights[size_t(I) * K], K, &W[size_t(Map[I]) * K]);
-      B[Map[I]] = L.Bias[I];
-    }
-    L.Weights = std::move(W);
-    L.Bias = std::move(B);
+  if (L.Groups == C && L.Out.C == C && isPermutation(Map, Phys.C)) {
+    permuteChannels(L.Weights, Map, size_t(L.KH) * L.KW);
+    permuteChannels(L.Bias, Map);
     OutMap = Map;
     return true;
   }

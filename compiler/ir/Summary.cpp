@@ -67,15 +67,11 @@ std::string snow::ir::summary(const Graph &G) {
                      double(Macs) / 1e6, double(Params) / 1e6);
   // Channel moves written as layers (shuffle, slice) compute as selections
   // as written: the network's own count leaves them out.
-  if (const uint64_t Useful = G.usefulMacs(); Useful != Macs) {
-    uint64_t UsefulParams = 0;
-    for (const Layer &L : G.Layers)
-      UsefulParams += L.isChannelCopy() ? 0 : L.params();
+  if (const uint64_t Useful = G.usefulMacs(); Useful != Macs)
     Out += fmt::format("; {:.3f} G MACs ({:.1f} M), {:.3f} M params without its {:.1f} M MACs of "
                        "channel copies",
-                       double(Useful) / 1e9, double(Useful) / 1e6, double(UsefulParams) / 1e6,
+                       double(Useful) / 1e9, double(Useful) / 1e6, double(G.usefulParams()) / 1e6,
                        double(Macs - Useful) / 1e6);
-  }
   if (G.HostSoftmax)
     Out += "; softmax on the host";
   Out += "\n";

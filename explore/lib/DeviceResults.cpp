@@ -26,8 +26,7 @@ llvm::Expected<WorkloadOps> snow::explore::workloadOps(const std::string &ModelP
   // Channel copies (a YAML shuffle or slice) are neither the network's work
   // nor its weights: a GPU moves those channels without multiplying.
   W.Macs = G->usefulMacs();
-  for (const ir::Layer &L : G->Layers)
-    W.Params += L.isChannelCopy() ? 0 : L.params();
+  W.Params = G->usefulParams();
   for (const ir::Layer &L : G->Layers)
     if (L.Kind == ir::LayerKind::Conv && !L.isChannelCopy()) {
       W.ConvMacs += L.macs();

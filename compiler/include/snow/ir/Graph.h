@@ -232,6 +232,9 @@ struct Graph {
   /// The network's MACs, channel copies left out (Layer::usefulMacs).
   uint64_t usefulMacs() const;
   uint64_t params() const;
+  /// params() without the channel copies' 0/1 weights, which no network
+  /// learns (ShuffleNet v2 as written: torchvision's 2,278,604).
+  uint64_t usefulParams() const;
 };
 
 /// Whether loadModel draws seeded weights into Layer::Weights (Eager) or
