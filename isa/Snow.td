@@ -47,6 +47,7 @@ def F_len     : Field<"len",     76, 16, "uimm", "elements (maps) or words (weig
 def F_bstride : Field<"bstride", 92, 20, "uimm", "buffer row stride (elements or words)">;
 def F_mask    : Field<"mask",   112, 16, "uimm", "CU mask: the CUs whose buffers a load writes">;
 def F_mult    : Field<"mult",   112, 16, "uimm", "average: multiplier applied to the window sum">;
+def F_skip    : Field<"skip",   112, 16, "uimm", "vwb: CUs that do not write (bit c = CU c; 0: every CU writes)">;
 
 //===----------------------------------------------------------------------===//
 // Machine constants of the ISA contract
@@ -181,8 +182,8 @@ def VMACP : Inst<"vmacp", 0x57, "compute",
   [F_rs1, F_rs2, F_rs3, F_rows, F_len, F_bstride, F_cstride, F_pix, F_init],
   "multi-pixel trace: as vmac, but the vMACs form P = 2^pix groups of vmacs/P and group g reads its map values at rs2 + g*cstride: acc[cu][v][rs1][lane] = (init ? bias : acc) + sum over r < rows, i < len of maps[cu][rs2 + (v / (vmacs/P))*cstride + r*bstride + i] * weights[cu][v][rs3 + r*len + i][lane] (P must divide vmacs)">;
 def VWB   : Inst<"vwb", 0x52, "compute",
-  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu, F_lut],
-  "for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): z = T[257] & 7, w = x * 2^z; below the table (w < -32768) lut(x) = T[0]; above it (w > 32767) T[256], or with the identity tail (T[257] & 8) sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256); in the normalised mode (T[257] & 16: a function with f(x / 4) = 2 f(x), rsqrt) x <= 0 gives T[0], and otherwise, with m the largest integer for which x * 4^m <= 32767 and s = (T[257] >> 8) & 15, v is that interpolation at w = x * 4^m and lut(x) = sat16(v << (m - s)) for m >= s, else floor((v + 2^(s - m - 1)) / 2^(s - m)). With shift 63 every value written is 0 (round half up: (acc + 2^62) >> 63 = 0 for any 48-bit acc), which the compiler uses to write zeros (compiler.md, step 9d)">;
+  [F_rs1, F_rs2, F_rows, F_bstride, F_shift, F_relu, F_lut, F_skip],
+  "for every CU not in skip, for e < rows: maps[cu][rs2 + e*bstride + v*lanes + lane] = relu?(lut?(sat16(round(acc[cu][v][rs1 + e][lane] >> shift)))), where lut(x) interpolates the CU's activation table (see vlut): z = T[257] & 7, w = x * 2^z; below the table (w < -32768) lut(x) = T[0]; above it (w > 32767) T[256], or with the identity tail (T[257] & 8) sat16(T[256] + x - 2^(15 - z)); within it u = w + 32768, i = u >> 8, f = u & 255, lut(x) = T[i] + floor(((T[i+1] - T[i]) * f + 128) / 256); in the normalised mode (T[257] & 16: a function with f(x / 4) = 2 f(x), rsqrt) x <= 0 gives T[0], and otherwise, with m the largest integer for which x * 4^m <= 32767 and s = (T[257] >> 8) & 15, v is that interpolation at w = x * 4^m and lut(x) = sat16(v << (m - s)) for m >= s, else floor((v + 2^(s - m - 1)) / 2^(s - m)). With shift 63 every value written is 0 (round half up: (acc + 2^62) >> 63 = 0 for any 48-bit acc), which the compiler uses to write zeros (compiler.md, step 9d); skip leaves some CUs' buffers as they are, so one vwb writes zeros over padding that only those CUs' windows have (compiler.md, step 9d)">;
 def VLUT  : Inst<"vlut", 0x59, "compute", [F_rs3],
   "activation table: T[cu][e] = weights[cu][0][rs3 + e / lanes][e % lanes] for e < LutEntries (vMAC 0's weights; one word per cycle)">;
 def VPRE  : Inst<"vpre", 0x55, "compute",

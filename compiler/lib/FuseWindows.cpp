@@ -168,21 +168,40 @@ uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
   return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
 }
 
-/// Win's tiles by the shape of their windows (rows and columns of padding
-/// on each side, extent): compute instructions address every CU's buffer
-/// alike, so a round's writebacks and zeros land in the same places for
-/// all its CUs only if its tiles' windows have one shape
-/// (Lowerer::windowWriteBack). The border tiles of each kind, the interior
-/// ones.
-std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win) {
-  // The padding before and after the map on either axis, and the extent.
-  using Shape = std::array<int, 6>;
-  std::vector<std::pair<Shape, std::vector<unsigned>>> Kinds;
+/// The shape of tile T's window: rows and columns of padding on each side,
+/// and the extent.
+using WindowShape = std::array<int, 6>;
+WindowShape windowShape(const LayerPlan &Win, unsigned T) {
+  const auto [Y0, Y1] = Win.Window.span(Win.rowBlock(T), true);
+  const auto [X0, X1] = Win.Window.span(Win.colBlock(T), false);
+  return {std::min(Y0, 0), std::max(0, Y1 - int(Win.Window.InH)), Y1 - Y0,
+          std::min(X0, 0), std::max(0, X1 - int(Win.Window.InW)), X1 - X0};
+}
+
+/// Whether a round of window producer Dn and its reader Q may give its CUs
+/// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
+/// whose region row and column y, x then hold the window's, with one pixel
+/// an entry (its traces and writebacks address every CU's window alike),
+/// and a depthwise reader.
+bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOptions &Opts) {
+  const ir::Layer &L = *Dn.L;
+  return Opts.MixedWindows && Q.IsConv && Q.Depthwise && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
+         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && Dn.PixLog == 0 && !Dn.CopyBanks &&
+         !Dn.Wide;
+}
+
+/// Win's tiles by the shape of their windows (windowShape): compute
+/// instructions address every CU's buffer alike, so a round's writebacks
+/// and zeros land in the same places for all its CUs only if its tiles'
+/// windows have one shape (Lowerer::windowWriteBack), or, Mixed, one
+/// extent (their padding zeroed CU by CU). The border tiles of each kind,
+/// the interior ones.
+std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed) {
+  std::vector<std::pair<WindowShape, std::vector<unsigned>>> Kinds;
   for (unsigned T = 0; T < Win.NTiles; ++T) {
-    const auto [Y0, Y1] = Win.Window.span(Win.rowBlock(T), true);
-    const auto [X0, X1] = Win.Window.span(Win.colBlock(T), false);
-    const Shape K = {std::min(Y0, 0), std::max(0, Y1 - int(Win.Window.InH)), Y1 - Y0,
-                     std::min(X0, 0), std::max(0, X1 - int(Win.Window.InW)), X1 - X0};
+    WindowShape K = windowShape(Win, T);
+    if (Mixed)
+      K = {0, 0, K[2], 0, 0, K[5]};
     auto It = std::find_if(Kinds.begin(), Kinds.end(), [&](auto &E) { return E.first == K; });
     if (It == Kinds.end())
       Kinds.push_back({K, {T}});
@@ -198,10 +217,12 @@ std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win) {
 /// Rounds for a window producer with a depthwise reader, and the reader
 /// (the same for both; Win the producer): every tile takes its output
 /// groups on CUs side by side, a round as many tiles as have all their
-/// groups on its CUs, tiles of one window shape (windowGroups).
-void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed) {
+/// groups on its CUs, tiles of one window shape (windowGroups), or, Mixed,
+/// of one extent: a producer's round whose windows then differ traces
+/// them whole (Round::Mixed).
+void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed, bool Mixed) {
   P.Rounds.clear();
-  for (const std::vector<unsigned> &Tiles : windowGroups(Win)) {
+  for (const std::vector<unsigned> &Tiles : windowGroups(Win, Mixed)) {
     // Each tile's output groups in turn, NCu of them a round: Packed, a
     // round may end inside a tile's groups (every CU busy, the windows
     // loaded again where a round's tiles change); otherwise as many whole
@@ -227,6 +248,14 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed)
         Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
       }
       Rd.ExtC = roundUp(Rd.ExtC, P.pix()); // A multi-pixel trace takes pix() pixels.
+      const WindowShape First = windowShape(Win, unsigned(Rd.Cus[0].Tile));
+      Rd.Mixed = P.ToMid && std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
+                   return W.active() && windowShape(Win, unsigned(W.Tile)) != First;
+                 });
+      if (Rd.Mixed) { // (pix() is 1: mixableWindows)
+        Rd.ExtR = unsigned(First[2]);
+        Rd.ExtC = unsigned(First[5]);
+      }
       P.Rounds.push_back(Rd);
     }
   }
@@ -340,12 +369,18 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
       } else {
         Dn.Window.AreaCols = Qn.ColsIn;
       }
-      for (bool Packed : {false, true}) {
-        if (Pool && Packed)
+      // Rounds of windows of one shape, then (where the pair allows) of
+      // one extent; a tie stays with the first.
+      for (unsigned Way2 = 0; Way2 < 4; ++Way2) {
+        const bool Packed = Way2 & 1, Mixed = Way2 & 2;
+        if ((Pool && Packed) || (Mixed && (Pool || !mixableWindows(Dn, Q, Opts))))
           continue;
         if (!Pool) {
-          windowRounds(Dn, Dn, NCu, Packed);
-          windowRounds(Qn, Dn, NCu, Packed);
+          windowRounds(Dn, Dn, NCu, Packed, Mixed);
+          windowRounds(Qn, Dn, NCu, Packed, Mixed);
+          if (Mixed && std::none_of(Dn.Rounds.begin(), Dn.Rounds.end(),
+                                    [](const Round &Rd) { return Rd.Mixed; }))
+            continue; // the same rounds as above
         }
         Dn.SplitChannels = splitsChannels(Dn);
         Qn.SplitChannels = splitsChannels(Qn);

@@ -30,6 +30,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"wide-traces", &CompileOptions::WideTraces},
       {"banked-reads", &CompileOptions::BankedReads},
       {"copied-windows", &CompileOptions::CopiedWindows},
+      {"mixed-windows", &CompileOptions::MixedWindows},
       {"grouped-vdw", &CompileOptions::GroupedVdw},
       {"dw-pixel-pairs", &CompileOptions::DwPixelPairs},
       {"even-rows", &CompileOptions::EvenRows},
@@ -74,7 +75,7 @@ std::string CompileOptions::planningKey() const {
       PipelinePools,    SharePoolRegions, TwoPoolsBeside, PoolsBetweenChunks, StartOnRows,
       StartOnChannels,  FullDepthPairs,   FuseDepthwise,  FuseDense,          FuseConvPools,
       FuseExpansions,   HostBlockPools,   PinPairWeights, DwPixelPairs,       EvenRows,
-      ChunkBanks,       SpreadGroupLoads, PadPixels};
+      ChunkBanks,       SpreadGroupLoads, PadPixels,      MixedWindows};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

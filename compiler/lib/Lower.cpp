@@ -8,6 +8,7 @@
 #include "Lowerer.h"
 #include "Rounds.h"
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 using namespace snow;
@@ -497,13 +498,18 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // of entries of pix() pixels). Each traced row goes to its place in the
   // window, laid out as the reader's input region (Window.AreaCols pixels
   // a row, G / pix() elements a pixel).
+  // A Mixed round's windows differ in padding (Round::Mixed): every CU
+  // traced its whole window, each row goes to its place, and each CU's
+  // padding is zeroed after the last band by vwbs the other CUs skip.
   const unsigned T = unsigned(Rd.Cus[0].Tile);
   const auto [YLo, YHi] = P.Window.span(P.rowBlock(T), true);
   const auto [XLo, XHi] = P.Window.span(P.colBlock(T), false);
-  const unsigned Top = unsigned(std::max(0, -YLo)), Left = unsigned(std::max(0, -XLo));
+  const unsigned Top = Rd.Mixed ? 0 : unsigned(std::max(0, -YLo));
+  const unsigned Left = Rd.Mixed ? 0 : unsigned(std::max(0, -XLo));
   const unsigned Width = unsigned(XHi - XLo), Height = unsigned(YHi - YLo);
   const unsigned Pix = P.pix(), PixElems = G / Pix, Entries = Rd.ExtC / Pix;
-  const unsigned Valid = P.validCols(T), RowElems = P.Window.AreaCols * PixElems;
+  const unsigned Valid = Rd.Mixed ? Width : P.validCols(T);
+  const unsigned RowElems = P.Window.AreaCols * PixElems;
   const uint32_t Window0 = midBase(S);
   // The window's padding (outside the map) gets zeros, written back from
   // any entries with a shift that leaves none of their bits (round half
@@ -513,10 +519,11 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // the row before, which may have run into it), its padding on the right
   // after it; the rows above the map before the first band, those below
   // after the last (the area keeps an entry of slack after the window).
-  auto Zeros = [&](uint32_t Addr, unsigned N, unsigned Stride) {
+  auto Zeros = [&](uint32_t Addr, unsigned N, unsigned Stride, uint32_t Skip = 0) {
     for (unsigned E0 = 0; E0 < N; E0 += Hw.AccEntries) {
       Inst Z = accMove(Opcode::VWB, std::min(N - E0, Hw.AccEntries), Stride);
       Z.shift = 63;
+      Z.skip = Skip;
       E.li(4, 0);
       E.li(9, Addr + E0 * Stride);
       E.emit(Z);
@@ -542,6 +549,38 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   if (RowBegin + Rows < Rd.ExtR)
     return;
+  if (Rd.Mixed) {
+    // Each distinct window's padding: rows above and below the map, a
+    // column strip (an entry a row) for each column left and right of it.
+    std::vector<std::pair<std::array<unsigned, 4>, uint32_t>> Pads;
+    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+      if (!Rd.Cus[Cu].active())
+        continue;
+      const unsigned Tc = unsigned(Rd.Cus[Cu].Tile);
+      const auto [Y0, Y1] = P.Window.span(P.rowBlock(Tc), true);
+      const auto [X0, X1] = P.Window.span(P.colBlock(Tc), false);
+      const std::array<unsigned, 4> Pad = {
+          unsigned(std::max(0, -Y0)), unsigned(std::max(0, Y1 - int(P.Window.InH))),
+          unsigned(std::max(0, -X0)), unsigned(std::max(0, X1 - int(P.Window.InW)))};
+      auto It = std::find_if(Pads.begin(), Pads.end(), [&](auto &E) { return E.first == Pad; });
+      if (It == Pads.end())
+        Pads.push_back({Pad, 1u << Cu});
+      else
+        It->second |= 1u << Cu;
+    }
+    for (const auto &[Pad, Mask] : Pads) {
+      const uint32_t Skip = AllMask & ~Mask;
+      for (unsigned Y = 0; Y < Pad[0]; ++Y)
+        Zeros(Window0 + Y * RowElems, Width, G, Skip);
+      for (unsigned Y = Height - Pad[1]; Y < Height; ++Y)
+        Zeros(Window0 + Y * RowElems, Width, G, Skip);
+      for (unsigned X = 0; X < Pad[2]; ++X)
+        Zeros(Window0 + X * G, Height, RowElems, Skip);
+      for (unsigned X = Width - Pad[3]; X < Width; ++X)
+        Zeros(Window0 + X * G, Height, RowElems, Skip);
+    }
+    return;
+  }
   for (unsigned Y = Top + Rd.ExtR; Y < Height; ++Y)
     Zeros(Window0 + Y * RowElems, WidthEntries, G);
 }

@@ -30,7 +30,10 @@ struct TileGeom {
   unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
 };
 
-TileGeom geometry(const LayerPlan &P, int Tile) {
+/// Tile's geometry; Whole, a window producer's region holding the tile's
+/// whole window, padding included (Round::Mixed: region row y is window
+/// row y, the rows and columns outside the map filled).
+TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
   TileGeom T;
   if (Tile < 0)
     return T;
@@ -43,6 +46,10 @@ TileGeom geometry(const LayerPlan &P, int Tile) {
   T.VC = P.validCols(unsigned(Tile));
   T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
   T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
+  if (Whole) { // (A 1x1 stride-1 producer: FuseWindows.cpp, mixableWindows.)
+    T.IY0 = P.Window.span(P.rowBlock(unsigned(Tile)), true).first;
+    T.IX0 = P.Window.span(P.colBlock(unsigned(Tile)), false).first;
+  }
   // Region row y holds input row Lo + y * Step; [A, B) are the rows inside
   // the input. (Step > 1 only without padding, so Lo >= 0 then.)
   auto Clip = [](int Lo, unsigned N, unsigned Size, unsigned Step, unsigned &A, unsigned &B) {
@@ -287,7 +294,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(TileFrom, Tiles.size()));
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
   for (auto [Tile, Mask] : Tiles) {
-    TileGeom T = geometry(P, Tile);
+    TileGeom T = geometry(P, Tile, S.round().Mixed);
     auto AddFill = [&, Mask = Mask](uint32_t Addr, unsigned Rows, unsigned Len) {
       if (Rows && Len)
         Fills[{Addr, Rows, Len}] |= Mask;
@@ -314,7 +321,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     const int Tile = OwnChunks ? Key / NOg : Key;
     const unsigned C0 = OwnChunks ? P.chunkBegin(unsigned(Key % NOg)) : First;
     const unsigned Cn = OwnChunks ? P.chunkSize(unsigned(Key % NOg), Cin) : Count;
-    TileGeom T = geometry(P, Tile);
+    TileGeom T = geometry(P, Tile, S.round().Mixed);
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
     uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;

@@ -84,6 +84,12 @@ using isa::MaxCus; ///< CU masks have one bit per CU (Snow.td).
 struct Round {
   std::array<Work, MaxCus> Cus{}; ///< CUs the machine does not have stay idle.
   unsigned ExtR = 0, ExtC = 0;
+  /// A window producer's round whose CUs' windows differ in padding, not
+  /// in extent (FuseWindows.cpp: windowRounds): each CU's region holds its
+  /// whole window, padding included, ExtR x ExtC traced; the writeback
+  /// puts every row in place and zeroes each CU's padding with vwbs the
+  /// other CUs skip (Lowerer::windowWriteBack).
+  bool Mixed = false;
   unsigned pixels() const { return ExtR * ExtC; }
   /// The output group of the round's first active CU (0 if none is).
   unsigned firstOg() const {

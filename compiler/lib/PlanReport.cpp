@@ -9,6 +9,7 @@
 #include "Plan.h"
 #include "snow/sim/Report.h"
 #include "snow/sim/Simulator.h"
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -33,7 +34,9 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  const bool Mixed =
+      std::any_of(P.Rounds.begin(), P.Rounds.end(), [](const Round &Rd) { return Rd.Mixed; });
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide        ? "wide"
@@ -52,7 +55,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                                     : "",
                         P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
                         P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
-                        P.BesideOf >= 0 ? "+beside" : "");
+                        P.BesideOf >= 0 ? "+beside" : "", Mixed ? "+mixed" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

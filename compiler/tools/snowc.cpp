@@ -185,6 +185,11 @@ static cl::opt<bool> NoPipelinePools(
              "stores the rows it reads"),
     cl::cat(Cat));
 
+static cl::opt<bool> NoMixedWindows(
+    "no-mixed-windows",
+    cl::desc("Give a round of a 1x1 conv computing its depthwise reader's windows only windows "
+             "of one padding shape (no zeroing of one CU's padding while the others skip it)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPadPixels(
     "no-pad-pixels",
     cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
@@ -386,6 +391,7 @@ static int compileModel() {
   Opts.ChunkBanks = !NoChunkBanks;
   Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
   Opts.PadPixels = !NoPadPixels;
+  Opts.MixedWindows = !NoMixedWindows;
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));

@@ -31,6 +31,7 @@ module snow_buffers
   input  logic [31:0] fw_n,
   input  logic [15:0] fw_value,
   input  logic cw_en,
+  input  logic [CUS-1:0] cw_mask,
   input  logic [31:0] cw_addr,
   input  logic [31:0] cw_n,
   input  logic [15:0] cw_data [CUS][WB_WORDS*LANES],
@@ -74,7 +75,7 @@ module snow_buffers
       if (fw_en && fw_mask[c])
         for (int i = 0; i < LANES; i++)
           if (32'(i) < fw_n) maps[fw_addr + 32'(i)] <= fw_value;
-      if (cw_en)
+      if (cw_en && cw_mask[c])
         for (int i = 0; i < WB_WORDS * LANES; i++)
           if (32'(i) < cw_n * 32'(LANES)) maps[cw_addr + 32'(i)] <= cw_data[c][i];
     end

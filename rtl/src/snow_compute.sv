@@ -46,6 +46,7 @@ module snow_compute
   output logic [31:0] vr_addr [VMACS],
   input  logic [15:0] vr_data [CUS][VMACS],
   output logic mw_en,
+  output logic [CUS-1:0] mw_mask,  // CUs written: vwb's skip leaves some out
   output logic [31:0] mw_addr,
   output logic [31:0] mw_n,  // lane words written (of WB_WORDS)
   output logic [15:0] mw_data [CUS][WB_WORDS*LANES],
@@ -257,6 +258,7 @@ module snow_compute
     logic [15:0] y;
     y = '0;
     mw_en = (active && op == OP_VWB) || (do_pool && last);
+    mw_mask = op == OP_VWB ? ~CUS'(f_skip(e.inst)) : '1;
     mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
     mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'(f_words(e.inst)) + 32'd1;
     if (mw_n > 32'(WB_WORDS)) mw_n = 32'(WB_WORDS);

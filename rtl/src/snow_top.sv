@@ -117,7 +117,7 @@ module snow_top
 
   // ---- Datapaths and buffers ----
   logic mw_en, fw_en, cw_en, ww_en;
-  logic [CUS-1:0] mw_mask, fw_mask, ww_mask;
+  logic [CUS-1:0] mw_mask, fw_mask, ww_mask, cw_mask;
   logic [31:0] mw_addr, mw_n, fw_addr, fw_n, cw_addr, cr_addr, sr_addr, ww_addr, ww_n, wr_addr;
   logic [EPB-1:0][15:0] mw_data, sr_data;
   logic [15:0] fw_value;
@@ -139,12 +139,12 @@ module snow_top
 
   snow_compute u_compute (
     .clk, .rst, .start(ex_start), .start_entry(ex_entry), .mr_addr(cr_addr), .mr_data(cr_data),
-    .vr_addr, .vr_data, .mw_en(cw_en), .mw_addr(cw_addr), .mw_n(cw_n), .mw_data(cw_data),
+    .vr_addr, .vr_data, .mw_en(cw_en), .mw_mask(cw_mask), .mw_addr(cw_addr), .mw_n(cw_n), .mw_data(cw_data),
     .wr_addr, .wr_data);
 
   snow_buffers u_buf (
     .clk, .mw_en, .mw_mask, .mw_addr, .mw_n, .mw_data, .fw_en, .fw_mask, .fw_addr, .fw_n,
-    .fw_value, .cw_en, .cw_addr, .cw_n, .cw_data, .cr_addr, .cr_data, .vr_addr, .vr_data, .sr_cu,
+    .fw_value, .cw_en, .cw_mask, .cw_addr, .cw_n, .cw_data, .cr_addr, .cr_data, .vr_addr, .vr_data, .sr_cu,
     .sr_addr, .sr_data,
     .ww_en, .ww_mask, .ww_idx, .ww_wpix, .ww_addr, .ww_n, .ww_data, .wr_addr, .wr_data);
 

@@ -273,4 +273,16 @@ TEST_F(RtlPoolBoundaries, AStemOnWideTracesAgrees) {
   agrees("stemwide", 3, 97, StemLayers, "wide2+fused>", {"--no-copied-windows"});
 }
 
+TEST_F(RtlPoolBoundaries, AnExpansionComputingMixedWindowsAgrees) {
+  // A 1x1 expansion computing a stride-2 depthwise conv's windows, rounds
+  // of windows that pad different sides (Round::Mixed): each CU's padding
+  // zeroed by vwbs with the other CUs in skip (FuseWindows.cpp).
+  agrees("mixed", 24, 28,
+         R"(  - {name: e, type: conv, out_channels: 192, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 192, kernel: 3, stride: 2, pad: 1, groups: 192, relu: true}
+  - {name: p, type: conv, out_channels: 32, kernel: 1}
+)",
+         "fused>+mixed");
+}
+
 } // namespace

@@ -223,6 +223,11 @@ struct CompileOptions {
   /// fewer bursts: each group of channels' DMA row starts on a burst
   /// (Tensors.cpp: placeTensors; docs/compiler.md, step 11).
   bool PadPixels = true;
+  /// Let a round of a window pair (a 1x1 conv computing its depthwise
+  /// reader's windows, FuseWindows.cpp) give its CUs windows of different
+  /// padding, one extent: each traced whole, its padding zeroed by a vwb
+  /// that the other CUs skip (docs/compiler.md, step 9d).
+  bool MixedWindows = true;
   /// Which of a layer's candidate plans the planner takes: 0 the cheapest
   /// by its estimate, N the N+1-th (or the last, with fewer), in each part
   /// and pixel mode it weighs. Set per layer (LayerTweak::Rank).
