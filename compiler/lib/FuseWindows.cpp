@@ -466,7 +466,33 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
       Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
     if (Free)
       Apart -= std::min(Apart, pairSaving(Q, Hw));
+    // Likewise, where the pair's rounds mix window shapes (a pair the
+    // planner took only since 2026-12-03), a producer that is itself a 1x1
+    // reader of a depthwise conv whose readers are all 1x1 convs, none
+    // taken yet: that pair (Fuse.cpp) is lost too (MobileNet v1 at
+    // 12.8 GB/s: conv2's 1x1 conv computing conv3's mixed windows broke
+    // conv2's own pair and took conv1 into a window pair, 36.6 k cycles
+    // lost). Not held against pairs of one shape, which may well be
+    // cheaper than a pair Fuse.cpp would not make (big1024's stems).
+    uint64_t LostPair = 0;
+    if (D.L->input() >= 0) {
+      const unsigned In = unsigned(D.L->input());
+      const ir::Layer &IL = G.Layers[In];
+      bool Lost = IL.Kind == ir::LayerKind::Conv && IL.Groups > 1 && IL.Groups == IL.In.C &&
+                  IL.Groups == IL.Out.C && !Taken[In] && Readers[In] > 0 &&
+                  Readers[In] == pointwiseReaders(G, In);
+      for (const ir::Layer &L : G.Layers)
+        Lost &= L.input() != int(In) || !Taken[size_t(&L - G.Layers.data())];
+      for (size_t I = 0; Lost && I < K; ++I)
+        if (Plans[I].Index == In && Plans[I].LastPart) {
+          LostPair = pairSaving(Plans[I], Hw);
+          break;
+        }
+    }
     std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts);
+    if (Best && std::any_of(Best->Producer.Rounds.begin(), Best->Producer.Rounds.end(),
+                            [](const Round &Rd) { return Rd.Mixed; }))
+      Apart -= std::min(Apart, LostPair);
     if (!Best || Best->Estimate.Cycles >= Apart)
       continue;
     std::vector<uint64_t> Shares;
