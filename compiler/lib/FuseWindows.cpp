@@ -118,6 +118,16 @@ unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
   return N;
 }
 
+/// Whether every layer that reads layer I is a 1x1 conv (at least one)
+/// and none of them is Taken: I may still fuse with them (Fuse.cpp).
+bool pointwiseFree(const ir::Graph &G, const std::vector<unsigned> &Readers,
+                   const std::vector<bool> &Taken, unsigned I) {
+  bool Free = Readers[I] > 0 && Readers[I] == pointwiseReaders(G, I);
+  for (const ir::Layer &L : G.Layers)
+    Free &= L.input() != int(I) || !Taken[size_t(&L - G.Layers.data())];
+  return Free;
+}
+
 /// D planned again as the producer of a window pair: plain traces, one
 /// channel chunk, the area as its output; Nog output groups.
 LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
@@ -461,10 +471,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     uint64_t Apart = Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles;
     for (size_t I = K; I < DEnd; ++I) // Apart, D runs as planned.
       Apart += Plans[I].EstCycles;
-    bool Free = Readers[Q.Index] > 0 && Readers[Q.Index] == pointwiseReaders(G, Q.Index);
-    for (const ir::Layer &L : G.Layers)
-      Free &= L.input() != int(Q.Index) || !Taken[size_t(&L - G.Layers.data())];
-    if (Free)
+    if (pointwiseFree(G, Readers, Taken, Q.Index))
       Apart -= std::min(Apart, pairSaving(Q, Hw));
     // Likewise, where the pair's rounds mix window shapes (a pair the
     // planner took only since 2026-12-03), a producer that is itself a 1x1
@@ -478,11 +485,8 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     if (D.L->input() >= 0) {
       const unsigned In = unsigned(D.L->input());
       const ir::Layer &IL = G.Layers[In];
-      bool Lost = IL.Kind == ir::LayerKind::Conv && IL.Groups > 1 && IL.Groups == IL.In.C &&
-                  IL.Groups == IL.Out.C && !Taken[In] && Readers[In] > 0 &&
-                  Readers[In] == pointwiseReaders(G, In);
-      for (const ir::Layer &L : G.Layers)
-        Lost &= L.input() != int(In) || !Taken[size_t(&L - G.Layers.data())];
+      const bool Lost = IL.Kind == ir::LayerKind::Conv && IL.Groups > 1 && IL.Groups == IL.In.C &&
+                        IL.Groups == IL.Out.C && !Taken[In] && pointwiseFree(G, Readers, Taken, In);
       for (size_t I = 0; Lost && I < K; ++I)
         if (Plans[I].Index == In && Plans[I].LastPart) {
           LostPair = pairSaving(Plans[I], Hw);
