@@ -33,7 +33,6 @@
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
-#include <array>
 #include <optional>
 
 using namespace snow;
@@ -178,16 +177,6 @@ uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
   return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
 }
 
-/// The shape of tile T's window: rows and columns of padding on each side,
-/// and the extent.
-using WindowShape = std::array<int, 6>;
-WindowShape windowShape(const LayerPlan &Win, unsigned T) {
-  const auto [Y0, Y1] = Win.Window.span(Win.rowBlock(T), true);
-  const auto [X0, X1] = Win.Window.span(Win.colBlock(T), false);
-  return {std::min(Y0, 0), std::max(0, Y1 - int(Win.Window.InH)), Y1 - Y0,
-          std::min(X0, 0), std::max(0, X1 - int(Win.Window.InW)), X1 - X0};
-}
-
 /// Whether a round of window producer Dn and its reader Q may give its CUs
 /// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
 /// whose region row and column y, x then hold the window's, with one pixel
@@ -200,18 +189,18 @@ bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOption
          !Dn.Wide;
 }
 
-/// Win's tiles by the shape of their windows (windowShape): compute
+/// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
 /// instructions address every CU's buffer alike, so a round's writebacks
 /// and zeros land in the same places for all its CUs only if its tiles'
 /// windows have one shape (Lowerer::windowWriteBack), or, Mixed, one
 /// extent (their padding zeroed CU by CU). The border tiles of each kind,
 /// the interior ones.
 std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed) {
-  std::vector<std::pair<WindowShape, std::vector<unsigned>>> Kinds;
+  std::vector<std::pair<LayerPlan::WindowShape, std::vector<unsigned>>> Kinds;
   for (unsigned T = 0; T < Win.NTiles; ++T) {
-    WindowShape K = windowShape(Win, T);
-    if (Mixed)
-      K = {0, 0, K[2], 0, 0, K[5]};
+    LayerPlan::WindowShape K = Win.windowShape(T);
+    if (Mixed) // the extent only
+      K = {0, 0, K.Height, 0, 0, K.Width};
     auto It = std::find_if(Kinds.begin(), Kinds.end(), [&](auto &E) { return E.first == K; });
     if (It == Kinds.end())
       Kinds.push_back({K, {T}});
@@ -258,13 +247,13 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
         Rd.ExtC = std::max(Rd.ExtC, P.validCols(unsigned(W.Tile)));
       }
       Rd.ExtC = roundUp(Rd.ExtC, P.pix()); // A multi-pixel trace takes pix() pixels.
-      const WindowShape First = windowShape(Win, unsigned(Rd.Cus[0].Tile));
+      const LayerPlan::WindowShape First = Win.windowShape(unsigned(Rd.Cus[0].Tile));
       Rd.Mixed = P.ToMid && std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
-                   return W.active() && windowShape(Win, unsigned(W.Tile)) != First;
+                   return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
                  });
       if (Rd.Mixed) { // (pix() is 1: mixableWindows)
-        Rd.ExtR = unsigned(First[2]);
-        Rd.ExtC = unsigned(First[5]);
+        Rd.ExtR = First.Height;
+        Rd.ExtC = First.Width;
       }
       P.Rounds.push_back(Rd);
     }
@@ -388,8 +377,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         if (!Pool) {
           windowRounds(Dn, Dn, NCu, Packed, Mixed);
           windowRounds(Qn, Dn, NCu, Packed, Mixed);
-          if (Mixed && std::none_of(Dn.Rounds.begin(), Dn.Rounds.end(),
-                                    [](const Round &Rd) { return Rd.Mixed; }))
+          if (Mixed && !Dn.mixedRounds())
             continue; // the same rounds as above
         }
         Dn.SplitChannels = splitsChannels(Dn);
@@ -494,8 +482,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
         }
     }
     std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts);
-    if (Best && std::any_of(Best->Producer.Rounds.begin(), Best->Producer.Rounds.end(),
-                            [](const Round &Rd) { return Rd.Mixed; }))
+    if (Best && Best->Producer.mixedRounds())
       Apart -= std::min(Apart, LostPair);
     if (!Best || Best->Estimate.Cycles >= Apart)
       continue;

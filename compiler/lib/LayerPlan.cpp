@@ -67,6 +67,14 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
   return L->KH * traceCols() * (Depthwise ? passes() : chunkSize(C, L->In.C));
 }
 
+LayerPlan::WindowShape LayerPlan::windowShape(unsigned T) const {
+  const auto [Y0, Y1] = Window.span(rowBlock(T), true);
+  const auto [X0, X1] = Window.span(colBlock(T), false);
+  return {
+      unsigned(std::max(0, -Y0)), unsigned(std::max(0, Y1 - int(Window.InH))), unsigned(Y1 - Y0),
+      unsigned(std::max(0, -X0)), unsigned(std::max(0, X1 - int(Window.InW))), unsigned(X1 - X0)};
+}
+
 unsigned LayerPlan::validRows(unsigned T) const {
   if (Window.R) { // The reader's window of the tile, inside the map.
     const auto [Lo, Hi] = Window.span(rowBlock(T), true);

@@ -8,7 +8,6 @@
 #include "Lowerer.h"
 #include "Rounds.h"
 #include <algorithm>
-#include <array>
 #include <cassert>
 
 using namespace snow;
@@ -502,11 +501,9 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // traced its whole window, each row goes to its place, and each CU's
   // padding is zeroed after the last band by vwbs the other CUs skip.
   const unsigned T = unsigned(Rd.Cus[0].Tile);
-  const auto [YLo, YHi] = P.Window.span(P.rowBlock(T), true);
-  const auto [XLo, XHi] = P.Window.span(P.colBlock(T), false);
-  const unsigned Top = Rd.Mixed ? 0 : unsigned(std::max(0, -YLo));
-  const unsigned Left = Rd.Mixed ? 0 : unsigned(std::max(0, -XLo));
-  const unsigned Width = unsigned(XHi - XLo), Height = unsigned(YHi - YLo);
+  const LayerPlan::WindowShape Shape = P.windowShape(T);
+  const unsigned Top = Rd.Mixed ? 0 : Shape.Top, Left = Rd.Mixed ? 0 : Shape.Left;
+  const unsigned Width = Shape.Width, Height = Shape.Height;
   const unsigned Pix = P.pix(), PixElems = G / Pix, Entries = Rd.ExtC / Pix;
   const unsigned Valid = Rd.Mixed ? Width : P.validCols(T);
   const unsigned RowElems = P.Window.AreaCols * PixElems;
@@ -552,16 +549,11 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   if (Rd.Mixed) {
     // Each distinct window's padding: rows above and below the map, a
     // column strip (an entry a row) for each column left and right of it.
-    std::vector<std::pair<std::array<unsigned, 4>, uint32_t>> Pads;
+    std::vector<std::pair<LayerPlan::WindowShape, uint32_t>> Pads;
     for (unsigned Cu = 0; Cu < NCu; ++Cu) {
       if (!Rd.Cus[Cu].active())
         continue;
-      const unsigned Tc = unsigned(Rd.Cus[Cu].Tile);
-      const auto [Y0, Y1] = P.Window.span(P.rowBlock(Tc), true);
-      const auto [X0, X1] = P.Window.span(P.colBlock(Tc), false);
-      const std::array<unsigned, 4> Pad = {
-          unsigned(std::max(0, -Y0)), unsigned(std::max(0, Y1 - int(P.Window.InH))),
-          unsigned(std::max(0, -X0)), unsigned(std::max(0, X1 - int(P.Window.InW)))};
+      const LayerPlan::WindowShape Pad = P.windowShape(unsigned(Rd.Cus[Cu].Tile));
       auto It = std::find_if(Pads.begin(), Pads.end(), [&](auto &E) { return E.first == Pad; });
       if (It == Pads.end())
         Pads.push_back({Pad, 1u << Cu});
@@ -570,13 +562,13 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     }
     for (const auto &[Pad, Mask] : Pads) {
       const uint32_t Skip = AllMask & ~Mask;
-      for (unsigned Y = 0; Y < Pad[0]; ++Y)
+      for (unsigned Y = 0; Y < Pad.Top; ++Y)
         Zeros(Window0 + Y * RowElems, Width, G, Skip);
-      for (unsigned Y = Height - Pad[1]; Y < Height; ++Y)
+      for (unsigned Y = Height - Pad.Bottom; Y < Height; ++Y)
         Zeros(Window0 + Y * RowElems, Width, G, Skip);
-      for (unsigned X = 0; X < Pad[2]; ++X)
+      for (unsigned X = 0; X < Pad.Left; ++X)
         Zeros(Window0 + X * G, Height, RowElems, Skip);
-      for (unsigned X = Width - Pad[3]; X < Width; ++X)
+      for (unsigned X = Width - Pad.Right; X < Width; ++X)
         Zeros(Window0 + X * G, Height, RowElems, Skip);
     }
     return;

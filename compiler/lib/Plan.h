@@ -240,6 +240,17 @@ struct LayerPlan {
       return {Lo, Lo + int((std::min(N, Out - Block * N) - 1) * S + K)};
     }
   } Window;
+  /// Tile T's reader window (LayerPlan::Window): the rows and columns of
+  /// padding on each side of the map, and its extent.
+  struct WindowShape {
+    unsigned Top = 0, Bottom = 0, Height = 0, Left = 0, Right = 0, Width = 0;
+    bool operator==(const WindowShape &) const = default;
+  };
+  WindowShape windowShape(unsigned T) const;
+  /// Some round's CUs have windows of different padding (Round::Mixed).
+  bool mixedRounds() const {
+    return std::any_of(Rounds.begin(), Rounds.end(), [](const Round &Rd) { return Rd.Mixed; });
+  }
   unsigned rowBlock(unsigned T) const { return T % tilesPerFrame() / NColBlocks; }
   unsigned colBlock(unsigned T) const { return T % NColBlocks; }
   /// The first output row and column of tile T (of its frame).

@@ -9,7 +9,6 @@
 #include "Plan.h"
 #include "snow/sim/Report.h"
 #include "snow/sim/Simulator.h"
-#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -34,8 +33,6 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  const bool Mixed =
-      std::any_of(P.Rounds.begin(), P.Rounds.end(), [](const Round &Rd) { return Rd.Mixed; });
   D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
@@ -55,7 +52,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                                     : "",
                         P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
                         P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
-                        P.BesideOf >= 0 ? "+beside" : "", Mixed ? "+mixed" : "");
+                        P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

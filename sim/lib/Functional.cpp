@@ -519,8 +519,10 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   // vMACs outermost, entries inside. Where a program makes entries overlap,
   // that order decides which value stays.
   const unsigned Wb = Hw.writebackWords();
-  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu)
-    for (unsigned G0 = 0; G0 < V && !(I.skip >> Cu & 1); G0 += Wb)
+  for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
+    if (I.skip >> Cu & 1)
+      continue; // skip: this CU's buffer stays as it is
+    for (unsigned G0 = 0; G0 < V; G0 += Wb)
       for (int64_t Entry = 0; Entry < I.rows; ++Entry)
         for (unsigned V2 = G0; V2 < std::min(V, G0 + Wb); ++V2) {
           int16_t *Out = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
@@ -532,6 +534,7 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
             Out[Lane] = I.relu && Y < 0 ? 0 : Y;
           }
         }
+  }
   return llvm::Error::success();
 }
 

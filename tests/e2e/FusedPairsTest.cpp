@@ -339,11 +339,7 @@ TEST(Passes, AWindowRoundMixesPaddingShapes) {
   - {name: p, type: conv, out_channels: 40, kernel: 1}
 )"};
   auto SkippingZeros = [](const isa::Program &P) {
-    unsigned N = 0;
-    for (const isa::Word128 &W : P.Code)
-      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::VWB && I->skip)
-        ++N;
-    return N;
+    return countInsts(P, [](const isa::Inst &I) { return I.Op == isa::Opcode::VWB && I.skip; });
   };
   unsigned Mixed = 0;
   for (const std::string &Yaml : Blocks)

@@ -13,6 +13,7 @@
 #include "Harness.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <string>
 
@@ -50,25 +51,30 @@ inline OnOff withAndWithout(const std::string &Yaml, const std::string &Hw,
   return R;
 }
 
-/// How many instructions of the program have opcode Op.
-inline unsigned countOps(const isa::Program &P, isa::Opcode Op) {
+/// How many instructions of the program Pred holds for (every word must
+/// decode).
+inline unsigned countInsts(const isa::Program &P,
+                           llvm::function_ref<bool(const isa::Inst &)> Pred) {
   unsigned N = 0;
   for (const isa::Word128 &W : P.Code) {
     auto I = isa::decode(W);
-    EXPECT_TRUE(bool(I));
-    if (I && I->Op == Op)
-      ++N;
+    EXPECT_TRUE(bool(I)) << llvm::toString(I.takeError());
+    N += I && Pred(*I);
   }
   return N;
 }
 
+/// How many instructions of the program have opcode Op.
+inline unsigned countOps(const isa::Program &P, isa::Opcode Op) {
+  return countInsts(P, [Op](const isa::Inst &I) { return I.Op == Op; });
+}
+
 /// How many of the program's load-unit waits are on one of Sems.
 inline unsigned loadWaits(const isa::Program &P, std::initializer_list<unsigned> Sems) {
-  unsigned N = 0;
-  for (const isa::Word128 &W : P.Code)
-    if (auto I = isa::decode(W); I && I->Op == isa::Opcode::SYNC_LD_WAIT)
-      N += std::find(Sems.begin(), Sems.end(), unsigned(I->idx)) != Sems.end();
-  return N;
+  return countInsts(P, [&](const isa::Inst &I) {
+    return I.Op == isa::Opcode::SYNC_LD_WAIT &&
+           std::find(Sems.begin(), Sems.end(), unsigned(I.idx)) != Sems.end();
+  });
 }
 
 /// The stats of the layer named Name.

@@ -361,11 +361,7 @@ TEST(Passes, PixelGroupsShareOneWeightsLoad) {
   EXPECT_TRUE(sameBits(Off));
   EXPECT_GT(countOps(On.Prog, isa::Opcode::VMACP), 0u) << "the model should run multi-pixel";
   auto WpixLoads = [](const isa::Program &P) {
-    unsigned N = 0;
-    for (const isa::Word128 &W : P.Code)
-      if (auto I = isa::decode(W); I && I->Op == isa::Opcode::LD_WGT && I->wpix)
-        ++N;
-    return N;
+    return countInsts(P, [](const isa::Inst &I) { return I.Op == isa::Opcode::LD_WGT && I.wpix; });
   };
   EXPECT_GT(WpixLoads(On.Prog), 0u);
   EXPECT_EQ(WpixLoads(Off.Prog), 0u) << "a machine without wpix_loads got an ld.wgt with wpix";
