@@ -109,19 +109,35 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // neither waits for the other (loaded at once two steps ahead, MobileNet
   // v1's conv5 and conv7 groups of 230 and 276 KB held the channel while
   // output groups' stores waited: 7.2 k cycles in all; a DMA a row,
-  // loadRegion, 15.4 k more).
+  // loadRegion, 15.4 k more). Likewise a conv's next round, over the
+  // steps of the round before that load no maps (its output groups on
+  // them), from the layer's first step on where its region was free
+  // before: loaded one step ahead, under the round's last output group
+  // only, GoogLeNet's i3b reduce convs' second round of 200 KB left the
+  // traces waiting 7 k cycles (SpreadMapLoads). The steps between load no
+  // maps, so the round's row waits (RowsDone) stay in program order.
   std::vector<std::vector<std::pair<size_t, unsigned>>> MapPartsAt(Steps.size());
   std::vector<unsigned> MapParts(Steps.size(), 0);
-  for (size_t J = 1; Opts.SpreadGroupLoads && J < Steps.size(); ++J) {
+  for (size_t J = 1; J < Steps.size(); ++J) {
     const Step &S = Steps[J];
     const LayerPlan &P = *S.P;
-    if (!P.ToMid || !P.FullDepth || P.PerBank || P.groupResidual() || P.Banked || !S.NewMap ||
-        S.FirstOfLayer || !S.ChunkAt.empty() || FreedBy[J] < 0)
+    if (!S.NewMap || S.FirstOfLayer || !S.ChunkAt.empty() || FreedBy[J] < 0 || P.PerBank ||
+        P.groupResidual())
       continue;
-    const size_t K0 = size_t(FreedBy[J]) + 1;
-    bool Readers = K0 + 2 < J;
-    for (size_t K = K0; Readers && K < J; ++K)
-      Readers = Steps[K].P->FromMid && Steps[K].P->FusedWith == P.FusedWith;
+    size_t K0 = size_t(FreedBy[J]) + 1;
+    bool Readers = false;
+    if (P.ToMid && P.FullDepth && !P.Banked && Opts.SpreadGroupLoads) {
+      Readers = K0 + 2 < J;
+      for (size_t K = K0; Readers && K < J; ++K)
+        Readers = Steps[K].P->FromMid && Steps[K].P->FusedWith == P.FusedWith;
+    } else if (Opts.SpreadMapLoads && P.IsConv && !P.ToMid && !P.FromMid && !P.Depthwise &&
+               !P.Elementwise && !P.CopyBanks && !S.round().Mixed && !S.Late && !S.SharesRegion) {
+      while (K0 < J && Steps[K0].P != &P)
+        ++K0;
+      Readers = K0 + 2 < J;
+      for (size_t K = K0; Readers && K < J; ++K)
+        Readers = Steps[K].P == &P && (K == K0 || !Steps[K].NewMap);
+    }
     if (!Readers)
       continue;
     const unsigned Tiles = unsigned(std::count_if(S.round().Cus.begin(), S.round().Cus.end(),

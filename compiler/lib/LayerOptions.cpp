@@ -75,7 +75,7 @@ std::string CompileOptions::planningKey() const {
       PipelinePools,    SharePoolRegions, TwoPoolsBeside, PoolsBetweenChunks, StartOnRows,
       StartOnChannels,  FullDepthPairs,   FuseDepthwise,  FuseDense,          FuseConvPools,
       FuseExpansions,   HostBlockPools,   PinPairWeights, DwPixelPairs,       EvenRows,
-      ChunkBanks,       SpreadGroupLoads, PadPixels,      MixedWindows};
+      ChunkBanks,       SpreadGroupLoads, PadPixels,      MixedWindows,       SpreadMapLoads};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -212,8 +212,8 @@ void Lowerer::loadMaps(const Step &S) {
 
 void Lowerer::loadMapsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
-  assert(P.FullDepth && !P.PerBank && !P.groupResidual() && !P.Elementwise &&
-         "EmitProgram.cpp splits only a full-depth producer's maps");
+  assert(!P.PerBank && !P.groupResidual() && !P.Elementwise &&
+         "EmitProgram.cpp splits no region of chunks, residual or second operand");
   if (Part == 0)
     waitForRegion(S);
   const unsigned N =
@@ -284,7 +284,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     Base += P.PerBank ? P.chunkOffset(unsigned(OnlyChunk), Hw.mapsBankElems()) : First;
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   if (P.readsBanked())
-    return loadBankedRegion(S, View, Base, First, Count, Stride);
+    return loadBankedRegion(S, View, Base, First, Count, Stride, TileFrom, TileTo);
   const unsigned RowElems = P.ColsIn * Stride;
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask. CUs working on
@@ -353,7 +353,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
 }
 
 void Lowerer::loadBankedRegion(const Step &S, const TensorView &View, uint32_t Base, unsigned C0,
-                               unsigned Cn, unsigned Stride) {
+                               unsigned Cn, unsigned Stride, unsigned TileFrom, unsigned TileTo) {
   // LayerPlan::Banked (a 1x1 conv, stride 1, unpadded: the region is the
   // tile): column x at column x / 2 of bank x % 2 of the region. Region
   // pixels past the input (a smaller tile of the round) are filled, so
@@ -361,7 +361,9 @@ void Lowerer::loadBankedRegion(const Step &S, const TensorView &View, uint32_t B
   const LayerPlan &P = *S.P;
   const unsigned Half = P.ColsIn / 2, RowElems = Half * Stride;
   const uint32_t Bank = Hw.mapsBankElems();
-  const auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
+  Tiles.erase(Tiles.begin() + std::min<size_t>(TileTo, Tiles.size()), Tiles.end());
+  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(TileFrom, Tiles.size()));
   for (auto [Tile, Mask] : Tiles) {
     const TileGeom T = geometry(P, Tile);
     assert(T.Y0 == 0 && T.X0 == 0 && "an unpadded tile");

@@ -52,9 +52,9 @@ public:
   unsigned weightBlocks(const Step &S) const;
   void loadMaps(const Step &S);
   /// Part Part of NParts of step S's maps (a full-depth producer's group of
-  /// tiles): the region's waits with the first, its InFull with the last,
-  /// the round's tiles split in order between them (EmitProgram.cpp spreads
-  /// them over the 1x1 steps of the group before).
+  /// tiles, or a conv's round): the region's waits with the first, its
+  /// InFull with the last, the round's tiles split in order between them
+  /// (EmitProgram.cpp spreads them over the steps before).
   void loadMapsPart(const Step &S, unsigned Part, unsigned NParts);
   /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid), one
   /// chunk: the region's waits and padding with chunk 0, its InFull (and
@@ -142,7 +142,7 @@ private:
   /// even columns into the region's first bank, of the odd ones into its
   /// second.
   void loadBankedRegion(const Step &S, const TensorView &View, uint32_t Base, unsigned C0,
-                        unsigned Cn, unsigned Stride);
+                        unsigned Cn, unsigned Stride, unsigned TileFrom = 0, unsigned TileTo = ~0u);
   /// Entry() for each of RowEntries entries of Rows rows RowPitch apart,
   /// into accumulator entries from Entry0 on (r4), Mid halfway through.
   template <typename EntryFn>

@@ -230,6 +230,11 @@ static cl::opt<bool> NoChunkBanks(
     cl::desc("Interleave a full-depth depthwise producer's chunks in every pixel of its region "
              "(its traces wait for all of them)"),
     cl::cat(Cat));
+static cl::opt<bool> NoSpreadMapLoads(
+    "no-spread-map-loads",
+    cl::desc("Load a conv step's new maps one step ahead, not tile by tile over the steps "
+             "since its input region was freed"),
+    cl::cat(Cat));
 static cl::opt<bool> NoSpreadGroupLoads(
     "no-spread-group-loads",
     cl::desc("Load a full-depth fused producer's next group of tiles at once, two steps ahead"),
@@ -390,6 +395,7 @@ static int compileModel() {
   Opts.EvenRows = !NoEvenRows;
   Opts.ChunkBanks = !NoChunkBanks;
   Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
+  Opts.SpreadMapLoads = !NoSpreadMapLoads;
   Opts.PadPixels = !NoPadPixels;
   Opts.MixedWindows = !NoMixedWindows;
   for (const std::string &Spec : LayerOffArgs)

@@ -287,6 +287,22 @@ TEST(Passes, ANextGroupLoadsOverTheStepsBefore) {
   }
 }
 
+TEST(Passes, ARoundsMapsLoadOverTheRoundBefore) {
+  // GoogLeNet's i3b reduce convs: two rounds of 7x14 tiles on 256 channels
+  // (200 KB), five output groups on each. The second round's maps loaded
+  // one step ahead, under the first round's last output group only, and
+  // its traces waited for them; spread tile by tile over the first
+  // round's steps, they hide (EmitProgram.cpp: the region is free from
+  // the layer's first step on).
+  const std::string Yaml = zooModel("googlenet");
+  OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::SpreadMapLoads);
+  const sim::LayerStats *On = layerNamed(R.On, "i3b_3x3_reduce+i3b_5x5_reduce"),
+                        *Off = layerNamed(R.Off, "i3b_3x3_reduce+i3b_5x5_reduce");
+  ASSERT_TRUE(On && Off);
+  EXPECT_LT(On->Cycles + 5000, Off->Cycles);
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+}
+
 // A 1x1 conv of at most half an output group's channels, fused with its
 // depthwise producer, reads a banked area (LayerPlan::Banked): a vmacp step
 // takes a pixel from each of two banks in one cycle on zc706's one read port

@@ -371,19 +371,19 @@ TEST(Passes, PixelGroupsShareOneWeightsLoad) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 70; ++K) {
-    const std::string &Yaml = K < 35 ? FewChannels : Pairs;
+  for (int K = 0; K < 72; ++K) {
+    const std::string &Yaml = K < 36 ? FewChannels : Pairs;
     compiler::CompileOptions O;
-    bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided, &O.PreciseLayerDeps,
-                     &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,    &O.ScheduleLayers,
-                     &O.BalanceLoads,     &O.DmaLoops,       &O.GroupedVdw,    &O.WideTraces,
-                     &O.PipelinePools,    &O.FuseDepthwise,  &O.BankedReads,   &O.EarlyWeights,
-                     &O.SharePoolRegions, &O.StartOnRows,    &O.PadPixels,     &O.StartOnChannels,
-                     &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,     &O.FullDepthMaps,
-                     &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools, &O.FuseExpansions,
-                     &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,      &O.ChunkBanks,
-                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools};
-    *Flags[K % 35] = false;
+    bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided,  &O.PreciseLayerDeps,
+                     &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,     &O.ScheduleLayers,
+                     &O.BalanceLoads,     &O.DmaLoops,       &O.GroupedVdw,     &O.WideTraces,
+                     &O.PipelinePools,    &O.FuseDepthwise,  &O.BankedReads,    &O.EarlyWeights,
+                     &O.SharePoolRegions, &O.StartOnRows,    &O.PadPixels,      &O.StartOnChannels,
+                     &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,      &O.FullDepthMaps,
+                     &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools,  &O.FuseExpansions,
+                     &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,       &O.ChunkBanks,
+                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools, &O.SpreadMapLoads};
+    *Flags[K % 36] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

@@ -218,6 +218,11 @@ struct CompileOptions {
   /// region is free, not at once two steps ahead (EmitProgram.cpp;
   /// docs/compiler.md, step 9b).
   bool SpreadGroupLoads = true;
+  /// A conv step's new maps, where its input region is free several steps
+  /// earlier (a round's output groups on the maps of the round before),
+  /// load tile by tile over those steps, not all one step ahead, where the
+  /// channel would leave the compute unit waiting (EmitProgram.cpp).
+  bool SpreadMapLoads = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
