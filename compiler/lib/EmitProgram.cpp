@@ -285,7 +285,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // only wait for older layers, whose LayerDone was signalled already).
     // A fused 1x1 step's maps are on chip: only a residual, of older layers.
     const bool EarlyMaps =
-        Next && (Next->P == S.P || Next->P->FromMid || Next->P->NeedsDone < S.P->Ordinal ||
+        Next && (Next->P == S.P || Next->P->FromMid ||
+                 (Next->DoneUpTo >= 0 ? Next->DoneUpTo : Next->P->NeedsDone) < S.P->Ordinal ||
                  (Next->Pipelined && !Next->Late));
     // A pinned pair's last step frees both weights banks (Step::FreeW2):
     // the next step's weights load after it.

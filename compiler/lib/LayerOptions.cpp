@@ -66,7 +66,7 @@ std::string CompileOptions::planningKey() const {
   // Every switch: a field added to CompileOptions must be added here if
   // planning can read it; this assertion fails so that nobody forgets
   // (sizes on x86-64 Linux).
-  static_assert(sizeof(CompileOptions) == 112, "CompileOptions changed: update planningKey");
+  static_assert(sizeof(CompileOptions) == 120, "CompileOptions changed: update planningKey");
   const bool Flags[] = {
       DoubleBuffer,     LoopReorder,      FullDepthMaps,  PrefetchWindows,    GatherStrided,
       PreciseLayerDeps, SplitChannels,    BalanceRounds,  RemainderTiles,     MultiPixel,
@@ -75,7 +75,8 @@ std::string CompileOptions::planningKey() const {
       PipelinePools,    SharePoolRegions, TwoPoolsBeside, PoolsBetweenChunks, StartOnRows,
       StartOnChannels,  FullDepthPairs,   FuseDepthwise,  FuseDense,          FuseConvPools,
       FuseExpansions,   HostBlockPools,   PinPairWeights, DwPixelPairs,       EvenRows,
-      ChunkBanks,       SpreadGroupLoads, PadPixels,      MixedWindows,       SpreadMapLoads};
+      ChunkBanks,       SpreadGroupLoads, PadPixels,      MixedWindows,       SpreadMapLoads,
+      StartAfterHost};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -55,6 +55,10 @@ struct Step {
   bool Late = false;        ///< Pipelined, right after the conv's last step: loads after it.
   bool ReadsBeside = false; ///< Pipelined, and reads the conv it runs beside or after.
   unsigned DoneWaits = 0;
+  /// >= 0: the step's loads wait for the LayerDone of the layers up to this
+  /// ordinal, first of its layer or not (a conv after a pool beside a conv:
+  /// RowSignals.cpp, startAfterHost).
+  int DoneUpTo = -1;
   /// A full-depth fused producer's load (LayerPlan::FullDepth, ToMid),
   /// started on rows: chunk c's DMAs wait for ChunkWaits[c] more RowsDone.
   std::vector<unsigned> ChunkWaits;

@@ -234,9 +234,11 @@ void Lowerer::waitForRegion(const Step &S) {
   // signals up to the latest layer whose output this one reads.
   // A pipelined pool waits for the layers before the conv it reads, and
   // for that conv's rows band by band.
-  if (S.FirstOfLayer)
-    for (; LayersSeenDone < S.P->NeedsDone - (S.ReadsBeside ? 1 : 0); ++LayersSeenDone)
+  if (S.FirstOfLayer || S.DoneUpTo >= 0) {
+    const int UpTo = S.DoneUpTo >= 0 ? S.DoneUpTo : S.P->NeedsDone - (S.ReadsBeside ? 1 : 0);
+    for (; LayersSeenDone < UpTo; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
+  }
   for (unsigned F = 0; F < S.DoneWaits; ++F)
     E.wait(Unit::Load, RowsDone);
   if (!S.SharesRegion)

@@ -327,6 +327,39 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
          !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));
 }
 
+bool snow::compiler::startAfterHost(const std::vector<Step> &Group, const LayerPlan &C,
+                                    const LayerPlan &R, std::vector<Step> &QSteps, unsigned G) {
+  const LayerPlan &Q = *QSteps.front().P;
+  const ir::Layer &L = *Q.L;
+  if (!C.IsConv || R.IsConv || R.BesideOf != int(C.Index) || !Q.IsConv || Q.Elementwise ||
+      Q.Dynamic || Q.FromMid || Q.ToMid || Q.Window.R || !Q.FirstPart || !Q.LastPart ||
+      Q.Frames != R.Frames || Q.BesideOf >= 0 || L.Inputs.size() != 1 || L.HasResidual ||
+      Q.In.Addr != R.Out.Addr || Q.NeedsDone != R.Ordinal || !R.Pieces.empty())
+    return false;
+  std::vector<Step> RSteps;
+  std::vector<size_t> Pos;
+  size_t CLast = 0;
+  for (size_t K = 0; K < Group.size(); ++K) {
+    if (Group[K].P == &R)
+      RSteps.push_back(Group[K]), Pos.push_back(K);
+    if (Group[K].P == &C)
+      CLast = K;
+  }
+  if (RSteps.empty())
+    return false;
+  const std::vector<size_t> At = readyAt(RSteps, QSteps, G);
+  size_t J = 0;
+  while (J < QSteps.size() && Pos[At[J]] < CLast)
+    ++J;
+  if (J == 0)
+    return false;
+  for (size_t K = 0; K < J; ++K)
+    QSteps[K].DoneUpTo = C.Ordinal;
+  if (J < QSteps.size())
+    QSteps[J].DoneUpTo = Q.NeedsDone;
+  return true;
+}
+
 /// Q's steps, right after conv C's (startsOnRowsOf), each waiting for the
 /// RowsDone signals of C's steps that store the rows it reads instead of
 /// C's LayerDone (CompileOptions::StartOnRows): Q's first maps then load

@@ -193,6 +193,19 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   // The plan after it may start on the rows LastPlan stores.
   const LayerPlan *LastPlan = nullptr;
   size_t Last = 0;
+  // The last plans appended, if a conv (Host) with the pools beside it
+  // (Plans[HostAt + 1] on): its steps are Steps[Last] on. The plan after it
+  // may start on the rows a pool stored before the conv's last step.
+  const LayerPlan *Host = nullptr;
+  size_t HostAt = 0, NHosted = 0;
+  auto TryStartAfterHost = [&](std::vector<Step> &QSteps) {
+    if (!Opts.StartAfterHost || !Opts.DoubleBuffer || !Host || QSteps.empty())
+      return;
+    const std::vector<Step> Group(Steps.begin() + long(Last), Steps.end());
+    for (size_t J = 1; J <= NHosted; ++J)
+      if (startAfterHost(Group, *Host, Plans[HostAt + J], QSteps, G))
+        return;
+  };
   auto TryStartOnRows = [&](const LayerPlan &Q, std::vector<Step> &QSteps) {
     if (!Opts.StartOnRows || !Opts.DoubleBuffer || !LastPlan || QSteps.empty() ||
         !startsOnRowsOf(*LastPlan, Q))
@@ -214,6 +227,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps, G);
       TryStartOnRows(Plans[I - Ps.size()], All);
       LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
+      Host = nullptr;
       Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
       continue;
@@ -235,13 +249,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // meant for it (a token is a token).
     if (!Beside)
       TryStartOnRows(Plans[I], Own);
+    TryStartAfterHost(Own);
     LastPlan = nullptr;
+    Host = nullptr;
     if (Beside) {
       std::vector<std::vector<Step>> Qs;
       for (size_t J = 1; J <= NBeside; ++J)
         Qs.push_back(planSteps(Plans[I + J]));
       std::vector<Step> All = pipeline(std::move(Own), std::move(Qs), G, Opts.PoolsBetweenChunks);
+      Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
+      Host = &Plans[I], HostAt = I, NHosted = NBeside;
       I += NBeside;
       continue;
     }

@@ -174,6 +174,11 @@ static cl::opt<bool> NoStartOnChannels(
     cl::desc("A layer that reads some channels of the conv before it waits for the rows of all "
              "its output groups, not only of those channels"),
     cl::cat(Cat));
+static cl::opt<bool> NoStartAfterHost(
+    "no-start-after-host",
+    cl::desc("A conv that reads a pool run beside another conv waits for the pool's last stores, "
+             "not only for that conv's"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFullDepthPairs(
     "no-full-depth-pairs",
     cl::desc("A fused depthwise producer of one group of tiles loads its input chunk by chunk "
@@ -384,6 +389,7 @@ static int compileModel() {
   Opts.PoolsBetweenChunks = !NoPoolsBetweenChunks;
   Opts.StartOnRows = !NoStartOnRows;
   Opts.StartOnChannels = !NoStartOnChannels;
+  Opts.StartAfterHost = !NoStartAfterHost;
   Opts.FullDepthPairs = !NoFullDepthPairs;
   Opts.FuseDepthwise = !NoFuseDepthwise;
   Opts.FuseDense = !NoFuseDense;

@@ -277,6 +277,25 @@ TEST(Passes, RowSignalsOfTwoBoundariesDoNotMix) {
   EXPECT_GT(loadWaits(R.Prog, {15}), 0u) << "the pool waits for proj's rows";
 }
 
+TEST(Passes, AConvAfterAPoolBesideAConvStartsOnItsRows) {
+  // p runs beside c, most of its steps among c's, and q reads p: q's first
+  // steps read rows p stored before c's last step, so they wait for c's
+  // LayerDone (its stores come after those in the store unit's order), not
+  // p's, and their maps load while p's last steps run; the first step that
+  // reads later rows waits for p's (RowSignals.cpp, startAfterHost).
+  const std::string Yaml = header("afterhost", 16, 112, 112) + R"(
+  - {name: c, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: p, type: maxpool, kernel: 3, stride: 2, ceil_mode: true}
+  - {name: q, type: conv, out_channels: 64, kernel: 1, relu: true}
+)";
+  for (const char *Hw : {"zc706", "zc706_paper", "mini64"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::StartAfterHost);
+    EXPECT_LT(layerNamed(R.On, "q")->Cycles + 1000, layerNamed(R.Off, "q")->Cycles);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+}
+
 TEST(Passes, APoolBranchRunsBesideItsBlocksBigConv) {
   // An inception block: the pool branch reads the block's input, which is
   // complete, so its steps run between those of the block's 3x3 conv (moved

@@ -371,8 +371,8 @@ TEST(Passes, PixelGroupsShareOneWeightsLoad) {
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
   // turned off alone.
-  for (int K = 0; K < 72; ++K) {
-    const std::string &Yaml = K < 36 ? FewChannels : Pairs;
+  for (int K = 0; K < 74; ++K) {
+    const std::string &Yaml = K < 37 ? FewChannels : Pairs;
     compiler::CompileOptions O;
     bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided,  &O.PreciseLayerDeps,
                      &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,     &O.ScheduleLayers,
@@ -382,8 +382,9 @@ TEST(Passes, EverySwitchOffKeepsValues) {
                      &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,      &O.FullDepthMaps,
                      &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools,  &O.FuseExpansions,
                      &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,       &O.ChunkBanks,
-                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools, &O.SpreadMapLoads};
-    *Flags[K % 36] = false;
+                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools, &O.SpreadMapLoads,
+                     &O.StartAfterHost};
+    *Flags[K % 37] = false;
     SCOPED_TRACE(K);
     cyclesOf(Yaml, "zc706", O);
   }

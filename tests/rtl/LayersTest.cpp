@@ -238,7 +238,9 @@ TEST_F(RtlPoolBoundaries, AConvStartingOnRowsAgrees) {
 TEST_F(RtlPoolBoundaries, APoolInItsConvsRegionAgrees) {
   // The pool's steps load into the banks of the conv step's input region
   // past the conv's maps, without waiting for a free region, and free it
-  // themselves: 244,388 cycles, about 3 s of RTL.
+  // themselves; c2's first maps, rows the pool stored before c1's last
+  // step, wait for c1's LayerDone, not the pool's (startAfterHost):
+  // 243,229 cycles, about 3 s of RTL.
   agrees("share", 32, 40,
          R"(  - {name: c1, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
   - {name: p1, type: maxpool, kernel: 2, stride: 2}

@@ -155,6 +155,12 @@ struct CompileOptions {
   /// The DRAM ordering rule compares bytes, so a load of some channels of
   /// pixels beside a store of others is no hazard (RowSignals.cpp: readyAt).
   bool StartOnChannels = true;
+  /// A conv that reads a pool which ran beside another conv starts on the
+  /// rows the pool stored before that conv's last step: its steps reading
+  /// only those wait for that conv's LayerDone, not the pool's, so its
+  /// first maps load while the pool's last steps run (RowSignals.cpp:
+  /// startAfterHost).
+  bool StartAfterHost = true;
   /// A fused pair of one group of tiles loads its depthwise producer's
   /// input full depth into one input region, chunk by chunk as the layer
   /// before stores each, and keeps its area in the other (Fuse.cpp).
