@@ -353,10 +353,9 @@ bool snow::compiler::startAfterHost(const std::vector<Step> &Group, const LayerP
     ++J;
   if (J == 0)
     return false;
-  for (size_t K = 0; K < J; ++K)
-    QSteps[K].DoneUpTo = C.Ordinal;
-  if (J < QSteps.size())
-    QSteps[J].DoneUpTo = Q.NeedsDone;
+  // (From J on, every step: the first of them to load maps waits.)
+  for (size_t K = 0; K < QSteps.size(); ++K)
+    QSteps[K].DoneUpTo = K < J ? C.Ordinal : Q.NeedsDone;
   return true;
 }
 

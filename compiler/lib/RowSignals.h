@@ -44,8 +44,8 @@ bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G);
 /// pools beside it (Group: its steps in program order), where Q reads only
 /// pool R of them: each of Q's first steps whose rows R stored before C's
 /// last step waits for C's LayerDone, not R's (its stores came before that
-/// signal in the store unit's order), and the first that reads later rows
-/// for R's (Step::DoneUpTo). False, nothing set, where Q's first step
+/// signal in the store unit's order), and the others for R's, so the
+/// first of them to load maps does (Step::DoneUpTo). False, nothing set, where Q's first step
 /// reads rows R stores after C's last step.
 bool startAfterHost(const std::vector<Step> &Group, const LayerPlan &C, const LayerPlan &R,
                     std::vector<Step> &QSteps, unsigned G);
