@@ -549,17 +549,8 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   if (Rd.Mixed) {
     // Each distinct window's padding: rows above and below the map, a
     // column strip (an entry a row) for each column left and right of it.
-    std::vector<std::pair<LayerPlan::WindowShape, uint32_t>> Pads;
-    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-      if (!Rd.Cus[Cu].active())
-        continue;
-      const LayerPlan::WindowShape Pad = P.windowShape(unsigned(Rd.Cus[Cu].Tile));
-      auto It = std::find_if(Pads.begin(), Pads.end(), [&](auto &E) { return E.first == Pad; });
-      if (It == Pads.end())
-        Pads.push_back({Pad, 1u << Cu});
-      else
-        It->second |= 1u << Cu;
-    }
+    const auto Pads =
+        distinctMasks(Rd, [&](const Work &W) { return P.windowShape(unsigned(W.Tile)); });
     for (const auto &[Pad, Mask] : Pads) {
       const uint32_t Skip = AllMask & ~Mask;
       for (unsigned Y = 0; Y < Pad.Top; ++Y)

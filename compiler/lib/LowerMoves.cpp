@@ -62,22 +62,14 @@ TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
   return T;
 }
 
-/// The CU mask of every distinct value Key(work) among a round's active CUs,
-/// in order of first appearance.
-template <typename KeyFn>
-std::vector<std::pair<int, uint32_t>> distinctMasks(const Round &Rd, KeyFn Key) {
-  std::vector<std::pair<int, uint32_t>> Out;
-  for (unsigned Cu = 0; Cu < Rd.Cus.size(); ++Cu) {
-    if (!Rd.Cus[Cu].active())
-      continue;
-    int K = Key(Rd.Cus[Cu]);
-    auto It = std::find_if(Out.begin(), Out.end(), [&](auto &E) { return E.first == K; });
-    if (It == Out.end())
-      Out.push_back({K, 1u << Cu});
-    else
-      It->second |= 1u << Cu;
-  }
-  return Out;
+/// The distinct tiles of a round with their CU masks (distinctMasks), the
+/// [From, To)-th of them only.
+std::vector<std::pair<int, uint32_t>> roundTiles(const Round &Rd, unsigned From = 0,
+                                                 unsigned To = ~0u) {
+  auto Tiles = distinctMasks(Rd, [](const Work &W) { return W.Tile; });
+  Tiles.erase(Tiles.begin() + std::min<size_t>(To, Tiles.size()), Tiles.end());
+  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(From, Tiles.size()));
+  return Tiles;
 }
 
 } // namespace
@@ -216,8 +208,7 @@ void Lowerer::loadMapsPart(const Step &S, unsigned Part, unsigned NParts) {
          "EmitProgram.cpp splits no region of chunks, residual or second operand");
   if (Part == 0)
     waitForRegion(S);
-  const unsigned N =
-      unsigned(distinctMasks(S.round(), [](const Work &W) { return W.Tile; }).size());
+  const unsigned N = unsigned(roundTiles(S.round()).size());
   loadRegion(S, P.In, inBase(S) + P.InSkew, -1, N * Part / NParts, N * (Part + 1) / NParts);
   if (Part + 1 == NParts)
     regionLoaded(S);
@@ -291,9 +282,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   // Padding (and windows past the input) is written with fills; identical
   // fills of several CUs become one fill with a wider CU mask. CUs working on
   // the same tile get it with one load.
-  auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
-  Tiles.erase(Tiles.begin() + std::min<size_t>(TileTo, Tiles.size()), Tiles.end());
-  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(TileFrom, Tiles.size()));
+  const auto Tiles = roundTiles(S.round(), TileFrom, TileTo);
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
   for (auto [Tile, Mask] : Tiles) {
     TileGeom T = geometry(P, Tile, S.round().Mixed);
@@ -363,10 +352,7 @@ void Lowerer::loadBankedRegion(const Step &S, const TensorView &View, uint32_t B
   const LayerPlan &P = *S.P;
   const unsigned Half = P.ColsIn / 2, RowElems = Half * Stride;
   const uint32_t Bank = Hw.mapsBankElems();
-  auto Tiles = distinctMasks(S.round(), [](const Work &W) { return W.Tile; });
-  Tiles.erase(Tiles.begin() + std::min<size_t>(TileTo, Tiles.size()), Tiles.end());
-  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(TileFrom, Tiles.size()));
-  for (auto [Tile, Mask] : Tiles) {
+  for (auto [Tile, Mask] : roundTiles(S.round(), TileFrom, TileTo)) {
     const TileGeom T = geometry(P, Tile);
     assert(T.Y0 == 0 && T.X0 == 0 && "an unpadded tile");
     for (unsigned Side = 0; Side < 2; ++Side) {

@@ -24,8 +24,28 @@
 
 #include "Lower.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace snow::compiler {
+
+/// The CU mask of every distinct value Key(work) among a round's active
+/// CUs, in order of first appearance.
+template <typename KeyFn> auto distinctMasks(const Round &Rd, KeyFn Key) {
+  std::vector<std::pair<decltype(Key(Rd.Cus[0])), uint32_t>> Out;
+  for (unsigned Cu = 0; Cu < Rd.Cus.size(); ++Cu) {
+    if (!Rd.Cus[Cu].active())
+      continue;
+    const auto K = Key(Rd.Cus[Cu]);
+    auto It = std::find_if(Out.begin(), Out.end(), [&](auto &E) { return E.first == K; });
+    if (It == Out.end())
+      Out.push_back({K, 1u << Cu});
+    else
+      It->second |= 1u << Cu;
+  }
+  return Out;
+}
 
 using isa::Inst;
 using isa::Opcode;
