@@ -490,7 +490,16 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
                   : std::max(Exposed2, GroupLoad * (D.NChunks > 2 ? D.NChunks - 2 : 0) / D.NChunks);
   // A full-depth producer's first group loads chunk by chunk as the layer
   // before stores each (RowSignals.cpp: startOnRows): its last chunk waits.
-  const uint64_t First = D.FullDepth ? GroupLoad / D.NChunks : GroupLoad;
+  // A squeeze-and-excitation scale (run-time weights) reads a map stored
+  // before its squeeze convs, not by the layer before: where its chunks
+  // go last first (a last chunk of fewer than a group's channels,
+  // Sequence.cpp: fusedSteps), its first step waits for the whole group's
+  // load (EfficientNet-B0's 28x28 scales, estimated on one chunk's load,
+  // took two groups of 7x14 tiles: block 5's pair 70.0 k cycles, against
+  // 67.9 k on four of 7x7).
+  const bool AllFirst =
+      D.Dynamic && D.Depthwise && DL.Out.C % (Hw.VmacsPerCu * Hw.LanesPerVmac) != 0;
+  const uint64_t First = D.FullDepth && !AllFirst ? GroupLoad / D.NChunks : GroupLoad;
   // Pinned, the reader's weights (all its output groups) load once, where
   // its first group's would.
   const uint64_t WeightsExposed = Pin ? timing::dmaChannelCycles(Hw, PinnedBytes)

@@ -175,13 +175,19 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   const unsigned PMaxBanked =
       CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
   // A full-depth producer reads a chunk's channels at their offset in
-  // each pixel: whole 64-channel groups for a depthwise conv (its last
-  // chunk's vdw reads a group's width), whole lane groups for a pool.
-  // A dense producer goes full depth to bring its residual with its maps
+  // each pixel: whole lane groups for a pool. A depthwise conv's last
+  // chunk of fewer than a group's channels (ShuffleNet's 116 and 232,
+  // EfficientNet-B0's 240 and 480) reads a group's width, past its pixel
+  // into the next one's first channels (lanes whose results the chunks
+  // after it, last first, overwrite in the area: Sequence.cpp), and past
+  // the tile's last pixel into Slack kept after the region. Only over
+  // several groups of tiles, where the cost model weighs it: with one
+  // group (below) the chunks would go last first, so the first step would
+  // wait for the channels the conv before stores last. A dense producer
+  // goes full depth to bring its residual with its maps
   // (LayerPlan::groupResidual).
-  const bool FullOk =
-      Dense ? DOpts.FullDepthPairs && D.L->HasResidual
-            : DOpts.FullDepthPairs && Depth % (D.Depthwise ? Gch : Hw.LanesPerVmac) == 0;
+  const bool FullOk = Dense ? DOpts.FullDepthPairs && D.L->HasResidual
+                            : DOpts.FullDepthPairs && (D.Depthwise || Depth % Hw.LanesPerVmac == 0);
   // The cheapest pairs so far, cheapest first (on a tie, full depth: a
   // DMA a region row, not one a pixel; then two pixels an entry: fewer
   // traces where the channel bounds the estimate): the producer's
@@ -245,7 +251,8 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
       if (FullOk && !Banked) {
         LayerPlan Full = Dn;
         Full.FullDepth = true;
-        const unsigned FullExtra = Dense ? R * Wt * Depth : Extra; // the residual tile
+        const unsigned FullExtra = Dense ? R * Wt * Depth // the residual tile
+                                         : Extra + (D.Depthwise ? Slack : 0);
         if (setTile(Full, R, Wt, Full.pixelStride(0, Hw.LanesPerVmac), FullExtra, B) &&
             Full.NTiles > NCu)
           Ways.push_back(std::move(Full));
