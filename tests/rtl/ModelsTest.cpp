@@ -413,6 +413,21 @@ TEST_F(RtlBatch, FullDepthGroupsAgree) {
   coSimulatePlanned("fdg.bin", FullDepthGroupsYaml, "fulldepth+fused>");
 }
 
+/// A full-depth depthwise producer of partial channel groups (Fuse.cpp):
+/// 232 channels, three 64-channel chunks and one of 40, whose vdw reads a
+/// group's width past each pixel into the next one's first channels, over
+/// two groups of tiles.
+TEST_F(RtlBatch, PartialGroupsFullDepthAgree) {
+  coSimulatePlanned("pfd.bin", R"(name: pfd
+input: {name: data, shape: [232, 14, 14]}
+weights: {seed: 7}
+layers:
+  - {name: d, type: conv, out_channels: 232, kernel: 3, pad: 1, groups: 232, relu: true}
+  - {name: p, type: conv, out_channels: 48, kernel: 1, relu: true}
+)",
+                    "fulldepth+dw+fused>");
+}
+
 /// A max pool of a concat pooled branch by branch (canonicalize, model-format
 /// step 7a): each part reads one conv's output and stores its channels into
 /// the concat's tensor; alone and over two frames.
