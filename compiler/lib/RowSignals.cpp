@@ -327,7 +327,7 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
          !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));
 }
 
-bool snow::compiler::startAfterHost(const std::vector<Step> &Group, const LayerPlan &C,
+bool snow::compiler::startAfterHost(llvm::ArrayRef<Step> Group, const LayerPlan &C,
                                     const LayerPlan &R, std::vector<Step> &QSteps, unsigned G) {
   const LayerPlan &Q = *QSteps.front().P;
   const ir::Layer &L = *Q.L;

@@ -8,6 +8,7 @@
 #define SNOW_COMPILER_ROWSIGNALS_H
 
 #include "Lower.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <vector>
 
 namespace snow::compiler {
@@ -47,7 +48,7 @@ bool startOnRows(std::vector<Step> &C, std::vector<Step> &Q, unsigned G);
 /// signal in the store unit's order), and the others for R's, so the
 /// first of them to load maps does (Step::DoneUpTo). False, nothing set, where Q's first step
 /// reads rows R stores after C's last step.
-bool startAfterHost(const std::vector<Step> &Group, const LayerPlan &C, const LayerPlan &R,
+bool startAfterHost(llvm::ArrayRef<Step> Group, const LayerPlan &C, const LayerPlan &R,
                     std::vector<Step> &QSteps, unsigned G);
 
 } // namespace snow::compiler

@@ -201,7 +201,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   auto TryStartAfterHost = [&](std::vector<Step> &QSteps) {
     if (!Opts.StartAfterHost || !Opts.DoubleBuffer || !Host || QSteps.empty())
       return;
-    const std::vector<Step> Group(Steps.begin() + long(Last), Steps.end());
+    const llvm::ArrayRef<Step> Group = llvm::ArrayRef(Steps).drop_front(Last);
     for (size_t J = 1; J <= NHosted; ++J)
       if (startAfterHost(Group, *Host, Plans[HostAt + J], QSteps, G))
         return;
