@@ -326,7 +326,7 @@ static uint64_t depthwiseCompute(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   uint64_t Bands = 0;
   for (const Round &Rd : P.Rounds)
-    Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, Hw.AccEntries));
+    Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, P.accLimit(Hw.AccEntries)));
   // An entry a trace (two pixels of half an output group with PixLog 1).
   return (roundPixels(P) >> P.PixLog) *
              (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
@@ -522,7 +522,7 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
 }
 
 Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
-                                    std::vector<uint64_t> *Shares) {
+                                    std::vector<uint64_t> *Shares, const LayerPlan *Proj) {
   const ir::Layer &DL = *D.L;
   // Each tile's window of D's input, as loaded (the region rows inside the
   // input), a row of a tile's pixels a DMA row; again in each round whose
@@ -549,10 +549,13 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   }
   // Each round's output groups' weights, D's and (a depthwise reader, whose
   // steps come between D's) Q's.
-  const uint64_t QWeights = Q.IsConv ? ogWeightBytes(Q, 0, Hw) : 0;
+  // A block triple's 1x1 conv loads a chunk's weights a round too.
+  const uint64_t QWeights = (Q.IsConv ? ogWeightBytes(Q, 0, Hw) : 0) +
+                            (Proj ? ogWeightBytes(*Proj, Proj->NChunks > 1, Hw) : 0);
   const RoundSummary S = summarize(D, Hw.cus());
-  const uint64_t Own[2] = {convCompute(D, S, Hw),
-                           Q.IsConv ? depthwiseCompute(Q, Hw) : poolCompute(Q, Hw)};
+  const uint64_t Own[3] = {convCompute(D, S, Hw),
+                           Q.IsConv ? depthwiseCompute(Q, Hw) : poolCompute(Q, Hw),
+                           Proj ? convCompute(*Proj, summarize(*Proj, Hw.cus()), Hw) : 0};
   // A depthwise reader's steps come between D's, and the two weights banks
   // alternate between them: D's next weights load once D's step is done,
   // under the reader's short step only (MobileNet v2's 960-channel
@@ -564,21 +567,27 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
     WBytes += R.Ogs * (ogWeightBytes(D, 0, Hw) + QWeights);
     if (Q.IsConv) {
       const uint64_t Load = timing::dmaChannelCycles(Hw, R.Ogs * ogWeightBytes(D, 0, Hw));
-      const uint64_t Under = Own[1] / std::max<size_t>(1, S.Rounds.size());
+      const uint64_t Under = (Own[1] + Own[2]) / std::max<size_t>(1, S.Rounds.size());
       Exposed += Load > Under ? Load - Under : 0;
     }
   }
-  const uint64_t Bytes = MapBytes + WBytes + uint64_t(Q.Frames) * Q.L->Out.elems() * 2;
+  const LayerPlan &Out = Proj ? *Proj : Q;
+  const uint64_t Bytes =
+      MapBytes + WBytes +
+      uint64_t(Out.Frames) * Out.L->Out.elems() * 2 * (Out.L->HasResidual ? 2 : 1);
   // The first group's windows load before anything computes.
   const uint64_t First =
       timing::dmaChannelCycles(Hw, MapBytes * std::min<uint64_t>(Hw.cus(), D.NTiles) / D.NTiles);
-  const Cost Total(std::max(Own[0] + Own[1] + Exposed, timing::dmaChannelCycles(Hw, Bytes)) + First,
-                   Bytes, Hw);
+  const Cost Total(
+      std::max(Own[0] + Own[1] + Own[2] + Exposed, timing::dmaChannelCycles(Hw, Bytes)) + First,
+      Bytes, Hw);
   if (Shares) {
     Shares->clear();
-    const uint64_t Sum = Own[0] + Own[1];
-    Shares->push_back(Total.Cycles - Total.Cycles * Own[1] / std::max<uint64_t>(1, Sum));
-    Shares->push_back(Total.Cycles * Own[1] / std::max<uint64_t>(1, Sum));
+    const uint64_t Sum = std::max<uint64_t>(1, Own[0] + Own[1] + Own[2]);
+    Shares->push_back(Total.Cycles - Total.Cycles * (Own[1] + Own[2]) / Sum);
+    Shares->push_back(Total.Cycles * Own[1] / Sum);
+    if (Proj)
+      Shares->push_back(Total.Cycles * Own[2] / Sum);
   }
   return Total;
 }

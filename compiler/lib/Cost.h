@@ -88,9 +88,13 @@ Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::
 /// weights (once for a pool's producer; D's and Q's every round for a
 /// depthwise reader, D's exposed beyond Q's short steps) and Q's output:
 /// max(compute, DRAM), plus the first group's loads. With Shares, D's part
-/// of the cycles, then Q's.
+/// of the cycles, then Q's. With Proj (a block triple, FuseBlocks.cpp) Q
+/// stores nothing: Proj, a 1x1 conv, reads Q's output groups on chip, a
+/// chunk a round, its compute and weights join, and its output (and
+/// residual) cross the channel instead of Q's; Shares then has its part
+/// too.
 Cost windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
-                    std::vector<uint64_t> *Shares = nullptr);
+                    std::vector<uint64_t> *Shares = nullptr, const LayerPlan *Proj = nullptr);
 
 } // namespace snow::compiler
 

@@ -39,6 +39,15 @@ void fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMa
                      const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
                      const WholePlan &Whole = nullptr);
 
+/// Replaces each inverted residual block (a dense conv of one chunk read
+/// only by a depthwise conv read only by a 1x1 conv) with a block triple
+/// (LayerPlan::MidOut; FuseBlocks.cpp): the three run together, tile group
+/// by tile group, and neither the expanded map nor the depthwise output
+/// crosses DRAM, where the cost model says that is cheaper than the three
+/// apart. Before the pairs (fuseWindowPairs, fusePairs) take them.
+void fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                      const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
+
 } // namespace snow::compiler
 
 #endif

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuseWindows.h"
 #include "Cost.h"
 #include "Fuse.h"
 #include "PlanKeys.h"
@@ -38,6 +39,106 @@
 using namespace snow;
 using namespace snow::compiler;
 
+/// Whether plan Q is a depthwise conv that can read dense conv D's output
+/// from the area, chunk by chunk: its padding is written with zeros there
+/// (Lowerer::windowWriteBack).
+bool snow::compiler::depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
+  const ir::Layer &L = *Q.L;
+  return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
+         !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
+         L.input() == int(D.Index);
+}
+
+/// D planned again as the producer of a window pair: plain traces, one
+/// channel chunk, the area as its output; Nog output groups.
+LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
+  const ir::Layer &L = *D.L;
+  LayerPlan Dn = D;
+  Dn.PixLog = 0;
+  Dn.Wide = Dn.Banked = Dn.FullDepth = false;
+  Dn.CopyBanks = 0;
+  Dn.Balanced = Dn.SplitChannels = false;
+  Dn.MapStationary = true;
+  Dn.StepY = Dn.StepX = 1;
+  Dn.NOg = Nog;
+  Dn.OcBase = 0;
+  Dn.OcCount = L.Out.C;
+  Dn.Chunk = L.In.C;
+  Dn.NChunks = 1;
+  Dn.ToMid = true;
+  Dn.FusedWith = int(D.Index);
+  Dn.ShareOffset = 0;
+  Dn.RestTiles = false;
+  return Dn;
+}
+
+/// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
+void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
+  const ir::Layer &QL = *Qn.L;
+  Dn.Window = {Qn.R,    Qn.Wt,   QL.KH,    QL.KW,    QL.SH,   QL.SW,
+               QL.PadT, QL.PadL, QL.Out.H, QL.Out.W, QL.In.H, QL.In.W};
+  Dn.NRowBlocks = Qn.NRowBlocks;
+  Dn.NColBlocks = Qn.NColBlocks;
+  Dn.NTiles = Qn.NTiles;
+}
+
+/// The index in Plans of the first plan of the layer that reads layer I,
+/// among the 8 plans from From on (the scheduler may have put independent
+/// layers between); Plans.size(): none.
+size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I) {
+  const size_t End = std::min(Plans.size(), From + 8);
+  for (size_t J = From; J < End; ++J)
+    if (Plans[J].L->input() == int(I))
+      return J;
+  return Plans.size();
+}
+
+/// Whether a round of window producer Dn and its reader Q may give its CUs
+/// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
+/// whose region row and column y, x then hold the window's, with one pixel
+/// an entry (its traces and writebacks address every CU's window alike),
+/// and a depthwise reader.
+bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
+                                    const CompileOptions &Opts) {
+  const ir::Layer &L = *Dn.L;
+  return Opts.MixedWindows && Q.IsConv && Q.Depthwise && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
+         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && Dn.PixLog == 0 && !Dn.CopyBanks &&
+         !Dn.Wide;
+}
+
+/// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
+/// instructions address every CU's buffer alike, so a round's writebacks
+/// and zeros land in the same places for all its CUs only if its tiles'
+/// windows have one shape (Lowerer::windowWriteBack), or, Mixed, one
+/// extent (their padding zeroed CU by CU). The border tiles of each kind,
+/// the interior ones.
+std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan &Win, bool Mixed) {
+  std::vector<std::pair<LayerPlan::WindowShape, std::vector<unsigned>>> Kinds;
+  for (unsigned T = 0; T < Win.NTiles; ++T) {
+    LayerPlan::WindowShape K = Win.windowShape(T);
+    if (Mixed) // the extent only
+      K = {0, 0, K.Height, 0, 0, K.Width};
+    auto It = std::find_if(Kinds.begin(), Kinds.end(), [&](auto &E) { return E.first == K; });
+    if (It == Kinds.end())
+      Kinds.push_back({K, {T}});
+    else
+      It->second.push_back(T);
+  }
+  std::vector<std::vector<unsigned>> Out;
+  for (auto &KT : Kinds)
+    Out.push_back(std::move(KT.second));
+  return Out;
+}
+
+/// Whether plan D is a dense conv that can compute its reader's windows
+/// into the area: one channel chunk, its own plan, no residual.
+bool snow::compiler::windowProducer(const LayerPlan &D, const BufferMap &B) {
+  const ir::Layer &L = *D.L;
+  return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
+         !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
+         L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
+}
+
 namespace {
 
 /// A window pair's plans (FuseWindows.cpp) and their estimate.
@@ -45,15 +146,6 @@ struct WindowPair {
   LayerPlan Producer, Reader;
   Cost Estimate;
 };
-
-/// Whether plan D is a dense conv that can compute its reader's windows
-/// into the area: one channel chunk, its own plan, no residual.
-bool windowProducer(const LayerPlan &D, const BufferMap &B) {
-  const ir::Layer &L = *D.L;
-  return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
-         !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
-         L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
-}
 
 /// Whether plan Q is a max or average pool that can read conv D's output
 /// from the area as the conv's tiles: D of one output group (Gch), no
@@ -98,16 +190,6 @@ bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
          Covered(L.Out.W, L.SW, L.KW, L.PadL, L.In.W);
 }
 
-/// Whether plan Q is a depthwise conv that can read dense conv D's output
-/// from the area, chunk by chunk: its padding is written with zeros there
-/// (Lowerer::windowWriteBack).
-bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
-  const ir::Layer &L = *Q.L;
-  return Q.IsConv && Q.Depthwise && Q.GroupK == 1 && !Q.Dynamic && Q.FirstPart && Q.LastPart &&
-         !Q.ToMid && !Q.FromMid && !Q.OutIsSlice && !L.HasResidual && Q.Frames == D.Frames &&
-         L.input() == int(D.Index);
-}
-
 /// How many layers of G read layer I's output as dense stride-1 1x1 convs
 /// (what a fused pair's consumer is, Fuse.cpp).
 unsigned pointwiseReaders(const ir::Graph &G, unsigned I) {
@@ -127,90 +209,10 @@ bool pointwiseFree(const ir::Graph &G, const std::vector<unsigned> &Readers,
   return Free;
 }
 
-/// D planned again as the producer of a window pair: plain traces, one
-/// channel chunk, the area as its output; Nog output groups.
-LayerPlan windowPlan(const LayerPlan &D, unsigned Nog) {
-  const ir::Layer &L = *D.L;
-  LayerPlan Dn = D;
-  Dn.PixLog = 0;
-  Dn.Wide = Dn.Banked = Dn.FullDepth = false;
-  Dn.CopyBanks = 0;
-  Dn.Balanced = Dn.SplitChannels = false;
-  Dn.MapStationary = true;
-  Dn.StepY = Dn.StepX = 1;
-  Dn.NOg = Nog;
-  Dn.OcBase = 0;
-  Dn.OcCount = L.Out.C;
-  Dn.Chunk = L.In.C;
-  Dn.NChunks = 1;
-  Dn.ToMid = true;
-  Dn.FusedWith = int(D.Index);
-  Dn.ShareOffset = 0;
-  Dn.RestTiles = false;
-  return Dn;
-}
-
-/// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
-void setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
-  const ir::Layer &QL = *Qn.L;
-  Dn.Window = {Qn.R,    Qn.Wt,   QL.KH,    QL.KW,    QL.SH,   QL.SW,
-               QL.PadT, QL.PadL, QL.Out.H, QL.Out.W, QL.In.H, QL.In.W};
-  Dn.NRowBlocks = Qn.NRowBlocks;
-  Dn.NColBlocks = Qn.NColBlocks;
-  Dn.NTiles = Qn.NTiles;
-}
-
-/// The index in Plans of the first plan of the layer that reads layer I,
-/// among the 8 plans from From on (the scheduler may have put independent
-/// layers between); Plans.size(): none.
-size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I) {
-  const size_t End = std::min(Plans.size(), From + 8);
-  for (size_t J = From; J < End; ++J)
-    if (Plans[J].L->input() == int(I))
-      return J;
-  return Plans.size();
-}
-
 /// What fusing layer Q with the 1x1 convs that read it (Fuse.cpp) saves at
 /// most: its output's round trip through DRAM.
 uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
   return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
-}
-
-/// Whether a round of window producer Dn and its reader Q may give its CUs
-/// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
-/// whose region row and column y, x then hold the window's, with one pixel
-/// an entry (its traces and writebacks address every CU's window alike),
-/// and a depthwise reader.
-bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOptions &Opts) {
-  const ir::Layer &L = *Dn.L;
-  return Opts.MixedWindows && Q.IsConv && Q.Depthwise && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
-         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && Dn.PixLog == 0 && !Dn.CopyBanks &&
-         !Dn.Wide;
-}
-
-/// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
-/// instructions address every CU's buffer alike, so a round's writebacks
-/// and zeros land in the same places for all its CUs only if its tiles'
-/// windows have one shape (Lowerer::windowWriteBack), or, Mixed, one
-/// extent (their padding zeroed CU by CU). The border tiles of each kind,
-/// the interior ones.
-std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed) {
-  std::vector<std::pair<LayerPlan::WindowShape, std::vector<unsigned>>> Kinds;
-  for (unsigned T = 0; T < Win.NTiles; ++T) {
-    LayerPlan::WindowShape K = Win.windowShape(T);
-    if (Mixed) // the extent only
-      K = {0, 0, K.Height, 0, 0, K.Width};
-    auto It = std::find_if(Kinds.begin(), Kinds.end(), [&](auto &E) { return E.first == K; });
-    if (It == Kinds.end())
-      Kinds.push_back({K, {T}});
-    else
-      It->second.push_back(T);
-  }
-  std::vector<std::vector<unsigned>> Out;
-  for (auto &KT : Kinds)
-    Out.push_back(std::move(KT.second));
-  return Out;
 }
 
 /// Rounds for a window producer with a depthwise reader, and the reader

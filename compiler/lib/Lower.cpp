@@ -99,9 +99,13 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
       int64_t(AreaTile ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
-  const uint32_t Maps = P.FromMid ? midBase(S) : inBase(S) + P.InSkew;
+  // A block triple's 1x1 conv reads its depthwise producer's chunk
+  // (LayerPlan::MidOut) and accumulates from entry AccBase on.
+  const uint32_t Maps = P.readsMidOut() ? midBase(S) + P.MidOut
+                        : P.FromMid     ? midBase(S)
+                                        : inBase(S) + P.InSkew;
   E.li(3, B.WBase[S.WBuf] + S.WOff);
-  E.li(4, 0);
+  E.li(4, P.AccBase);
   E.li(5, Maps + Offset + RowBegin * Pitch);
   E.addi(6, 5, 0);
   Inst Mac;
@@ -154,9 +158,10 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     E.addi(6, 6, Halves ? 2 * Step : Step);
   };
   if (!Halves) {
-    rowLoop(RowEntries, Rows, Pitch, Entry, Mid);
+    rowLoop(RowEntries, Rows, Pitch, Entry, Mid, P.AccBase);
     return;
   }
+  assert(!P.AccBase && "a banked producer's entries start at 0");
   rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, Mid);
   E.li(5, Maps + Offset + RowBegin * Pitch + Step); // Column 1.
   E.addi(6, 5, 0);
@@ -306,7 +311,7 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   // A depthwise tile larger than the accumulators runs in bands of whole
   // rows (LayerPlan::bandRows), each traced into entries from 0 and written
   // back to its place in the output tile; every other step is one band.
-  const unsigned Band = P.IsConv ? P.bandRows(Rd, Hw.AccEntries) : Rd.ExtR;
+  const unsigned Band = P.IsConv ? P.bandRows(Rd, P.accLimit(Hw.AccEntries)) : Rd.ExtR;
   assert(Band > 0 && "the planner keeps a depthwise row within the accumulators");
   if (Mid && (P.Elementwise || Band < 2)) {
     E.append(*Mid); // No loop to put it in.
@@ -423,8 +428,11 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     return windowWriteBack(S, RowBegin, Rows);
   // (A depthwise producer's entry of two pixels, dwPixelPairs, is two
   // pixels of the area: its channels are half an output group.)
-  const unsigned Pitch = Area ? L.Out.C << P.PixLog : G;
-  const uint32_t Base = Area ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf];
+  // A block triple's depthwise conv writes its output group alone, a lane
+  // group of the CU a pixel, where its 1x1 reader reads it (MidOut).
+  const unsigned Pitch = Area && !P.MidOut ? L.Out.C << P.PixLog : G;
+  const uint32_t Base =
+      Area ? midBase(S) + (P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk)) : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
   const bool Halves = P.writesBanked();
   const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;
@@ -432,7 +440,7 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // apart) in the area and in its group residual.
   const uint32_t OgAt =
       P.StoresToo ? P.OcBase + Rd.firstOg() * P.ogChannels(G) + Row0 * L.Out.C : 0;
-  E.li(4, 0);
+  E.li(4, P.AccBase);
   E.li(9, Base + Row0 * Pitch);
   auto AccMove = [&](Opcode Op, int64_t Shift) {
     Inst I = accMove(Op, Rows * Rd.ExtC >> P.PixLog, Pitch);

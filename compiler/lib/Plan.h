@@ -197,6 +197,20 @@ struct LayerPlan {
   /// A fused producer that writes the area only and stores nothing (a
   /// depthwise conv or pool; a dense producer stores too).
   bool areaOnly() const { return ToMid && !StoresToo; }
+  /// A block triple (FuseBlocks.cpp): a window pair's depthwise reader
+  /// (FromMid, ReadsWindow) that is also ToMid writes each output group's
+  /// tile MidOut elements into the area, pixels a lane group of the CU
+  /// apart, instead of storing it; its 1x1 reader (FromMid, MidOut) reads
+  /// that chunk there, one chunk a step, and accumulates its output over
+  /// the chunks in accumulator entries from AccBase on, which the pair
+  /// before it leaves alone (its bands use the AccLimit entries below:
+  /// LayerPlan::accLimit). 0: no triple.
+  uint32_t MidOut = 0;
+  unsigned AccBase = 0, AccLimit = 0;
+  /// Accumulator entries this plan's bands may use (from entry 0).
+  unsigned accLimit(unsigned AccEntries) const { return AccLimit ? AccLimit : AccEntries; }
+  /// The 1x1 reader of a block triple.
+  bool readsMidOut() const { return MidOut && FromMid && !ToMid; }
   /// A fused pair of a depthwise producer and one 1x1 reader whose weight
   /// blocks all fit the weights buffer at once (WeightPack.h: pinWeights):
   /// each plan's first step loads its part, kept for the pair, instead of

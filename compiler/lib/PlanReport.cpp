@@ -33,7 +33,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide        ? "wide"
@@ -47,12 +47,14 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                         !P.Depthwise   ? ""
                         : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())
                                        : "+dw",
-                        P.ToMid     ? "+fused>"
-                        : P.FromMid ? "+fused<"
-                                    : "",
+                        P.ToMid && P.FromMid ? "+fused<>" // a block triple's depthwise conv
+                        : P.ToMid            ? "+fused>"
+                        : P.FromMid          ? "+fused<"
+                                             : "",
                         P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
                         P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
-                        P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "");
+                        P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "",
+                        P.MidOut || P.AccLimit ? "+block" : ""); // a block triple's
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

@@ -91,13 +91,21 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   // A window producer (LayerPlan::Window) and its reader: a step each a
   // round, the reader's right after the producer's (its CUs' area holds
   // one round's windows).
+  // A block triple's 1x1 conv (LayerPlan::MidOut) takes the chunk each
+  // round's depthwise step leaves in the area right after it.
   if (D.Window.R) {
-    const std::vector<Step> QS = planSteps(*Ps.front());
-    assert(Ps.size() == 1 && QS.size() == DS.size() && "FuseWindows.cpp: a step each a round");
+    std::vector<std::vector<Step>> QS;
+    for (const LayerPlan *Q : Ps)
+      QS.push_back(planSteps(*Q));
+    assert(Ps.size() <= 2 && (Ps.size() == 1 || Ps[1]->readsMidOut()) &&
+           "FuseWindows.cpp, FuseBlocks.cpp: a step each a round");
     std::vector<Step> Out;
     for (size_t K = 0; K < DS.size(); ++K) {
       Out.push_back(DS[K]);
-      Out.push_back(QS[K]);
+      for (const std::vector<Step> &Q : QS) {
+        assert(Q.size() == DS.size() && "a step each a round");
+        Out.push_back(Q[K]);
+      }
     }
     return Out;
   }
@@ -292,6 +300,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // producer's maps stay across them (a tile's rounds of output groups).
     if (Before && Before->P->ReadsWindow && !P.FromMid && K > 1)
       Before = &Steps[K - 2];
+    else if (Before && Before->P->readsMidOut() && !P.FromMid && K > 2) // a block triple's
+      Before = &Steps[K - 3];
     // A fused 1x1 step reads the depthwise output on chip: it loads no maps.
     S.NewMap = !P.FromMid && (!PrevSame || PrevSame != Before || newMaps(*PrevSame, S));
     // Weights stay across other plans' steps that load none (a pool's), not
@@ -365,7 +375,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   // before the pair to free that region frees it only after the pair (or,
   // if none has, the pair takes it from the load unit).
   for (size_t K = 0; K < Steps.size(); ++K) {
-    if (!Steps[K].P->ToMid || !Steps[K].LastOfPlan)
+    // (A block triple's depthwise conv, ToMid too, writes its producer's
+    // area: FuseBlocks.cpp.)
+    if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !Steps[K].LastOfPlan)
       continue;
     Step &LastD = Steps[K];
     const bool Full = LastD.P->FullDepth;

@@ -210,6 +210,12 @@ static cl::opt<bool> NoFuseExpansions(
     cl::desc("Do not fuse a 1x1 conv with the depthwise conv that alone reads it (the 1x1 conv "
              "stores its output and the depthwise conv loads it)"),
     cl::cat(Cat));
+static cl::opt<bool> NoFuseBlocks(
+    "no-fuse-blocks",
+    cl::desc("Do not fuse an inverted residual block's projection with the expansion / "
+             "depthwise window pair before it (the depthwise conv stores its output and the "
+             "projection loads it)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoHostBlockPools(
     "no-host-block-pools",
     cl::desc("Do not have a depthwise conv average its output in blocks for the average pool "
@@ -395,6 +401,7 @@ static int compileModel() {
   Opts.FuseDense = !NoFuseDense;
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
+  Opts.FuseBlocks = !NoFuseBlocks;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;
   Opts.DwPixelPairs = !NoDwPixelPairs;

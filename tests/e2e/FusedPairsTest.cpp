@@ -405,6 +405,64 @@ TEST(Passes, AWindowRoundMixesPaddingShapes) {
   EXPECT_GE(Mixed, 4u) << "where the cost model mixes windows";
 }
 
+TEST(Passes, ABlockTripleKeepsItsMapsOnChip) {
+  // Inverted residual blocks (MobileNet v2's block3 at 56x56 with its
+  // residual: a 24-channel projection on pixel pairs, banked; block8 at
+  // 14x14, 64 channels, one pixel an entry), a ShuffleNet v2 unit's branch
+  // and an odd-sized block: the expansion computes each output group over
+  // the depthwise windows, the depthwise conv writes that group's tile into
+  // the area, and the projection reads it as a channel chunk into
+  // accumulator entries the other two leave alone (FuseBlocks.cpp). Taken,
+  // the program stores only the projection's output. Both runs bit-exact
+  // (cyclesOf), on machines of 128 (zc706, big1024), 64 (mini64) and 32
+  // (narrow8) accumulator entries.
+  const std::string Blocks[] = {header("blk3", 24, 56, 56) + R"(
+  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+)",
+                                header("blk8", 64, 14, 14) + R"(
+  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+)",
+                                header("unit", 58, 28, 28) + R"(
+  - {name: e, type: conv, out_channels: 58, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 58, kernel: 3, pad: 1, groups: 58}
+  - {name: p, type: conv, out_channels: 58, kernel: 1, relu: true}
+)",
+                                header("odd1", 40, 13, 15) + R"(
+  - {name: e, type: conv, out_channels: 240, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 240, kernel: 3, pad: 1, groups: 240, relu: true}
+  - {name: p, type: conv, out_channels: 40, kernel: 1}
+)"};
+  const unsigned OutC[] = {24, 64, 58, 40}, OutHW[] = {56 * 56, 14 * 14, 28 * 28, 13 * 15};
+  unsigned Triples = 0, OnZc706 = 0;
+  for (size_t K = 0; K < std::size(Blocks); ++K)
+    for (const char *Hw : {"zc706", "big1024", "mini64", "narrow8"}) {
+      SCOPED_TRACE(Blocks[K].substr(6, 4) + " on " + Hw);
+      OnOff R = withAndWithout(Blocks[K], Hw, &compiler::CompileOptions::FuseBlocks);
+      const uint64_t OutBytes = 2ull * OutC[K] * OutHW[K];
+      EXPECT_GT(R.Off.Stats.DramWriteBytes, OutBytes) << "apart, a map crosses DRAM";
+      if (R.On.Stats.DramWriteBytes != OutBytes) {
+        EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles) << "not taken, nothing changes";
+        continue;
+      }
+      ++Triples;
+      OnZc706 += std::string(Hw) == "zc706";
+      EXPECT_LT(R.On.Stats.DramReadBytes, R.Off.Stats.DramReadBytes);
+      EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    }
+  // (2026-12-04, --uniform-format: blk3 219,851 -> 192,261 cycles on zc706,
+  // 79,414 -> 77,694 on big1024. The cost model leaves the others apart,
+  // rightly where measured: taken anyway, blk8 182,274 -> 205,112 on mini64,
+  // unit 37,651 -> 39,898 on zc706, odd1 33,923 -> 46,019; blk8 on big1024
+  // would gain 0.5 k.)
+  EXPECT_GE(OnZc706, 1u) << "where the cost model takes a triple";
+  EXPECT_GE(Triples, 2u);
+}
+
 TEST(Passes, AMixedWindowPairDoesNotBreakAPairWorthMore) {
   // MobileNet v1's first five layers at 12.8 GB/s: conv2's 1x1 conv could
   // compute conv3's depthwise windows in mixed rounds, cheaper than the two

@@ -230,6 +230,7 @@ TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
   for (const char *Layer : {"e1", "d1", "p1", "e2", "d2", "p2"})
     for (unsigned Rank : {0u, 3u, 1u, 5u, 2u, 0u}) {
       compiler::CompileOptions O;
+      O.FuseBlocks = false; // the pairs, not the block triples they would make (not cached)
       O.LayerOff[Layer] = {0, Rank, false};
       auto Fresh = compiler::compile(*G, *Hw, O);
       O.Cache = Own;

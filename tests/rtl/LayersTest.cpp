@@ -287,4 +287,19 @@ TEST_F(RtlPoolBoundaries, AnExpansionComputingMixedWindowsAgrees) {
          "fused>+mixed");
 }
 
+TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
+  // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
+  // output groups over the depthwise windows, the depthwise conv's tile of
+  // each written into the area's end in two banks, and the projection
+  // reading it two pixels a trace into accumulator entries past the ones
+  // the other two use, with its residual.
+  agrees("triple", 24, 28,
+         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+)",
+         "banked2+fused<+block");
+}
+
 } // namespace

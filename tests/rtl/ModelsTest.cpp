@@ -374,9 +374,10 @@ layers:
   EXPECT_TRUE(coSimulate("fd.bin"));
 }
 
-/// Fused pairs over a batch (Fuse.cpp): a depthwise conv with its 1x1 conv
-/// (a fused residual) and a max pool of the sum with its 1x1 conv, group of
-/// tiles by group of tiles through three distinct frames.
+/// Fused pairs over a batch (Fuse.cpp): an inverted residual block on chip
+/// (a block triple, FuseBlocks.cpp, its projection with a fused residual)
+/// and a max pool of the sum with its 1x1 conv, group of tiles by group of
+/// tiles through three distinct frames.
 TEST_F(RtlBatch, BatchedFusedPairsAgree) {
   compileFor("bp.bin", R"(name: batchpairs
 input: {name: data, shape: [24, 14, 12]}

@@ -191,6 +191,15 @@ struct CompileOptions {
   /// 9d). Any dense conv of one channel chunk may be the producer (a
   /// network's stem). Where the cost model says it pays.
   bool FuseExpansions = true;
+  /// Fuse a whole inverted residual block where its expansion would compute
+  /// its depthwise conv's windows (FuseExpansions) and a 1x1 conv alone
+  /// reads the depthwise output: that conv (the projection) reads each
+  /// output group of the depthwise conv on chip as a channel chunk, right
+  /// after it, accumulating over the chunks in accumulator entries the
+  /// other two leave alone, so neither the expanded map nor the depthwise
+  /// output crosses DRAM (FuseBlocks.cpp; docs/compiler.md, step 9f). Where
+  /// the cost model says it pays.
+  bool FuseBlocks = true;
   /// Have a depthwise conv average its output in blocks for the average
   /// pool that reads it (squeeze-and-excitation's first step,
   /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole

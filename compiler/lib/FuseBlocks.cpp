@@ -1,0 +1,248 @@
+//===- FuseBlocks.cpp - An inverted residual block on chip ----------------===//
+//
+// A window pair (FuseWindows.cpp) keeps an inverted residual block's
+// expanded map on chip, a fused depthwise / 1x1 pair (Fuse.cpp) its
+// depthwise output; the block's projection then still reads one of the two
+// back from DRAM, twice the 6x-wide map of the block's channels. A block
+// triple keeps both: per round (a group of tiles, one a CU, of one window
+// shape) and output group c of the expansion, every CU
+//
+//   computes the expansion's group c over its tile's depthwise window into
+//     the area (as a window pair's producer),
+//   runs the depthwise conv's group c over it, writing its output tile
+//     back into the area's end (LayerPlan::MidOut), a lane group a pixel,
+//   and traces the projection over that tile as its input chunk c, into
+//     accumulator entries from AccBase on, which the other two leave alone
+//     (their bands use the entries below: LayerPlan::AccLimit);
+//
+// after the last group the projection writes back (with its residual) and
+// stores. A chunk's whole output is thus summed in the accumulators, as a
+// chunked conv's is; the area holds one window and one chunk's tile, not a
+// tile's channels. The price: the expansion computes its windows' overlap
+// twice, on tiles no larger than half the accumulators, and the
+// projection's weights load a chunk a round. docs/compiler.md, step 9f.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cost.h"
+#include "Fuse.h"
+#include "FuseWindows.h"
+#include "Rounds.h"
+#include "snow/isa/Timing.h"
+#include <algorithm>
+#include <optional>
+
+using namespace snow;
+using namespace snow::compiler;
+
+namespace {
+
+struct Triple {
+  LayerPlan Exp, Dw, Proj;
+  Cost Estimate;
+};
+
+/// Whether P is a 1x1 conv that can read depthwise conv Q's output groups
+/// as its channel chunks: a whole plan of one output group at a pixel a
+/// trace (the accumulators hold a tile of it), no activation table (a
+/// depthwise step's vlut comes between its writeback and its bias).
+bool projectionReader(const LayerPlan &P, const LayerPlan &Q, unsigned Gch) {
+  const ir::Layer &L = *P.L;
+  return P.IsConv && !P.Depthwise && !P.Elementwise && !P.GroupChunks && !P.Dynamic &&
+         pointwise(L) && P.FirstPart && P.LastPart && !P.ToMid && !P.FromMid && !P.PoolBlock &&
+         P.BesideOf < 0 && L.input() == int(Q.Index) && L.In.C == Q.L->Out.C && L.Out.C <= Gch &&
+         L.QLut.empty() && P.Frames == Q.Frames;
+}
+
+/// The rounds of a triple: per group of tiles whose windows have one shape
+/// (Mixed: one extent), NCu of them a round, each output group of the
+/// expansion in turn on every CU (Exp and Dw); the projection's round is
+/// the group's, its steps the chunks.
+void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, bool Mixed) {
+  Exp.Rounds.clear();
+  Dw.Rounds.clear();
+  Proj.Rounds.clear();
+  for (const std::vector<unsigned> &Tiles : windowGroups(Exp, Mixed))
+    for (size_t I = 0; I < Tiles.size(); I += NCu) {
+      const size_t N = std::min<size_t>(NCu, Tiles.size() - I);
+      Round Re, Rq, Rp;
+      const LayerPlan::WindowShape First = Exp.windowShape(Tiles[I]);
+      for (size_t J = 0; J < N; ++J) {
+        const unsigned T = Tiles[I + J];
+        Rp.Cus[J] = Work{0, int(T)};
+        Re.ExtR = std::max(Re.ExtR, Exp.validRows(T));
+        Re.ExtC = std::max(Re.ExtC, Exp.validCols(T));
+        Rq.ExtR = std::max(Rq.ExtR, Dw.validRows(T));
+        Rq.ExtC = std::max(Rq.ExtC, Dw.validCols(T));
+        Re.Mixed |= Exp.windowShape(T) != First;
+      }
+      if (Re.Mixed) {
+        Re.ExtR = First.Height;
+        Re.ExtC = First.Width;
+      }
+      Rp.ExtR = Rq.ExtR;
+      Rp.ExtC = Rq.ExtC;
+      for (unsigned Og = 0; Og < Dw.NOg; ++Og) {
+        for (size_t J = 0; J < N; ++J)
+          Re.Cus[J] = Rq.Cus[J] = Work{int(Og), int(Tiles[I + J])};
+        Exp.Rounds.push_back(Re);
+        Dw.Rounds.push_back(Rq);
+      }
+      Proj.Rounds.push_back(Rp);
+    }
+}
+
+/// The cheapest triple of expansion E, depthwise conv Q and projection P,
+/// if any tile fits.
+std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const LayerPlan &P,
+                                 const isa::HwConfig &Hw, const BufferMap &B,
+                                 const CompileOptions &Opts) {
+  const ir::Layer &QL = *Q.L;
+  const unsigned C = E.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
+  const unsigned Gch = Hw.VmacsPerCu * Lanes;
+  BufferMap EIn = B; // the expansion's input window: the first bank of either input region
+  EIn.InCap = B.DwInCap;
+  BufferMap Any = B; // the projection loads no maps
+  Any.InCap = UINT32_MAX;
+  // A projection of at most half an output group's channels reads two
+  // pixels a trace, one from each of two banks (LayerPlan::Banked, as a
+  // fused pair's 1x1 conv does): the depthwise conv writes its tile's even
+  // columns at the end of the area's first bank and its odd ones at the
+  // same offsets in the second, and an entry holds two pixels.
+  const uint32_t Bank = Hw.mapsBankElems();
+  const bool CanBank = P.L->Out.C <= Gch / 2 && Opts.MultiPixel && Opts.BankedReads &&
+                       Hw.MapsPortsPerBank && Hw.VmacsPerCu % 2 == 0 && B.MidOffset == Bank &&
+                       B.MidCap >= 2 * Bank && QL.Out.W % 2 == 0;
+  std::optional<Triple> Best;
+  for (unsigned Banked = 0; Banked <= unsigned(CanBank); ++Banked)
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - Banked))) {
+      if (Banked && Wq % 2)
+        continue;
+      // The projection's tile in the accumulators' last entries, the depthwise
+      // output tile at the area's end (banked: each half at the end of a
+      // bank), the expansion's window before it.
+      const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> Banked);
+      const uint64_t Tile = uint64_t(Rq * Wq >> Banked) * Gch;
+      if (Tile >= (Banked ? Bank : B.MidCap))
+        continue;
+      const uint32_t MidOut = (Banked ? Bank : B.MidCap) - uint32_t(Tile);
+      BufferMap Area = B;
+      Area.InCap = MidOut;
+      LayerPlan Qn = Q;
+      Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
+      Qn.MidOut = MidOut;
+      Qn.AccLimit = AccBase;
+      Qn.FusedWith = int(E.Index);
+      Qn.BesideOf = -1;
+      Qn.ShareOffset = 0;
+      Qn.FullDepth = Qn.Wide = false;
+      Qn.Banked = Banked;
+      Qn.CopyBanks = 0;
+      Qn.PixLog = 0;
+      Qn.StepY = Qn.StepX = 1;
+      Qn.MapStationary = true;
+      Qn.Balanced = Qn.SplitChannels = false;
+      Qn.Chunk = Gch;
+      Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
+      if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > AccBase)
+        continue;
+      LayerPlan En = windowPlan(E, ceilDiv(C, Gch));
+      En.AccLimit = AccBase;
+      if (!setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
+        continue;
+      setWindow(En, Qn);
+      En.Window.AreaCols = Qn.ColsIn;
+      LayerPlan Pn = P;
+      Pn.FromMid = true;
+      Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = false;
+      Pn.MidOut = MidOut;
+      Pn.AccBase = AccBase;
+      Pn.FusedWith = int(E.Index);
+      Pn.BesideOf = -1;
+      Pn.ShareOffset = 0;
+      Pn.FullDepth = Pn.Wide = Pn.WeightsOnce = Pn.RestTiles = false;
+      Pn.Banked = Banked;
+      Pn.CopyBanks = Pn.PerBank = 0;
+      Pn.PixLog = Banked;
+      Pn.StepY = Pn.StepX = 1;
+      Pn.MapStationary = true;
+      Pn.Balanced = Pn.SplitChannels = false;
+      Pn.Chunk = Gch;
+      Pn.NChunks = Qn.NOg;
+      Pn.NOg = 1;
+      Pn.OcBase = 0;
+      Pn.OcCount = P.L->Out.C;
+      setTile(Pn, Rq, Wq, Gch, 0, Any);
+      for (unsigned Way = 0; Way < 2; ++Way) {
+        const bool Mixed = Way == 1;
+        if (Mixed && !mixableWindows(En, Q, Opts))
+          continue;
+        tripleRounds(En, Qn, Pn, NCu, Mixed);
+        if (Mixed && !En.mixedRounds())
+          continue;
+        const Cost Ct = windowPairCost(En, Qn, Hw, nullptr, &Pn);
+        if (!Best || Ct < Best->Estimate)
+          Best = Triple{En, Qn, Pn, Ct};
+      }
+    }
+  return Best;
+}
+
+/// The channel cycles of P's output stored and read back.
+uint64_t roundTrip(const LayerPlan &P, const isa::HwConfig &Hw) {
+  return timing::dmaChannelCycles(Hw, 4 * uint64_t(P.Frames) * P.L->Out.elems());
+}
+
+} // namespace
+
+void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw,
+                                      const BufferMap &B, const CompileOptions &Opts,
+                                      std::vector<LayerPlan> &Plans) {
+  if (!Opts.FuseBlocks || !Opts.FuseExpansions || !Opts.DoubleBuffer || !B.MidCap)
+    return;
+  const std::vector<unsigned> Readers = readerCounts(G);
+  const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  for (size_t K = 0; K + 2 < Plans.size(); ++K) {
+    const LayerPlan &E = Plans[K];
+    // An expansion: a stem's windows (a 3x3 conv of stride 2 on tiles no
+    // larger than half the accumulators) overlap too much.
+    if (!windowProducer(E, B) || !pointwise(*E.L) || Readers[E.Index] != 1)
+      continue;
+    const size_t J = readerAfter(Plans, K + 1, E.Index);
+    if (J == Plans.size() || !depthwiseReader(Plans[J], E) || Readers[Plans[J].Index] != 1 ||
+        Plans[J].PoolBlock || Plans[J].PixLog)
+      continue;
+    const size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
+    if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
+      continue;
+    // The expansion's switches decide for the triple (CompileOptions::LayerOff).
+    std::optional<CompileOptions> Own;
+    const CompileOptions &EOpts = Opts.forLayer(*E.L, Own);
+    if (!EOpts.FuseBlocks || !EOpts.FuseExpansions)
+      continue;
+    std::optional<Triple> Best = bestTriple(E, Plans[J], Plans[J2], Hw, B, EOpts);
+    if (!Best)
+      continue;
+    // Apart, each as planned, less what the better of the two pairs they
+    // could form instead (fuseWindowPairs, fusePairs) saves at most: the
+    // round trip of the expanded map or of the depthwise output.
+    uint64_t Apart = E.EstCycles + Plans[J].EstCycles + Plans[J2].EstCycles;
+    Apart -= std::min(Apart, std::max(roundTrip(E, Hw), roundTrip(Plans[J], Hw)));
+    if (Best->Estimate.Cycles >= Apart)
+      continue;
+    std::vector<uint64_t> Shares;
+    windowPairCost(Best->Exp, Best->Dw, Hw, &Shares, &Best->Proj);
+    Best->Exp.EstCycles = Shares[0];
+    Best->Exp.EstDramBytes = Best->Estimate.Bytes;
+    Best->Dw.EstCycles = Shares[1];
+    Best->Proj.EstCycles = Shares[2];
+    Best->Dw.EstDramBytes = Best->Proj.EstDramBytes = 0; // all counted on the expansion
+    // The three together, the plans between them after.
+    Plans[J2] = std::move(Best->Proj);
+    std::rotate(Plans.begin() + long(J) + 1, Plans.begin() + long(J2),
+                Plans.begin() + long(J2) + 1);
+    Plans[J] = std::move(Best->Dw);
+    std::rotate(Plans.begin() + long(K) + 1, Plans.begin() + long(J), Plans.begin() + long(J) + 2);
+    Plans[K] = std::move(Best->Exp);
+  }
+}

@@ -1,0 +1,33 @@
+//===- FuseWindows.h - Window pairs' pieces, shared with block triples -*- C++ -*-===//
+//
+// Internal to snow_compiler: what FuseWindows.cpp builds a window pair
+// from, which FuseBlocks.cpp builds a block triple from too (their docs
+// are at their definitions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_FUSEWINDOWS_H
+#define SNOW_COMPILER_FUSEWINDOWS_H
+
+#include "Plan.h"
+
+namespace snow::compiler {
+
+/// Whether Q is a depthwise conv that can read dense conv D's output from
+/// the area.
+bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D);
+/// D planned again as a window producer of Nog output groups.
+LayerPlan windowPlan(const LayerPlan &D, unsigned Nog);
+/// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
+void setWindow(LayerPlan &Dn, const LayerPlan &Qn);
+/// The first plan from From on (of the next 8) of the layer reading layer I.
+size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I);
+/// Whether a round of producer Dn and reader Q may mix window paddings.
+bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOptions &Opts);
+/// Whether D is a dense conv that can compute its reader's windows.
+bool windowProducer(const LayerPlan &D, const BufferMap &B);
+/// Win's tiles by the shape (Mixed: the extent) of their windows.
+std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed);
+
+} // namespace snow::compiler
+
+#endif
