@@ -27,6 +27,7 @@
 #include "Cost.h"
 #include "Fuse.h"
 #include "FuseWindows.h"
+#include "PlanKeys.h"
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
@@ -188,6 +189,25 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   return Best;
 }
 
+/// bestTriple, recalled where the same three plans were weighed before
+/// (recallPair): a --tune search compiles thousands of programs that
+/// differ in a layer or two.
+std::optional<Triple> cachedTriple(const LayerPlan &E, const LayerPlan &Q, const LayerPlan &P,
+                                   const isa::HwConfig &Hw, const BufferMap &B,
+                                   const CompileOptions &EOpts) {
+  PairChoice C = recallPair(&PlanCache::BlockTriples, {&E, &Q, &P}, EOpts, "", [&] {
+    std::optional<Triple> Best = bestTriple(E, Q, P, Hw, B, EOpts);
+    return Best ? PairChoice{{std::move(Best->Exp), std::move(Best->Dw), std::move(Best->Proj)},
+                             Best->Estimate.Cycles,
+                             Best->Estimate.Bytes}
+                : PairChoice{};
+  });
+  if (C.Plans.empty())
+    return std::nullopt;
+  return Triple{std::move(C.Plans[0]), std::move(C.Plans[1]), std::move(C.Plans[2]),
+                Cost(C.Cycles, C.Bytes, Hw)};
+}
+
 /// The channel cycles of P's output stored and read back.
 uint64_t roundTrip(const LayerPlan &P, const isa::HwConfig &Hw) {
   return timing::dmaChannelCycles(Hw, 4 * uint64_t(P.Frames) * P.L->Out.elems());
@@ -226,7 +246,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     const CompileOptions &EOpts = Opts.forLayer(*E.L, Own);
     if (!EOpts.FuseBlocks || !EOpts.FuseExpansions)
       continue;
-    std::optional<Triple> Best = bestTriple(E, Plans[J], Plans[J2], Hw, B, EOpts);
+    std::optional<Triple> Best = cachedTriple(E, Plans[J], Plans[J2], Hw, B, EOpts);
     if (!Best)
       continue;
     // Apart, each as planned, less what the better of the two pairs they

@@ -88,6 +88,11 @@ size_t snow::compiler::cachedFusedPairs(const PlanCache &C) {
   return C.FusedPairs.size();
 }
 
+size_t snow::compiler::cachedBlockTriples(const PlanCache &C) {
+  std::lock_guard<std::mutex> Lock(C.M);
+  return C.BlockTriples.size();
+}
+
 PairChoice snow::compiler::recallPair(PairTable PlanCache::*Table,
                                       const std::vector<const LayerPlan *> &Plans,
                                       const CompileOptions &DOpts, const std::string &Tag,

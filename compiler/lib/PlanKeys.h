@@ -42,7 +42,7 @@ using PairTable = std::unordered_map<std::string, PairChoice>;
 struct PlanCache {
   mutable std::mutex M;
   std::unordered_map<std::string, std::vector<LayerPlan>> Plans;
-  PairTable WindowPairs, FusedPairs; ///< FuseWindows.cpp, Fuse.cpp
+  PairTable WindowPairs, FusedPairs, BlockTriples; ///< FuseWindows.cpp, Fuse.cpp, FuseBlocks.cpp
 };
 
 /// The pair Search makes of Plans (its producer's first, then its

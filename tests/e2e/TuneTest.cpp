@@ -243,6 +243,18 @@ TEST(Tune, CachedPairsAreThePairsWeighedAfresh) {
   EXPECT_GT(compiler::cachedWindowPairs(*Own), 0u);
   EXPECT_GT(compiler::cachedFusedPairs(*Own), 0u);
   EXPECT_GT(Programs.size(), 12u) << "the ranks make few programs: the test shows little";
+  // The blocks as triples (FuseBlocks.cpp), their search recalled too.
+  for (const char *Layer : {"e1", "p1", "e2"})
+    for (unsigned Rank : {0u, 2u, 1u, 0u}) {
+      compiler::CompileOptions O;
+      O.LayerOff[Layer] = {0, Rank, false};
+      auto Fresh = compiler::compile(*G, *Hw, O);
+      O.Cache = Own;
+      auto Cached = compiler::compile(*G, *Hw, O);
+      ASSERT_TRUE(Fresh && Cached);
+      EXPECT_EQ(Fresh->Code, Cached->Code) << Layer << " rank " << Rank << ", triples on";
+    }
+  EXPECT_GT(compiler::cachedBlockTriples(*Own), 0u);
 }
 
 TEST(Tune, ThePlanCacheChangesNoProgram) {

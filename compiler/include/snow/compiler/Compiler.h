@@ -29,11 +29,13 @@ namespace snow::compiler {
 /// layer or two, so most layers' plans are those of the compile before.
 struct PlanCache;
 /// An empty PlanCache, how many layers' plans one holds, and how many
-/// window pairs (FuseWindows.cpp) and fused pairs (Fuse.cpp) weighed.
+/// window pairs (FuseWindows.cpp), fused pairs (Fuse.cpp) and block triples
+/// (FuseBlocks.cpp) weighed.
 std::shared_ptr<PlanCache> newPlanCache();
 size_t cachedPlans(const PlanCache &C);
 size_t cachedWindowPairs(const PlanCache &C);
 size_t cachedFusedPairs(const PlanCache &C);
+size_t cachedBlockTriples(const PlanCache &C);
 
 struct CompileOptions {
   /// Overlap loads with compute (prefetch the next tile into the other bank).
