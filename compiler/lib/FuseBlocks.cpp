@@ -254,7 +254,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // round trip of the expanded map or of the depthwise output.
     uint64_t Apart = E.EstCycles + Plans[J].EstCycles + Plans[J2].EstCycles;
     Apart -= std::min(Apart, std::max(roundTrip(E, Hw), roundTrip(Plans[J], Hw)));
-    if (Best->Estimate.Cycles >= Apart)
+    if (Best->Estimate.Cycles >= Apart && !EOpts.ForceBlockTriples)
       continue;
     std::vector<uint64_t> Shares;
     windowPairCost(Best->Exp, Best->Dw, Hw, &Shares, &Best->Proj);

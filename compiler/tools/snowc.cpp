@@ -216,6 +216,10 @@ static cl::opt<bool> NoFuseBlocks(
              "depthwise window pair before it (the depthwise conv stores its output and the "
              "projection loads it)"),
     cl::cat(Cat));
+static cl::opt<bool> ForceBlockTriples(
+    "force-block-triples",
+    cl::desc("Take every block triple that fits, whatever the cost model says (for tests)"),
+    cl::Hidden, cl::cat(Cat));
 static cl::opt<bool> NoHostBlockPools(
     "no-host-block-pools",
     cl::desc("Do not have a depthwise conv average its output in blocks for the average pool "
@@ -402,6 +406,7 @@ static int compileModel() {
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
   Opts.FuseBlocks = !NoFuseBlocks;
+  Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;
   Opts.DwPixelPairs = !NoDwPixelPairs;

@@ -188,6 +188,33 @@ TEST(Layers, RandomCopiedCasesMostlyCopy) {
   EXPECT_GE(Copied[1], 9u) << "of 12 window pairs";
 }
 
+class RandomBlockTriple : public ::testing::TestWithParam<unsigned> {};
+
+/// Inverted residual blocks as block triples wherever one fits (the cost
+/// model's choice set aside: CompileOptions::ForceBlockTriples), on four
+/// presets in turn (RandomModels.h: invertedResidualCase).
+TEST_P(RandomBlockTriple, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "mini64", "narrow8", "big1024"};
+  compiler::CompileOptions O;
+  O.ForceBlockTriples = true;
+  RunResult R;
+  ASSERT_TRUE(runModel(invertedResidualCase(GetParam()), Presets[GetParam() % 4], R, O));
+  EXPECT_TRUE(sameBits(R)) << invertedResidualCase(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBlockTriple, ::testing::Range(0u, 32u));
+
+TEST(Layers, RandomBlocksMostlyMakeTriples) {
+  // The cases above are worth having if most of them, forced, do run as
+  // triples on zc706 (the depthwise conv writes the area: +fused<>).
+  compiler::CompileOptions O;
+  O.ForceBlockTriples = true;
+  unsigned Triples = 0;
+  for (unsigned Seed = 0; Seed < 32; ++Seed)
+    Triples += hasPart(zc706Parts(invertedResidualCase(Seed), O), "d", {"fused<>", "block"});
+  EXPECT_GE(Triples, 24u) << "of 32";
+}
+
 class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
 
 /// 1x1 convs computing the windows of the depthwise conv that reads them

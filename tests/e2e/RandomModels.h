@@ -501,6 +501,28 @@ inline std::string expansionCase(unsigned Seed) {
   return Y;
 }
 
+/// An inverted residual block (a 1x1 expansion of 2 to 6 times its input's
+/// channels, a depthwise conv of kernel 3 or 5 and stride 1 or 2, a 1x1
+/// projection of up to 64 channels, with the block's residual where shapes
+/// allow, every other time): what a block triple (FuseBlocks.cpp) runs on
+/// chip, on random maps.
+inline std::string invertedResidualCase(unsigned Seed) {
+  Rng R(Seed * 2713 + 11);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned Cin = pickLog(R, 4, 64), C = std::min(400u, Cin * Pick(2, 6));
+  const unsigned K = Pick(1, 2) * 2 + 1, S = Seed % 4 == 1 ? 2 : 1, Pad = Seed % 7 == 3 ? 0 : K / 2;
+  const unsigned Out = Seed % 2 && S == 1 && Pad == K / 2 ? Cin : Pick(1, 64);
+  std::string Y = modelHeader(fmt::format("invres{}", Seed), Cin, Pick(6, 40), Pick(6, 40), 3);
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}{4}}}\n",
+                   C, K, S, Pad, Seed % 3 ? ", relu: true" : "");
+  Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Out);
+  if (Out == Cin && S == 1 && Pad == K / 2)
+    Y += "  - {name: a, type: add, inputs: [p, data]}\n";
+  return Y;
+}
+
 /// A grouped conv (Groups groups of K input and K output channels, K from 2
 /// to 32, odd group counts) between two pointwise convs, with random maps,
 /// kernels and strides: the per-group vdw lowering where it fits, the dense

@@ -43,6 +43,7 @@ class RtlRandomBlock : public RandomLayers {};
 class RtlRandomFused : public RandomLayers {};
 class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
+class RtlRandomBlockTriple : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
@@ -68,6 +69,10 @@ TEST_P(RtlRandomBlock, SimAndRtlAgree) { check(blockCase(GetParam())); }
 TEST_P(RtlRandomFused, SimAndRtlAgree) { check(fusedCase(GetParam())); }
 TEST_P(RtlRandomFusedPool, SimAndRtlAgree) { check(fusedPoolCase(GetParam())); }
 TEST_P(RtlRandomExpansion, SimAndRtlAgree) { check(expansionCase(GetParam())); }
+// Inverted residual blocks as block triples wherever one fits (FuseBlocks.cpp).
+TEST_P(RtlRandomBlockTriple, SimAndRtlAgree) {
+  check(invertedResidualCase(GetParam()), {"--force-block-triples"});
+}
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
@@ -107,6 +112,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlock, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlockTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 // A conv of two output groups and its padded max pool, a chunk a CU, on
 // zc706 (LayerPlan::framedPool).

@@ -202,6 +202,9 @@ struct CompileOptions {
   /// output crosses DRAM (FuseBlocks.cpp; docs/compiler.md, step 9f). Where
   /// the cost model says it pays.
   bool FuseBlocks = true;
+  /// Take every block triple that fits, whatever the cost model says: for
+  /// tests, which exercise the lowering on shapes the planner rarely fuses.
+  bool ForceBlockTriples = false;
   /// Have a depthwise conv average its output in blocks for the average
   /// pool that reads it (squeeze-and-excitation's first step,
   /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole
