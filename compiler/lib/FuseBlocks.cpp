@@ -45,8 +45,9 @@ struct Triple {
 
 /// Whether P is a 1x1 conv that can read depthwise conv Q's output groups
 /// as its channel chunks: a whole plan of one output group at a pixel a
-/// trace (the accumulators hold a tile of it), no activation table (a
-/// depthwise step's vlut comes between its writeback and its bias).
+/// trace (the accumulators hold a tile of it), no activation table (the
+/// other two's vluts come between its first chunk's, which loads its
+/// table, and its writeback).
 bool projectionReader(const LayerPlan &P, const LayerPlan &Q, unsigned Gch) {
   const ir::Layer &L = *P.L;
   return P.IsConv && !P.Depthwise && !P.Elementwise && !P.GroupChunks && !P.Dynamic &&
@@ -240,6 +241,13 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
       continue;
     const size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
     if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
+      continue;
+    // The plans between the three move after them: the projection's
+    // residual must not be one of theirs.
+    bool ResidualBetween = false;
+    for (size_t I = K + 1; I < J2; ++I)
+      ResidualBetween |= Plans[J2].L->HasResidual && Plans[J2].L->Residual == int(Plans[I].Index);
+    if (ResidualBetween)
       continue;
     // The expansion's switches decide for the triple (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
