@@ -417,6 +417,16 @@ std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &
 
 } // namespace
 
+std::optional<uint64_t> snow::compiler::windowPairCycles(const LayerPlan &D, const LayerPlan &Q,
+                                                         const isa::HwConfig &Hw,
+                                                         const BufferMap &B,
+                                                         const CompileOptions &DOpts) {
+  std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts);
+  if (!Best)
+    return std::nullopt;
+  return Best->Estimate.Cycles;
+}
+
 void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw,
                                      const BufferMap &B, const CompileOptions &Opts,
                                      std::vector<LayerPlan> &Plans, const WholePlan &Whole) {

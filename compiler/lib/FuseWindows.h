@@ -9,6 +9,7 @@
 #define SNOW_COMPILER_FUSEWINDOWS_H
 
 #include "Plan.h"
+#include <optional>
 
 namespace snow::compiler {
 
@@ -25,6 +26,11 @@ size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I)
 bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOptions &Opts);
 /// Whether D is a dense conv that can compute its reader's windows.
 bool windowProducer(const LayerPlan &D, const BufferMap &B);
+/// The estimated cycles of the cheapest window pair of producer D and
+/// reader Q, if one fits.
+std::optional<uint64_t> windowPairCycles(const LayerPlan &D, const LayerPlan &Q,
+                                         const isa::HwConfig &Hw, const BufferMap &B,
+                                         const CompileOptions &DOpts);
 /// Win's tiles by the shape (Mixed: the extent) of their windows.
 std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed);
 
