@@ -130,7 +130,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Readers = K0 + 2 < J;
       for (size_t K = K0; Readers && K < J; ++K)
         Readers = Steps[K].P->FromMid && Steps[K].P->FusedWith == P.FusedWith;
-    } else if (Opts.SpreadMapLoads && P.ToMid && P.AccLimit) {
+    } else if (Opts.SpreadMapLoads && P.ToMid && !P.FromMid && P.AccLimit) {
       // A block triple's next group of tiles (FuseBlocks.cpp), window by
       // window over the group before's steps from its first that loads no
       // maps: loaded a step ahead, under a chunk's projection only,

@@ -29,7 +29,6 @@
 #include "FuseWindows.h"
 #include "PlanKeys.h"
 #include "Rounds.h"
-#include "snow/isa/Timing.h"
 #include <algorithm>
 #include <optional>
 
@@ -130,20 +129,11 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
       const uint32_t MidOut = (Banked ? Bank : B.MidCap) - uint32_t(Tile);
       BufferMap Area = B;
       Area.InCap = MidOut;
-      LayerPlan Qn = Q;
+      LayerPlan Qn = plainFusedPlan(Q, E.Index);
       Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
       Qn.MidOut = MidOut;
       Qn.AccLimit = AccBase;
-      Qn.FusedWith = int(E.Index);
-      Qn.BesideOf = -1;
-      Qn.ShareOffset = 0;
-      Qn.FullDepth = Qn.Wide = false;
       Qn.Banked = Banked;
-      Qn.CopyBanks = 0;
-      Qn.PixLog = 0;
-      Qn.StepY = Qn.StepX = 1;
-      Qn.MapStationary = true;
-      Qn.Balanced = Qn.SplitChannels = false;
       Qn.Chunk = Gch;
       Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
       if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > AccBase)
@@ -154,21 +144,14 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         continue;
       setWindow(En, Qn);
       En.Window.AreaCols = Qn.ColsIn;
-      LayerPlan Pn = P;
+      LayerPlan Pn = plainFusedPlan(P, E.Index);
       Pn.FromMid = true;
-      Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = false;
+      Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = Pn.WeightsOnce = false;
+      Pn.PerBank = 0;
       Pn.MidOut = MidOut;
       Pn.AccBase = AccBase;
-      Pn.FusedWith = int(E.Index);
-      Pn.BesideOf = -1;
-      Pn.ShareOffset = 0;
-      Pn.FullDepth = Pn.Wide = Pn.WeightsOnce = Pn.RestTiles = false;
       Pn.Banked = Banked;
-      Pn.CopyBanks = Pn.PerBank = 0;
       Pn.PixLog = Banked;
-      Pn.StepY = Pn.StepX = 1;
-      Pn.MapStationary = true;
-      Pn.Balanced = Pn.SplitChannels = false;
       Pn.Chunk = Gch;
       Pn.NChunks = Qn.NOg;
       Pn.NOg = 1;
@@ -207,11 +190,6 @@ std::optional<Triple> cachedTriple(const LayerPlan &E, const LayerPlan &Q, const
     return std::nullopt;
   return Triple{std::move(C.Plans[0]), std::move(C.Plans[1]), std::move(C.Plans[2]),
                 Cost(C.Cycles, C.Bytes, Hw)};
-}
-
-/// The channel cycles of P's output stored and read back.
-uint64_t roundTrip(const LayerPlan &P, const isa::HwConfig &Hw) {
-  return timing::dmaChannelCycles(Hw, 4 * uint64_t(P.Frames) * P.L->Out.elems());
 }
 
 } // namespace
@@ -265,7 +243,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // off instead, MobileNet v2's stride-2 blocks stayed apart: 26.2 k
     // cycles lost on zc706.)
     uint64_t Apart = E.EstCycles + Plans[J].EstCycles + Plans[J2].EstCycles;
-    Apart -= std::min(Apart, roundTrip(Plans[J], Hw));
+    Apart -= std::min(Apart, pairSaving(Plans[J], Hw));
     if (std::optional<uint64_t> Pair = windowPairCycles(E, Plans[J], Hw, B, EOpts))
       Apart = std::min(Apart, *Pair + Plans[J2].EstCycles);
     if (Best->Estimate.Cycles >= Apart && !EOpts.ForceBlockTriples)

@@ -49,26 +49,31 @@ bool snow::compiler::depthwiseReader(const LayerPlan &Q, const LayerPlan &D) {
          L.input() == int(D.Index);
 }
 
+LayerPlan snow::compiler::plainFusedPlan(const LayerPlan &P, unsigned FusedWith) {
+  LayerPlan Pn = P;
+  Pn.PixLog = 0;
+  Pn.Wide = Pn.Banked = Pn.FullDepth = false;
+  Pn.CopyBanks = 0;
+  Pn.Balanced = Pn.SplitChannels = Pn.RestTiles = false;
+  Pn.MapStationary = true;
+  Pn.StepY = Pn.StepX = 1;
+  Pn.ShareOffset = 0;
+  Pn.BesideOf = -1;
+  Pn.FusedWith = int(FusedWith);
+  return Pn;
+}
+
 /// D planned again as the producer of a window pair: plain traces, one
 /// channel chunk, the area as its output; Nog output groups.
 LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
   const ir::Layer &L = *D.L;
-  LayerPlan Dn = D;
-  Dn.PixLog = 0;
-  Dn.Wide = Dn.Banked = Dn.FullDepth = false;
-  Dn.CopyBanks = 0;
-  Dn.Balanced = Dn.SplitChannels = false;
-  Dn.MapStationary = true;
-  Dn.StepY = Dn.StepX = 1;
+  LayerPlan Dn = plainFusedPlan(D, D.Index);
   Dn.NOg = Nog;
   Dn.OcBase = 0;
   Dn.OcCount = L.Out.C;
   Dn.Chunk = L.In.C;
   Dn.NChunks = 1;
   Dn.ToMid = true;
-  Dn.FusedWith = int(D.Index);
-  Dn.ShareOffset = 0;
-  Dn.RestTiles = false;
   return Dn;
 }
 
@@ -128,6 +133,12 @@ std::vector<std::vector<unsigned>> snow::compiler::windowGroups(const LayerPlan 
   for (auto &KT : Kinds)
     Out.push_back(std::move(KT.second));
   return Out;
+}
+
+/// What fusing layer Q with the 1x1 convs that read it (Fuse.cpp) saves at
+/// most: its output's round trip through DRAM.
+uint64_t snow::compiler::pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
+  return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
 }
 
 /// Whether plan D is a dense conv that can compute its reader's windows
@@ -207,12 +218,6 @@ bool pointwiseFree(const ir::Graph &G, const std::vector<unsigned> &Readers,
   for (const ir::Layer &L : G.Layers)
     Free &= L.input() != int(I) || !Taken[size_t(&L - G.Layers.data())];
   return Free;
-}
-
-/// What fusing layer Q with the 1x1 convs that read it (Fuse.cpp) saves at
-/// most: its output's round trip through DRAM.
-uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw) {
-  return timing::dmaChannelCycles(Hw, 4 * uint64_t(Q.Frames) * Q.L->Out.elems());
 }
 
 /// Rounds for a window producer with a depthwise reader, and the reader
@@ -302,18 +307,9 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         continue;
       BufferMap Area = B; // a depthwise reader's window: the area
       Area.InCap = Copy ? B.MidCap - Bank : B.MidCap;
-      LayerPlan Qn = Q;
+      LayerPlan Qn = plainFusedPlan(Q, D.Index);
       Qn.FromMid = true;
       Qn.ReadsWindow = true;
-      Qn.FusedWith = int(D.Index);
-      Qn.BesideOf = -1;
-      Qn.ShareOffset = 0;
-      Qn.FullDepth = Qn.Banked = Qn.Wide = false;
-      Qn.CopyBanks = 0;
-      Qn.PixLog = 0;
-      Qn.StepY = Qn.StepX = 1;
-      Qn.MapStationary = true;
-      Qn.Balanced = false;
       LayerPlan Dn = windowPlan(D, 1);
       Dn.PixLog = PixLog;
       Dn.Wide = !Copy && Hw.MapsReadPorts < Dn.pix();

@@ -16,6 +16,10 @@ namespace snow::compiler {
 /// Whether Q is a depthwise conv that can read dense conv D's output from
 /// the area.
 bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D);
+/// P with its own layout choices undone, the start of a fused plan with
+/// layer FusedWith's: one pixel a trace, no banks, copies, full depth,
+/// gather or parts, map-stationary, beside nothing.
+LayerPlan plainFusedPlan(const LayerPlan &P, unsigned FusedWith);
 /// D planned again as a window producer of Nog output groups.
 LayerPlan windowPlan(const LayerPlan &D, unsigned Nog);
 /// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
@@ -24,6 +28,9 @@ void setWindow(LayerPlan &Dn, const LayerPlan &Qn);
 size_t readerAfter(const std::vector<LayerPlan> &Plans, size_t From, unsigned I);
 /// Whether a round of producer Dn and reader Q may mix window paddings.
 bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOptions &Opts);
+/// What fusing Q with the 1x1 convs that read it saves at most: its
+/// output's round trip through DRAM.
+uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw);
 /// Whether D is a dense conv that can compute its reader's windows.
 bool windowProducer(const LayerPlan &D, const BufferMap &B);
 /// The estimated cycles of the cheapest window pair of producer D and
