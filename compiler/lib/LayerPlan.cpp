@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Plan.h"
+#include "LayerPlan.h"
 #include "Rounds.h"
 #include <algorithm>
 #include <cassert>
