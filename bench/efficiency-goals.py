@@ -40,11 +40,7 @@ import roofline
 
 # (model, conv-layer efficiency goal in %): issue 16. The last three are
 # floors: the classic networks must not regress.
-GOALS = [
-    ("mobilenet_v1", 90), ("resnext50_32x4d", 90), ("squeezenet1_1", 95), ("googlenet", 97),
-    ("alexnet", 98), ("resnet50", 98), ("vgg16", 99), ("mobilenet_v2", 90),
-    ("efficientnet_b0", 85), ("shufflenet_v2_x1_0", 85),
-]
+GOALS = roofline.ISSUE16_GOALS
 # Networks measured through their ONNX export as well (torchvision's layout
 # and weights' shapes, seeded weights: timing does not depend on values): the
 # importer folds ShuffleNet's channel moves on import (docs/onnx.md, "Channel

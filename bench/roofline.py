@@ -13,6 +13,13 @@ traffic and its multiplies one after the other (MobileNet v1's conv layers:
 80.78 % where the pairs allow 86.79 %, 2026-11-28, zc706).
 """
 
+# Issue 16's goals: (model, conv-layer efficiency in %), zc706, batch 1.
+ISSUE16_GOALS = [
+    ("mobilenet_v1", 90), ("resnext50_32x4d", 90), ("squeezenet1_1", 95), ("googlenet", 97),
+    ("alexnet", 98), ("resnet50", 98), ("vgg16", 99), ("mobilenet_v2", 90),
+    ("efficientnet_b0", 85), ("shufflenet_v2_x1_0", 85),
+]
+
 
 def bytes_per_cycle(hw):
     """The bytes a cycle the DRAM channel sustains: the pin rate times the

@@ -125,11 +125,17 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         P.groupResidual())
       continue;
     size_t K0 = size_t(FreedBy[J]) + 1;
+    // Whether the steps [K0, J), at least three, all load under Pred.
+    auto Under = [&](auto Pred) {
+      bool All = K0 + 2 < J;
+      for (size_t K = K0; All && K < J; ++K)
+        All = Pred(K, Steps[K]);
+      return All;
+    };
     bool Readers = false;
     if (P.ToMid && P.FullDepth && !P.Banked && Opts.SpreadGroupLoads) {
-      Readers = K0 + 2 < J;
-      for (size_t K = K0; Readers && K < J; ++K)
-        Readers = Steps[K].P->FromMid && Steps[K].P->FusedWith == P.FusedWith;
+      Readers = Under(
+          [&](size_t, const Step &T) { return T.P->FromMid && T.P->FusedWith == P.FusedWith; });
     } else if (Opts.SpreadMapLoads && P.ToMid && !P.FromMid && P.AccLimit) {
       // A block triple's next group of tiles (FuseBlocks.cpp), window by
       // window over the group before's steps from its first that loads no
@@ -138,16 +144,12 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       for (size_t K = K0; K < J; ++K)
         if (Steps[K].NewMap)
           K0 = K + 1;
-      Readers = K0 + 2 < J;
-      for (size_t K = K0; Readers && K < J; ++K)
-        Readers = Steps[K].P->FusedWith == P.FusedWith;
+      Readers = Under([&](size_t, const Step &T) { return T.P->FusedWith == P.FusedWith; });
     } else if (Opts.SpreadMapLoads && P.IsConv && !P.ToMid && !P.FromMid && !P.Depthwise &&
                !P.Elementwise && !P.CopyBanks && !S.round().Mixed && !S.Late && !S.SharesRegion) {
       while (K0 < J && Steps[K0].P != &P)
         ++K0;
-      Readers = K0 + 2 < J;
-      for (size_t K = K0; Readers && K < J; ++K)
-        Readers = Steps[K].P == &P && (K == K0 || !Steps[K].NewMap);
+      Readers = Under([&](size_t K, const Step &T) { return T.P == &P && (K == K0 || !T.NewMap); });
     }
     if (!Readers)
       continue;

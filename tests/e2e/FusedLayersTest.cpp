@@ -12,6 +12,7 @@
 
 #include "LayersHarness.h"
 #include "PassHarness.h"
+#include "RandomFused.h"
 #include "RandomModels.h"
 #include "snow/isa/Isa.h"
 

@@ -12,6 +12,7 @@
 
 #include "../support/SharedModels.h"
 #include "CoSim.h"
+#include "RandomFused.h"
 #include "RandomModels.h"
 #include "RandomShuffle.h"
 
