@@ -20,7 +20,9 @@
 // chunked conv's is; the area holds one window and one chunk's tile, not a
 // tile's channels. The price: the expansion computes its windows' overlap
 // twice, on tiles no larger than half the accumulators, and the
-// projection's weights load a chunk a round. docs/compiler.md, step 9f.
+// projection's weights load a chunk a round. The expansion may also be a
+// network's stem (a 3x3 conv of 32 channels, two pixels an entry, as a
+// window pair's stem is). docs/compiler.md, step 9f.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +79,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
         Rq.ExtC = std::max(Rq.ExtC, Dw.validCols(T));
         Re.Mixed |= Exp.windowShape(T) != First;
       }
+      Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
       if (Re.Mixed) {
         Re.ExtR = First.Height;
         Re.ExtC = First.Width;
@@ -114,62 +117,95 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   const bool CanBank = P.L->Out.C <= Gch / 2 && Opts.MultiPixel && Opts.BankedReads &&
                        Hw.MapsPortsPerBank && Hw.VmacsPerCu % 2 == 0 && B.MidOffset == Bank &&
                        B.MidCap >= 2 * Bank && QL.Out.W % 2 == 0;
+  // A producer of at most half an output group's channels (a network's
+  // 32-channel stem) may trace two pixels an entry, as in a window pair
+  // (FuseWindows.cpp): vmacp or wide traces, or its second pixel group
+  // reading a copy of its input window in the region's last bank
+  // (LayerPlan::CopyBanks). The depthwise conv then reads chunks of its
+  // channels (32 elements a pixel), one pixel an entry: its output goes to
+  // the projection as an output group a pixel.
+  const unsigned MaxPix = Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
+  const unsigned CopyBank = B.MidCap / Bank;
+  const bool CanCopy = Opts.CopiedWindows && Hw.MapsPortsPerBank && Hw.MapsReadPorts < 2 &&
+                       B.MidOffset == Bank && B.MidCap % Bank == 0 && CopyBank >= 2;
   std::optional<Triple> Best;
   for (unsigned Banked = 0; Banked <= unsigned(CanBank); ++Banked)
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - Banked))) {
-      if (Banked && Wq % 2)
-        continue;
-      // The projection's tile in the accumulators' last entries, the depthwise
-      // output tile at the area's end (banked: each half at the end of a
-      // bank), the expansion's window before it.
-      const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> Banked);
-      const uint64_t Tile = uint64_t(Rq * Wq >> Banked) * Gch;
-      if (Tile >= (Banked ? Bank : B.MidCap))
-        continue;
-      const uint32_t MidOut = (Banked ? Bank : B.MidCap) - uint32_t(Tile);
-      BufferMap Area = B;
-      Area.InCap = MidOut;
-      LayerPlan Qn = plainFusedPlan(Q, E.Index);
-      Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
-      Qn.MidOut = MidOut;
-      Qn.AccLimit = AccBase;
-      Qn.Banked = Banked;
-      Qn.Chunk = Gch;
-      Qn.NChunks = Qn.NOg = ceilDiv(C, Gch);
-      if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), 0, Area) || Qn.ColsIn > AccBase)
-        continue;
-      LayerPlan En = windowPlan(E, ceilDiv(C, Gch));
-      En.AccLimit = AccBase;
-      if (!setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
-        continue;
-      setWindow(En, Qn);
-      En.Window.AreaCols = Qn.ColsIn;
-      LayerPlan Pn = plainFusedPlan(P, E.Index);
-      Pn.FromMid = true;
-      Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = Pn.WeightsOnce = false;
-      Pn.PerBank = 0;
-      Pn.MidOut = MidOut;
-      Pn.AccBase = AccBase;
-      Pn.Banked = Banked;
-      Pn.PixLog = Banked;
-      Pn.Chunk = Gch;
-      Pn.NChunks = Qn.NOg;
-      Pn.NOg = 1;
-      Pn.OcBase = 0;
-      Pn.OcCount = P.L->Out.C;
-      setTile(Pn, Rq, Wq, Gch, 0, Any);
-      for (unsigned Way = 0; Way < 2; ++Way) {
-        const bool Mixed = Way == 1;
-        if (Mixed && !mixableWindows(En, Q, Opts))
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - Banked)))
+      for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
+        const unsigned PixLog = Way > 0;
+        const bool Copy = Way == 2;
+        if (Copy && !CanCopy)
           continue;
-        tripleRounds(En, Qn, Pn, NCu, Mixed);
-        if (Mixed && !En.mixedRounds())
+        if (Banked && Wq % 2)
           continue;
-        const Cost Ct = windowPairCost(En, Qn, Hw, nullptr, &Pn);
-        if (!Best || Ct < Best->Estimate)
-          Best = Triple{En, Qn, Pn, Ct};
+        // The projection's tile in the accumulators' last entries, the depthwise
+        // output tile at the area's end (banked: each half at the end of a
+        // bank), the expansion's window before it.
+        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> Banked);
+        const uint64_t Tile = uint64_t(Rq * Wq >> Banked) * Gch;
+        if (Tile >= (Banked ? Bank : B.MidCap))
+          continue;
+        const uint32_t MidOut = (Banked ? Bank : B.MidCap) - uint32_t(Tile);
+        BufferMap Area = B;
+        // A copy lies at the start of the region's last bank (the area's bank
+        // CopyBank - 1): the window keeps the banks before it, and the copy
+        // ends before the tile's part in that bank, if it holds one.
+        const uint32_t CopyAt = (CopyBank - 1) * Bank;
+        const uint32_t CopyRoom = Banked ? (CopyBank == 2 ? MidOut : Bank)
+                                         : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
+        Area.InCap = Copy ? std::min(MidOut, CopyAt) : MidOut;
+        LayerPlan Qn = plainFusedPlan(Q, E.Index);
+        Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
+        Qn.MidOut = MidOut;
+        Qn.AccLimit = AccBase;
+        Qn.Banked = Banked;
+        Qn.Chunk = Gch >> PixLog;
+        Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
+        if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
+            Qn.ColsIn > AccBase)
+          continue;
+        LayerPlan En = windowPlan(E, Qn.NOg);
+        En.AccLimit = AccBase;
+        En.PixLog = PixLog;
+        En.Wide = !Copy && Hw.MapsReadPorts < En.pix();
+        En.CopyBanks = Copy ? CopyBank : 0;
+        if (En.Wide && !Opts.WideTraces)
+          continue;
+        if (En.kernelWords(0) + En.TailWords > B.WCap)
+          continue;
+        if (!setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
+          continue;
+        if (Copy && (!En.copyFits(En.Chunk, Hw) ||
+                     En.copyElems(En.Chunk) + En.copyShift(En.Chunk) + En.copyWidth(Hw) > CopyRoom))
+          continue;
+        setWindow(En, Qn);
+        En.Window.AreaCols = Qn.ColsIn;
+        LayerPlan Pn = plainFusedPlan(P, E.Index);
+        Pn.FromMid = true;
+        Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = Pn.WeightsOnce = false;
+        Pn.PerBank = 0;
+        Pn.MidOut = MidOut;
+        Pn.AccBase = AccBase;
+        Pn.Banked = Banked;
+        Pn.PixLog = Banked;
+        Pn.Chunk = Gch;
+        Pn.NChunks = Qn.NOg;
+        Pn.NOg = 1;
+        Pn.OcBase = 0;
+        Pn.OcCount = P.L->Out.C;
+        setTile(Pn, Rq, Wq, Gch, 0, Any);
+        for (unsigned Way = 0; Way < 2; ++Way) {
+          const bool Mixed = Way == 1;
+          if (Mixed && !mixableWindows(En, Q, Opts))
+            continue;
+          tripleRounds(En, Qn, Pn, NCu, Mixed);
+          if (Mixed && !En.mixedRounds())
+            continue;
+          const Cost Ct = windowPairCost(En, Qn, Hw, nullptr, &Pn);
+          if (!Best || Ct < Best->Estimate)
+            Best = Triple{En, Qn, Pn, Ct};
+        }
       }
-    }
   return Best;
 }
 
@@ -203,19 +239,22 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
   const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   for (size_t K = 0; K + 2 < Plans.size(); ++K) {
     const LayerPlan &E = Plans[K];
-    // An expansion: a stem's windows (a 3x3 conv of stride 2 on tiles no
-    // larger than half the accumulators) overlap too much, and where the
+    // An expansion, or a network's stem (MobileNet v2's conv1 before
+    // block1_dw and block1_project: 1,961,138 -> 1,922,876 cycles on zc706,
+    // 2026-12-04, its 32 channels on two pixels an entry, from a copied
+    // window; one pixel an entry, forced, +27 k: a 3x3 stride-2 conv's
+    // windows on tiles no larger than half the accumulators overlap too
+    // much at half the lanes, and the estimate says so). Where the
     // 1x1 conv does not widen the map (a ShuffleNet unit's branch, 58
     // channels) the round trip saved is too small to pay for the windows'
     // overlap: its stage-2 units took triples on the estimate, measured
     // 6.5 k cycles faster with the hardware's format but 2.3 k slower with
     // calibrated ones (2026-12-04).
-    if (!windowProducer(E, B) || !pointwise(*E.L) || E.L->Out.C <= E.L->In.C ||
-        Readers[E.Index] != 1)
+    if (!windowProducer(E, B) || E.L->Out.C <= E.L->In.C || Readers[E.Index] != 1)
       continue;
     const size_t J = readerAfter(Plans, K + 1, E.Index);
     if (J == Plans.size() || !depthwiseReader(Plans[J], E) || Readers[Plans[J].Index] != 1 ||
-        Plans[J].PoolBlock || Plans[J].PixLog)
+        Plans[J].PoolBlock)
       continue;
     const size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
     if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
@@ -246,6 +285,17 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     Apart -= std::min(Apart, pairSaving(Plans[J], Hw));
     if (std::optional<uint64_t> Pair = windowPairCycles(E, Plans[J], Hw, B, EOpts))
       Apart = std::min(Apart, *Pair + Plans[J2].EstCycles);
+    // A projection that could compute its own depthwise reader's windows
+    // (MobileNet v1's conv2 1x1 conv, conv3's) loses that pair in a triple:
+    // without this, MobileNet v1's stem, conv2_dw and conv2's 1x1 conv made
+    // a triple on the estimate and ran 65 k cycles slower (2026-12-04).
+    const size_t Next = readerAfter(Plans, J2 + 1, Plans[J2].Index);
+    if (Next < Plans.size() && windowProducer(Plans[J2], B) && Readers[Plans[J2].Index] == 1 &&
+        depthwiseReader(Plans[Next], Plans[J2]))
+      if (std::optional<uint64_t> Pair2 = windowPairCycles(Plans[J2], Plans[Next], Hw, B, EOpts)) {
+        const uint64_t Two = Plans[J2].EstCycles + Plans[Next].EstCycles;
+        Apart -= std::min(Apart, Two - std::min(Two, *Pair2));
+      }
     if (Best->Estimate.Cycles >= Apart && !EOpts.ForceBlockTriples)
       continue;
     std::vector<uint64_t> Shares;

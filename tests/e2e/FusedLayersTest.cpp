@@ -216,6 +216,39 @@ TEST(Layers, RandomBlocksMostlyMakeTriples) {
   EXPECT_GE(Triples, 24u) << "of 32";
 }
 
+class RandomStemTriple : public ::testing::TestWithParam<unsigned> {};
+
+/// A stem, its depthwise conv and the projection as block triples wherever
+/// one fits (forced, as RandomBlockTriple), on five presets in turn
+/// (RandomFused.h: stemTripleCase): the stem traces two pixels an entry
+/// where its channels allow, the depthwise conv reads 32-element pixels.
+TEST_P(RandomStemTriple, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "mini64", "narrow8", "big1024", "zc706_paper"};
+  compiler::CompileOptions O;
+  O.ForceBlockTriples = true;
+  RunResult R;
+  ASSERT_TRUE(runModel(stemTripleCase(GetParam()), Presets[GetParam() % 5], R, O));
+  EXPECT_TRUE(sameBits(R)) << stemTripleCase(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomStemTriple, ::testing::Range(0u, 30u));
+
+TEST(Layers, RandomStemsMostlyMakeTriplesOnPixelPairs) {
+  // The cases above are worth having if most of them, forced, run as
+  // triples on zc706 with the stem on two pixels an entry (a copied
+  // window, or wide traces), and some of those with its edge tiles' windows
+  // an odd number of columns wide (rounded up to whole entries: tripleRounds).
+  compiler::CompileOptions O;
+  O.ForceBlockTriples = true;
+  unsigned Pairs = 0;
+  for (unsigned Seed = 0; Seed < 30; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(stemTripleCase(Seed), O);
+    Pairs += hasPart(Parts, "d", {"fused<>", "block"}) &&
+             (hasPart(Parts, "c", {"copied2"}) || hasPart(Parts, "c", {"wide2"}));
+  }
+  EXPECT_GE(Pairs, 24u) << "of 30 (30 on 2026-12-04)";
+}
+
 class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
 
 /// 1x1 convs computing the windows of the depthwise conv that reads them

@@ -185,8 +185,9 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
   // EfficientNet's first): vdw's vMACs past the first two read the next
   // pixel's channels, so an entry traces two pixels (dwPixelPairs): alone,
   // as a fused pair's producer (its entry two pixels of the area) and as
-  // the reader of its stem's windows. Maps of odd widths end rows on an
-  // entry's first pixel.
+  // the reader of its stem's windows (p a 3x3 conv: with a 1x1 projection
+  // the three run as a block triple, the depthwise conv one pixel an entry
+  // there). Maps of odd widths end rows on an entry's first pixel.
   const std::vector<std::pair<std::string, std::string>> Models = {
       {"alone", header("dw32", 32, 30, 27) + R"(
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
@@ -199,7 +200,7 @@ TEST(Passes, HalfGroupDepthwiseConvsTraceTwoPixels) {
       {"window reader", header("dw32w", 3, 97, 95) + R"(
   - {name: c1, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
 )"}};
   layerDOnAndOff(Models, {"zc706", "mini64"}, &compiler::CompileOptions::DwPixelPairs,
                  [](const std::string &, const std::string &, const sim::LayerStats &On,

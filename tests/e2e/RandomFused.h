@@ -233,6 +233,30 @@ inline std::string invertedResidualCase(unsigned Seed) {
   return Y;
 }
 
+/// A network's stem and its first inverted residual block without the
+/// expansion (MobileNet v2's conv1, block1_dw and block1_project): a 3x3
+/// conv of 1-4 channels, stride 2 (every fourth case 1), padded or not, into
+/// 8-32 channels (at most half an output group on every preset but
+/// narrow8, so the stem may trace two pixels an entry), a 3x3 or 5x5
+/// depthwise conv of stride 1 or 2, and a 1x1 projection of 4-64 channels,
+/// on maps of odd and even sizes: what a block triple (FuseBlocks.cpp) runs
+/// on chip with its producer on pixel pairs or a copied window.
+inline std::string stemTripleCase(unsigned Seed) {
+  Rng R(Seed * 7919 + 5);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned Cin = Pick(1, 4), C = Pick(8, 32), S = Seed % 4 == 3 ? 1 : 2;
+  const unsigned K = Seed % 5 == 2 ? 5 : 3, Sd = Seed % 3 == 1 ? 2 : 1;
+  std::string Y = modelHeader(fmt::format("stem{}", Seed), Cin, Pick(9, 72), Pick(9, 72), 3);
+  Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: 3, stride: {}, pad: {}, "
+                   "relu: true}}\n",
+                   C, S, Seed % 6 == 5 ? 0 : 1);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}{4}}}\n",
+                   C, K, Sd, K / 2, Seed % 2 ? ", relu: true" : "");
+  Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(4, 64));
+  return Y;
+}
+
 } // namespace snow::test
 
 #endif // SNOW_TESTS_E2E_RANDOMFUSED_H

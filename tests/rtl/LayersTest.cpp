@@ -45,6 +45,7 @@ class RtlRandomFused : public RandomLayers {};
 class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBlockTriple : public RandomLayers {};
+class RtlRandomStemTriple : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
@@ -73,6 +74,11 @@ TEST_P(RtlRandomExpansion, SimAndRtlAgree) { check(expansionCase(GetParam())); }
 // Inverted residual blocks as block triples wherever one fits (FuseBlocks.cpp).
 TEST_P(RtlRandomBlockTriple, SimAndRtlAgree) {
   check(invertedResidualCase(GetParam()), {"--force-block-triples"});
+}
+// A stem, its depthwise conv and projection as block triples, the stem on
+// two pixels an entry where it can be.
+TEST_P(RtlRandomStemTriple, SimAndRtlAgree) {
+  check(stemTripleCase(GetParam()), {"--force-block-triples"});
 }
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
@@ -114,6 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFused, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlockTriple, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 // A conv of two output groups and its padded max pool, a chunk a CU, on
 // zc706 (LayerPlan::framedPool).
@@ -292,6 +299,18 @@ TEST_F(RtlPoolBoundaries, AnExpansionComputingMixedWindowsAgrees) {
   - {name: p, type: conv, out_channels: 32, kernel: 1}
 )",
          "fused>+mixed");
+}
+
+TEST_F(RtlPoolBoundaries, AStemTripleAgrees) {
+  // MobileNet v2's stem, block1_dw and block1_project on a 64x64 input:
+  // the stem traces two pixels an entry from its window and a copy of it,
+  // its edge tiles' windows an odd number of columns wide.
+  agrees("stem", 3, 64,
+         R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)",
+         "copied2+fused>+block");
 }
 
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
