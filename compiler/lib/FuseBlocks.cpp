@@ -119,24 +119,20 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
                        B.MidCap >= 2 * Bank && QL.Out.W % 2 == 0;
   // A producer of at most half an output group's channels (a network's
   // 32-channel stem) may trace two pixels an entry, as in a window pair
-  // (FuseWindows.cpp): vmacp or wide traces, or its second pixel group
-  // reading a copy of its input window in the region's last bank
-  // (LayerPlan::CopyBanks). The depthwise conv then reads chunks of its
-  // channels (32 elements a pixel), one pixel an entry: its output goes to
-  // the projection as an output group a pixel.
-  const unsigned MaxPix = Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
-  const unsigned CopyBank = B.MidCap / Bank;
-  const bool CanCopy = Opts.CopiedWindows && Hw.MapsPortsPerBank && Hw.MapsReadPorts < 2 &&
-                       B.MidOffset == Bank && B.MidCap % Bank == 0 && CopyBank >= 2;
+  // (FuseWindows.cpp: vmacp or wide traces, or its second pixel group
+  // reading a copy of its input window in the region's last bank). The
+  // depthwise conv then reads chunks of its channels (32 elements a
+  // pixel), one pixel an entry: its output goes to the projection as an
+  // output group a pixel.
+  const unsigned MaxPix = producerPixLog(C, Hw, Opts);
+  const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   std::optional<Triple> Best;
   for (unsigned Banked = 0; Banked <= unsigned(CanBank); ++Banked)
     for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - Banked)))
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2;
-        if (Copy && !CanCopy)
-          continue;
-        if (Banked && Wq % 2)
+        if ((Copy && !CopyBank) || (Banked && Wq % 2))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
@@ -166,14 +162,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
           continue;
         LayerPlan En = windowPlan(E, Qn.NOg);
         En.AccLimit = AccBase;
-        En.PixLog = PixLog;
-        En.Wide = !Copy && Hw.MapsReadPorts < En.pix();
-        En.CopyBanks = Copy ? CopyBank : 0;
-        if (En.Wide && !Opts.WideTraces)
-          continue;
-        if (En.kernelWords(0) + En.TailWords > B.WCap)
-          continue;
-        if (!setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
+        if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
+            !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
           continue;
         if (Copy && (!En.copyFits(En.Chunk, Hw) ||
                      En.copyElems(En.Chunk) + En.copyShift(En.Chunk) + En.copyWidth(Hw) > CopyRoom))

@@ -77,6 +77,36 @@ LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
   return Dn;
 }
 
+unsigned snow::compiler::producerPixLog(unsigned C, const isa::HwConfig &Hw,
+                                        const CompileOptions &Opts) {
+  const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  return Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
+}
+
+unsigned snow::compiler::windowCopyBank(const isa::HwConfig &Hw, const BufferMap &B,
+                                        const CompileOptions &Opts) {
+  const uint32_t Bank = Hw.mapsBankElems();
+  const unsigned CopyBank = B.MidCap / Bank; // the area starts a bank in
+  const bool CanCopy = Opts.CopiedWindows && Hw.MapsPortsPerBank && Hw.MapsReadPorts < 2 &&
+                       B.MidOffset == Bank && B.MidCap % Bank == 0 && CopyBank >= 2;
+  return CanCopy ? CopyBank : 0;
+}
+
+bool snow::compiler::traceProducerWay(LayerPlan &Dn, unsigned Way, unsigned CopyBank,
+                                      const isa::HwConfig &Hw, const BufferMap &B,
+                                      const CompileOptions &Opts) {
+  const bool Copy = Way == 2;
+  if (Copy && !CopyBank)
+    return false;
+  Dn.PixLog = Way > 0;
+  Dn.Wide = !Copy && Hw.MapsReadPorts < Dn.pix();
+  Dn.CopyBanks = Copy ? CopyBank : 0;
+  if (Dn.Wide && !Opts.WideTraces)
+    return false; // vmacp steps of several cycles: no gain
+  // A wide trace's kernel (KW + 1 columns) may overflow a weights bank.
+  return Dn.kernelWords(0) + Dn.TailWords <= B.WCap;
+}
+
 /// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
 void snow::compiler::setWindow(LayerPlan &Dn, const LayerPlan &Qn) {
   const ir::Layer &QL = *Qn.L;
@@ -284,40 +314,29 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   DIn.InCap = B.DwInCap;
   std::vector<WindowPair> Kept; // cheapest first
   // A producer of at most half an output group's channels (a network's
-  // 32-channel stem) may trace two pixels an entry (vmacp, or wide traces
-  // where the vMACs share a maps read port, as planLayer chooses): its
-  // reader's chunk is then its 32 channels, 32 elements a pixel.
-  // (A Framed pool's chunk is then those 32 elements a pixel too.)
-  const unsigned MaxPix =
-      !Pool && Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
-  // Its second pixel group may read a copy of the window instead
-  // (LayerPlan::CopyBanks), in the region's last bank where the area's
-  // other banks hold the reader's windows.
+  // 32-channel stem) may trace two pixels an entry (producerPixLog,
+  // traceProducerWay): its reader's chunk is then its 32 channels, 32
+  // elements a pixel. (A Framed pool's chunk is then those 32 elements a
+  // pixel too.) Its second pixel group may read a copy of the window
+  // instead, in the region's last bank where the area's other banks hold
+  // the reader's windows (windowCopyBank).
+  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, Hw, Opts);
+  const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   const uint32_t Bank = Hw.mapsBankElems();
-  const unsigned CopyBank = B.MidCap / Bank; // the area starts a bank in
-  const bool CanCopy = Opts.CopiedWindows && Hw.MapsPortsPerBank && Hw.MapsReadPorts < 2 &&
-                       B.MidOffset == Bank && B.MidCap % Bank == 0 && CopyBank >= 2;
   // Reader tiles whose windows fit the area, a row of them the
   // accumulators.
   for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, QL.Out.H * QL.Out.W))
     for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
       const unsigned PixLog = Way > 0;
       const bool Copy = Way == 2;
-      if (Copy && !CanCopy)
+      LayerPlan Dn = windowPlan(D, 1);
+      if (!traceProducerWay(Dn, Way, CopyBank, Hw, B, Opts))
         continue;
       BufferMap Area = B; // a depthwise reader's window: the area
       Area.InCap = Copy ? B.MidCap - Bank : B.MidCap;
       LayerPlan Qn = plainFusedPlan(Q, D.Index);
       Qn.FromMid = true;
       Qn.ReadsWindow = true;
-      LayerPlan Dn = windowPlan(D, 1);
-      Dn.PixLog = PixLog;
-      Dn.Wide = !Copy && Hw.MapsReadPorts < Dn.pix();
-      Dn.CopyBanks = Copy ? CopyBank : 0;
-      if (Dn.Wide && !Opts.WideTraces)
-        continue; // vmacp steps of several cycles: no gain
-      if (Dn.kernelWords(0) + Dn.TailWords > B.WCap)
-        continue; // a wide trace's kernel (KW + 1 columns) overflows a weights bank
       Dn.NOg = ceilDiv(C, Dn.ogChannels(Gch));
       if (Pool) {
         Qn.Chunk = C;

@@ -22,6 +22,19 @@ bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D);
 LayerPlan plainFusedPlan(const LayerPlan &P, unsigned FusedWith);
 /// D planned again as a window producer of Nog output groups.
 LayerPlan windowPlan(const LayerPlan &D, unsigned Nog);
+/// 1 where a window producer of C channels may trace two pixels an entry
+/// (at most half an output group's channels), else 0.
+unsigned producerPixLog(unsigned C, const isa::HwConfig &Hw, const CompileOptions &Opts);
+/// The input region's bank a window producer's second pixel group may read
+/// a copy of its window from (LayerPlan::CopyBanks), or 0: no copies.
+unsigned windowCopyBank(const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts);
+/// Window producer Dn traced as Way says: 0 one pixel an entry, 1 two
+/// (vmacp, or wide traces where the vMACs share a maps read port), 2 two
+/// with the second pixel group reading a copy of the window in bank
+/// CopyBank (windowCopyBank). False where the machine, Opts or a weights
+/// bank do not allow it.
+bool traceProducerWay(LayerPlan &Dn, unsigned Way, unsigned CopyBank, const isa::HwConfig &Hw,
+                      const BufferMap &B, const CompileOptions &Opts);
 /// The reader Qn's tile grid on its producer Dn (LayerPlan::Window).
 void setWindow(LayerPlan &Dn, const LayerPlan &Qn);
 /// The first plan from From on (of the next 8) of the layer reading layer I.
