@@ -82,7 +82,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
       if (Re.Mixed) {
         Re.ExtR = First.Height;
-        Re.ExtC = First.Width;
+        Re.ExtC = roundUp(First.Width, Exp.pix());
       }
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
@@ -117,14 +117,19 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   const bool CanBank = P.L->Out.C <= Gch / 2 && Opts.MultiPixel && Opts.BankedReads &&
                        Hw.MapsPortsPerBank && Hw.VmacsPerCu % 2 == 0 && B.MidOffset == Bank &&
                        B.MidCap >= 2 * Bank && QL.Out.W % 2 == 0;
-  // A producer of at most half an output group's channels (a network's
-  // 32-channel stem) may trace two pixels an entry, as in a window pair
-  // (FuseWindows.cpp: vmacp or wide traces, or its second pixel group
-  // reading a copy of its input window in the region's last bank). The
-  // depthwise conv then reads chunks of its channels (32 elements a
-  // pixel), one pixel an entry: its output goes to the projection as an
-  // output group a pixel.
-  const unsigned MaxPix = producerPixLog(C, Hw, Opts);
+  // The expansion may trace two pixels an entry, as a window pair's stem
+  // does (FuseWindows.cpp: vmacp or wide traces, or its second pixel group
+  // reading a copy of its input window in the region's last bank), in
+  // output groups of half a group's channels: 96 channels in three groups
+  // of 32, every lane busy, where groups of 64 leave a quarter idle
+  // (MobileNet v2's block2, 134,960 -> 106,157 cycles on zc706; its 144
+  // channels, 4.5 groups of 32 against 2.25 of 64, in block4). The
+  // depthwise conv then reads each group as a chunk of its own (32
+  // elements a pixel), one pixel an entry (half its lanes: the block's
+  // stride-2 depthwise convs, +8.4 k and +4.3 k, cannot take two pixels an
+  // entry), and its output goes to the projection as that chunk, an output
+  // group a pixel (LayerPlan::MidPitch).
+  const unsigned MaxPix = producerPixLog(C, /*Chunked=*/true, Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   std::optional<Triple> Best;
   for (unsigned Banked = 0; Banked <= unsigned(CanBank); ++Banked)
@@ -178,7 +183,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.AccBase = AccBase;
         Pn.Banked = Banked;
         Pn.PixLog = Banked;
-        Pn.Chunk = Gch;
+        Pn.Chunk = Qn.Chunk;
+        Pn.MidPitch = Gch >> Qn.PixLog;
         Pn.NChunks = Qn.NOg;
         Pn.NOg = 1;
         Pn.OcBase = 0;

@@ -34,6 +34,7 @@
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 using namespace snow;
@@ -77,10 +78,10 @@ LayerPlan snow::compiler::windowPlan(const LayerPlan &D, unsigned Nog) {
   return Dn;
 }
 
-unsigned snow::compiler::producerPixLog(unsigned C, const isa::HwConfig &Hw,
+unsigned snow::compiler::producerPixLog(unsigned C, bool Chunked, const isa::HwConfig &Hw,
                                         const CompileOptions &Opts) {
   const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  return Opts.MultiPixel && C <= Gch / 2 && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
+  return Opts.MultiPixel && (Chunked || C <= Gch / 2) && Hw.VmacsPerCu % 2 == 0 ? 1 : 0;
 }
 
 unsigned snow::compiler::windowCopyBank(const isa::HwConfig &Hw, const BufferMap &B,
@@ -130,15 +131,16 @@ size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t F
 
 /// Whether a round of window producer Dn and its reader Q may give its CUs
 /// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
-/// whose region row and column y, x then hold the window's, with one pixel
-/// an entry (its traces and writebacks address every CU's window alike),
-/// and a depthwise reader.
+/// whose region row and column y, x then hold the window's (its traces
+/// and writebacks address every CU's window alike), one pixel an entry or
+/// two (vmacp, or its second pixel group reading a copy: the area's layout
+/// is the same; Lowerer::windowWriteBack keeps the pixel a pair's zeros
+/// run into), and a depthwise reader.
 bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
                                     const CompileOptions &Opts) {
   const ir::Layer &L = *Dn.L;
   return Opts.MixedWindows && Q.IsConv && Q.Depthwise && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
-         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && Dn.PixLog == 0 && !Dn.CopyBanks &&
-         !Dn.Wide;
+         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && !Dn.Wide;
 }
 
 /// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
@@ -288,9 +290,9 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
       Rd.Mixed = P.ToMid && std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
                    return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
                  });
-      if (Rd.Mixed) { // (pix() is 1: mixableWindows)
+      if (Rd.Mixed) {
         Rd.ExtR = First.Height;
-        Rd.ExtC = First.Width;
+        Rd.ExtC = roundUp(First.Width, P.pix());
       }
       P.Rounds.push_back(Rd);
     }
@@ -320,7 +322,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // pixel too.) Its second pixel group may read a copy of the window
   // instead, in the region's last bank where the area's other banks hold
   // the reader's windows (windowCopyBank).
-  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, Hw, Opts);
+  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, getenv("XPIX") && !Q.isPool(), Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   const uint32_t Bank = Hw.mapsBankElems();
   // Reader tiles whose windows fit the area, a row of them the
@@ -452,7 +454,11 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
   // Last first: a pair's reader whose own 1x1 reader has become a window
   // producer already (MobileNet v1's conv2 depthwise conv, once conv2's
   // 1x1 conv computes conv3's windows) can no longer fuse with it.
+  // Block triples (FuseBlocks.cpp, before) have taken theirs: a depthwise
+  // conv whose 1x1 reader expands a triple cannot fuse with it.
   std::vector<bool> Taken(G.Layers.size(), false);
+  for (const LayerPlan &P : Plans)
+    Taken[P.Index] = Taken[P.Index] || P.ToMid || P.FromMid;
   for (size_t K = Plans.size() - 1; K-- > 0;) {
     // A conv planned in two parts (LayerPlan::RestTiles) is weighed in one,
     // as Whole plans it; [K, DEnd) holds its parts.

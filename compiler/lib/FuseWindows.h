@@ -22,9 +22,12 @@ bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D);
 LayerPlan plainFusedPlan(const LayerPlan &P, unsigned FusedWith);
 /// D planned again as a window producer of Nog output groups.
 LayerPlan windowPlan(const LayerPlan &D, unsigned Nog);
-/// 1 where a window producer of C channels may trace two pixels an entry
-/// (at most half an output group's channels), else 0.
-unsigned producerPixLog(unsigned C, const isa::HwConfig &Hw, const CompileOptions &Opts);
+/// 1 where a window producer of C channels may trace two pixels an entry,
+/// else 0: at most half an output group's channels, or (Chunked: its
+/// reader takes its channels in chunks of that many, each an output group
+/// of the producer) any number.
+unsigned producerPixLog(unsigned C, bool Chunked, const isa::HwConfig &Hw,
+                        const CompileOptions &Opts);
 /// The input region's bank a window producer's second pixel group may read
 /// a copy of its window from (LayerPlan::CopyBanks), or 0: no copies.
 unsigned windowCopyBank(const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts);

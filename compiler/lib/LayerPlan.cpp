@@ -50,8 +50,8 @@ llvm::Expected<BufferMap> snow::compiler::makeBufferMap(const isa::HwConfig &Hw)
 unsigned LayerPlan::pixelStride(unsigned C, unsigned Lanes) const {
   if (FullDepth && !PerBank) // Also a fused depthwise producer's whole-region input.
     return L->In.C;
-  if (readsMidOut())
-    return Chunk; // its depthwise producer's output group, whatever its channels
+  if (readsMidOut()) // its depthwise producer's output group, a lane group of the CU
+    return MidPitch ? MidPitch : Chunk;
   if (Depthwise || Elementwise)
     return Chunk; // vMAC v reads channels [v * lanes, (v + 1) * lanes) of the group.
   unsigned N = chunkSize(C, L->In.C);

@@ -206,6 +206,9 @@ struct LayerPlan {
   /// before it leaves alone (its bands use the AccLimit entries below:
   /// LayerPlan::accLimit). 0: no triple.
   uint32_t MidOut = 0;
+  /// Elements a pixel of that tile takes in the area (the CU's lane groups;
+  /// the 1x1 reader's chunk may be fewer channels: LayerPlan::pixelStride).
+  unsigned MidPitch = 0;
   unsigned AccBase = 0, AccLimit = 0;
   /// Accumulator entries this plan's bands may use (from entry 0).
   unsigned accLimit(unsigned AccEntries) const { return AccLimit ? AccLimit : AccEntries; }

@@ -556,19 +556,54 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     return;
   if (Rd.Mixed) {
     // Each distinct window's padding: rows above and below the map, a
-    // column strip (an entry a row) for each column left and right of it.
+    // column strip (an entry a row) for each run of columns left and right
+    // of it. An entry moves pix() pixels: a run of fewer runs into the pixel
+    // after it (the row's next column, or the next row's first), which an
+    // accumulator entry keeps meanwhile (vpre, then vwb back, exact: shift
+    // 0, no relu or table), up to the entries the plan may use a time.
+    const unsigned Keep = P.accLimit(Hw.AccEntries);
+    auto ZeroRun = [&](uint32_t Addr, unsigned NPix, unsigned Count, unsigned Stride,
+                       uint32_t Skip) {
+      const unsigned Entries = ceilDiv(NPix, Pix), Spill = Entries * Pix - NPix;
+      if (!Spill) {
+        if (Count == 1)
+          Zeros(Addr, Entries, G, Skip);
+        else
+          for (unsigned En = 0; En < Entries; ++En)
+            Zeros(Addr + En * G, Count, Stride, Skip);
+        return;
+      }
+      for (unsigned R0 = 0; R0 < Count; R0 += Keep) {
+        const unsigned N = std::min(Count - R0, Keep);
+        const uint32_t At = Addr + R0 * Stride, After = At + NPix * PixElems;
+        auto Move = [&](Opcode Op) {
+          Inst I = accMove(Op, N, Stride);
+          I.init = Op == Opcode::VPRE;
+          E.li(4, 0);
+          E.li(9, After);
+          E.emit(I);
+        };
+        Move(Opcode::VPRE);
+        if (N == 1)
+          Zeros(At, Entries, G, Skip);
+        else
+          for (unsigned En = 0; En < Entries; ++En)
+            Zeros(At + En * G, N, Stride, Skip);
+        Move(Opcode::VWB);
+      }
+    };
     const auto Pads =
         distinctMasks(Rd, [&](const Work &W) { return P.windowShape(unsigned(W.Tile)); });
     for (const auto &[Pad, Mask] : Pads) {
       const uint32_t Skip = AllMask & ~Mask;
       for (unsigned Y = 0; Y < Pad.Top; ++Y)
-        Zeros(Window0 + Y * RowElems, Width, G, Skip);
+        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
       for (unsigned Y = Height - Pad.Bottom; Y < Height; ++Y)
-        Zeros(Window0 + Y * RowElems, Width, G, Skip);
-      for (unsigned X = 0; X < Pad.Left; ++X)
-        Zeros(Window0 + X * G, Height, RowElems, Skip);
-      for (unsigned X = Width - Pad.Right; X < Width; ++X)
-        Zeros(Window0 + X * G, Height, RowElems, Skip);
+        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
+      if (Pad.Left)
+        ZeroRun(Window0, Pad.Left, Height, RowElems, Skip);
+      if (Pad.Right)
+        ZeroRun(Window0 + (Width - Pad.Right) * PixElems, Pad.Right, Height, RowElems, Skip);
     }
     return;
   }

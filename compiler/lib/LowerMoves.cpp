@@ -380,8 +380,11 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
   if (P.IsConv) {
     // An entry holds pix() pixels of ogChannels() each, pixel after pixel.
     const unsigned OgCh = P.ogChannels(G), End = P.OcBase + P.OcCount;
-    Chan0 = P.OcBase + unsigned(S.round().Cus[Cu].Og) * OgCh;
-    NCh = Chan0 < End ? std::min(OgCh, End - Chan0) : 0;
+    // A depthwise conv's output group is its chunk: a reader of 32-element
+    // pixels one pixel an entry fills half of each entry (a block triple's).
+    const unsigned GroupCh = P.Depthwise ? P.Chunk : OgCh;
+    Chan0 = P.OcBase + unsigned(S.round().Cus[Cu].Og) * GroupCh;
+    NCh = Chan0 < End ? std::min(GroupCh, End - Chan0) : 0;
     Entry = OgCh;
   } else {
     // A framed pool's CUs pool chunks of their own (LayerPlan::framedPool).

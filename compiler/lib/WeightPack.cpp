@@ -83,7 +83,8 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   const unsigned Word0 = P.Wide ? B.S % PerPixel : B.S;
   const unsigned Shift = P.Wide ? B.S / PerPixel * P.bufStrideX() : 0;
   const unsigned OgCh = P.ogChannels(G), OcEnd = P.OcBase + P.OcCount;
-  const unsigned O0 = P.OcBase + B.Og * OgCh + Word0 * Lanes;
+  // A depthwise conv's output group is its chunk (Lowerer::outputSlice).
+  const unsigned O0 = P.OcBase + B.Og * (P.Depthwise ? P.Chunk : OgCh) + Word0 * Lanes;
   const unsigned C0 = P.chunkBegin(B.C), Cn = P.chunkSize(B.C, Cin);
   const size_t KK = size_t(L.KH) * L.KW;
   // Deferred weights (a dense conv's, see ir::quantize): a lane's weights of
