@@ -253,6 +253,34 @@ TEST(Layers, RandomStemsMostlyMakeTriplesOnPixelPairs) {
   EXPECT_GE(Pairs, 24u) << "of 30 (30 on 2026-12-04)";
 }
 
+class RandomWideTriple : public ::testing::TestWithParam<unsigned> {};
+
+/// Block triples whose expansion may trace two pixels an entry in groups
+/// of 32 channels, its rounds mixing window paddings, on four presets in
+/// turn (RandomFused.h: wideTripleCase).
+TEST_P(RandomWideTriple, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "big1024", "mini64", "narrow8"};
+  checkForcedTriples(wideTripleCase(GetParam()), Presets[GetParam() % 4]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomWideTriple, ::testing::Range(0u, 32u));
+
+TEST(Layers, RandomWideTriplesMostlyMixPixelPairs) {
+  // The cases above are worth having if, forced, most run as triples on
+  // zc706 with the expansion on pixel pairs from a copied window, and many
+  // of those in rounds that mix window paddings (the zeros that keep the
+  // pixel they run into).
+  unsigned Pairs = 0, Mixed = 0;
+  for (unsigned Seed = 0; Seed < 32; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(wideTripleCase(Seed), forcedTriples());
+    const bool Pair = hasPart(Parts, "d", {"fused<>", "block"}) && hasPart(Parts, "e", {"copied2"});
+    Pairs += Pair;
+    Mixed += Pair && hasPart(Parts, "e", {"copied2", "mixed"});
+  }
+  EXPECT_GE(Pairs, 10u) << "of 32 (13 on 2026-12-04)";
+  EXPECT_GE(Mixed, 8u) << "of 32 (13)";
+}
+
 class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
 
 /// 1x1 convs computing the windows of the depthwise conv that reads them

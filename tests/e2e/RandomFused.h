@@ -257,6 +257,30 @@ inline std::string stemTripleCase(unsigned Seed) {
   return Y;
 }
 
+/// An inverted residual block whose expansion's channels fill half output
+/// groups better than whole ones (64k + 8..32 of them from 8-40 inputs,
+/// every third 96 or 144 as MobileNet v2's), a padded 3x3 or 5x5 depthwise
+/// conv of stride 1 or 2 and a projection of 4-64 channels, on maps of
+/// 10-60 pixels a side: what a block triple runs with its expansion on
+/// two pixels an entry in groups of 32 channels, the depthwise conv
+/// reading each as a chunk, and (where its tiles' windows differ in
+/// padding) rounds that mix them, whose zeros keep the pixel a pair entry
+/// runs into (compiler FuseBlocks.cpp, Lowerer::windowWriteBack).
+inline std::string wideTripleCase(unsigned Seed) {
+  Rng R(Seed * 4099 + 17);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned C = Seed % 3 == 0 ? (Seed % 2 ? 96 : 144) : 64 * Pick(0, 3) + Pick(8, 32);
+  const unsigned K = Seed % 4 == 2 ? 5 : 3, S = Seed % 2 ? 2 : 1;
+  std::string Y =
+      modelHeader(fmt::format("widetriple{}", Seed), Pick(8, 40), Pick(10, 60), Pick(10, 60), 3);
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                   "pad: {3}, groups: {0}, relu: true}}\n",
+                   C, K, S, K / 2);
+  Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(4, 64));
+  return Y;
+}
+
 } // namespace snow::test
 
 #endif // SNOW_TESTS_E2E_RANDOMFUSED_H

@@ -46,6 +46,7 @@ class RtlRandomFusedPool : public RandomLayers {};
 class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBlockTriple : public RandomLayers {};
 class RtlRandomStemTriple : public RandomLayers {};
+class RtlRandomWideTriple : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
@@ -79,6 +80,10 @@ TEST_P(RtlRandomBlockTriple, SimAndRtlAgree) {
 // two pixels an entry where it can be.
 TEST_P(RtlRandomStemTriple, SimAndRtlAgree) {
   check(stemTripleCase(GetParam()), {"--force-block-triples"});
+}
+// Wide expansions on pixel pairs in block triples, rounds mixing paddings.
+TEST_P(RtlRandomWideTriple, SimAndRtlAgree) {
+  check(wideTripleCase(GetParam()), {"--force-block-triples"});
 }
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
@@ -121,6 +126,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFusedPool, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlockTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 // A conv of two output groups and its padded max pool, a chunk a CU, on
 // zc706 (LayerPlan::framedPool).
