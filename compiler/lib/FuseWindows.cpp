@@ -34,7 +34,6 @@
 #include "Rounds.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 
 using namespace snow;
@@ -302,9 +301,12 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
 /// The cheapest window pair of producer D and its reader Q (a pool or a
 /// depthwise conv: poolReader, depthwiseReader), if any tile fits; with
 /// Opts.PlanRank N (the producer's rankN), the N+1-th cheapest, or the last.
+/// Chunked: a depthwise reader may take the producer's output groups of
+/// half a group's channels as its chunks, whatever its channels
+/// (producerPixLog).
 std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                          const isa::HwConfig &Hw, const BufferMap &B,
-                                         const CompileOptions &Opts) {
+                                         const CompileOptions &Opts, bool Chunked) {
   const ir::Layer &QL = *Q.L;
   const unsigned C = D.L->Out.C, NCu = Hw.cus(), Lanes = Hw.LanesPerVmac;
   const unsigned Gch = Hw.VmacsPerCu * Lanes;
@@ -316,13 +318,14 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   DIn.InCap = B.DwInCap;
   std::vector<WindowPair> Kept; // cheapest first
   // A producer of at most half an output group's channels (a network's
-  // 32-channel stem) may trace two pixels an entry (producerPixLog,
-  // traceProducerWay): its reader's chunk is then its 32 channels, 32
-  // elements a pixel. (A Framed pool's chunk is then those 32 elements a
-  // pixel too.) Its second pixel group may read a copy of the window
-  // instead, in the region's last bank where the area's other banks hold
-  // the reader's windows (windowCopyBank).
-  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, getenv("XPIX") && !Q.isPool(), Hw, Opts);
+  // 32-channel stem), or of any number (Chunked: a depthwise reader taking
+  // its output groups as chunks), may trace two pixels an entry
+  // (producerPixLog, traceProducerWay): its reader's chunk is then 32
+  // channels, 32 elements a pixel. (A Framed pool's chunk is then those 32
+  // elements a pixel too.) Its second pixel group may read a copy of the
+  // window instead, in the region's last bank where the area's other banks
+  // hold the reader's windows (windowCopyBank).
+  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, Chunked && !Q.isPool(), Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   const uint32_t Bank = Hw.mapsBankElems();
   // Reader tiles whose windows fit the area, a row of them the
@@ -419,9 +422,9 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
 /// three quarters of MobileNet v2's --tune search (2026-12-02).
 std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                            const isa::HwConfig &Hw, const BufferMap &B,
-                                           const CompileOptions &DOpts) {
-  PairChoice C = recallPair(&PlanCache::WindowPairs, {&D, &Q}, DOpts, "", [&] {
-    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts);
+                                           const CompileOptions &DOpts, bool Chunked = false) {
+  PairChoice C = recallPair(&PlanCache::WindowPairs, {&D, &Q}, DOpts, Chunked ? "chunked" : "", [&] {
+    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts, Chunked);
     return Best ? PairChoice{{std::move(Best->Producer), std::move(Best->Reader)},
                              Best->Estimate.Cycles,
                              Best->Estimate.Bytes}
@@ -514,7 +517,18 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
           break;
         }
     }
-    std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts);
+    // A depthwise reader whose readers are not all 1x1 convs (a squeeze-
+    // and-excitation's pool reads EfficientNet-B0's) takes the producer's
+    // output groups of half a group's channels as chunks (producerPixLog):
+    // two pixels an entry fill the lanes of a 96- or 144-channel expansion
+    // (EfficientNet-B0 2,941,298 -> 2,927,218 cycles on zc706, mini64
+    // -78 k). Not where the depthwise conv could pair with its 1x1 readers
+    // instead: that pair's estimate runs far over its cycles on mini64
+    // (MobileNet v2's block2_dw: 152.6 k estimated, 93.2 k run), so the
+    // window pair on pixel pairs won there on the estimate and ran 70 k
+    // cycles slower (2026-12-04).
+    const bool Chunked = Dw && !pointwiseFree(G, Readers, Taken, Q.Index);
+    std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts, Chunked);
     if (Best && Best->Producer.mixedRounds())
       Apart -= std::min(Apart, LostPair);
     if (!Best || Best->Estimate.Cycles >= Apart)
