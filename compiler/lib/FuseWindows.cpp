@@ -423,13 +423,14 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
 std::optional<WindowPair> cachedWindowPair(const LayerPlan &D, const LayerPlan &Q,
                                            const isa::HwConfig &Hw, const BufferMap &B,
                                            const CompileOptions &DOpts, bool Chunked = false) {
-  PairChoice C = recallPair(&PlanCache::WindowPairs, {&D, &Q}, DOpts, Chunked ? "chunked" : "", [&] {
-    std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts, Chunked);
-    return Best ? PairChoice{{std::move(Best->Producer), std::move(Best->Reader)},
-                             Best->Estimate.Cycles,
-                             Best->Estimate.Bytes}
-                : PairChoice{};
-  });
+  PairChoice C =
+      recallPair(&PlanCache::WindowPairs, {&D, &Q}, DOpts, Chunked ? "chunked" : "", [&] {
+        std::optional<WindowPair> Best = bestWindowPair(D, Q, Hw, B, DOpts, Chunked);
+        return Best ? PairChoice{{std::move(Best->Producer), std::move(Best->Reader)},
+                                 Best->Estimate.Cycles,
+                                 Best->Estimate.Bytes}
+                    : PairChoice{};
+      });
   if (C.Plans.empty())
     return std::nullopt;
   return WindowPair{std::move(C.Plans[0]), std::move(C.Plans[1]), Cost(C.Cycles, C.Bytes, Hw)};
