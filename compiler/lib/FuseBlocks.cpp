@@ -84,6 +84,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
         Re.ExtR = First.Height;
         Re.ExtC = roundUp(First.Width, Exp.pix());
       }
+      Rq.ExtC = roundUp(Rq.ExtC, Dw.pix()); // (its entries' pixels, as the expansion's)
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
       for (unsigned Og = 0; Og < Dw.NOg; ++Og) {
@@ -131,29 +132,44 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // group a pixel (LayerPlan::MidPitch).
   const unsigned MaxPix = producerPixLog(C, /*Chunked=*/true, Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
+  // Where the depthwise conv is of stride 1 and reads 32-channel chunks,
+  // it may trace two pixels an entry too (its second pixel group reads the
+  // next pixel's channels, as dwPixelPairs), writing its tile packed at
+  // the end of the area's first bank; the projection (of at most half a
+  // group's channels) then reads pixel pairs from it and from a copy one
+  // pixel over at the same offset in the second bank, made by one-tap
+  // vmax windows before each chunk's traces (LayerPlan::CopyBanks, as a
+  // copied region's), where a banked projection needs the depthwise conv
+  // one pixel an entry: its even and odd columns go to two banks, and one
+  // vwb of a two-pixel entry cannot split them.
+  const bool CanCopyOut = CanBank && MaxPix && Opts.CopiedWindows && Opts.DwPixelPairs &&
+                          Hw.MapsReadPorts < 2 && QL.SW == 1;
+  const unsigned Outs = CanCopyOut ? 3 : CanBank ? 2 : 1; // plain, banked, copied
   std::optional<Triple> Best;
-  for (unsigned Banked = 0; Banked <= unsigned(CanBank); ++Banked)
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - Banked)))
+  for (unsigned Out = 0; Out < Outs; ++Out)
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (Out ? 0 : 1)))
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
-        const bool Copy = Way == 2;
-        if ((Copy && !CopyBank) || (Banked && Wq % 2))
+        const bool Copy = Way == 2, Banked = Out == 1, CopyOut = Out == 2;
+        if ((Copy && !CopyBank) || (Out && Wq % 2) || (CopyOut && !PixLog))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
-        // bank), the expansion's window before it.
-        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> Banked);
-        const uint64_t Tile = uint64_t(Rq * Wq >> Banked) * Gch;
-        if (Tile >= (Banked ? Bank : B.MidCap))
+        // bank; copied, the tile and a pooling unit's width the copy runs
+        // past it), the expansion's window before it.
+        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> (Out ? 1 : 0));
+        const uint64_t Tile =
+            uint64_t(Rq * Wq >> (Out ? 1 : 0)) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
+        if (Tile >= (Out ? Bank : B.MidCap))
           continue;
-        const uint32_t MidOut = (Banked ? Bank : B.MidCap) - uint32_t(Tile);
+        const uint32_t MidOut = (Out ? Bank : B.MidCap) - uint32_t(Tile);
         BufferMap Area = B;
         // A copy lies at the start of the region's last bank (the area's bank
         // CopyBank - 1): the window keeps the banks before it, and the copy
         // ends before the tile's part in that bank, if it holds one.
         const uint32_t CopyAt = (CopyBank - 1) * Bank;
-        const uint32_t CopyRoom = Banked ? (CopyBank == 2 ? MidOut : Bank)
-                                         : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
+        const uint32_t CopyRoom = Out ? (CopyBank == 2 ? MidOut : Bank)
+                                      : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
         Area.InCap = Copy ? std::min(MidOut, CopyAt) : MidOut;
         LayerPlan Qn = plainFusedPlan(Q, E.Index);
         Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
@@ -162,6 +178,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.Banked = Banked;
         Qn.Chunk = Gch >> PixLog;
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
+        Qn.PixLog = CopyOut;
         if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
             Qn.ColsIn > AccBase)
           continue;
@@ -182,7 +199,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.MidOut = MidOut;
         Pn.AccBase = AccBase;
         Pn.Banked = Banked;
-        Pn.PixLog = Banked;
+        Pn.PixLog = Out ? 1 : 0;
+        Pn.CopyBanks = CopyOut;
         Pn.Chunk = Qn.Chunk;
         Pn.MidPitch = Gch >> Qn.PixLog;
         Pn.NChunks = Qn.NOg;

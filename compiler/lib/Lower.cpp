@@ -174,7 +174,7 @@ void Lowerer::copyRegion(const Step &S) {
          "a copied region holds one chunk for two pixel groups");
   // One-tap windows: each vmax moves poolWords lane words a cycle.
   const unsigned Width = LayerPlan::copyWidth(Hw), Stride = P.pixelStride(S.Chunk, Lanes);
-  const uint32_t Base = inBase(S) + P.InSkew;
+  const uint32_t Base = P.readsMidOut() ? midBase(S) + P.MidOut : inBase(S) + P.InSkew;
   const uint32_t Src = Base + P.copyShift(Stride);
   E.li(9, Base + P.CopyBanks * Hw.mapsBankElems());
   E.li(6, Src);
@@ -319,7 +319,9 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
   }
   if (S.NewMap || S.WaitsBank)
     E.wait(Unit::Compute, InFull + S.InBuf);
-  if (P.CopyBanks && S.NewMap)
+  // A block triple's projection copies each chunk's tile its depthwise
+  // conv has just written (FuseBlocks.cpp).
+  if (P.CopyBanks && (S.NewMap || P.readsMidOut()))
     copyRegion(S);
   if (P.Elementwise)
     return elementwise(S);

@@ -281,6 +281,22 @@ TEST(Layers, RandomWideTriplesMostlyMixPixelPairs) {
   EXPECT_GE(Mixed, 8u) << "of 32 (13)";
 }
 
+TEST(Layers, RandomTriplesMostlyCopyTheirDepthwiseOutput) {
+  // Of the stems and wide triples above, on zc706, those whose depthwise
+  // conv is of stride 1 and whose projection has at most 32 channels may
+  // run the depthwise conv two pixels an entry and the projection on pixel
+  // pairs from its tile and a copy of it (FuseBlocks.cpp); the cases are
+  // worth having if several do.
+  unsigned Copied = 0;
+  for (unsigned Seed = 0; Seed < 30; ++Seed)
+    for (const std::string &Yaml : {stemTripleCase(Seed), wideTripleCase(Seed)}) {
+      const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml, forcedTriples());
+      Copied += hasPart(Parts, "d", {"pix2", "fused<>", "block"}) &&
+                hasPart(Parts, "p", {"copied2", "block"});
+    }
+  EXPECT_GE(Copied, 10u) << "of 60 (16 on 2026-12-04)";
+}
+
 class RandomExpansion : public ::testing::TestWithParam<unsigned> {};
 
 /// 1x1 convs computing the windows of the depthwise conv that reads them

@@ -200,6 +200,15 @@ TEST_F(RtlGrouped, DepthwiseRoundsOfOwnGroupsAgree) {
   }
 }
 
+/// An inverted residual block: 24 -> 144 -> 3x3 depthwise -> 24, with its
+/// residual.
+const char *const TripleLayers =
+    R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+)";
+
 /// Programs of a few convs (and a pool) on zc706 whose layer boundaries
 /// synchronize in other ways than a layer's LayerDone (compiler.md, steps 9
 /// and 9a; the effects themselves are checked by test_e2e's Passes tests).
@@ -324,14 +333,18 @@ TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // output groups over the depthwise windows, the depthwise conv's tile of
   // each written into the area's end in two banks, and the projection
   // reading it two pixels a trace into accumulator entries past the ones
-  // the other two use, with its residual.
-  agrees("triple", 24, 28,
-         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 24, kernel: 1}
-  - {name: a, type: add, inputs: [p, data]}
-)",
-         "banked2+fused<+block");
+  // the other two use, with its residual. (Without copied windows: with
+  // them the block takes the plan of the next test.)
+  agrees("triple", 24, 28, TripleLayers, "banked2+fused<+block", {"--no-copied-windows"});
+}
+
+TEST_F(RtlPoolBoundaries, ACopiedBlockTripleAgrees) {
+  // The same block as it compiles now: the expansion two pixels an entry
+  // in groups of 32 from a copied window, the depthwise conv two pixels an
+  // entry writing its tile packed, and the projection reading pixel pairs
+  // from it and from a copy one pixel over in the next bank, which vmax
+  // one-tap windows write before each chunk's traces.
+  agrees("copiedtriple", 24, 28, TripleLayers, "copied2+fused<+block");
 }
 
 } // namespace
