@@ -358,7 +358,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // 32): with stride 1, vMACs past the first half read the next
         // pixel's channels (vdw's v x lanes offset), so an entry traces
         // two pixels and no lane idles (LayerPlan::PixLog on vdw).
-        if (PixLog && dwPixelPairs(QL, Hw, Opts))
+        if (PixLog && dwPixelPairs(QL, Hw, Opts, Chunked))
           Qn.PixLog = 1;
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with

@@ -22,7 +22,10 @@ namespace snow::compiler {
 /// half a group in its region (vdw's vMAC v reads v x lanes past the
 /// entry's address: the vMACs past the first half then read the next
 /// pixel's channels), stride 1 (the next pixel's window one pixel over).
-bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts);
+/// Chunked: the region holds one chunk of half a group's channels a pixel
+/// (a window producer's output group), whatever L's channels.
+bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts,
+                  bool Chunked = false);
 
 /// The candidates CompileOptions::PlanRank chooses among (the last kept is
 /// taken): Kept holds the Keep best so far, best first. A new candidate goes
