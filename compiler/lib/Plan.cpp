@@ -62,8 +62,8 @@ bool snow::compiler::dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw,
                                   const CompileOptions &Opts, bool Chunked) {
   const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
   return Opts.MultiPixel && Opts.DwPixelPairs && L.Kind == ir::LayerKind::Conv && L.Groups > 1 &&
-         L.Groups == L.In.C && L.Groups == L.Out.C && (Chunked || L.Out.C <= G / 2) &&
-         L.SW == 1 && Hw.VmacsPerCu % 2 == 0;
+         L.Groups == L.In.C && L.Groups == L.Out.C && (Chunked || L.Out.C <= G / 2) && L.SW == 1 &&
+         Hw.VmacsPerCu % 2 == 0;
 }
 
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
