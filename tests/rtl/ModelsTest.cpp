@@ -117,8 +117,10 @@ protected:
   }
   /// The plan snowc --emit=plan prints for the model compileFor wrote for
   /// Bin on zc706 (plan rows: "name type chunks RxW ... order ...").
-  std::string zc706Plan(const std::string &Bin) {
-    ToolResult Plan = run("snowc", {Bin + ".yaml", "--hw", "zc706", "--emit=plan", "-o", "-"});
+  std::string zc706Plan(const std::string &Bin, const std::vector<std::string> &Flags = {}) {
+    std::vector<std::string> Args = {Bin + ".yaml", "--hw", "zc706", "--emit=plan", "-o", "-"};
+    Args.insert(Args.end(), Flags.begin(), Flags.end());
+    ToolResult Plan = run("snowc", Args);
     EXPECT_TRUE(succeeded(Plan)) << Plan;
     return Plan.Out;
   }
@@ -140,12 +142,12 @@ protected:
   }
   /// Compiles Yaml for zc706 into Bin, checks that its plan shows Token (the
   /// case tests what it is for), and co-simulates it.
-  void coSimulatePlanned(const std::string &Bin, const std::string &Yaml,
-                         const std::string &Token) {
-    compileFor(Bin, Yaml, "zc706");
+  void coSimulatePlanned(const std::string &Bin, const std::string &Yaml, const std::string &Token,
+                         const std::vector<std::string> &Flags = {}) {
+    compileFor(Bin, Yaml, "zc706", Flags);
     if (HasFatalFailure())
       return;
-    const std::string Plan = zc706Plan(Bin);
+    const std::string Plan = zc706Plan(Bin, Flags);
     EXPECT_NE(Plan.find(Token), std::string::npos) << Plan;
     EXPECT_TRUE(coSimulate(Bin));
   }
@@ -251,6 +253,8 @@ TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml
 /// the depthwise conv writes each band's even columns to one bank and its
 /// odd ones to the next, and the 24-channel 1x1 conv's vmacp reads a pixel
 /// from each bank in one cycle (maps_ports_per_bank), with a fused residual.
+/// (Without copied windows: with them the block copies its depthwise
+/// output instead, RtlPoolBoundaries.ACopiedBlockTripleAgrees.)
 TEST_F(RtlBatch, BankedPairAgrees) {
   coSimulatePlanned("bank.bin", R"(name: banked
 input: {name: data, shape: [24, 30, 16]}
@@ -263,7 +267,7 @@ layers:
   - {name: p, type: conv, out_channels: 24, kernel: 1}
   - {name: sum, type: add, inputs: [p, data]}
 )",
-                    "+banked2");
+                    "+banked2", {"--no-copied-windows"});
 }
 
 /// A banked pair whose tile has more pixels than the accumulators have
