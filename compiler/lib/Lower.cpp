@@ -567,14 +567,14 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     auto ZeroRun = [&](uint32_t Addr, unsigned NPix, unsigned Count, unsigned Stride,
                        uint32_t Skip) {
       const unsigned Entries = ceilDiv(NPix, Pix), Spill = Entries * Pix - NPix;
-      if (!Spill) {
-        if (Count == 1)
-          Zeros(Addr, Entries, G, Skip);
-        else
-          for (unsigned En = 0; En < Entries; ++En)
-            Zeros(Addr + En * G, Count, Stride, Skip);
-        return;
-      }
+      auto Strip = [&](uint32_t At, unsigned N) { // N rows of the run
+        if (N == 1)
+          return Zeros(At, Entries, G, Skip);
+        for (unsigned En = 0; En < Entries; ++En)
+          Zeros(At + En * G, N, Stride, Skip);
+      };
+      if (!Spill)
+        return Strip(Addr, Count);
       for (unsigned R0 = 0; R0 < Count; R0 += Keep) {
         const unsigned N = std::min(Count - R0, Keep);
         const uint32_t At = Addr + R0 * Stride, After = At + NPix * PixElems;
@@ -586,11 +586,7 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
           E.emit(I);
         };
         Move(Opcode::VPRE);
-        if (N == 1)
-          Zeros(At, Entries, G, Skip);
-        else
-          for (unsigned En = 0; En < Entries; ++En)
-            Zeros(At + En * G, N, Stride, Skip);
+        Strip(At, N);
         Move(Opcode::VWB);
       }
     };
