@@ -142,34 +142,35 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // copied region's), where a banked projection needs the depthwise conv
   // one pixel an entry: its even and odd columns go to two banks, and one
   // vwb of a two-pixel entry cannot split them.
-  const bool CanCopyOut = CanBank && MaxPix && Opts.CopiedWindows && Opts.DwPixelPairs &&
-                          Hw.MapsReadPorts < 2 && QL.SW == 1;
+  const bool CanCopyOut =
+      CanBank && MaxPix && CopyBank && dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true);
   const unsigned Outs = CanCopyOut ? 3 : CanBank ? 2 : 1; // plain, banked, copied
   std::optional<Triple> Best;
-  for (unsigned Out = 0; Out < Outs; ++Out)
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (Out ? 0 : 1)))
+  for (unsigned Out = 0; Out < Outs; ++Out) {
+    const unsigned TwoBanks = Out ? 1 : 0; // the tile's pixel pairs in two banks
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - TwoBanks)))
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2, Banked = Out == 1, CopyOut = Out == 2;
-        if ((Copy && !CopyBank) || (Out && Wq % 2) || (CopyOut && !PixLog))
+        if ((Copy && !CopyBank) || (TwoBanks && Wq % 2) || (CopyOut && !PixLog))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
         // bank; copied, the tile and a pooling unit's width the copy runs
         // past it), the expansion's window before it.
-        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> (Out ? 1 : 0));
+        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> TwoBanks);
         const uint64_t Tile =
-            uint64_t(Rq * Wq >> (Out ? 1 : 0)) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
-        if (Tile >= (Out ? Bank : B.MidCap))
+            uint64_t(Rq * Wq >> TwoBanks) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
+        if (Tile >= (TwoBanks ? Bank : B.MidCap))
           continue;
-        const uint32_t MidOut = (Out ? Bank : B.MidCap) - uint32_t(Tile);
+        const uint32_t MidOut = (TwoBanks ? Bank : B.MidCap) - uint32_t(Tile);
         BufferMap Area = B;
         // A copy lies at the start of the region's last bank (the area's bank
         // CopyBank - 1): the window keeps the banks before it, and the copy
         // ends before the tile's part in that bank, if it holds one.
         const uint32_t CopyAt = (CopyBank - 1) * Bank;
-        const uint32_t CopyRoom = Out ? (CopyBank == 2 ? MidOut : Bank)
-                                      : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
+        const uint32_t CopyRoom = TwoBanks ? (CopyBank == 2 ? MidOut : Bank)
+                                           : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
         Area.InCap = Copy ? std::min(MidOut, CopyAt) : MidOut;
         LayerPlan Qn = plainFusedPlan(Q, E.Index);
         Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
@@ -199,7 +200,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.MidOut = MidOut;
         Pn.AccBase = AccBase;
         Pn.Banked = Banked;
-        Pn.PixLog = Out ? 1 : 0;
+        Pn.PixLog = TwoBanks;
         Pn.CopyBanks = CopyOut;
         Pn.Chunk = Qn.Chunk;
         Pn.MidPitch = Gch >> Qn.PixLog;
@@ -220,6 +221,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
             Best = Triple{En, Qn, Pn, Ct};
         }
       }
+  }
   return Best;
 }
 

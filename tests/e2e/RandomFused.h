@@ -14,6 +14,14 @@
 
 namespace snow::test {
 
+/// The depthwise conv "d" of C channels, K x K, stride S, padding Pad, with
+/// or without ReLU: a line of a model's layers.
+inline std::string depthwiseLayer(unsigned C, unsigned K, unsigned S, unsigned Pad, bool Relu) {
+  return fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
+                     "pad: {3}, groups: {0}{4}}}\n",
+                     C, K, S, Pad, Relu ? ", relu: true" : "");
+}
+
 /// A depthwise conv and the 1x1 convs that read it (fused on chip where the
 /// planner finds it pays: compiler Fuse.cpp): 8-300 channels (one chunk,
 /// several, a partial last one), 3x3 or 5x5, stride 1 or 2, ReLU6 through
@@ -198,9 +206,7 @@ inline std::string expansionCase(unsigned Seed) {
   const char *Kernel = Seed % 5 == 4 ? "3, stride: 2, pad: 1" : "1";
   Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: {}{}}}\n", C, Kernel,
                    Act[Seed % 3]);
-  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
-                   "pad: {3}, groups: {0}, relu: true}}\n",
-                   C, K, S, Pad);
+  Y += depthwiseLayer(C, K, S, Pad, true);
   if (Seed / 3 % 3 == 0)
     Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(1, 160));
   else if (Seed / 3 % 3 == 1)
@@ -224,9 +230,7 @@ inline std::string invertedResidualCase(unsigned Seed) {
   const unsigned Out = Seed % 2 && S == 1 && Pad == K / 2 ? Cin : Pick(1, 64);
   std::string Y = modelHeader(fmt::format("invres{}", Seed), Cin, Pick(6, 40), Pick(6, 40), 3);
   Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
-  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
-                   "pad: {3}, groups: {0}{4}}}\n",
-                   C, K, S, Pad, Seed % 3 ? ", relu: true" : "");
+  Y += depthwiseLayer(C, K, S, Pad, Seed % 3 != 0);
   Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Out);
   if (Out == Cin && S == 1 && Pad == K / 2)
     Y += "  - {name: a, type: add, inputs: [p, data]}\n";
@@ -250,9 +254,7 @@ inline std::string stemTripleCase(unsigned Seed) {
   Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: 3, stride: {}, pad: {}, "
                    "relu: true}}\n",
                    C, S, Seed % 6 == 5 ? 0 : 1);
-  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
-                   "pad: {3}, groups: {0}{4}}}\n",
-                   C, K, Sd, K / 2, Seed % 2 ? ", relu: true" : "");
+  Y += depthwiseLayer(C, K, Sd, K / 2, Seed % 2 != 0);
   Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(4, 64));
   return Y;
 }
@@ -274,9 +276,7 @@ inline std::string wideTripleCase(unsigned Seed) {
   std::string Y =
       modelHeader(fmt::format("widetriple{}", Seed), Pick(8, 40), Pick(10, 60), Pick(10, 60), 3);
   Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
-  Y += fmt::format("  - {{name: d, type: conv, out_channels: {0}, kernel: {1}, stride: {2}, "
-                   "pad: {3}, groups: {0}, relu: true}}\n",
-                   C, K, S, K / 2);
+  Y += depthwiseLayer(C, K, S, K / 2, true);
   Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(4, 64));
   return Y;
 }
