@@ -129,17 +129,23 @@ size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t F
 }
 
 /// Whether a round of window producer Dn and its reader Q may give its CUs
-/// windows of different padding (Round::Mixed): a 1x1 stride-1 producer,
-/// whose region row and column y, x then hold the window's (its traces
-/// and writebacks address every CU's window alike), one pixel an entry or
-/// two (vmacp, or its second pixel group reading a copy: the area's layout
-/// is the same; Lowerer::windowWriteBack keeps the pixel a pair's zeros
-/// run into), and a depthwise reader.
+/// windows of different padding (Round::Mixed): each CU's region then holds
+/// the input of its whole window, padding included (LowerMoves.cpp:
+/// geometry, Whole; rows and columns outside the map are filled), so its
+/// traces and writebacks address every CU's window alike. Any producer of
+/// plain steps: a 1x1 stride-1 expansion, or a network's stem, a 3x3
+/// stride-2 conv whose window of a tile at the map's edge holds input rows
+/// before the map (filled), computed and then zeroed with the window's
+/// padding (MobileNet v1's conv1: 14 rounds of its 32 tiles, one or two CUs
+/// busy in the corners' and edges', now 8; 2026-12-05). One pixel an entry
+/// or two (vmacp, or its second pixel group reading a copy: the area's
+/// layout is the same; Lowerer::windowWriteBack keeps the pixel a pair's
+/// zeros run into). The reader a depthwise conv, or a framed pool
+/// (framedPoolReader: zeros stand for its fill).
 bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
                                     const CompileOptions &Opts) {
-  const ir::Layer &L = *Dn.L;
-  return Opts.MixedWindows && Q.IsConv && Q.Depthwise && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
-         L.SW == 1 && !L.PadT && !L.PadL && !L.PadB && !L.PadR && !Dn.Wide;
+  return Opts.MixedWindows && ((Q.IsConv && Q.Depthwise) || Q.isPool()) && Dn.StepY == 1 &&
+         Dn.StepX == 1 && !Dn.Wide;
 }
 
 /// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
@@ -532,7 +538,11 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     std::optional<WindowPair> Best = cachedWindowPair(D, Q, Hw, B, DOpts, Chunked);
     if (Best && Best->Producer.mixedRounds())
       Apart -= std::min(Apart, LostPair);
-    if (!Best || Best->Estimate.Cycles >= Apart)
+    // Only where it saves over 2 % of the layers apart, as a dense pair
+    // (Fuse.cpp): a stem's mixed window pair, weighed 1.6 % under its
+    // layers apart (a 41x36 map, its depthwise conv taken from its 1x1
+    // reader), ran 5.4 % slower (Passes.AStemWindowRoundMixesPaddingShapes).
+    if (!Best || Best->Estimate.Cycles >= Apart - Apart / 50)
       continue;
     std::vector<uint64_t> Shares;
     windowPairCost(Best->Producer, Best->Reader, Hw, &Shares);

@@ -30,9 +30,10 @@ struct TileGeom {
   unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
 };
 
-/// Tile's geometry; Whole, a window producer's region holding the tile's
-/// whole window, padding included (Round::Mixed: region row y is window
-/// row y, the rows and columns outside the map filled).
+/// Tile's geometry; Whole, a window producer's region holding the input
+/// of the tile's whole window, padding included (Round::Mixed: region row
+/// y holds the input of window row y, y S - Pad on; the rows and columns
+/// outside the map filled).
 TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
   TileGeom T;
   if (Tile < 0)
@@ -46,9 +47,9 @@ TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
   T.VC = P.validCols(unsigned(Tile));
   T.IY0 = int(T.OY0 * L.SH) - int(L.PadT);
   T.IX0 = int(T.OX0 * L.SW) - int(L.PadL);
-  if (Whole) { // (A 1x1 stride-1 producer: FuseWindows.cpp, mixableWindows.)
-    T.IY0 = P.Window.span(P.rowBlock(unsigned(Tile)), true).first;
-    T.IX0 = P.Window.span(P.colBlock(unsigned(Tile)), false).first;
+  if (Whole) { // the window's first row and column, outside the map or not
+    T.IY0 = P.Window.span(P.rowBlock(unsigned(Tile)), true).first * int(L.SH) - int(L.PadT);
+    T.IX0 = P.Window.span(P.colBlock(unsigned(Tile)), false).first * int(L.SW) - int(L.PadL);
   }
   // Region row y holds input row Lo + y * Step; [A, B) are the rows inside
   // the input. (Step > 1 only without padding, so Lo >= 0 then.)

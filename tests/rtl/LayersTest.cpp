@@ -295,8 +295,28 @@ TEST_F(RtlPoolBoundaries, AStemComputingDepthwiseWindowsAgrees) {
   // second pixel group reading a copy of the window that vmax one-tap
   // windows write into another bank (LayerPlan::CopyBanks), their padding
   // zeroed on chip, and the 1x1 conv the stride-2 depthwise conv's
-  // (FuseWindows.cpp).
-  agrees("stemdw", 3, 97, StemLayers, "copied2+fused>");
+  // (FuseWindows.cpp); both in rounds of mixed padding (Round::Mixed: the
+  // stem's region holds its whole window's input, rows before the map
+  // filled, and each CU's padding is zeroed with the others in skip).
+  agrees("stemdw", 3, 97, StemLayers, "copied2+fused>+mixed");
+}
+
+TEST_F(RtlPoolBoundaries, AStemComputingWindowsOfOneShapeAgrees) {
+  // The same in rounds of one window shape: edge tiles' windows skip their
+  // padding rows and columns.
+  agrees("stemone", 3, 97, StemLayers, "copied2+fused>", {"--no-mixed-windows"});
+}
+
+TEST_F(RtlPoolBoundaries, AStemComputingMixedPoolWindowsAgrees) {
+  // ShuffleNet v2's conv1 and max pool: the stem computes the pool's
+  // windows (a framed pool reader, its padding zeros after a ReLU) in rounds
+  // of mixed padding.
+  agrees("stempool", 3, 90,
+         R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: m, type: maxpool, kernel: 3, stride: 2, pad: 1}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+)",
+         "copied2+fused>+mixed");
 }
 
 TEST_F(RtlPoolBoundaries, AStemOnWideTracesAgrees) {
@@ -316,16 +336,24 @@ TEST_F(RtlPoolBoundaries, AnExpansionComputingMixedWindowsAgrees) {
          "fused>+mixed");
 }
 
+/// MobileNet v2's stem, block1_dw and block1_project.
+const char *const StemTripleLayers =
+    R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)";
+
 TEST_F(RtlPoolBoundaries, AStemTripleAgrees) {
   // MobileNet v2's stem, block1_dw and block1_project on a 64x64 input:
   // the stem traces two pixels an entry from its window and a copy of it,
-  // its edge tiles' windows an odd number of columns wide.
-  agrees("stem", 3, 64,
-         R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 16, kernel: 1}
-)",
-         "copied2+fused>+block");
+  // its edge tiles' windows an odd number of columns wide (rounds of one
+  // window shape).
+  agrees("stem", 3, 64, StemTripleLayers, "copied2+fused>+block", {"--no-mixed-windows"});
+}
+
+TEST_F(RtlPoolBoundaries, AMixedStemTripleAgrees) {
+  // The same in rounds of mixed padding, as it compiles now.
+  agrees("stemmix", 3, 64, StemTripleLayers, "copied2+fused>+mixed+block");
 }
 
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
