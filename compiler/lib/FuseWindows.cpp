@@ -134,14 +134,14 @@ size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t F
 /// geometry, Whole; rows and columns outside the map are filled), so its
 /// traces and writebacks address every CU's window alike. Any producer of
 /// plain steps: a 1x1 stride-1 expansion, or a network's stem, a 3x3
-/// stride-2 conv whose window of a tile at the map's edge holds input rows
-/// before the map (filled), computed and then zeroed with the window's
-/// padding (MobileNet v1's conv1: 14 rounds of its 32 tiles, one or two CUs
-/// busy in the corners' and edges', now 8; 2026-12-05). One pixel an entry
-/// or two (vmacp, or its second pixel group reading a copy: the area's
-/// layout is the same; Lowerer::windowWriteBack keeps the pixel a pair's
-/// zeros run into). The reader a depthwise conv, or a framed pool
-/// (framedPoolReader: zeros stand for its fill).
+/// stride-2 conv whose window of a tile at the map's edge starts with
+/// input rows before the map (filled), computed and then zeroed with the
+/// window's padding (MobileNet v1's conv1: 40 tiles in 14 rounds of one
+/// shape, most of them giving one or two CUs work; now 32 in 8; 2026-12-05).
+/// One pixel an entry or two (vmacp, or its second pixel group reading a
+/// copy: the area's layout is the same; Lowerer::windowWriteBack keeps the
+/// pixel a pair's zeros run into). The reader a depthwise conv, or a
+/// framed pool (framedPoolReader: zeros stand for its fill).
 bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
                                     const CompileOptions &Opts) {
   return Opts.MixedWindows && ((Q.IsConv && Q.Depthwise) || Q.isPool()) && Dn.StepY == 1 &&
