@@ -292,13 +292,36 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
           setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
           makeRounds(P, NCu, Packing::Tiles);
         }
-        const Cost Ct = fusedCost(W, Pn, Hw);
-        keepRanked(
-            Kept, size_t(DOpts.PlanRank) + 1,
-            [&](const FusedPair &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
-            [&] {
-              return FusedPair{std::move(W), std::move(Pn), Ct};
-            });
+        auto Keep = [&](LayerPlan &&Wk, std::vector<LayerPlan> &&Pk) {
+          const Cost Ct = fusedCost(Wk, Pk, Hw);
+          keepRanked(
+              Kept, size_t(DOpts.PlanRank) + 1,
+              [&](const FusedPair &E) { return Ahead(Ct, Wk, E.Ct, E.Dn); },
+              [&] {
+                return FusedPair{std::move(Wk), std::move(Pk), Ct};
+              });
+        };
+        // Row blocks of even sizes (LayerPlan::EvenRows) on every tile
+        // shape: the rounds of a short last row block leave CUs idle
+        // (MobileNet v1's conv7 pair, 14 rows in blocks of 4). Tried on the
+        // cheapest pair's tiles only, they missed EfficientNet-B0's
+        // 14x14 scale / projection pairs on tiles of 4x7 (rows 4, 4, 3,
+        // 3): 9.6 k cycles each on zc706 (2026-12-05).
+        // (After the plain tiles: where the estimates tie, those stay.)
+        std::optional<FusedPair> Even;
+        if (DOpts.EvenRows && D.L->Out.H % W.R != 0) {
+          auto MakeEven = [&](LayerPlan &P) {
+            P.EvenRows = true;
+            makeRounds(P, NCu, Packing::Tiles);
+          };
+          Even = FusedPair{W, Pn, Cost()};
+          MakeEven(Even->Dn);
+          for (LayerPlan &P : Even->Pn)
+            MakeEven(P);
+        }
+        Keep(std::move(W), std::move(Pn));
+        if (Even)
+          Keep(std::move(Even->Dn), std::move(Even->Pn));
       }
     }
   if (Kept.empty())
@@ -315,14 +338,6 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
     if (Try.Ct < Best.Ct)
       Best = std::move(Try);
   };
-  // Row blocks of even sizes (LayerPlan::EvenRows): the rounds of a short
-  // last row block leave CUs idle (MobileNet v1's conv7 pair, 14 rows in
-  // blocks of 4).
-  if (DOpts.EvenRows && D.L->Out.H % Best.Dn.R != 0)
-    TryOnBest([&](LayerPlan &P) {
-      P.EvenRows = true;
-      makeRounds(P, NCu, Packing::Tiles);
-    });
   // A depthwise producer and one reader whose weights all fit at once
   // keep them for the pair (LayerPlan::PinWeights), where each reader
   // round gives its CUs one output group (one address serves all; Tiles
