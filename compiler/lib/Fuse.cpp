@@ -292,36 +292,32 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
           setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
           makeRounds(P, NCu, Packing::Tiles);
         }
-        auto Keep = [&](LayerPlan &&Wk, std::vector<LayerPlan> &&Pk) {
-          const Cost Ct = fusedCost(Wk, Pk, Hw);
+        auto Keep = [&] {
+          const Cost Ct = fusedCost(W, Pn, Hw);
           keepRanked(
               Kept, size_t(DOpts.PlanRank) + 1,
-              [&](const FusedPair &E) { return Ahead(Ct, Wk, E.Ct, E.Dn); },
+              [&](const FusedPair &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
               [&] {
-                return FusedPair{std::move(Wk), std::move(Pk), Ct};
+                return FusedPair{W, Pn, Ct};
               });
         };
+        Keep();
         // Row blocks of even sizes (LayerPlan::EvenRows) on every tile
         // shape: the rounds of a short last row block leave CUs idle
         // (MobileNet v1's conv7 pair, 14 rows in blocks of 4). Tried on the
         // cheapest pair's tiles only, they missed EfficientNet-B0's
         // 14x14 scale / projection pairs on tiles of 4x7 (rows 4, 4, 3,
-        // 3): 9.6 k cycles each on zc706 (2026-12-05).
-        // (After the plain tiles: where the estimates tie, those stay.)
-        std::optional<FusedPair> Even;
+        // 3): 9.6 k cycles each on zc706 (2026-12-05). (After the plain
+        // tiles: where the estimates tie, those stay.)
         if (DOpts.EvenRows && D.L->Out.H % W.R != 0) {
-          auto MakeEven = [&](LayerPlan &P) {
+          W.EvenRows = true;
+          makeRounds(W, NCu, Packing::Tiles);
+          for (LayerPlan &P : Pn) {
             P.EvenRows = true;
             makeRounds(P, NCu, Packing::Tiles);
-          };
-          Even = FusedPair{W, Pn, Cost()};
-          MakeEven(Even->Dn);
-          for (LayerPlan &P : Even->Pn)
-            MakeEven(P);
+          }
+          Keep();
         }
-        Keep(std::move(W), std::move(Pn));
-        if (Even)
-          Keep(std::move(Even->Dn), std::move(Even->Pn));
       }
     }
   if (Kept.empty())
@@ -480,7 +476,7 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %
     // saved by the estimate, lost 2.2 k cycles each in all).
-    if (!Best || Best->Ct.Cycles >= (Dense ? Apart - Apart / 50 : Apart))
+    if (!Best || (Dense ? !clearlyCheaper(Best->Ct.Cycles, Apart) : Best->Ct.Cycles >= Apart))
       continue;
     const Cost BestCost = Best->Ct;
     LayerPlan &Dn = Best->Dn;

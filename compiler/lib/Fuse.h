@@ -20,6 +20,12 @@ std::vector<unsigned> readerCounts(const ir::Graph &G);
 /// can read a fused pair's area (Fuse.cpp).
 bool pointwise(const ir::Layer &L);
 
+/// Whether a fusion estimated at Fused cycles is taken over its layers
+/// apart (Apart): by more than 2 %, the estimates' error near a close call
+/// (a dense pair, a window pair, a block triple; Fuse.cpp, FuseWindows.cpp
+/// and FuseBlocks.cpp say what ran slower without it).
+inline bool clearlyCheaper(uint64_t Fused, uint64_t Apart) { return Fused < Apart - Apart / 50; }
+
 /// Replaces each depthwise conv or pool plan whose readers are all 1x1
 /// convs planned soon after it with a fused pair (LayerPlan::ToMid,
 /// FromMid), where the cost model says the pair is cheaper fused than apart.

@@ -316,7 +316,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // stem triple, in mixed rounds, weighed 0.3 % under its layers apart
     // and ran 45 % over them (0.55 M cycles of waiting on DRAM in the stem
     // and the projection that the estimate does not see; 2026-12-05).
-    if (Best->Estimate.Cycles >= Apart - Apart / 50 && !EOpts.ForceBlockTriples)
+    if (!clearlyCheaper(Best->Estimate.Cycles, Apart) && !EOpts.ForceBlockTriples)
       continue;
     std::vector<uint64_t> Shares;
     windowPairCost(Best->Exp, Best->Dw, Hw, &Shares, &Best->Proj);

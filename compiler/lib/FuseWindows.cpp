@@ -144,8 +144,7 @@ size_t snow::compiler::readerAfter(const std::vector<LayerPlan> &Plans, size_t F
 /// framed pool (framedPoolReader: zeros stand for its fill).
 bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
                                     const CompileOptions &Opts) {
-  return Opts.MixedWindows && ((Q.IsConv && Q.Depthwise) || Q.isPool()) && Dn.StepY == 1 &&
-         Dn.StepX == 1 && !Dn.Wide;
+  return Opts.MixedWindows && ((Q.IsConv && Q.Depthwise) || Q.isPool()) && !Dn.Wide;
 }
 
 /// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
@@ -331,7 +330,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
   // elements a pixel too.) Its second pixel group may read a copy of the
   // window instead, in the region's last bank where the area's other banks
   // hold the reader's windows (windowCopyBank).
-  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, Chunked && !Q.isPool(), Hw, Opts);
+  const unsigned MaxPix = Pool ? 0 : producerPixLog(C, Chunked, Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   const uint32_t Bank = Hw.mapsBankElems();
   // Reader tiles whose windows fit the area, a row of them the
@@ -542,7 +541,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // (Fuse.cpp): a stem's mixed window pair, weighed 1.6 % under its
     // layers apart (a 41x36 map, its depthwise conv taken from its 1x1
     // reader), ran 5.4 % slower (Passes.AStemWindowRoundMixesPaddingShapes).
-    if (!Best || Best->Estimate.Cycles >= Apart - Apart / 50)
+    if (!Best || !clearlyCheaper(Best->Estimate.Cycles, Apart))
       continue;
     std::vector<uint64_t> Shares;
     windowPairCost(Best->Producer, Best->Reader, Hw, &Shares);
