@@ -215,7 +215,7 @@ void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap
       return std::nullopt;
     return W->front();
   };
-  fuseBlockTriples(PG, Hw, B, Opts, Plans);
+  fuseBlockTriples(PG, Hw, B, Opts, Plans, Whole);
   fuseWindowPairs(PG, Hw, B, Opts, Plans, Whole);
   fusePairs(PG, Hw, B, Opts, Plans, Whole);
   planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);

@@ -376,6 +376,26 @@ std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<L
 
 } // namespace
 
+std::optional<PairEstimate>
+snow::compiler::depthwisePairCycles(const LayerPlan &D, const LayerPlan &P, const isa::HwConfig &Hw,
+                                    const BufferMap &B, const CompileOptions &Opts) {
+  std::optional<CompileOptions> Own;
+  const CompileOptions &DOpts = Opts.forLayer(*D.L, Own);
+  if (!DOpts.FuseDepthwise || !DOpts.DoubleBuffer || !B.MidCap || !fusableProducer(D, Hw) ||
+      !fusableConsumer(P) || P.Frames != D.Frames || P.L->input() != int(D.Index))
+    return std::nullopt;
+  std::vector<LayerPlan> Ps = {consumerPlan(P, Hw, B)};
+  Ps.back().FusedWith = int(D.Index);
+  std::optional<FusedPair> Best = cachedFusedPair(D, Ps, /*Dense=*/false, Hw, B, DOpts);
+  if (!Best)
+    return std::nullopt;
+  // Its first group's tiles, whole (full depth) or a chunk of them.
+  const LayerPlan &Dn = Best->Dn;
+  const uint64_t Group = uint64_t(std::min(Hw.cus(), Dn.NTiles)) * Dn.RowsIn * Dn.ColsIn *
+                         Dn.L->In.C * 2 / (Dn.FullDepth ? 1 : Dn.NChunks);
+  return PairEstimate{Best->Ct.Cycles, Group};
+}
+
 bool snow::compiler::pointwise(const ir::Layer &L) {
   return L.Groups == 1 && L.KH == 1 && L.KW == 1 && L.SH == 1 && L.SW == 1 && !L.PadT && !L.PadB &&
          !L.PadL && !L.PadR;

@@ -20,6 +20,18 @@ std::vector<unsigned> readerCounts(const ir::Graph &G);
 /// can read a fused pair's area (Fuse.cpp).
 bool pointwise(const ir::Layer &L);
 
+/// The cheapest fused pair (fusePairs) of depthwise conv D, planned alone,
+/// and its one reader P, a 1x1 conv, if one fits and D's switches allow
+/// it: its estimated cycles, and the bytes its first group of tiles loads
+/// as the layer before stores them (RowSignals.cpp: startOnRows), which
+/// its estimate takes as loaded under that layer (Cost.cpp: fusedCost).
+struct PairEstimate {
+  uint64_t Cycles = 0, FirstLoadBytes = 0;
+};
+std::optional<PairEstimate> depthwisePairCycles(const LayerPlan &D, const LayerPlan &P,
+                                                const isa::HwConfig &Hw, const BufferMap &B,
+                                                const CompileOptions &Opts);
+
 /// Whether a fusion estimated at Fused cycles is taken over its layers
 /// apart (Apart): by more than 2 %, the estimates' error near a close call
 /// (a dense pair, a window pair, a block triple; Fuse.cpp, FuseWindows.cpp
@@ -50,9 +62,11 @@ void fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMa
 /// (LayerPlan::MidOut; FuseBlocks.cpp): the three run together, tile group
 /// by tile group, and neither the expanded map nor the depthwise output
 /// crosses DRAM, where the cost model says that is cheaper than the three
-/// apart. Before the pairs (fuseWindowPairs, fusePairs) take them.
+/// apart. Before the pairs (fuseWindowPairs, fusePairs) take them. Whole:
+/// as fusePairs, an expansion planned in parts is weighed in one.
 void fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
-                      const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
+                      const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
+                      const WholePlan &Whole = nullptr);
 
 } // namespace snow::compiler
 

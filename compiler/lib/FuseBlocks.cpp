@@ -31,6 +31,7 @@
 #include "FuseWindows.h"
 #include "PlanKeys.h"
 #include "Rounds.h"
+#include "snow/isa/Timing.h"
 #include <algorithm>
 #include <optional>
 
@@ -61,7 +62,8 @@ bool projectionReader(const LayerPlan &P, const LayerPlan &Q, unsigned Gch) {
 /// (Mixed: one extent), NCu of them a round, each output group of the
 /// expansion in turn on every CU (Exp and Dw); the projection's round is
 /// the group's, its steps the chunks.
-void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, bool Mixed) {
+void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, bool Mixed,
+                  bool Clip) {
   Exp.Rounds.clear();
   Dw.Rounds.clear();
   Proj.Rounds.clear();
@@ -72,7 +74,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       const LayerPlan::WindowShape First = Exp.windowShape(Tiles[I]);
       for (size_t J = 0; J < N; ++J) {
         const unsigned T = Tiles[I + J];
-        Rp.Cus[J] = Work{0, int(T)};
+        Rp.Cus[J] = Re.Cus[J] = Work{0, int(T)};
         Re.ExtR = std::max(Re.ExtR, Exp.validRows(T));
         Re.ExtC = std::max(Re.ExtC, Exp.validCols(T));
         Rq.ExtR = std::max(Rq.ExtR, Dw.validRows(T));
@@ -80,10 +82,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
         Re.Mixed |= Exp.windowShape(T) != First;
       }
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
-      if (Re.Mixed) {
-        Re.ExtR = First.Height;
-        Re.ExtC = roundUp(First.Width, Exp.pix());
-      }
+      clipMixedRound(Re, Exp, Clip);
       Rq.ExtC = roundUp(Rq.ExtC, Dw.pix()); // (its entries' pixels, as the expansion's)
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
@@ -213,7 +212,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
           const bool Mixed = Way == 1;
           if (Mixed && !mixableWindows(En, Q, Opts))
             continue;
-          tripleRounds(En, Qn, Pn, NCu, Mixed);
+          tripleRounds(En, Qn, Pn, NCu, Mixed, Opts.ClippedWindows);
           if (Mixed && !En.mixedRounds())
             continue;
           const Cost Ct = windowPairCost(En, Qn, Hw, nullptr, &Pn);
@@ -248,13 +247,20 @@ std::optional<Triple> cachedTriple(const LayerPlan &E, const LayerPlan &Q, const
 
 void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw,
                                       const BufferMap &B, const CompileOptions &Opts,
-                                      std::vector<LayerPlan> &Plans) {
+                                      std::vector<LayerPlan> &Plans, const WholePlan &Whole) {
   if (!Opts.FuseBlocks || !Opts.FuseExpansions || !Opts.DoubleBuffer || !B.MidCap)
     return;
   const std::vector<unsigned> Readers = readerCounts(G);
   const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   for (size_t K = 0; K + 2 < Plans.size(); ++K) {
-    const LayerPlan &E = Plans[K];
+    // An expansion planned in two parts (LayerPlan::RestTiles: MobileNet
+    // v2's 64 -> 384 at 14x14, six output groups on four CUs) is weighed in
+    // one, as fuseWindowPairs weighs it; [K, EEnd) holds its parts.
+    const size_t EEnd = layerEnd(Plans, K);
+    std::optional<LayerPlan> WholeE;
+    if (Whole && EEnd - K == 2 && Plans[K + 1].RestTiles && Plans[K].FirstPart)
+      WholeE = Whole(Plans[K]);
+    const LayerPlan &E = WholeE ? *WholeE : Plans[K];
     // An expansion, or a network's stem (MobileNet v2's conv1 before
     // block1_dw and block1_project: 1,961,138 -> 1,922,876 cycles on zc706,
     // 2026-12-04, its 32 channels on two pixels an entry, from a copied
@@ -268,11 +274,11 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // calibrated ones (2026-12-04).
     if (!windowProducer(E, B) || E.L->Out.C <= E.L->In.C || Readers[E.Index] != 1)
       continue;
-    const size_t J = readerAfter(Plans, K + 1, E.Index);
+    size_t J = readerAfter(Plans, EEnd, E.Index);
     if (J == Plans.size() || !depthwiseReader(Plans[J], E) || Readers[Plans[J].Index] != 1 ||
         Plans[J].PoolBlock)
       continue;
-    const size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
+    size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
     if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
       continue;
     // The plans between the three move after them: the projection's
@@ -297,8 +303,27 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // with the projection apart. (Taking the expanded map's whole round trip
     // off instead, MobileNet v2's stride-2 blocks stayed apart: 26.2 k
     // cycles lost on zc706.)
-    uint64_t Apart = E.EstCycles + Plans[J].EstCycles + Plans[J2].EstCycles;
-    Apart -= std::min(Apart, pairSaving(Plans[J], Hw));
+    // The depthwise conv and the projection as that pair would run
+    // (fusePairs), where one fits: its estimate, not what it saves at most
+    // (the projection's loads of the depthwise output may hide under its
+    // traces, and then the pair saves only the stores: MobileNet v2's 14x14
+    // blocks, taken apart at 46.2 k cycles estimated, ran 62.7 k apart and
+    // 54.5 k as triples, 2026-12-05).
+    // That pair's first group of tiles loads as the expansion stores its
+    // rows, beside those stores: where the two take the channel longer
+    // than the expansion's estimate, the expansion runs that much longer
+    // (33.3 k cycles against 23.5 k estimated, there).
+    uint64_t Apart = Plans[J].EstCycles + Plans[J2].EstCycles, EBytes = 0, ECycles = 0;
+    for (size_t I = K; I < EEnd; ++I) // Apart, E runs as planned.
+      EBytes += Plans[I].EstDramBytes, ECycles += Plans[I].EstCycles;
+    if (std::optional<PairEstimate> DwPair =
+            depthwisePairCycles(Plans[J], Plans[J2], Hw, B, Opts)) {
+      const uint64_t Shared = timing::dmaChannelCycles(Hw, EBytes + DwPair->FirstLoadBytes);
+      Apart = std::min(Apart, DwPair->Cycles + (Shared > ECycles ? Shared - ECycles : 0));
+    } else {
+      Apart -= std::min(Apart, pairSaving(Plans[J], Hw));
+    }
+    Apart += ECycles;
     if (std::optional<uint64_t> Pair = windowPairCycles(E, Plans[J], Hw, B, EOpts))
       Apart = std::min(Apart, *Pair + Plans[J2].EstCycles);
     // A projection that could compute its own depthwise reader's windows
@@ -325,6 +350,10 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     Best->Dw.EstCycles = Shares[1];
     Best->Proj.EstCycles = Shares[2];
     Best->Dw.EstDramBytes = Best->Proj.EstDramBytes = 0; // all counted on the expansion
+    // The expansion's other part goes: the triple's is the whole layer.
+    Plans.erase(Plans.begin() + long(K) + 1, Plans.begin() + long(EEnd));
+    J -= EEnd - K - 1;
+    J2 -= EEnd - K - 1;
     // The three together, the plans between them after.
     Plans[J2] = std::move(Best->Proj);
     std::rotate(Plans.begin() + long(J) + 1, Plans.begin() + long(J2),

@@ -147,6 +147,27 @@ bool snow::compiler::mixableWindows(const LayerPlan &Dn, const LayerPlan &Q,
   return Opts.MixedWindows && ((Q.IsConv && Q.Depthwise) || Q.isPool()) && !Dn.Wide;
 }
 
+void snow::compiler::clipMixedRound(Round &Rd, const LayerPlan &Win, bool Clip) {
+  if (!Rd.Mixed)
+    return;
+  // Each CU's traced rows and columns go to its window's place (its Top
+  // and Left padding on); those past its own pixels land in its padding,
+  // zeroed after the round's last band (Lowerer::windowWriteBack).
+  std::optional<LayerPlan::WindowShape> First;
+  bool Fits = Clip;
+  for (const Work &W : Rd.Cus)
+    if (W.active()) {
+      const LayerPlan::WindowShape S = Win.windowShape(unsigned(W.Tile));
+      First = First ? First : S;
+      Fits &= S.Top + Rd.ExtR <= S.Height && S.Left + Rd.ExtC <= S.Width;
+    }
+  Rd.Clipped = Fits;
+  if (!Fits) {
+    Rd.ExtR = First->Height;
+    Rd.ExtC = roundUp(First->Width, Win.pix());
+  }
+}
+
 /// Win's tiles by the shape of their windows (LayerPlan::windowShape): compute
 /// instructions address every CU's buffer alike, so a round's writebacks
 /// and zeros land in the same places for all its CUs only if its tiles'
@@ -262,7 +283,8 @@ bool pointwiseFree(const ir::Graph &G, const std::vector<unsigned> &Readers,
 /// groups on its CUs, tiles of one window shape (windowGroups), or, Mixed,
 /// of one extent: a producer's round whose windows then differ traces
 /// them whole (Round::Mixed).
-void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed, bool Mixed) {
+void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed, bool Mixed,
+                  bool Clip) {
   P.Rounds.clear();
   for (const std::vector<unsigned> &Tiles : windowGroups(Win, Mixed)) {
     // Each tile's output groups in turn, NCu of them a round: Packed, a
@@ -294,10 +316,7 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
       Rd.Mixed = P.ToMid && std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
                    return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
                  });
-      if (Rd.Mixed) {
-        Rd.ExtR = First.Height;
-        Rd.ExtC = roundUp(First.Width, P.pix());
-      }
+      clipMixedRound(Rd, Win, Clip);
       P.Rounds.push_back(Rd);
     }
   }
@@ -402,8 +421,8 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         if ((Pool && Packed) || (Mixed && (Pool || !mixableWindows(Dn, Q, Opts))))
           continue;
         if (!Pool) {
-          windowRounds(Dn, Dn, NCu, Packed, Mixed);
-          windowRounds(Qn, Dn, NCu, Packed, Mixed);
+          windowRounds(Dn, Dn, NCu, Packed, Mixed, Opts.ClippedWindows);
+          windowRounds(Qn, Dn, NCu, Packed, Mixed, Opts.ClippedWindows);
           if (Mixed && !Dn.mixedRounds())
             continue; // the same rounds as above
         }

@@ -54,6 +54,10 @@ bool windowProducer(const LayerPlan &D, const BufferMap &B);
 std::optional<uint64_t> windowPairCycles(const LayerPlan &D, const LayerPlan &Q,
                                          const isa::HwConfig &Hw, const BufferMap &B,
                                          const CompileOptions &DOpts);
+/// Round Rd of window producer Win (ExtR x ExtC the largest of its CUs'
+/// windows' pixels inside the map), if Mixed: Clipped where Clip and every
+/// CU's window has room for that many at its place, else traced whole.
+void clipMixedRound(Round &Rd, const LayerPlan &Win, bool Clip);
 /// Win's tiles by the shape (Mixed: the extent) of their windows.
 std::vector<std::vector<unsigned>> windowGroups(const LayerPlan &Win, bool Mixed);
 

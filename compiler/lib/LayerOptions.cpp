@@ -31,6 +31,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"banked-reads", &CompileOptions::BankedReads},
       {"copied-windows", &CompileOptions::CopiedWindows},
       {"mixed-windows", &CompileOptions::MixedWindows},
+      {"clipped-windows", &CompileOptions::ClippedWindows},
       {"grouped-vdw", &CompileOptions::GroupedVdw},
       {"dw-pixel-pairs", &CompileOptions::DwPixelPairs},
       {"even-rows", &CompileOptions::EvenRows},
@@ -69,15 +70,15 @@ std::string CompileOptions::planningKey() const {
   // (sizes on x86-64 Linux).
   static_assert(sizeof(CompileOptions) == 120, "CompileOptions changed: update planningKey");
   const bool Flags[] = {
-      DoubleBuffer,     LoopReorder,      FullDepthMaps,    PrefetchWindows,    GatherStrided,
-      PreciseLayerDeps, SplitChannels,    BalanceRounds,    RemainderTiles,     MultiPixel,
-      WideTraces,       BankedReads,      CopiedWindows,    GroupedVdw,         ScheduleLayers,
-      BalanceLoads,     EarlyWeights,     SpreadWeights,    DmaLoops,           ReusePlans,
-      PipelinePools,    SharePoolRegions, TwoPoolsBeside,   PoolsBetweenChunks, StartOnRows,
-      StartOnChannels,  FullDepthPairs,   FuseDepthwise,    FuseDense,          FuseConvPools,
-      FuseExpansions,   HostBlockPools,   PinPairWeights,   DwPixelPairs,       EvenRows,
-      ChunkBanks,       SpreadGroupLoads, PadPixels,        MixedWindows,       SpreadMapLoads,
-      StartAfterHost,   FuseBlocks,       ForceBlockTriples};
+      DoubleBuffer,     LoopReorder,      FullDepthMaps,     PrefetchWindows,    GatherStrided,
+      PreciseLayerDeps, SplitChannels,    BalanceRounds,     RemainderTiles,     MultiPixel,
+      WideTraces,       BankedReads,      CopiedWindows,     GroupedVdw,         ScheduleLayers,
+      BalanceLoads,     EarlyWeights,     SpreadWeights,     DmaLoops,           ReusePlans,
+      PipelinePools,    SharePoolRegions, TwoPoolsBeside,    PoolsBetweenChunks, StartOnRows,
+      StartOnChannels,  FullDepthPairs,   FuseDepthwise,     FuseDense,          FuseConvPools,
+      FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
+      ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
+      StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -90,6 +90,14 @@ struct Round {
   /// puts every row in place and zeroes each CU's padding with vwbs the
   /// other CUs skip (Lowerer::windowWriteBack).
   bool Mixed = false;
+  /// A Mixed round whose CUs trace only their windows' pixels inside the
+  /// map, as rounds of one window shape do (ExtR x ExtC the largest of
+  /// them), each CU's rows written back at its window's place by vwbs the
+  /// others skip: the padding is zeroed, never computed
+  /// (FuseWindows.cpp: clipMixedRound).
+  bool Clipped = false;
+  /// Whether each CU's region holds its whole window, padding included.
+  bool wholeWindows() const { return Mixed && !Clipped; }
   unsigned pixels() const { return ExtR * ExtC; }
   /// The output group of the round's first active CU (0 if none is).
   unsigned firstOg() const {
@@ -267,6 +275,11 @@ struct LayerPlan {
   /// Some round's CUs have windows of different padding (Round::Mixed).
   bool mixedRounds() const {
     return std::any_of(Rounds.begin(), Rounds.end(), [](const Round &Rd) { return Rd.Mixed; });
+  }
+  /// Some such round's CUs trace only their windows' pixels inside the map
+  /// (Round::Clipped).
+  bool clippedRounds() const {
+    return std::any_of(Rounds.begin(), Rounds.end(), [](const Round &Rd) { return Rd.Clipped; });
   }
   unsigned rowBlock(unsigned T) const { return T % tilesPerFrame() / NColBlocks; }
   unsigned colBlock(unsigned T) const { return T % NColBlocks; }

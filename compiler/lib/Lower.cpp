@@ -509,7 +509,11 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // a row, G / pix() elements a pixel).
   // A Mixed round's windows differ in padding (Round::Mixed): every CU
   // traced its whole window, each row goes to its place, and each CU's
-  // padding is zeroed after the last band by vwbs the other CUs skip.
+  // padding is zeroed after the last band by vwbs the other CUs skip. A
+  // Clipped one's CUs traced their pixels inside the map: each window's
+  // rows go to its place by vwbs the CUs of other places skip, its padding
+  // zeroed as a Mixed round's (rows and columns a CU traced past its own
+  // pixels land there, FuseWindows.cpp: clipMixedRound).
   const unsigned T = unsigned(Rd.Cus[0].Tile);
   const LayerPlan::WindowShape Shape = P.windowShape(T);
   const unsigned Top = Rd.Mixed ? 0 : Shape.Top, Left = Rd.Mixed ? 0 : Shape.Left;
@@ -544,7 +548,21 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
-  for (unsigned R = 0; R < Rows; ++R) {
+  if (Rd.Clipped) {
+    const auto Places = distinctMasks(Rd, [&](const Work &W) {
+      const LayerPlan::WindowShape S = P.windowShape(unsigned(W.Tile));
+      return std::make_pair(S.Top, S.Left);
+    });
+    for (const auto &[Place, Mask] : Places) {
+      Wb.skip = AllMask & ~Mask;
+      for (unsigned R = 0; R < Rows; ++R) {
+        E.li(4, R * Entries);
+        E.li(9, Window0 + (Place.first + RowBegin + R) * RowElems + Place.second * PixElems);
+        E.emit(Wb);
+      }
+    }
+  }
+  for (unsigned R = 0; R < Rows && !Rd.Clipped; ++R) {
     const uint32_t Row = Window0 + (Top + RowBegin + R) * RowElems;
     if (Left)
       Zeros(Row, ceilDiv(Left, Pix), G);

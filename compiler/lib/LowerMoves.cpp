@@ -286,7 +286,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   const auto Tiles = roundTiles(S.round(), TileFrom, TileTo);
   std::map<std::tuple<uint32_t, unsigned, unsigned>, uint32_t> Fills;
   for (auto [Tile, Mask] : Tiles) {
-    TileGeom T = geometry(P, Tile, S.round().Mixed);
+    TileGeom T = geometry(P, Tile, S.round().wholeWindows());
     auto AddFill = [&, Mask = Mask](uint32_t Addr, unsigned Rows, unsigned Len) {
       if (Rows && Len)
         Fills[{Addr, Rows, Len}] |= Mask;
@@ -313,7 +313,7 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     const int Tile = OwnChunks ? Key / NOg : Key;
     const unsigned C0 = OwnChunks ? P.chunkBegin(unsigned(Key % NOg)) : First;
     const unsigned Cn = OwnChunks ? P.chunkSize(unsigned(Key % NOg), Cin) : Count;
-    TileGeom T = geometry(P, Tile, S.round().Mixed);
+    TileGeom T = geometry(P, Tile, S.round().wholeWindows());
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
     uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;

@@ -195,6 +195,11 @@ static cl::opt<bool> NoMixedWindows(
     cl::desc("Give a round of a 1x1 conv computing its depthwise reader's windows only windows "
              "of one padding shape (no zeroing of one CU's padding while the others skip it)"),
     cl::cat(Cat));
+static cl::opt<bool> NoClippedWindows(
+    "no-clipped-windows",
+    cl::desc("In such a round of windows of different padding, have every CU trace its whole "
+             "window, padding included, rather than its pixels inside the map"),
+    cl::cat(Cat));
 static cl::opt<bool> NoPadPixels(
     "no-pad-pixels",
     cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
@@ -416,6 +421,7 @@ static int compileModel() {
   Opts.SpreadMapLoads = !NoSpreadMapLoads;
   Opts.PadPixels = !NoPadPixels;
   Opts.MixedWindows = !NoMixedWindows;
+  Opts.ClippedWindows = !NoClippedWindows;
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));

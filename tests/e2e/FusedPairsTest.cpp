@@ -404,6 +404,26 @@ unsigned mixedAndFaster(llvm::ArrayRef<std::string> Yamls,
   return Mixed;
 }
 
+/// Blocks whose windows are mixed where the CUs would otherwise idle:
+/// MobileNet v2's block 4 (28x28, 192 channels: three output groups a
+/// tile, and each 7x7 tile of the 14x14 output pads a different side),
+/// EfficientNet-B0's 5x5 stride-2 block, a stride-1 block of odd size.
+const std::string MixBlocks[] = {header("mix4", 24, 28, 28) + R"(
+  - {name: e, type: conv, out_channels: 192, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 192, kernel: 3, stride: 2, pad: 1, groups: 192, relu: true}
+  - {name: p, type: conv, out_channels: 32, kernel: 1}
+)",
+                                 header("mix5", 24, 56, 56) + R"(
+  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 5, stride: 2, pad: 2, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 40, kernel: 1}
+)",
+                                 header("mix1", 40, 13, 15) + R"(
+  - {name: e, type: conv, out_channels: 240, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 240, kernel: 3, pad: 1, groups: 240, relu: true}
+  - {name: p, type: conv, out_channels: 40, kernel: 1}
+)"};
+
 TEST(Passes, AWindowRoundMixesPaddingShapes) {
   // Expansions computing their depthwise reader's windows on maps too small
   // for tiles of one padding shape to fill the CUs: MobileNet v2's block 4
@@ -413,23 +433,8 @@ TEST(Passes, AWindowRoundMixesPaddingShapes) {
   // takes windows of one extent and any padding: each CU's region holds its
   // whole window, and its padding is zeroed by vwbs the other CUs skip.
   // Both runs bit-exact (cyclesOf).
-  const std::string Blocks[] = {header("mix4", 24, 28, 28) + R"(
-  - {name: e, type: conv, out_channels: 192, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 192, kernel: 3, stride: 2, pad: 1, groups: 192, relu: true}
-  - {name: p, type: conv, out_channels: 32, kernel: 1}
-)",
-                                header("mix5", 24, 56, 56) + R"(
-  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 5, stride: 2, pad: 2, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 40, kernel: 1}
-)",
-                                header("mix1", 40, 13, 15) + R"(
-  - {name: e, type: conv, out_channels: 240, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 240, kernel: 3, pad: 1, groups: 240, relu: true}
-  - {name: p, type: conv, out_channels: 40, kernel: 1}
-)"};
   // (mini64 has one CU: nothing to mix.)
-  const unsigned Mixed = mixedAndFaster(Blocks, {"zc706", "big1024", "mini64"});
+  const unsigned Mixed = mixedAndFaster(MixBlocks, {"zc706", "big1024", "mini64"});
   // (2026-12-03: mix4 35,820 -> 31,751 cycles on zc706, 16,156 -> 13,338
   // on big1024; mix5 140,113 -> 136,497 and 58,479 -> 49,615; mix1's
   // windows are never mixed.)
@@ -471,6 +476,43 @@ TEST(Passes, AStemWindowRoundMixesPaddingShapes) {
   // window pair 1.6 % under its layers apart and ran 5.4 % slower: window
   // pairs now need 2 %.)
   EXPECT_GE(Mixed, 5u) << "where the cost model mixes a stem's windows";
+}
+
+TEST(Passes, AMixedRoundTracesOnlyItsWindowsInsideTheMap) {
+  // Rounds of mixed window padding whose CUs' windows each have room for
+  // the round's largest part inside the map (Round::Clipped): each CU
+  // traces only its window's pixels inside the map, as a round of one
+  // shape would, and its rows go to its window's place by vwbs the CUs of
+  // other places skip; the padding is zeroed, never computed. MobileNet
+  // v2's block 4 (a window pair, 28x28 to 14x14), EfficientNet-B0's 5x5
+  // stride-2 block, and MobileNet v2's 14x14 block 8 as a block triple
+  // (forced: the cost model keeps it apart), whose four 7x7 tiles' 9x9
+  // windows are each 8x8 inside the map. Both runs bit-exact (cyclesOf).
+  const std::string Blocks[] = {MixBlocks[0], MixBlocks[1], header("clp8", 64, 14, 14) + R"(
+  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+)"};
+  unsigned Clipped = 0;
+  for (const std::string &Yaml : Blocks)
+    for (const char *Hw : {"zc706", "big1024", "narrow8"}) {
+      SCOPED_TRACE(Yaml.substr(6, 4) + " on " + Hw);
+      compiler::CompileOptions On;
+      On.ForceBlockTriples = Yaml.find("clp8") != std::string::npos;
+      OnOff R = withAndWithout(Yaml, Hw, &compiler::CompileOptions::ClippedWindows, On);
+      if (R.On.Stats.MacCycles == R.Off.Stats.MacCycles) {
+        EXPECT_EQ(R.On.Stats.Cycles, R.Off.Stats.Cycles) << "nothing clipped, nothing changes";
+        continue;
+      }
+      ++Clipped;
+      EXPECT_LT(R.On.Stats.MacCycles, R.Off.Stats.MacCycles) << "the padding is not traced";
+      EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    }
+  // (2026-12-05, on against off: mix5 136,497 -> 135,164 cycles on zc706;
+  // clp8 60,480 -> 54,996, its expansion's traces 53,640 -> 47,010 MAC
+  // cycles. mix4's rounds and those on big1024 and narrow8 mix windows
+  // whose largest part has no room in the others.)
+  EXPECT_GE(Clipped, 2u) << "where the plans' mixed rounds can be clipped";
 }
 
 TEST(Passes, ABlockTripleKeepsItsMapsOnChip) {
@@ -526,8 +568,9 @@ TEST(Passes, ABlockTripleKeepsItsMapsOnChip) {
   // 79,414 -> 77,694 on big1024. The cost model leaves the others apart,
   // rightly where measured: taken anyway, blk8 182,274 -> 205,112 on mini64,
   // unit 37,651 -> 39,898 on zc706, odd1 33,923 -> 46,019; blk8 on big1024
-  // would gain 0.5 k.)
-  EXPECT_GE(OnZc706, 1u) << "where the cost model takes a triple";
+  // would gain 0.5 k. Since 2026-12-05 blk8 on zc706 is a triple, its
+  // rounds clipped: 60,188 -> 54,996.)
+  EXPECT_GE(OnZc706, 2u) << "where the cost model takes a triple (blk3, blk8)";
   EXPECT_GE(Triples, 2u);
 }
 

@@ -356,6 +356,21 @@ TEST_F(RtlPoolBoundaries, AMixedStemTripleAgrees) {
   agrees("stemmix", 3, 64, StemTripleLayers, "copied2+fused>+mixed+block");
 }
 
+TEST_F(RtlPoolBoundaries, AClippedBlockTripleAgrees) {
+  // MobileNet v2's block 8 (14x14, 64 -> 384 -> 64, its residual) as a
+  // block triple: its four 7x7 tiles' 9x9 windows each pad other sides, and
+  // in their mixed rounds each CU traces only its window's 8x8 pixels inside
+  // the map, written back at its window's place by vwbs the CUs of other
+  // places skip (Round::Clipped): 55 k cycles.
+  agrees("clipped", 64, 14,
+         R"(  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+)",
+         "fused>+mixed+block+clipped");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

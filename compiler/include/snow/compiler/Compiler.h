@@ -253,6 +253,10 @@ struct CompileOptions {
   /// padding, one extent: each traced whole, its padding zeroed by a vwb
   /// that the other CUs skip (docs/compiler.md, step 9d).
   bool MixedWindows = true;
+  /// In such a round, have each CU trace only its window's pixels inside
+  /// the map (the padding zeroed, not computed), where every CU's window
+  /// has room for the round's largest (Round::Clipped).
+  bool ClippedWindows = true;
   /// Which of a layer's candidate plans the planner takes: 0 the cheapest
   /// by its estimate, N the N+1-th (or the last, with fewer), in each part
   /// and pixel mode it weighs. Set per layer (LayerTweak::Rank).
