@@ -518,10 +518,28 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // counts against this pair (a 3x3 average pool of stride 1 before a 1x1
     // conv computes most conv rows three times here, and loses).
     uint64_t Apart = Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles;
+    uint64_t DCycles = 0;
     for (size_t I = K; I < DEnd; ++I) // Apart, D runs as planned.
-      Apart += Plans[I].EstCycles;
-    if (pointwiseFree(G, Readers, Taken, Q.Index))
-      Apart -= std::min(Apart, pairSaving(Q, Hw));
+      DCycles += Plans[I].EstCycles;
+    if (pointwiseFree(G, Readers, Taken, Q.Index)) {
+      // Where the reader has one 1x1 reader, the pair they would make: its
+      // estimate less the 1x1 conv's own, not the reader's output's whole
+      // round trip (the 1x1 conv's loads of it may hide under its traces;
+      // MobileNet v1 on mini64, v2 on big1024 and zc706_paper took window
+      // pairs that way, 2026-12-05). (Not with the channel the pair's first
+      // group shares with D's stores, as block triples weigh it: MobileNet
+      // v2's block 11 on zc706 then took a window pair, 6.4 k cycles slower.)
+      const size_t R = readerAfter(Plans, J + 1, Q.Index);
+      std::optional<PairEstimate> QPair;
+      if (Readers[Q.Index] == 1 && R < Plans.size() && Plans[R].FirstPart && Plans[R].LastPart)
+        QPair = depthwisePairCycles(Q, Plans[R], Hw, B, Opts);
+      if (QPair)
+        Apart = std::min(Apart + Plans[R].EstCycles, QPair->Cycles) -
+                std::min(QPair->Cycles, Plans[R].EstCycles);
+      else
+        Apart -= std::min(Apart, pairSaving(Q, Hw));
+    }
+    Apart += DCycles;
     // Likewise, where the pair's rounds mix window shapes (a pair the
     // planner took only since 2026-12-03), a producer that is itself a 1x1
     // reader of a depthwise conv whose readers are all 1x1 convs, none
