@@ -431,7 +431,8 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
 }
 
 Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
-                               const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
+                               const isa::HwConfig &Hw, std::vector<uint64_t> *Shares,
+                               uint64_t *ComputeOut) {
   if (D.StoresToo)
     return densePairCost(D, Ps, Hw, Shares);
   const ir::Layer &DL = *D.L;
@@ -508,6 +509,8 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   const Cost Total(
       std::max(Compute + Exposed, timing::dmaChannelCycles(Hw, Bytes) + GroupLoad / D.NChunks),
       Bytes, Hw);
+  if (ComputeOut)
+    *ComputeOut = Compute;
   if (Shares) {
     // The layers' cycles as the simulator counts them: the exposed loads
     // are the depthwise steps' (the compute unit waits in them), the rest

@@ -77,9 +77,10 @@ uint64_t lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &H
 /// unit, the depthwise maps, both layers' weights and the 1x1 stores the
 /// DRAM channel; the depthwise output moves through neither. max(compute,
 /// DRAM), plus the first tile's loads.
-/// With Shares, also each plan's part of the cycles (D's, then Ps' in order).
+/// With Shares, also each plan's part of the cycles (D's, then Ps' in order);
+/// with Compute, the compute unit's cycles of both layers.
 Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
-               std::vector<uint64_t> *Shares = nullptr);
+               std::vector<uint64_t> *Shares = nullptr, uint64_t *Compute = nullptr);
 
 /// A window pair (FuseWindows.cpp): D computes each tile's window of its
 /// reader Q, a pool or a depthwise conv, into the area (overlapping windows

@@ -128,6 +128,7 @@ struct FusedPair {
   LayerPlan Dn;
   std::vector<LayerPlan> Pn;
   Cost Ct;
+  uint64_t Compute = 0; ///< The compute unit's cycles in Ct (fusedCost).
 };
 
 /// The cheapest pair of producer D and its 1x1 readers Ps (consumerPlan) on
@@ -190,14 +191,23 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
                             : DOpts.FullDepthPairs && (D.Depthwise || Depth % Hw.LanesPerVmac == 0);
   // The cheapest pairs so far, cheapest first (on a tie, full depth: a
   // DMA a region row, not one a pixel; then two pixels an entry: fewer
-  // traces where the channel bounds the estimate): the producer's
-  // PlanRank + 1 of them (CompileOptions::LayerOff: its rankN ranks its
-  // pairs too), the last taken.
+  // traces where the channel bounds the estimate; then fewer compute
+  // cycles: the channel's bound is an estimate, and where it is loose
+  // the traces decide, as in MobileNet v2's 7x7 blocks 14-16, whose pairs
+  // on tiles of 2x7 and 7x2 estimated alike, the channel's, and ran
+  // 4.5 k cycles apart, a banked 7x2 tile's seven two-pixel entries
+  // against a 2x7 tile's eight): the producer's PlanRank + 1 of them
+  // (CompileOptions::LayerOff: its rankN ranks its pairs too), the last
+  // taken.
   std::vector<FusedPair> Kept;
-  auto Ahead = [](const Cost &A, const LayerPlan &Ad, const Cost &B, const LayerPlan &Bd) {
-    if (A < B || B < A)
-      return A < B;
-    return Ad.FullDepth != Bd.FullDepth ? Ad.FullDepth : Ad.PixLog > Bd.PixLog;
+  auto Ahead = [](const Cost &A, const LayerPlan &Ad, uint64_t ACompute, const FusedPair &B) {
+    if (A < B.Ct || B.Ct < A)
+      return A < B.Ct;
+    if (Ad.FullDepth != B.Dn.FullDepth)
+      return Ad.FullDepth;
+    if (Ad.PixLog != B.Dn.PixLog)
+      return Ad.PixLog > B.Dn.PixLog;
+    return ACompute < B.Compute;
   };
   // A depthwise producer of half an output group's channels may trace two
   // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
@@ -293,12 +303,13 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
           makeRounds(P, NCu, Packing::Tiles);
         }
         auto Keep = [&] {
-          const Cost Ct = fusedCost(W, Pn, Hw);
+          uint64_t Compute = 0;
+          const Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);
           keepRanked(
               Kept, size_t(DOpts.PlanRank) + 1,
-              [&](const FusedPair &E) { return Ahead(Ct, W, E.Ct, E.Dn); },
+              [&](const FusedPair &E) { return Ahead(Ct, W, Compute, E); },
               [&] {
-                return FusedPair{W, Pn, Ct};
+                return FusedPair{W, Pn, Ct, Compute};
               });
         };
         Keep();

@@ -279,6 +279,34 @@ TEST(Passes, EvenRowBlocksAreWeighedOnEveryTileShape) {
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
+TEST(Passes, PairsThatTieOnTheChannelTakeTheFewerTraces) {
+  // MobileNet v2's block15 at 7x7: 960 depthwise channels and a projection
+  // of 160 (banked, two pixels an entry). Its pairs on tiles of 2x7 and
+  // 7x2 move the same bytes and estimate alike, bound by the channel; a
+  // 7x2 tile's seven entries (a pixel pair a row) trace less than a 2x7
+  // tile's eight (its rows' seventh pixels padded to pairs), and the
+  // channel's bound is loose: fewer compute cycles decide the tie
+  // (2026-12-05: the network's blocks 14-16, 12.0 k cycles on zc706).
+  const std::string Yaml = header("tie", 160, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 960, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 960, kernel: 3, pad: 1, groups: 960, relu: true}
+  - {name: p, type: conv, out_channels: 160, kernel: 1}
+)";
+  compiler::CompileOptions First; // (no window pair or triple of e and d)
+  First.FuseExpansions = false;
+  compiler::CompileOptions Second = First;
+  Second.LayerOff["d"].Rank = 1; // the pair ranked second
+  RunResult A, B;
+  cyclesOf(Yaml, "zc706", First, &A);
+  cyclesOf(Yaml, "zc706", Second, &B);
+  auto Pair = [](const RunResult &R) {
+    return layerNamed(R, "d")->Cycles + layerNamed(R, "p")->Cycles;
+  };
+  EXPECT_EQ(layerNamed(A, "d")->DramWriteBytes, 0u) << "d and p fused";
+  EXPECT_EQ(layerNamed(B, "d")->DramWriteBytes, 0u) << "d and p fused";
+  EXPECT_LT(Pair(A) * 20, Pair(B) * 19) << "at least 5 % faster";
+}
+
 TEST(Passes, AProducersChunksLoadBankByBank) {
   // MobileNet v1's conv9 pair at 14x14: a full-depth depthwise producer of
   // one group of tiles, eight 64-channel chunks, started on the channels the

@@ -246,11 +246,11 @@ TEST(Passes, PaddedPixelsStartChannelGroupsOnBursts) {
   - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
   - {name: p, type: conv, out_channels: 24, kernel: 1}
 )";
-  // (Mixed windows would have the expansion compute the depthwise conv's
+  // (A window pair would have the expansion compute the depthwise conv's
   // windows: nothing stored.)
-  compiler::CompileOptions Unmixed;
-  Unmixed.MixedWindows = false;
-  OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::PadPixels, Unmixed);
+  compiler::CompileOptions Apart;
+  Apart.FuseExpansions = false;
+  OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::PadPixels, Apart);
   EXPECT_LT(R.On.Stats.DramBusyCycles, R.Off.Stats.DramBusyCycles * 9 / 10);
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
   EXPECT_EQ(layerNamed(R.On, "e")->DramWriteBytes, layerNamed(R.Off, "e")->DramWriteBytes)

@@ -166,9 +166,9 @@ layers:
   - {name: p, type: conv, out_channels: 24, kernel: 1}
 )");
   auto StrideOfE = [&](const std::vector<std::string> &Extra) -> int64_t {
-    // (Mixed windows would fuse e with d: nothing stored.)
+    // (A window pair would fuse e with d: nothing stored.)
     std::vector<std::string> Args = {"pad.yaml", "--emit=plan-json", "-o", "pad.json",
-                                     "--no-mixed-windows"};
+                                     "--no-fuse-expansions"};
     Args.insert(Args.end(), Extra.begin(), Extra.end());
     ToolResult R = run("snowc", Args);
     EXPECT_TRUE(succeeded(R)) << R;
