@@ -430,6 +430,10 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
   return Total;
 }
 
+uint64_t snow::compiler::firstGroupBytes(const LayerPlan &D, const isa::HwConfig &Hw) {
+  return uint64_t(std::min(Hw.cus(), D.NTiles)) * D.RowsIn * D.ColsIn * D.L->In.C * 2;
+}
+
 Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                const isa::HwConfig &Hw, std::vector<uint64_t> *Shares,
                                uint64_t *ComputeOut) {
@@ -468,8 +472,7 @@ Cost snow::compiler::fusedCost(const LayerPlan &D, const std::vector<LayerPlan> 
   // steps (EmitProgram.cpp loads a fused step's maps two steps ahead):
   // ResNet-50's pool1 at batch 16 feeds five 1x1 steps a group, and its
   // loads hid under two.
-  const uint64_t GroupLoad =
-      timing::dmaChannelCycles(Hw, std::min<uint64_t>(Hw.cus(), D.NTiles) * TileBytes);
+  const uint64_t GroupLoad = timing::dmaChannelCycles(Hw, firstGroupBytes(D, Hw));
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
   uint64_t Steps = 0; // 1x1 steps a group
   for (const LayerPlan &P : Ps)

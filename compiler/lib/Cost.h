@@ -71,6 +71,9 @@ uint64_t lastStepIdle(const LayerPlan &P, uint64_t Steps, const isa::HwConfig &H
 /// steps hides under: a pool's windows (besideCost), nothing for others.
 uint64_t lastStepHide(const LayerPlan &Q, uint64_t Steps, const isa::HwConfig &Hw);
 
+/// The input bytes of a fused pair's producer D's first group of tiles
+/// (one a CU), all its chunks.
+uint64_t firstGroupBytes(const LayerPlan &D, const isa::HwConfig &Hw);
 /// A fused depthwise / 1x1 pair's cost (Fuse.cpp; Ps: every 1x1 conv that
 /// reads the depthwise conv): the depthwise traces of every chunk and the
 /// 1x1 traces of every output group share the compute

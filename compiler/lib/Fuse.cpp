@@ -402,9 +402,7 @@ snow::compiler::depthwisePairCycles(const LayerPlan &D, const LayerPlan &P, cons
     return std::nullopt;
   // Its first group's tiles, whole (full depth) or a chunk of them.
   const LayerPlan &Dn = Best->Dn;
-  const uint64_t Group = uint64_t(std::min(Hw.cus(), Dn.NTiles)) * Dn.RowsIn * Dn.ColsIn *
-                         Dn.L->In.C * 2 / (Dn.FullDepth ? 1 : Dn.NChunks);
-  return PairEstimate{Best->Ct.Cycles, Group};
+  return PairEstimate{Best->Ct.Cycles, firstGroupBytes(Dn, Hw) / (Dn.FullDepth ? 1 : Dn.NChunks)};
 }
 
 bool snow::compiler::pointwise(const ir::Layer &L) {

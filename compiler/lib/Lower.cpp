@@ -1,7 +1,8 @@
 //===- Lower.cpp - The code of one step: compute and writeback ------------===//
 //
 // See Lowerer.h (and Lower.h for the step model and the semaphores). The
-// step's loads and stores are LowerMoves.cpp's.
+// step's loads and stores are LowerMoves.cpp's; a window producer's
+// writeback into its reader's windows is LowerWindows.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,22 +13,6 @@
 
 using namespace snow;
 using namespace snow::compiler;
-
-namespace {
-
-/// A vpre or vwb of Rows accumulator entries: accumulators from entry 0 (r4)
-/// to or from the maps at r9, entries Bstride apart.
-Inst accMove(Opcode Op, uint32_t Rows, uint32_t Bstride) {
-  Inst I;
-  I.Op = Op;
-  I.rs1 = 4;
-  I.rs2 = 9;
-  I.rows = Rows;
-  I.bstride = Bstride;
-  return I;
-}
-
-} // namespace
 
 /// The loop over a round's rows: r4 counts entries, r7 is the end of the
 /// current row, r8 the end of the loop, r5 the row's base in the input region
@@ -494,135 +479,4 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   E.li(4, Half);
   E.li(9, Base + Hw.mapsBankElems() + Row0 * Pitch);
   E.emit(Wb);
-}
-
-void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
-  const LayerPlan &P = *S.P;
-  const ir::Layer &L = *P.L;
-  const Round &Rd = S.round();
-  // Every tile of the round has a window of one shape (FuseWindows.cpp:
-  // windowRounds), so its reader's window lies in the same place for all
-  // CUs: rows and columns [Lo, Hi) of this layer's output, of which the
-  // round traced those inside the map (Valid columns; ExtC, a whole number
-  // of entries of pix() pixels). Each traced row goes to its place in the
-  // window, laid out as the reader's input region (Window.AreaCols pixels
-  // a row, G / pix() elements a pixel).
-  // A Mixed round's windows differ in padding (Round::Mixed): every CU
-  // traced its whole window, each row goes to its place, and each CU's
-  // padding is zeroed after the last band by vwbs the other CUs skip. A
-  // Clipped one's CUs traced their pixels inside the map: each window's
-  // rows go to its place by vwbs the CUs of other places skip, its padding
-  // zeroed as a Mixed round's (rows and columns a CU traced past its own
-  // pixels land there, FuseWindows.cpp: clipMixedRound).
-  const unsigned T = unsigned(Rd.Cus[0].Tile);
-  const LayerPlan::WindowShape Shape = P.windowShape(T);
-  const unsigned Top = Rd.Mixed ? 0 : Shape.Top, Left = Rd.Mixed ? 0 : Shape.Left;
-  const unsigned Width = Shape.Width, Height = Shape.Height;
-  const unsigned Pix = P.pix(), PixElems = G / Pix, Entries = Rd.ExtC / Pix;
-  const unsigned Valid = Rd.Mixed ? Width : P.validCols(T);
-  const unsigned RowElems = P.Window.AreaCols * PixElems;
-  const uint32_t Window0 = midBase(S);
-  // The window's padding (outside the map) gets zeros, written back from
-  // any entries with a shift that leaves none of their bits (round half
-  // up: (acc + 2^62) >> 63 = 0 for any 48-bit acc). An entry moves pix()
-  // pixels, so zeros and a row's last entry may run into the pixels after
-  // them: each row's padding on the left is written before the row (after
-  // the row before, which may have run into it), its padding on the right
-  // after it; the rows above the map before the first band, those below
-  // after the last (the area keeps an entry of slack after the window).
-  auto Zeros = [&](uint32_t Addr, unsigned N, unsigned Stride, uint32_t Skip = 0) {
-    for (unsigned E0 = 0; E0 < N; E0 += Hw.AccEntries) {
-      Inst Z = accMove(Opcode::VWB, std::min(N - E0, Hw.AccEntries), Stride);
-      Z.shift = 63;
-      Z.skip = Skip;
-      E.li(4, 0);
-      E.li(9, Addr + E0 * Stride);
-      E.emit(Z);
-    }
-  };
-  const unsigned WidthEntries = ceilDiv(Width, Pix);
-  if (RowBegin == 0)
-    for (unsigned Y = 0; Y < Top; ++Y)
-      Zeros(Window0 + Y * RowElems, WidthEntries, G);
-  Inst Wb = accMove(Opcode::VWB, Entries, G);
-  Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
-  Wb.relu = L.Relu;
-  Wb.lut = !L.QLut.empty();
-  if (Rd.Clipped) {
-    const auto Places = distinctMasks(Rd, [&](const Work &W) {
-      const LayerPlan::WindowShape S = P.windowShape(unsigned(W.Tile));
-      return std::make_pair(S.Top, S.Left);
-    });
-    for (const auto &[Place, Mask] : Places) {
-      Wb.skip = AllMask & ~Mask;
-      for (unsigned R = 0; R < Rows; ++R) {
-        E.li(4, R * Entries);
-        E.li(9, Window0 + (Place.first + RowBegin + R) * RowElems + Place.second * PixElems);
-        E.emit(Wb);
-      }
-    }
-  }
-  for (unsigned R = 0; R < Rows && !Rd.Clipped; ++R) {
-    const uint32_t Row = Window0 + (Top + RowBegin + R) * RowElems;
-    if (Left)
-      Zeros(Row, ceilDiv(Left, Pix), G);
-    E.li(4, R * Entries);
-    E.li(9, Row + Left * PixElems);
-    E.emit(Wb);
-    if (Left + Valid < Width)
-      Zeros(Row + (Left + Valid) * PixElems, ceilDiv(Width - Left - Valid, Pix), G);
-  }
-  if (RowBegin + Rows < Rd.ExtR)
-    return;
-  if (Rd.Mixed) {
-    // Each distinct window's padding: rows above and below the map, a
-    // column strip (an entry a row) for each run of columns left and right
-    // of it. An entry moves pix() pixels: a run of fewer runs into the pixel
-    // after it (the row's next column, or the next row's first), which an
-    // accumulator entry keeps meanwhile (vpre, then vwb back, exact: shift
-    // 0, no relu or table), up to the entries the plan may use a time.
-    const unsigned Keep = P.accLimit(Hw.AccEntries);
-    auto ZeroRun = [&](uint32_t Addr, unsigned NPix, unsigned Count, unsigned Stride,
-                       uint32_t Skip) {
-      const unsigned Entries = ceilDiv(NPix, Pix), Spill = Entries * Pix - NPix;
-      auto Strip = [&](uint32_t At, unsigned N) { // N rows of the run
-        if (N == 1)
-          return Zeros(At, Entries, G, Skip);
-        for (unsigned En = 0; En < Entries; ++En)
-          Zeros(At + En * G, N, Stride, Skip);
-      };
-      if (!Spill)
-        return Strip(Addr, Count);
-      for (unsigned R0 = 0; R0 < Count; R0 += Keep) {
-        const unsigned N = std::min(Count - R0, Keep);
-        const uint32_t At = Addr + R0 * Stride, After = At + NPix * PixElems;
-        auto Move = [&](Opcode Op) {
-          Inst I = accMove(Op, N, Stride);
-          I.init = Op == Opcode::VPRE;
-          E.li(4, 0);
-          E.li(9, After);
-          E.emit(I);
-        };
-        Move(Opcode::VPRE);
-        Strip(At, N);
-        Move(Opcode::VWB);
-      }
-    };
-    const auto Pads =
-        distinctMasks(Rd, [&](const Work &W) { return P.windowShape(unsigned(W.Tile)); });
-    for (const auto &[Pad, Mask] : Pads) {
-      const uint32_t Skip = AllMask & ~Mask;
-      for (unsigned Y = 0; Y < Pad.Top; ++Y)
-        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
-      for (unsigned Y = Height - Pad.Bottom; Y < Height; ++Y)
-        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
-      if (Pad.Left)
-        ZeroRun(Window0, Pad.Left, Height, RowElems, Skip);
-      if (Pad.Right)
-        ZeroRun(Window0 + (Width - Pad.Right) * PixElems, Pad.Right, Height, RowElems, Skip);
-    }
-    return;
-  }
-  for (unsigned Y = Top + Rd.ExtR; Y < Height; ++Y)
-    Zeros(Window0 + Y * RowElems, WidthEntries, G);
 }

@@ -5,8 +5,9 @@
 // elementwise loops, bias, writeback) and its stores, with the semaphores of
 // the double-buffering protocol (Lower.h). Sequence.cpp decides in which
 // order the steps' parts are emitted. Defined in Lower.cpp (compute and
-// writeback), LowerMoves.cpp (loads and stores) and LowerDma.cpp (the DMA
-// operations and fills). Internal to snow_compiler.
+// writeback), LowerWindows.cpp (a window producer's writeback),
+// LowerMoves.cpp (loads and stores) and LowerDma.cpp (the DMA operations
+// and fills). Internal to snow_compiler.
 //
 // Register use in the emitted code:
 //   r1, r2   DRAM and buffer addresses of the DMA operation being issued
@@ -48,6 +49,18 @@ template <typename KeyFn> auto distinctMasks(const Round &Rd, KeyFn Key) {
 }
 
 using isa::Inst;
+
+/// A vpre or vwb of Rows accumulator entries: accumulators from entry 0 (r4)
+/// to or from the maps at r9, entries Bstride apart.
+inline Inst accMove(isa::Opcode Op, uint32_t Rows, uint32_t Bstride) {
+  Inst I;
+  I.Op = Op;
+  I.rs1 = 4;
+  I.rs2 = 9;
+  I.rows = Rows;
+  I.bstride = Bstride;
+  return I;
+}
 using isa::Opcode;
 using isa::Unit;
 
