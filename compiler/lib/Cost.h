@@ -59,6 +59,11 @@ Cost depthwiseCost(const LayerPlan &P, const isa::HwConfig &Hw);
 /// What a pooling plan costs beside a conv (PipelinePools.cpp): its traffic
 /// hides under the conv's traces, its windows still take the compute unit.
 uint64_t besideCost(const LayerPlan &Pool, const isa::HwConfig &Hw);
+/// Plan Q's estimated cycles apart from a fusion with layer Host: a pool
+/// beside Host (PipelinePools.cpp) costs only its windows there.
+inline uint64_t cyclesBeside(const LayerPlan &Q, unsigned Host, const isa::HwConfig &Hw) {
+  return Q.BesideOf == int(Host) ? besideCost(Q, Hw) : Q.EstCycles;
+}
 /// The compute cycles of the block means a conv averages for the pool it
 /// hosts (LayerPlan::PoolBlock; 0: none).
 uint64_t blockMeanCycles(const LayerPlan &P, const isa::HwConfig &Hw);

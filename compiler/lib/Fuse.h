@@ -24,7 +24,7 @@ bool pointwise(const ir::Layer &L);
 /// and its one reader P, a 1x1 conv, if one fits and D's switches allow
 /// it: its estimated cycles, and the bytes its first group of tiles loads
 /// as the layer before stores them (RowSignals.cpp: startOnRows), which
-/// its estimate takes as loaded under that layer (Cost.cpp: fusedCost).
+/// its estimate takes as loaded under that layer (CostFused.cpp: fusedCost).
 struct PairEstimate {
   uint64_t Cycles = 0, FirstLoadBytes = 0;
 };

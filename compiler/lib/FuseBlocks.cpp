@@ -83,7 +83,10 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       }
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
       clipMixedRound(Re, Exp, Clip);
-      Rq.ExtC = roundUp(Rq.ExtC, Dw.pix()); // (its entries' pixels, as the expansion's)
+      // (its entries' pixels, as the expansion's; a banked pool's tile of an
+      // odd width one column more, which the projection computes and does
+      // not store)
+      Rq.ExtC = roundUp(Rq.ExtC, Dw.isPool() && Dw.Banked ? 2 : Dw.pix());
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
       for (unsigned Og = 0; Og < Dw.NOg; ++Og) {
@@ -114,9 +117,19 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // columns at the end of the area's first bank and its odd ones at the
   // same offsets in the second, and an entry holds two pixels.
   const uint32_t Bank = Hw.mapsBankElems();
+  // A pool in the middle (framedPoolReader: a network's stem, its pool and
+  // the 1x1 conv after it, SqueezeNet's conv1, pool1 and fire2's squeeze)
+  // reads its windows as a depthwise conv would, a lane word past them, and
+  // writes its output group with vmax windows, a lane group of the CU a
+  // pixel (Lowerer::poolLoop), banked as a depthwise conv's output is; its
+  // stem may trace two pixels an entry (of at most half a group's
+  // channels, the pool's chunk), not copied: the pool has no pixel pairs.
+  // On a map of odd width a banked tile of odd width is traced one column
+  // more (tripleRounds), which the pool reads inside its window's rows.
+  const bool Pool = Q.isPool();
   const bool CanBank = P.L->Out.C <= Gch / 2 && Opts.MultiPixel && Opts.BankedReads &&
                        Hw.MapsPortsPerBank && Hw.VmacsPerCu % 2 == 0 && B.MidOffset == Bank &&
-                       B.MidCap >= 2 * Bank && QL.Out.W % 2 == 0;
+                       B.MidCap >= 2 * Bank && (QL.Out.W % 2 == 0 || Pool);
   // The expansion may trace two pixels an entry, as a window pair's stem
   // does (FuseWindows.cpp: vmacp or wide traces, or its second pixel group
   // reading a copy of its input window in the region's last bank), in
@@ -129,7 +142,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // stride-2 depthwise convs, +8.4 k and +4.3 k, cannot take two pixels an
   // entry), and its output goes to the projection as that chunk, an output
   // group a pixel (LayerPlan::MidPitch).
-  const unsigned MaxPix = producerPixLog(C, /*Chunked=*/true, Hw, Opts);
+  const unsigned MaxPix = producerPixLog(C, /*Chunked=*/!Pool, Hw, Opts);
   const unsigned CopyBank = windowCopyBank(Hw, B, Opts);
   // Where the depthwise conv is of stride 1 and reads 32-channel chunks,
   // it may trace two pixels an entry too (its second pixel group reads the
@@ -176,16 +189,21 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.MidOut = MidOut;
         Qn.AccLimit = AccBase;
         Qn.Banked = Banked;
-        Qn.Chunk = Gch >> PixLog;
+        Qn.Chunk = Pool ? std::min(C, Gch >> PixLog) : Gch >> PixLog;
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
         Qn.PixLog = CopyOut;
-        if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), PixLog ? Gch : 0, Area) ||
+        if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Pool ? Lanes : 0, Area) ||
             Qn.ColsIn > AccBase)
           continue;
+        if (Pool)
+          Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
         LayerPlan En = windowPlan(E, Qn.NOg);
         En.AccLimit = AccBase;
         if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
             !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
+          continue;
+        // A pool reads its lane words at the producer's pixel stride.
+        if (Pool && Qn.pixelStride(0, Lanes) != En.ogChannels(Gch))
           continue;
         if (Copy && (!En.copyFits(En.Chunk, Hw) ||
                      En.copyElems(En.Chunk) + En.copyShift(En.Chunk) + En.copyWidth(Hw) > CopyRoom))
@@ -275,8 +293,8 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     if (!windowProducer(E, B) || E.L->Out.C <= E.L->In.C || Readers[E.Index] != 1)
       continue;
     size_t J = readerAfter(Plans, EEnd, E.Index);
-    if (J == Plans.size() || !depthwiseReader(Plans[J], E) || Readers[Plans[J].Index] != 1 ||
-        Plans[J].PoolBlock)
+    if (J == Plans.size() || Readers[Plans[J].Index] != 1 ||
+        !(depthwiseReader(Plans[J], E) || framedPoolReader(Plans[J], E, Gch)) || Plans[J].PoolBlock)
       continue;
     size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
     if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
@@ -291,7 +309,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // The expansion's switches decide for the triple (CompileOptions::LayerOff).
     std::optional<CompileOptions> Own;
     const CompileOptions &EOpts = Opts.forLayer(*E.L, Own);
-    if (!EOpts.FuseBlocks || !EOpts.FuseExpansions)
+    if (!EOpts.FuseBlocks || !EOpts.FuseExpansions || (Plans[J].isPool() && !EOpts.FuseConvPools))
       continue;
     std::optional<Triple> Best = cachedTriple(E, Plans[J], Plans[J2], Hw, B, EOpts);
     if (!Best)
@@ -313,7 +331,8 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // rows, beside those stores: where the two take the channel longer
     // than the expansion's estimate, the expansion runs that much longer
     // (33.3 k cycles against 23.5 k estimated, there).
-    uint64_t Apart = Plans[J].EstCycles + Plans[J2].EstCycles, EBytes = 0, ECycles = 0;
+    uint64_t Apart = cyclesBeside(Plans[J], E.Index, Hw) + Plans[J2].EstCycles, EBytes = 0,
+             ECycles = 0;
     for (size_t I = K; I < EEnd; ++I) // Apart, E runs as planned.
       EBytes += Plans[I].EstDramBytes, ECycles += Plans[I].EstCycles;
     if (std::optional<PairEstimate> DwPair =

@@ -227,6 +227,8 @@ bool poolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
          (L.Out.W - 1) * L.SW + L.KW <= L.In.W;
 }
 
+} // namespace
+
 /// Whether plan Q is a max or average pool that can read conv D's output
 /// from the area in windows laid out as its input region would be (a
 /// depthwise reader's layout), where its windows reach past the map
@@ -237,7 +239,7 @@ bool poolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
 /// map. D of at most one output group (Gch), its channels a pixel, or of
 /// whole groups, one a CU, as a depthwise reader's chunks (LayerPlan::
 /// framedPool).
-bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
+bool snow::compiler::framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
   const ir::Layer &L = *Q.L, &DL = *D.L;
   if (!Q.isPool() || !Q.FirstPart || !Q.LastPart || Q.ToMid || Q.FromMid || Q.Frames != D.Frames ||
       L.input() != int(D.Index) || L.In.C != DL.Out.C || (DL.Out.C > Gch && DL.Out.C % Gch))
@@ -257,6 +259,8 @@ bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch) {
          Covered(L.Out.H, L.SH, L.KH, L.PadT, L.In.H) &&
          Covered(L.Out.W, L.SW, L.KW, L.PadL, L.In.W);
 }
+
+namespace {
 
 /// How many layers of G read layer I's output as dense stride-1 1x1 convs
 /// (what a fused pair's consumer is, Fuse.cpp).
@@ -517,7 +521,7 @@ void snow::compiler::fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // output's round trip through DRAM; fused here it cannot, so that
     // counts against this pair (a 3x3 average pool of stride 1 before a 1x1
     // conv computes most conv rows three times here, and loses).
-    uint64_t Apart = Q.BesideOf == int(D.Index) ? besideCost(Q, Hw) : Q.EstCycles;
+    uint64_t Apart = cyclesBeside(Q, D.Index, Hw);
     uint64_t DCycles = 0;
     for (size_t I = K; I < DEnd; ++I) // Apart, D runs as planned.
       DCycles += Plans[I].EstCycles;

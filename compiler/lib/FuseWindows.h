@@ -16,6 +16,10 @@ namespace snow::compiler {
 /// Whether Q is a depthwise conv that can read dense conv D's output from
 /// the area.
 bool depthwiseReader(const LayerPlan &Q, const LayerPlan &D);
+/// Whether Q is a max or average pool that can read conv D's output from
+/// the area in windows laid out as its input region (LayerPlan::framedPool),
+/// Gch channels an output group.
+bool framedPoolReader(const LayerPlan &Q, const LayerPlan &D, unsigned Gch);
 /// P with its own layout choices undone, the start of a fused plan with
 /// layer FusedWith's: one pixel a trace, no banks, copies, full depth,
 /// gather or parts, map-stationary, beside nothing.

@@ -185,9 +185,12 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
   const unsigned Groups = ceilDiv(P.chunkSize(S.Chunk, L.In.C), Lanes);
   // A fused pool writes its chunk into the area, pixels L.Out.C apart
-  // (Lowerer::writeBack), the output region pixels Groups x lanes apart.
-  const int64_t PixelGap = P.ToMid ? int64_t(L.Out.C) - int64_t(Groups) * Lanes : 0;
-  E.li(9, P.ToMid ? midBase(S) + P.chunkBegin(S.Chunk) : B.OutBase[S.OutBuf]);
+  // (Lowerer::writeBack), the output region pixels Groups x lanes apart; a
+  // block triple's (LayerPlan::MidOut) its output group at the area's end,
+  // a lane group of the CU a pixel, where its 1x1 reader reads it.
+  const int64_t PixelGap = P.ToMid ? int64_t(P.MidOut ? G : L.Out.C) - int64_t(Groups) * Lanes : 0;
+  const uint32_t AreaAt = P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk); // in the area's banks
+  E.li(9, P.ToMid ? midBase(S) + AreaAt : B.OutBase[S.OutBuf]);
   // A full-depth region holds all channels: this chunk starts at its offset.
   const unsigned Offset = P.FullDepth ? P.chunkBegin(S.Chunk) : 0;
   // A pool fused after a conv (FuseWindows.cpp) reads the conv's window in
@@ -248,8 +251,8 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
   rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, Mid);
   if (!Halves)
     return;
-  E.li(9, midBase(S) + Hw.mapsBankElems() + P.chunkBegin(S.Chunk));
-  E.li(5, inBase(S) + Offset + L.SW * Stride); // Column 1.
+  E.li(9, midBase(S) + Hw.mapsBankElems() + AreaAt);
+  E.li(5, (P.FromMid ? midBase(S) : inBase(S) + Offset) + L.SW * Stride); // Column 1.
   E.addi(6, 5, 0);
   E.li(4, 0);
   rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);

@@ -352,6 +352,34 @@ TEST(Layers, RandomFramedPoolsMostlyFuse) {
   EXPECT_EQ(Wrong, 0u) << "max pools reading zeros after a conv without ReLU";
 }
 
+class RandomPoolTriple : public ::testing::TestWithParam<unsigned> {};
+
+/// The framed-pool cases with a 1x1 conv after the pool (framedPoolCase:
+/// every second pair of seeds), the three as block triples wherever one
+/// fits (FuseBlocks.cpp: the pool in the middle), on five presets in turn
+/// (RandomFused.h: poolTripleSeed).
+TEST_P(RandomPoolTriple, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "mini64", "narrow8", "big1024", "zc706_paper"};
+  checkForcedTriples(framedPoolCase(poolTripleSeed(GetParam())), Presets[GetParam() % 5]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomPoolTriple, ::testing::Range(0u, 20u));
+
+TEST(Layers, RandomPoolCasesMostlyMakeTriples) {
+  // The cases above are worth having if half of them, forced, run as
+  // triples on zc706: the pool writes the area (+fused<>), q reads it. (10
+  // of 20 on 2026-12-05; of the others, five convs have at most 8 channels
+  // and three 1x1 convs more than one output group.)
+  unsigned Triples = 0;
+  for (unsigned K = 0; K < 20; ++K) {
+    const std::vector<compiler::PlanPart> Parts =
+        zc706Parts(framedPoolCase(poolTripleSeed(K)), forcedTriples());
+    Triples +=
+        hasPart(Parts, "p", {"fused<>", "block"}) && hasPart(Parts, "q", {"fused<", "block"});
+  }
+  EXPECT_GE(Triples, 9u) << "of 20";
+}
+
 TEST(Layers, RandomFusedCasesMostlyFuse) {
   // The cases above are only worth having if most of them run fused.
   EXPECT_GE(fusedOnZc706(fusedCase, 27), 14u);

@@ -187,6 +187,10 @@ inline std::string framedPoolCase(unsigned Seed) {
   return Y;
 }
 
+/// The seed of framedPoolCase's K-th case with a 1x1 conv after its pool
+/// (every second pair of seeds has one).
+inline unsigned poolTripleSeed(unsigned K) { return 4 * (K / 2) + 2 + K % 2; }
+
 /// A 1x1 conv (an inverted residual block's expansion: 1-64 input channels,
 /// 8-400 output channels; every fifth a 3x3 stem conv of stride 2) and the
 /// depthwise conv that alone reads it

@@ -48,6 +48,7 @@ class RtlRandomBlockTriple : public RandomLayers {};
 class RtlRandomStemTriple : public RandomLayers {};
 class RtlRandomWideTriple : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
+class RtlRandomPoolTriple : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
 class RtlRandomSeBlock : public RandomLayers {};
@@ -87,6 +88,11 @@ TEST_P(RtlRandomWideTriple, SimAndRtlAgree) {
 }
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
+// A conv, its pool and a 1x1 conv as block triples wherever one fits
+// (framedPoolCase's seeds with the 1x1 conv).
+TEST_P(RtlRandomPoolTriple, SimAndRtlAgree) {
+  check(framedPoolCase(poolTripleSeed(GetParam())), {"--force-block-triples"});
+}
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
 TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
 // Wider 1x1 convs reading a depthwise conv's banked area, 32 channels a
@@ -128,6 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlockTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPoolTriple, ::testing::Range(0u, 8u));
 // A conv of two output groups and its padded max pool, a chunk a CU, on
 // zc706 (LayerPlan::framedPool).
 INSTANTIATE_TEST_SUITE_P(Groups, RtlRandomFramedPool, ::testing::Values(46u));
