@@ -218,6 +218,7 @@ void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap
   fuseBlockTriples(PG, Hw, B, Opts, Plans, Whole);
   fuseWindowPairs(PG, Hw, B, Opts, Plans, Whole);
   fusePairs(PG, Hw, B, Opts, Plans, Whole);
+  fuseConcatPairs(PG, Hw, B, Opts, Plans);
   planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);
   planPrefetchWindows(PG, Hw, B, Opts, Frames, Penalty, Plans);
 }

@@ -90,6 +90,17 @@ uint64_t firstGroupBytes(const LayerPlan &D, const isa::HwConfig &Hw);
 Cost fusedCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
                std::vector<uint64_t> *Shares = nullptr, uint64_t *Compute = nullptr);
 
+/// A concat pair (FuseConcat.cpp): per group of tiles, the producers Ds
+/// (the convs the concat joins) write their channels into the area, then
+/// the 1x1 convs Ps read it there. As a dense pair (fusedCost), a
+/// producers' phase (their compute against their weights on the channel)
+/// and a readers' phase (their compute against their weights, stores and
+/// the next group's producer maps), each the longer of the two, plus the
+/// first group's maps. With Shares, each plan's part of the cycles (Ds',
+/// then Ps').
+Cost concatPairCost(const std::vector<LayerPlan> &Ds, const std::vector<LayerPlan> &Ps,
+                    const isa::HwConfig &Hw, std::vector<uint64_t> *Shares = nullptr);
+
 /// A window pair (FuseWindows.cpp): D computes each tile's window of its
 /// reader Q, a pool or a depthwise conv, into the area (overlapping windows
 /// twice), Q reads it there and stores. The compute unit runs both, the

@@ -86,6 +86,76 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
   return Total;
 }
 
+Cost snow::compiler::concatPairCost(const std::vector<LayerPlan> &Ds,
+                                    const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
+                                    std::vector<uint64_t> *Shares) {
+  const uint64_t V = Hw.VmacsPerCu;
+  const LayerPlan &D0 = Ds.front();
+  const uint64_t Groups = std::max<uint64_t>(1, D0.Rounds.size() / D0.NOg);
+  const uint64_t Cus = std::min<uint64_t>(Hw.cus(), D0.NTiles);
+  auto StepsCode = [&](const LayerPlan &P) {
+    return uint64_t(P.NOg) * P.NChunks * (TraceLoopCode + V * 3 + 2);
+  };
+  // Each producer loads its own (haloed) tile for each output group where
+  // it has several chunks, once a group where it has one.
+  uint64_t CD = 0, DBytes = 0, Maps = 0, FirstMaps = 0, CodeD = 0;
+  std::vector<uint64_t> Own;
+  for (const LayerPlan &D : Ds) {
+    Own.push_back(convCompute(D, summarize(D, Hw.cus()), Hw));
+    CD += Own.back();
+    const uint64_t Loads = D.NChunks > 1 ? D.NOg : 1;
+    Maps += uint64_t(D.NTiles) * D.RowsIn * D.ColsIn * D.L->In.C * 2 * Loads;
+    FirstMaps += firstGroupBytes(D, Hw) * Loads;
+    DBytes += Groups * D.NOg * ogAllWeightBytes(D, Hw);
+    CodeD += StepsCode(D) + uint64_t(D.NOg) * D.NChunks * (Cus * (seriesCode(D.RowsIn) + 4) + 2);
+  }
+  uint64_t CP = 0, PBytes = Maps, CodeP = 0;
+  const uint64_t Move = seriesCode(D0.Wt >= D0.L->Out.W ? 1 : D0.R);
+  for (const LayerPlan &P : Ps) {
+    Own.push_back(convCompute(P, summarize(P, Hw.cus()), Hw));
+    CP += Own.back();
+    PBytes += Groups * P.NOg * ogAllWeightBytes(P, Hw) + uint64_t(P.Frames) * P.L->Out.elems() * 2;
+    CodeP += StepsCode(P) + P.NOg * (Cus * Move + 6);
+  }
+  const uint64_t PhaseD =
+      std::max(CD, timing::dmaChannelCycles(Hw, DBytes) + Groups * fetchCycles(Hw, CodeD)) / Groups;
+  const uint64_t PhaseP =
+      std::max(CP, timing::dmaChannelCycles(Hw, PBytes) + Groups * fetchCycles(Hw, CodeP)) / Groups;
+  const uint64_t Exposed = timing::dmaChannelCycles(Hw, FirstMaps);
+  // Each step loads its weights under the step before it (two weights
+  // banks): a group's steps in turn, the first producer's after the group
+  // before's last reader step. What a step's compute leaves of the next
+  // one's weights waits (a 1x1 producer's step of a few hundred cycles
+  // before a 48-channel reader's 25 KB, every group: +9 % on a fire
+  // module with a 5x5 expand, 2026-12-06).
+  std::vector<std::pair<uint64_t, uint64_t>> Seq; // (weights' channel cycles, compute)
+  auto AddSteps = [&](const LayerPlan &P, uint64_t Compute) {
+    const uint64_t Steps = Groups * P.NOg * P.NChunks;
+    for (unsigned C = 0; C < P.NChunks; ++C)
+      for (unsigned Og = 0; Og < P.NOg; ++Og)
+        Seq.push_back({timing::dmaChannelCycles(Hw, ogWeightBytes(P, C, Hw)),
+                       Compute / std::max<uint64_t>(1, Steps)});
+  };
+  for (size_t K = 0; K < Ds.size(); ++K)
+    AddSteps(Ds[K], Own[K]);
+  for (size_t K = 0; K < Ps.size(); ++K)
+    AddSteps(Ps[K], Own[Ds.size() + K]);
+  uint64_t WaitW = 0;
+  for (size_t I = 0; I < Seq.size(); ++I) {
+    const uint64_t Under = Seq[(I + Seq.size() - 1) % Seq.size()].second;
+    WaitW += Seq[I].first > Under ? Seq[I].first - Under : 0;
+  }
+  WaitW *= Groups;
+  if (Shares) {
+    Shares->clear();
+    for (size_t K = 0; K < Ds.size(); ++K)
+      Shares->push_back((Groups * PhaseD + Exposed) * Own[K] / std::max<uint64_t>(1, CD));
+    for (size_t K = Ds.size(); K < Own.size(); ++K)
+      Shares->push_back((Groups * PhaseP + WaitW) * Own[K] / std::max<uint64_t>(1, CP));
+  }
+  return Cost(Groups * (PhaseD + PhaseP) + Exposed + WaitW, DBytes + PBytes, Hw);
+}
+
 uint64_t snow::compiler::firstGroupBytes(const LayerPlan &D, const isa::HwConfig &Hw) {
   return uint64_t(std::min(Hw.cus(), D.NTiles)) * D.RowsIn * D.ColsIn * D.L->In.C * 2;
 }

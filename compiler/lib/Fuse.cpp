@@ -57,42 +57,6 @@ bool oneGroupRounds(const LayerPlan &P) {
   return true;
 }
 
-/// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
-/// pair: full depth over the area, one output group per G channels, every
-/// output channel in one part.
-LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B) {
-  const ir::Layer &L = *Q.L;
-  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  LayerPlan P = Q;
-  P.FromMid = true;
-  P.OcBase = 0;
-  P.OcCount = L.Out.C;
-  P.FirstPart = P.LastPart = true;
-  P.PixLog = 0;
-  P.Wide = P.Banked = false;
-  P.CopyBanks = 0;
-  P.NOg = ceilDiv(L.Out.C, G);
-  P.StepY = P.StepX = 1;
-  P.FullDepth = true;
-  P.MapStationary = true;
-  P.Balanced = P.SplitChannels = P.GroupChunks = false;
-  const unsigned PerBank = B.WCap - P.TailWords; // a 1x1 kernel: a word per channel
-  P.NChunks = ceilDiv(L.In.C, PerBank);
-  P.Chunk = ceilDiv(L.In.C, P.NChunks);
-  P.NChunks = ceilDiv(L.In.C, P.Chunk);
-  return P;
-}
-
-/// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
-/// padding, dense, run-time weights aside, not already half of a pair. A
-/// batch's frames are tiles like any other (tiles are numbered frame
-/// first): the pair's groups of tiles then run frame after frame, both
-/// layers over the same tiles.
-bool fusableConsumer(const LayerPlan &P) {
-  return P.IsConv && !P.Depthwise && !P.Dynamic && !P.ToMid && !P.FromMid && P.FirstPart &&
-         pointwise(*P.L);
-}
-
 /// Whether plan D is a depthwise conv, or a max / average pool, that can
 /// write a fused area. A pool beside a conv (PipelinePools.cpp) leaves it
 /// when fused.
@@ -386,6 +350,35 @@ std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<L
 }
 
 } // namespace
+
+LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw,
+                                       const BufferMap &B) {
+  const ir::Layer &L = *Q.L;
+  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  LayerPlan P = Q;
+  P.FromMid = true;
+  P.OcBase = 0;
+  P.OcCount = L.Out.C;
+  P.FirstPart = P.LastPart = true;
+  P.PixLog = 0;
+  P.Wide = P.Banked = false;
+  P.CopyBanks = 0;
+  P.NOg = ceilDiv(L.Out.C, G);
+  P.StepY = P.StepX = 1;
+  P.FullDepth = true;
+  P.MapStationary = true;
+  P.Balanced = P.SplitChannels = P.GroupChunks = false;
+  const unsigned PerBank = B.WCap - P.TailWords; // a 1x1 kernel: a word per channel
+  P.NChunks = ceilDiv(L.In.C, PerBank);
+  P.Chunk = ceilDiv(L.In.C, P.NChunks);
+  P.NChunks = ceilDiv(L.In.C, P.Chunk);
+  return P;
+}
+
+bool snow::compiler::fusableConsumer(const LayerPlan &P) {
+  return P.IsConv && !P.Depthwise && !P.Dynamic && !P.ToMid && !P.FromMid && P.FirstPart &&
+         pointwise(*P.L);
+}
 
 std::optional<PairEstimate>
 snow::compiler::depthwisePairCycles(const LayerPlan &D, const LayerPlan &P, const isa::HwConfig &Hw,

@@ -32,6 +32,18 @@ std::optional<PairEstimate> depthwisePairCycles(const LayerPlan &D, const LayerP
                                                 const isa::HwConfig &Hw, const BufferMap &B,
                                                 const CompileOptions &Opts);
 
+/// The 1x1 conv plan Q (the first of its parts) as the consumer of a fused
+/// pair: full depth over the area, one output group per G channels, every
+/// output channel in one part.
+LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B);
+
+/// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
+/// padding, dense, run-time weights aside, not already half of a pair. A
+/// batch's frames are tiles like any other (tiles are numbered frame
+/// first): the pair's groups of tiles then run frame after frame, both
+/// layers over the same tiles.
+bool fusableConsumer(const LayerPlan &P);
+
 /// Whether a fusion estimated at Fused cycles is taken over its layers
 /// apart (Apart): by more than 2 %, the estimates' error near a close call
 /// (a dense pair, a window pair, a block triple; Fuse.cpp, FuseWindows.cpp
@@ -67,6 +79,16 @@ void fuseWindowPairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMa
 void fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
                       const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
                       const WholePlan &Whole = nullptr);
+
+/// Replaces the convs a concat joins (each a dense conv of one channel
+/// chunk and whole output groups, read only by the concat) and the 1x1
+/// convs that alone read the concat, planned right after them, with a
+/// concat pair (LayerPlan::concatProducer; FuseConcat.cpp): per group of
+/// tiles each conv writes its channels of the concat into the area, where
+/// the 1x1 convs read them, and the concat never crosses DRAM, where the
+/// cost model says that is cheaper than the layers apart.
+void fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                     const CompileOptions &Opts, std::vector<LayerPlan> &Plans);
 
 } // namespace snow::compiler
 

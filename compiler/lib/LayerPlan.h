@@ -216,7 +216,13 @@ struct LayerPlan {
   uint32_t MidOut = 0;
   /// Elements a pixel of that tile takes in the area (the CU's lane groups;
   /// the 1x1 reader's chunk may be fewer channels: LayerPlan::pixelStride).
-  unsigned MidPitch = 0;
+  /// On a concat's producer (ToMid, not FromMid; FuseConcat.cpp): the
+  /// concat's channels, a pixel of the area its 1x1 readers read, of which
+  /// this conv writes those from MidChannel on.
+  unsigned MidPitch = 0, MidChannel = 0;
+  /// One of the convs a concat joins, writing its channels of the area
+  /// that the 1x1 convs reading the concat read (FuseConcat.cpp).
+  bool concatProducer() const { return ToMid && !FromMid && MidPitch; }
   unsigned AccBase = 0, AccLimit = 0;
   /// Accumulator entries this plan's bands may use (from entry 0).
   unsigned accLimit(unsigned AccEntries) const { return AccLimit ? AccLimit : AccEntries; }

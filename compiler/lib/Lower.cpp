@@ -342,7 +342,11 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       if (S.FreeW2 >= 0)
         E.signal(Unit::Compute, WFree + unsigned(S.FreeW2));
     }
-    if (S.Writes || P.areaOnly()) // a dense producer's last chunk only
+    // A dense producer's last chunk only (a concat's producer writes the
+    // area only, after its output group's last chunk).
+    const bool AreaOut =
+        P.areaOnly() && (!P.concatProducer() || S.Chunk + 1 == P.ogChunks(Rd.firstOg()).second);
+    if (S.Writes || AreaOut)
       writeBack(S, R0, Rows);
     if (R0 + Rows == Rd.ExtR && FreeIn && P.groupResidual())
       E.signal(Unit::Compute, InFree + S.InBuf);
@@ -420,9 +424,13 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // pixels of the area: its channels are half an output group.)
   // A block triple's depthwise conv writes its output group alone, a lane
   // group of the CU a pixel, where its 1x1 reader reads it (MidOut).
-  const unsigned Pitch = Area && !P.MidOut ? L.Out.C << P.PixLog : G;
-  const uint32_t Base =
-      Area ? midBase(S) + (P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk)) : B.OutBase[S.OutBuf];
+  // A concat's producer writes its output group at its channels of the
+  // concat's pixels (FuseConcat.cpp).
+  const bool Concat = P.concatProducer();
+  const unsigned Pitch = Concat ? P.MidPitch : Area && !P.MidOut ? L.Out.C << P.PixLog : G;
+  const uint32_t Base = Concat ? midBase(S) + P.MidChannel + Rd.firstOg() * P.ogChannels(G)
+                        : Area ? midBase(S) + (P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk))
+                               : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds half of each row in each bank.
   const bool Halves = P.writesBanked();
   const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;

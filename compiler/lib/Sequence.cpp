@@ -137,6 +137,27 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   return Out;
 }
 
+/// A concat pair's steps (FuseConcat.cpp): for each group of CUs' tiles,
+/// each producer's steps (its output groups) in the concat's order, then
+/// the 1x1 convs' steps.
+static std::vector<Step> concatSteps(const std::vector<const LayerPlan *> &Ds,
+                                     const std::vector<const LayerPlan *> &Ps) {
+  std::vector<std::vector<Step>> All;
+  for (const LayerPlan *D : Ds)
+    All.push_back(planSteps(*D));
+  for (const LayerPlan *P : Ps)
+    All.push_back(planSteps(*P));
+  const size_t Groups = Ds.front()->Rounds.size() / Ds.front()->NOg;
+  std::vector<Step> Out;
+  for (size_t Gr = 0; Gr < Groups; ++Gr)
+    for (const std::vector<Step> &S : All) {
+      assert(S.size() % Groups == 0 && "FuseConcat.cpp gives all the same tiles");
+      const size_t Per = S.size() / Groups;
+      Out.insert(Out.end(), S.begin() + long(Gr * Per), S.begin() + long((Gr + 1) * Per));
+    }
+  return Out;
+}
+
 namespace {
 /// A pinned pair's banks (LayerPlan::PinWeights): the producer's blocks in
 /// Small, the reader's kernels in Big.
@@ -228,12 +249,18 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   };
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
+      // A concat's producers, one after another (FuseConcat.cpp).
+      std::vector<const LayerPlan *> Ds = {&Plans[I]};
+      while (Plans[I].concatProducer() && I + 1 < Plans.size() && Plans[I + 1].concatProducer() &&
+             Plans[I + 1].FusedWith == Plans[I].FusedWith)
+        Ds.push_back(&Plans[++I]);
       std::vector<const LayerPlan *> Ps;
       while (I + 1 < Plans.size() && Plans[I + 1].FromMid)
         Ps.push_back(&Plans[++I]);
       assert(!Ps.empty() && "Fuse.cpp keeps pairs together");
-      std::vector<Step> All = fusedSteps(Plans[I - Ps.size()], Ps, G);
-      TryStartOnRows(Plans[I - Ps.size()], All);
+      std::vector<Step> All = Ds.size() > 1 ? concatSteps(Ds, Ps) : fusedSteps(*Ds[0], Ps, G);
+      if (Ds.size() == 1)
+        TryStartOnRows(*Ds[0], All);
       LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
       Host = nullptr;
       Last = Steps.size();
@@ -378,6 +405,10 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // (A block triple's depthwise conv, ToMid too, writes its producer's
     // area: FuseBlocks.cpp.)
     if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !Steps[K].LastOfPlan)
+      continue;
+    // (A concat's producers write one area: the last one's region holds it.)
+    if (K + 1 < Steps.size() && Steps[K + 1].P->ToMid && !Steps[K + 1].P->FromMid &&
+        Steps[K + 1].P->FusedWith == Steps[K].P->FusedWith)
       continue;
     Step &LastD = Steps[K];
     const bool Full = LastD.P->FullDepth;

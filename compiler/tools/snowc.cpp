@@ -264,6 +264,11 @@ static cl::opt<bool> NoFuseDense(
     cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
              "stores its output and writes it on chip for them)"),
     cl::cat(Cat));
+static cl::opt<bool> NoFuseConcats(
+    "no-fuse-concats",
+    cl::desc("Store the convs a concat joins and read the concat back, never computing them "
+             "on chip for the 1x1 convs that read it"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -411,6 +416,7 @@ static int compileModel() {
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;
   Opts.FuseBlocks = !NoFuseBlocks;
+  Opts.FuseConcats = !NoFuseConcats;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;

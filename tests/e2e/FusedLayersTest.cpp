@@ -380,6 +380,31 @@ TEST(Layers, RandomPoolCasesMostlyMakeTriples) {
   EXPECT_GE(Triples, 9u) << "of 20";
 }
 
+class RandomFirePair : public ::testing::TestWithParam<unsigned> {};
+
+/// Fire modules and the 1x1 convs that read their concat (RandomFused.h).
+TEST_P(RandomFirePair, MatchesReferenceBitForBit) {
+  check(fireCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomFirePair, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomFireCasesMostlyFuse) {
+  // The cases above are worth having if most of them run as concat pairs
+  // on zc706 (compiler FuseConcat.cpp), many with a banked area (20 and 14
+  // of 24 on 2026-12-05).
+  unsigned Fused = 0, Banked = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(fireCase(Seed));
+    const bool Pair = hasPart(Parts, "e1", {"fused>"}) && hasPart(Parts, "e3", {"fused>"}) &&
+                      hasPart(Parts, "q", {"fused<"});
+    Fused += Pair;
+    Banked += Pair && hasPart(Parts, "q", {"banked2"});
+  }
+  EXPECT_GE(Fused, 16u) << "of 24";
+  EXPECT_GE(Banked, 10u) << "of 24";
+}
+
 TEST(Layers, RandomFusedCasesMostlyFuse) {
   // The cases above are only worth having if most of them run fused.
   EXPECT_GE(fusedOnZc706(fusedCase, 27), 14u);

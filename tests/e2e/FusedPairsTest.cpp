@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayersHarness.h"
 #include "PassHarness.h"
 #include <filesystem>
 #include <fstream>
@@ -316,6 +317,47 @@ TEST(Passes, NarrowPointwiseConvsReadABankedArea) {
   RunResult Shared;
   cyclesOf(Narrow, Path.string(), {}, &Shared);
   EXPECT_EQ(countOps(Shared.Prog, isa::Opcode::VMACP), 0u);
+}
+
+TEST(Passes, AFireModulesExpandsRunOnChipForTheNextSqueeze) {
+  // SqueezeNet 1.1's fire2 expands (a 1x1 and a 3x3 conv of one squeeze
+  // output, 64 channels each) and fire3's squeeze, the 1x1 conv that alone
+  // reads their concat, as a concat pair (FuseConcat.cpp): per group of
+  // tiles the expands write their channels of the concat into the area and
+  // the squeeze reads it there (on zc706 two pixels a step from a banked
+  // area, its 16 channels half an output group). Taken, the program stores
+  // only the squeeze's output and runs faster; on every machine both runs
+  // are bit-exact (cyclesOf). A three-way concat with a 5x5 conv, and two
+  // readers of it, fuse too.
+  const std::string Fire = header("fire", 16, 55, 55) + R"(
+  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: cat, type: concat, inputs: [e1, e3]}
+  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
+)";
+  const std::string Three = header("three", 24, 27, 27) + R"(
+  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: e3, type: conv, input: data, out_channels: 128, kernel: 3, pad: 1, relu: true}
+  - {name: e5, type: conv, input: data, out_channels: 64, kernel: 5, pad: 2}
+  - {name: cat, type: concat, inputs: [e1, e3, e5]}
+  - {name: q, type: conv, out_channels: 32, kernel: 1, relu: true}
+  - {name: q2, type: conv, input: cat, out_channels: 48, kernel: 1}
+  - {name: both, type: concat, inputs: [q, q2]}
+)";
+  for (const char *Hw : {"zc706", "zc706_paper", "mini64", "narrow8"}) {
+    SCOPED_TRACE(Hw);
+    OnOff R = withAndWithout(Fire, Hw, &compiler::CompileOptions::FuseConcats);
+    EXPECT_GT(R.Off.Stats.DramWriteBytes, 2u * 128 * 55 * 55) << "apart, the concat is stored";
+    if (std::string(Hw) != "zc706")
+      continue;
+    EXPECT_EQ(R.On.Stats.DramWriteBytes, 2u * 16 * 55 * 55) << "fused, only q's output";
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(Fire);
+    EXPECT_TRUE(hasPart(Parts, "q", {"fused<", "banked2"}));
+  }
+  OnOff R = withAndWithout(Three, "zc706", &compiler::CompileOptions::FuseConcats);
+  EXPECT_EQ(R.On.Stats.DramWriteBytes, 2u * 80 * 27 * 27) << "fused, only q's and q2's outputs";
+  EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
 } // namespace

@@ -49,6 +49,7 @@ class RtlRandomStemTriple : public RandomLayers {};
 class RtlRandomWideTriple : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomPoolTriple : public RandomLayers {};
+class RtlRandomFirePair : public RandomLayers {};
 class RtlRandomBanked : public RandomLayers {};
 class RtlRandomBankedPair : public RandomLayers {};
 class RtlRandomSeBlock : public RandomLayers {};
@@ -93,6 +94,9 @@ TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam()));
 TEST_P(RtlRandomPoolTriple, SimAndRtlAgree) {
   check(framedPoolCase(poolTripleSeed(GetParam())), {"--force-block-triples"});
 }
+// Fire modules: the convs a concat joins computing it on chip for the 1x1
+// convs that read it, some on a banked area (FuseConcat.cpp).
+TEST_P(RtlRandomFirePair, SimAndRtlAgree) { check(fireCase(GetParam())); }
 // Narrow 1x1 convs reading two banks a step (LayerPlan::Banked).
 TEST_P(RtlRandomBanked, SimAndRtlAgree) { check(bankedCase(GetParam())); }
 // Wider 1x1 convs reading a depthwise conv's banked area, 32 channels a
@@ -135,6 +139,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPoolTriple, ::testing::Range(0u, 8u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFirePair, ::testing::Range(0u, 8u));
 // A conv of two output groups and its padded max pool, a chunk a CU, on
 // zc706 (LayerPlan::framedPool).
 INSTANTIATE_TEST_SUITE_P(Groups, RtlRandomFramedPool, ::testing::Values(46u));

@@ -202,6 +202,13 @@ struct CompileOptions {
   /// output crosses DRAM (FuseBlocks.cpp; docs/compiler.md, step 9f). Where
   /// the cost model says it pays.
   bool FuseBlocks = true;
+  /// Fuse the convs a concat joins with the 1x1 convs that alone read the
+  /// concat (SqueezeNet's fire modules: a 1x1 and a 3x3 expand, then the
+  /// next squeeze): per group of tiles each conv writes its channels of
+  /// the concat into the area, where the 1x1 convs read them, so the
+  /// concat never crosses DRAM (FuseConcat.cpp; docs/compiler.md, step
+  /// 9g). Where the cost model says it pays.
+  bool FuseConcats = true;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
