@@ -392,8 +392,11 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     for (int In : Reads)
       if (In >= 0)
         P.NeedsDone = std::max(P.NeedsDone, DoneAfter[In]);
+    // Wait for the previous layer, whatever it is; a concat's producers
+    // for the layer before the first of them, whose steps interleave with
+    // theirs (FuseConcat.cpp).
     if (!Opts.PreciseLayerDeps)
-      P.NeedsDone = P.Ordinal - 1; // Wait for the previous layer, whatever it is.
+      P.NeedsDone = (P.concatProducer() ? DoneAfter[size_t(P.FusedWith)] : P.Ordinal) - 1;
     P.In = ViewOf(L.input());
     if (L.In.C != G.Layers[P.Index].In.C) {
       // Flattened by batchGraph: each frame's dense H x W x C input is one

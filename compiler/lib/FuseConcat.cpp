@@ -220,6 +220,9 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
       Ds = std::move(SortedDs);
       Offsets = std::move(SortedAt);
     }
+    // The pair's plans go by the first producer's index (LayerPlan::
+    // FusedWith): the readers' residuals wait for the layers before it.
+    const unsigned Fid = Ds.front().Index;
     // The 1x1 convs that read the concat, right after its inputs, all of
     // them; a reader's residual must come before the producers.
     std::vector<bool> Before(G.Layers.size(), false);
@@ -234,7 +237,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
            (!L.HasResidual || L.Residual < 0 || Before[size_t(L.Residual)]);
       if (Ok) {
         Ps.push_back(consumerPlan(Q, Hw, B));
-        Ps.back().FusedWith = int(D.Index);
+        Ps.back().FusedWith = int(Fid);
       }
       End = layerEnd(Plans, End);
     }
@@ -249,8 +252,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     uint64_t Apart = 0;
     for (size_t J = K; J < End; ++J)
       Apart += Plans[J].EstCycles;
-    std::optional<ConcatPair> Best =
-        bestConcatPair(Ds, Offsets, CL.Out.C, D.Index, Ps, Hw, B, DOpts);
+    std::optional<ConcatPair> Best = bestConcatPair(Ds, Offsets, CL.Out.C, Fid, Ps, Hw, B, DOpts);
     if (!Best || !clearlyCheaper(Best->Ct.Cycles, Apart))
       continue;
     // The estimate split as the simulator counts the layers' cycles, the

@@ -355,6 +355,11 @@ TEST(Passes, AFireModulesExpandsRunOnChipForTheNextSqueeze) {
     const std::vector<compiler::PlanPart> Parts = zc706Parts(Fire);
     EXPECT_TRUE(hasPart(Parts, "q", {"fused<", "banked2"}));
   }
+  // Each layer's loads waiting for the layer before it, whatever it reads:
+  // the producers for the layer before the first of them.
+  compiler::CompileOptions Serial;
+  Serial.PreciseLayerDeps = false;
+  cyclesOf(Fire, "zc706", Serial);
   OnOff R = withAndWithout(Three, "zc706", &compiler::CompileOptions::FuseConcats);
   EXPECT_EQ(R.On.Stats.DramWriteBytes, 2u * 80 * 27 * 27) << "fused, only q's and q2's outputs";
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);

@@ -289,16 +289,16 @@ inline std::string wideTripleCase(unsigned Seed) {
 /// "s" of 4-64 channels (3-64 input channels, maps of 3-40 pixels), a 1x1
 /// "e1" and a 3x3 "e3" (pad 1) of 64 or 128 channels each reading it, every
 /// third case a 5x5 "e5" (pad 2) too, their concat "cat", and 1x1 convs
-/// reading the concat: one "q" of 1-100 channels, or (every fourth case)
-/// two. The expands run on chip for the 1x1 convs where the planner finds
-/// it pays (compiler FuseConcat.cpp).
+/// reading the concat: one "q" of 1-100 channels (every fifth adding "s"
+/// as its residual), or (every fourth case) two. The expands run on chip for the 1x1 convs where
+/// the planner finds it pays (compiler FuseConcat.cpp).
 inline std::string fireCase(unsigned Seed) {
   Rng R(Seed * 7919 + 41);
   auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
   std::string Y = modelHeader(fmt::format("concat{}", Seed), pickLog(R, 3, 64), Pick(3, 40),
                               Pick(3, 40), Seed + 5);
-  Y += fmt::format("  - {{name: s, type: conv, out_channels: {}, kernel: 1, relu: true}}\n",
-                   pickLog(R, 4, 64));
+  const unsigned S = pickLog(R, 4, 64);
+  Y += fmt::format("  - {{name: s, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", S);
   Y += fmt::format("  - {{name: e1, type: conv, out_channels: {}, kernel: 1, relu: true}}\n"
                    "  - {{name: e3, type: conv, input: s, out_channels: {}, kernel: 3, pad: 1, "
                    "relu: true}}\n",
@@ -307,8 +307,13 @@ inline std::string fireCase(unsigned Seed) {
   if (Five)
     Y += "  - {name: e5, type: conv, input: s, out_channels: 64, kernel: 5, pad: 2}\n";
   Y += fmt::format("  - {{name: cat, type: concat, inputs: [e1, e3{}]}}\n", Five ? ", e5" : "");
+  // Every fifth q adds the squeeze's output (a residual older than the
+  // expands).
+  const bool Res = Seed % 5 == 4;
   Y += fmt::format("  - {{name: q, type: conv, out_channels: {}, kernel: 1, relu: {}}}\n",
-                   Pick(1, 100), Seed % 2 ? "true" : "false");
+                   Res ? S : Pick(1, 100), Seed % 2 && !Res ? "true" : "false");
+  if (Res)
+    Y += "  - {name: sum, type: add, inputs: [q, s], relu: true}\n";
   if (Seed % 4 == 3)
     Y += fmt::format("  - {{name: q2, type: conv, input: cat, out_channels: {}, kernel: 1}}\n"
                      "  - {{name: both, type: concat, inputs: [q, q2]}}\n",
