@@ -256,16 +256,7 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
             W = std::move(Full);
           }
         }
-        std::vector<LayerPlan> Pn = Ps;
-        for (LayerPlan &P : Pn) {
-          if (Banked) {
-            P.PixLog = 1;
-            P.Banked = true;
-            P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
-          }
-          setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
-          makeRounds(P, NCu, Packing::Tiles);
-        }
+        std::vector<LayerPlan> Pn = areaReaders(Ps, R, Wt, Banked, Hw, B);
         auto Keep = [&] {
           uint64_t Compute = 0;
           const Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);
@@ -373,6 +364,23 @@ LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &
   P.Chunk = ceilDiv(L.In.C, P.NChunks);
   P.NChunks = ceilDiv(L.In.C, P.Chunk);
   return P;
+}
+
+std::vector<LayerPlan> snow::compiler::areaReaders(const std::vector<LayerPlan> &Ps, unsigned R,
+                                                   unsigned Wt, bool Banked,
+                                                   const isa::HwConfig &Hw, const BufferMap &B) {
+  const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  std::vector<LayerPlan> Pn = Ps;
+  for (LayerPlan &P : Pn) {
+    if (Banked) {
+      P.PixLog = 1;
+      P.Banked = true;
+      P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(G));
+    }
+    setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
+    makeRounds(P, Hw.cus(), Packing::Tiles);
+  }
+  return Pn;
 }
 
 bool snow::compiler::fusableConsumer(const LayerPlan &P) {

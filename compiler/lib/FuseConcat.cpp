@@ -135,17 +135,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<LayerPlan> &Ds,
       }
       if (!Fits)
         continue;
-      for (const LayerPlan &Q : Ps) {
-        LayerPlan P = Q;
-        if (Banked) {
-          P.PixLog = 1;
-          P.Banked = true;
-          P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(Gch));
-        }
-        setTile(P, R, Wt, 0, 0, B); // P reads the area, not a region.
-        makeRounds(P, NCu, Packing::Tiles);
-        Try.Ps.push_back(std::move(P));
-      }
+      Try.Ps = areaReaders(Ps, R, Wt, Banked, Hw, B);
       Try.Ct = concatPairCost(Try.Ds, Try.Ps, Hw);
       keepRanked(
           Kept, size_t(Opts.PlanRank) + 1, [&](const ConcatPair &E) { return Try.Ct < E.Ct; },
