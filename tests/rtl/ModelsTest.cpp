@@ -249,6 +249,22 @@ layers:
 /// tests/support/SharedModels.h): 235,523 cycles.
 TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml, "+fused>"); }
 
+/// A concat pair (FuseConcat.cpp) over two frames: a fire module's 1x1
+/// and 3x3 expands writing their channels of the concat into the area, the
+/// next squeeze reading it two pixels a step from two banks.
+TEST_F(RtlBatch, ConcatPairAgrees) {
+  coSimulatePlanned("fire.bin", R"(name: fire
+input: {name: data, shape: [16, 22, 19]}
+weights: {seed: 6}
+layers:
+  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: cat, type: concat, inputs: [e1, e3]}
+  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
+)",
+                    "+fused<", {"--batch", "2"});
+}
+
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
 /// the depthwise conv writes each band's even columns to one bank and its
 /// odd ones to the next, and the 24-channel 1x1 conv's vmacp reads a pixel
