@@ -24,6 +24,22 @@ static uint64_t ogAllWeightBytes(const LayerPlan &P, const isa::HwConfig &Hw) {
   return Bytes;
 }
 
+/// The code of conv plan P's steps that a group of tiles fetches, counted
+/// as convCost counts it: every step's trace loop and weight loads (one
+/// output group a round: a block per vMAC).
+static uint64_t stepsCode(const LayerPlan &P, const isa::HwConfig &Hw) {
+  return uint64_t(P.NOg) * P.NChunks * (TraceLoopCode + Hw.VmacsPerCu * 3 + 2);
+}
+
+/// One phase of a dense or concat pair's group of tiles, each group alike:
+/// the longer of its compute and its channel time (its Bytes and the Code
+/// it fetches a group), over all Groups.
+static uint64_t phaseCycles(uint64_t Compute, uint64_t Bytes, uint64_t Code, uint64_t Groups,
+                            const isa::HwConfig &Hw) {
+  return std::max(Compute, timing::dmaChannelCycles(Hw, Bytes) + Groups * fetchCycles(Hw, Code)) /
+         Groups;
+}
+
 /// A fused pair whose producer is a dense conv that stores too
 /// (LayerPlan::StoresToo), group of tiles by group: the producer's steps,
 /// whose channel time is its stores and weights (and its residual, where
@@ -35,7 +51,6 @@ static uint64_t ogAllWeightBytes(const LayerPlan &P, const isa::HwConfig &Hw) {
 /// by step: 65 k cycles a group of 2x56 tiles, 456 k in all, as simulated).
 static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                           const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
-  const uint64_t V = Hw.VmacsPerCu;
   const ir::Layer &L = *D.L;
   const uint64_t Groups = std::max<uint64_t>(1, D.Rounds.size() / D.NOg);
   auto Blocks = [&](const LayerPlan &P) { return ogAllWeightBytes(P, Hw); };
@@ -56,26 +71,20 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
     CP += Own.back();
     PBytes += Groups * P.NOg * Blocks(P) + uint64_t(P.Frames) * P.L->Out.elems() * 2;
   }
-  // The code each group fetches over the channel, counted as convCost
-  // counts it: every step's trace loop and weight loads (one output group
-  // a round: V blocks), the producer's maps (each chunk's, or once a group
-  // full depth), and each writing step's moves (the producer's stores,
-  // area copy and a residual loaded step by step; the 1x1 convs' stores).
+  // The code each group fetches over the channel: its steps' (stepsCode),
+  // the producer's maps (each chunk's, or once a group full depth), and
+  // each writing step's moves (the producer's stores, area copy and a
+  // residual loaded step by step; the 1x1 convs' stores).
   const uint64_t Cus = std::min<uint64_t>(Hw.cus(), D.NTiles);
   const uint64_t Move = seriesCode(D.Wt >= L.Out.W ? 1 : D.R);
-  auto StepsCode = [&](const LayerPlan &P) {
-    return uint64_t(P.NOg) * P.NChunks * (TraceLoopCode + V * 3 + 2);
-  };
   const uint64_t MapLoads = D.FullDepth ? 1 : uint64_t(D.NOg) * D.NChunks;
-  const uint64_t CodeD = StepsCode(D) + MapLoads * (Cus * (seriesCode(D.RowsIn) + 4) + 2) +
+  const uint64_t CodeD = stepsCode(D, Hw) + MapLoads * (Cus * (seriesCode(D.RowsIn) + 4) + 2) +
                          D.NOg * (Cus * Move * (L.HasResidual && !D.groupResidual() ? 3 : 2) + 6);
   uint64_t CodeP = 0;
   for (const LayerPlan &P : Ps)
-    CodeP += StepsCode(P) + P.NOg * (Cus * Move + 6);
-  const uint64_t PhaseD =
-      std::max(CD, timing::dmaChannelCycles(Hw, DBytes) + Groups * fetchCycles(Hw, CodeD)) / Groups;
-  const uint64_t PhaseP =
-      std::max(CP, timing::dmaChannelCycles(Hw, PBytes) + Groups * fetchCycles(Hw, CodeP)) / Groups;
+    CodeP += stepsCode(P, Hw) + P.NOg * (Cus * Move + 6);
+  const uint64_t PhaseD = phaseCycles(CD, DBytes, CodeD, Groups, Hw);
+  const uint64_t PhaseP = phaseCycles(CP, PBytes, CodeP, Groups, Hw);
   const uint64_t Exposed = timing::dmaChannelCycles(Hw, Maps / Groups);
   const Cost Total(Groups * (PhaseD + PhaseP) + Exposed, DBytes + PBytes, Hw);
   if (Shares) {
@@ -89,13 +98,9 @@ static Cost densePairCost(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
 Cost snow::compiler::concatPairCost(const std::vector<LayerPlan> &Ds,
                                     const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
                                     std::vector<uint64_t> *Shares) {
-  const uint64_t V = Hw.VmacsPerCu;
   const LayerPlan &D0 = Ds.front();
   const uint64_t Groups = std::max<uint64_t>(1, D0.Rounds.size() / D0.NOg);
   const uint64_t Cus = std::min<uint64_t>(Hw.cus(), D0.NTiles);
-  auto StepsCode = [&](const LayerPlan &P) {
-    return uint64_t(P.NOg) * P.NChunks * (TraceLoopCode + V * 3 + 2);
-  };
   // Each producer loads its own (haloed) tile for each output group where
   // it has several chunks, once a group where it has one.
   uint64_t CD = 0, DBytes = 0, Maps = 0, FirstMaps = 0, CodeD = 0;
@@ -107,7 +112,8 @@ Cost snow::compiler::concatPairCost(const std::vector<LayerPlan> &Ds,
     Maps += uint64_t(D.NTiles) * D.RowsIn * D.ColsIn * D.L->In.C * 2 * Loads;
     FirstMaps += firstGroupBytes(D, Hw) * Loads;
     DBytes += Groups * D.NOg * ogAllWeightBytes(D, Hw);
-    CodeD += StepsCode(D) + uint64_t(D.NOg) * D.NChunks * (Cus * (seriesCode(D.RowsIn) + 4) + 2);
+    CodeD +=
+        stepsCode(D, Hw) + uint64_t(D.NOg) * D.NChunks * (Cus * (seriesCode(D.RowsIn) + 4) + 2);
   }
   uint64_t CP = 0, PBytes = Maps, CodeP = 0;
   const uint64_t Move = seriesCode(D0.Wt >= D0.L->Out.W ? 1 : D0.R);
@@ -115,12 +121,10 @@ Cost snow::compiler::concatPairCost(const std::vector<LayerPlan> &Ds,
     Own.push_back(convCompute(P, summarize(P, Hw.cus()), Hw));
     CP += Own.back();
     PBytes += Groups * P.NOg * ogAllWeightBytes(P, Hw) + uint64_t(P.Frames) * P.L->Out.elems() * 2;
-    CodeP += StepsCode(P) + P.NOg * (Cus * Move + 6);
+    CodeP += stepsCode(P, Hw) + P.NOg * (Cus * Move + 6);
   }
-  const uint64_t PhaseD =
-      std::max(CD, timing::dmaChannelCycles(Hw, DBytes) + Groups * fetchCycles(Hw, CodeD)) / Groups;
-  const uint64_t PhaseP =
-      std::max(CP, timing::dmaChannelCycles(Hw, PBytes) + Groups * fetchCycles(Hw, CodeP)) / Groups;
+  const uint64_t PhaseD = phaseCycles(CD, DBytes, CodeD, Groups, Hw);
+  const uint64_t PhaseP = phaseCycles(CP, PBytes, CodeP, Groups, Hw);
   const uint64_t Exposed = timing::dmaChannelCycles(Hw, FirstMaps);
   // Each step loads its weights under the step before it (two weights
   // banks): a group's steps in turn, the first producer's after the group

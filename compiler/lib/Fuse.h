@@ -85,8 +85,8 @@ void fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw, const BufferM
                       const CompileOptions &Opts, std::vector<LayerPlan> &Plans,
                       const WholePlan &Whole = nullptr);
 
-/// Replaces the convs a concat joins (each a dense conv of one channel
-/// chunk and whole output groups, read only by the concat) and the 1x1
+/// Replaces the convs a concat joins (each a dense conv of whole output
+/// groups, its own plan, read only by the concat) and the 1x1
 /// convs that alone read the concat, planned right after them, with a
 /// concat pair (LayerPlan::concatProducer; FuseConcat.cpp): per group of
 /// tiles each conv writes its channels of the concat into the area, where

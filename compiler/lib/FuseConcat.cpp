@@ -8,11 +8,11 @@
 // long as it computes. Fused, a group of tiles (one a CU) runs through all
 // of them on chip:
 //
-//   for each conv the concat joins, in the concat's order: for each of its
-//     output groups, load the tile's (haloed) maps into the first bank of
-//     an input region, trace, write back into the area at the concat's
-//     pixel stride (LayerPlan::MidPitch), its channels at their offset in
-//     the concat (MidChannel);
+//   for each conv the concat joins, shortest trace first: for each of its
+//     output groups, load the tile's (haloed) maps chunk by chunk into the
+//     first bank of an input region, trace, and after the last chunk write
+//     back into the area at the concat's pixel stride (LayerPlan::MidPitch),
+//     its channels at their offset in the concat (MidChannel);
 //   for each 1x1 conv reading the concat: full-depth traces over the area,
 //     write back and store as any conv.
 //
@@ -39,8 +39,8 @@ using namespace snow::compiler;
 
 namespace {
 
-/// A concat pair's plans (its producers in the concat's order, then its
-/// 1x1 readers) and their estimate.
+/// A concat pair's plans (its producers in program order, then its 1x1
+/// readers) and their estimate.
 struct ConcatPair {
   std::vector<LayerPlan> Ds, Ps;
   Cost Ct;
@@ -57,26 +57,32 @@ bool concatMember(const LayerPlan &D, unsigned Gch, const BufferMap &B) {
          L.KH * L.KW + D.TailWords <= B.WCap;
 }
 
-/// The concat layer that layer I's output goes into, or -1.
-int concatOf(const ir::Graph &G, unsigned I) {
+/// For each layer, the concat its output goes into, or -1.
+std::vector<int> concatsOf(const ir::Graph &G) {
+  std::vector<int> Of(G.Layers.size(), -1);
   for (size_t C = 0; C < G.Layers.size(); ++C)
     if (G.Layers[C].Kind == ir::LayerKind::Concat)
       for (int In : G.Layers[C].Inputs)
-        if (In == int(I))
-          return int(C);
-  return -1;
+        if (In >= 0)
+          Of[size_t(In)] = int(C);
+  return Of;
 }
 
-/// The cheapest concat pair of producers Ds (at channel offsets Offsets of
-/// a concat of Cc channels) and 1x1 readers Ps (consumerPlan) on some tile,
+/// One of a concat's producers: its plan and its first channel in the
+/// concat.
+struct Member {
+  LayerPlan P;
+  unsigned At = 0;
+};
+
+/// The cheapest concat pair of producers Ds (of a concat of Cc channels) and
+/// 1x1 readers Ps (consumerPlan) on some tile,
 /// with the first producer's options Opts (its rankN: the N+1-th cheapest):
 /// every tile shape the area and the accumulators hold, the area plain or
 /// banked. None where no tile fits.
-std::optional<ConcatPair> bestConcatPair(const std::vector<LayerPlan> &Ds,
-                                         const std::vector<unsigned> &Offsets, unsigned Cc,
-                                         unsigned Fid, const std::vector<LayerPlan> &Ps,
-                                         const isa::HwConfig &Hw, const BufferMap &B,
-                                         const CompileOptions &Opts) {
+std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned Cc, unsigned Fid,
+                                         const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
+                                         const BufferMap &B, const CompileOptions &Opts) {
   const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac, Half = Gch / 2;
   const uint32_t Bank = Hw.mapsBankElems();
   BufferMap DwIn = B; // a producer's maps: one bank of either input region
@@ -95,7 +101,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<LayerPlan> &Ds,
     Better |= Halves < Wholes;
   }
   CanBank &= Better;
-  const ir::Layer &L0 = *Ds.front().L;
+  const ir::Layer &L0 = *Ds.front().P.L;
   std::vector<ConcatPair> Kept;
   for (auto [R, Wt] : tileShapes(L0.Out.H, L0.Out.W, PMax))
     for (unsigned Way = 0; Way < 2; ++Way) {
@@ -108,7 +114,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<LayerPlan> &Ds,
       ConcatPair Try;
       bool Fits = true;
       for (size_t K = 0; K < Ds.size() && Fits; ++K) {
-        LayerPlan Dn = plainFusedPlan(Ds[K], Fid);
+        LayerPlan Dn = plainFusedPlan(Ds[K].P, Fid);
         const ir::Layer &L = *Dn.L;
         Dn.NOg = L.Out.C / Gch;
         Dn.OcBase = 0;
@@ -125,7 +131,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<LayerPlan> &Ds,
         Dn.PerBank = 0;
         Dn.Banked = Banked;
         Dn.MidPitch = Cc;
-        Dn.MidChannel = Offsets[K];
+        Dn.MidChannel = Ds[K].At;
         Dn.R = R, Dn.Wt = Wt; // (bankedOverrun reads the tile's width)
         const unsigned Stride = Dn.pixelStride(0, Hw.LanesPerVmac);
         Fits = setTile(Dn, R, Wt, Stride, 2 * Dn.InSkew + Dn.bankedOverrun(Stride), DwIn);
@@ -155,6 +161,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     return;
   const unsigned Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   const std::vector<unsigned> Readers = readerCounts(G);
+  const std::vector<int> ConcatOf = concatsOf(G);
   for (size_t K = 0; K < Plans.size(); ++K) {
     const LayerPlan &D = Plans[K];
     // The first producer's switches decide for the pair.
@@ -162,7 +169,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     const CompileOptions &DOpts = Opts.forLayer(*D.L, Own);
     if (!DOpts.FuseConcats || !concatMember(D, Gch, B) || Readers[D.Index] != 1)
       continue;
-    const int Cat = concatOf(G, D.Index);
+    const int Cat = ConcatOf[D.Index];
     if (Cat < 0)
       continue;
     const ir::Layer &CL = G.Layers[size_t(Cat)];
@@ -170,8 +177,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     if (K + N >= Plans.size())
       continue;
     // Plans [K, K + N): the concat's inputs, each one plan, in any order.
-    std::vector<LayerPlan> Ds;
-    std::vector<unsigned> Offsets;
+    std::vector<Member> Ds;
     bool Ok = true;
     for (size_t J = K; J < K + N && Ok; ++J) {
       const LayerPlan &P = Plans[J];
@@ -185,8 +191,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
       }
       Ok = In && concatMember(P, Gch, B) && Readers[P.Index] == 1 && P.Frames == D.Frames &&
            (J == K || P.Index != Plans[J - 1].Index);
-      Ds.push_back(P);
-      Offsets.push_back(At);
+      Ds.push_back({P, At});
     }
     if (!Ok)
       continue;
@@ -194,25 +199,12 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     // weights load under that step (a 1x1 producer's step of a few hundred
     // cycles left a 48-channel reader's 25 KB exposed every group, +9 % on
     // a fire module with a 5x5 expand, 2026-12-06).
-    std::vector<size_t> Order(N);
-    for (size_t J = 0; J < N; ++J)
-      Order[J] = J;
-    auto Trace = [](const LayerPlan &P) { return P.L->KH * P.L->KW * P.L->In.C; };
-    std::stable_sort(Order.begin(), Order.end(),
-                     [&](size_t A, size_t B) { return Trace(Ds[A]) < Trace(Ds[B]); });
-    {
-      std::vector<LayerPlan> SortedDs;
-      std::vector<unsigned> SortedAt;
-      for (size_t J : Order) {
-        SortedDs.push_back(Ds[J]);
-        SortedAt.push_back(Offsets[J]);
-      }
-      Ds = std::move(SortedDs);
-      Offsets = std::move(SortedAt);
-    }
+    auto Trace = [](const Member &M) { return M.P.L->KH * M.P.L->KW * M.P.L->In.C; };
+    std::stable_sort(Ds.begin(), Ds.end(),
+                     [&](const Member &A, const Member &B) { return Trace(A) < Trace(B); });
     // The pair's plans go by the first producer's index (LayerPlan::
     // FusedWith): the readers' residuals wait for the layers before it.
-    const unsigned Fid = Ds.front().Index;
+    const unsigned Fid = Ds.front().P.Index;
     // The 1x1 convs that read the concat, right after its inputs, all of
     // them; a reader's residual must come before the producers.
     std::vector<bool> Before(G.Layers.size(), false);
@@ -242,7 +234,7 @@ void snow::compiler::fuseConcatPairs(const ir::Graph &G, const isa::HwConfig &Hw
     uint64_t Apart = 0;
     for (size_t J = K; J < End; ++J)
       Apart += Plans[J].EstCycles;
-    std::optional<ConcatPair> Best = bestConcatPair(Ds, Offsets, CL.Out.C, Fid, Ps, Hw, B, DOpts);
+    std::optional<ConcatPair> Best = bestConcatPair(Ds, CL.Out.C, Fid, Ps, Hw, B, DOpts);
     if (!Best || !clearlyCheaper(Best->Ct.Cycles, Apart))
       continue;
     // The estimate split as the simulator counts the layers' cycles, the

@@ -223,6 +223,10 @@ struct LayerPlan {
   /// One of the convs a concat joins, writing its channels of the area
   /// that the 1x1 convs reading the concat read (FuseConcat.cpp).
   bool concatProducer() const { return ToMid && !FromMid && MidPitch; }
+  /// Whether this and plan Q are producers of one concat pair.
+  bool sameConcat(const LayerPlan &Q) const {
+    return concatProducer() && Q.concatProducer() && FusedWith == Q.FusedWith;
+  }
   unsigned AccBase = 0, AccLimit = 0;
   /// Accumulator entries this plan's bands may use (from entry 0).
   unsigned accLimit(unsigned AccEntries) const { return AccLimit ? AccLimit : AccEntries; }

@@ -342,11 +342,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
       if (S.FreeW2 >= 0)
         E.signal(Unit::Compute, WFree + unsigned(S.FreeW2));
     }
-    // A dense producer's last chunk only (a concat's producer writes the
-    // area only, after its output group's last chunk).
-    const bool AreaOut =
-        P.areaOnly() && (!P.concatProducer() || S.Chunk + 1 == P.ogChunks(Rd.firstOg()).second);
-    if (S.Writes || AreaOut)
+    // A producer writing the area only, once its output group is complete.
+    if (S.Writes || (P.areaOnly() && S.completesGroup()))
       writeBack(S, R0, Rows);
     if (R0 + Rows == Rd.ExtR && FreeIn && P.groupResidual())
       E.signal(Unit::Compute, InFree + S.InBuf);

@@ -112,6 +112,12 @@ struct Step {
   const LayerPlan *PinReader = nullptr, *PinProducer = nullptr;
   int FreeW2 = -1;
   const Round &round() const { return P->Rounds[RoundIdx]; }
+  /// Whether the step completes its output group, which it then writes
+  /// back: a conv's last input chunk of the group, a depthwise conv's or
+  /// pool's every step (its chunk is its output group).
+  bool completesGroup() const {
+    return !P->IsConv || P->Depthwise || Chunk + 1 == P->ogChunks(round().firstOg()).second;
+  }
 };
 
 /// The steps of plan P (rounds x the channel chunks of each).

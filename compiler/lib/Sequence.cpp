@@ -29,8 +29,7 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
     S.InOffset = P.ShareOffset;
     // A fused depthwise step writes back on chip only (LayerPlan::ToMid),
     // a fused dense one stores too.
-    S.Writes = !P.areaOnly() && (!P.IsConv || P.Depthwise ||
-                                 Chunk + 1 == P.ogChunks(P.Rounds[RoundIdx].firstOg()).second);
+    S.Writes = !P.areaOnly() && S.completesGroup();
     Steps.push_back(S);
   };
   for (unsigned Rd = 0; Rd < P.Rounds.size(); ++Rd) {
@@ -138,7 +137,7 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
 }
 
 /// A concat pair's steps (FuseConcat.cpp): for each group of CUs' tiles,
-/// each producer's steps (its output groups) in the concat's order, then
+/// each producer's steps (its output groups' chunks) in plan order, then
 /// the 1x1 convs' steps.
 static std::vector<Step> concatSteps(const std::vector<const LayerPlan *> &Ds,
                                      const std::vector<const LayerPlan *> &Ps) {
@@ -251,8 +250,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     if (Plans[I].ToMid) {
       // A concat's producers, one after another (FuseConcat.cpp).
       std::vector<const LayerPlan *> Ds = {&Plans[I]};
-      while (Plans[I].concatProducer() && I + 1 < Plans.size() && Plans[I + 1].concatProducer() &&
-             Plans[I + 1].FusedWith == Plans[I].FusedWith)
+      while (I + 1 < Plans.size() && Plans[I].sameConcat(Plans[I + 1]))
         Ds.push_back(&Plans[++I]);
       std::vector<const LayerPlan *> Ps;
       while (I + 1 < Plans.size() && Plans[I + 1].FromMid)
@@ -407,8 +405,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !Steps[K].LastOfPlan)
       continue;
     // (A concat's producers write one area: the last one's region holds it.)
-    if (K + 1 < Steps.size() && Steps[K + 1].P->ToMid && !Steps[K + 1].P->FromMid &&
-        Steps[K + 1].P->FusedWith == Steps[K].P->FusedWith)
+    if (K + 1 < Steps.size() && Steps[K].P->sameConcat(*Steps[K + 1].P))
       continue;
     Step &LastD = Steps[K];
     const bool Full = LastD.P->FullDepth;

@@ -346,22 +346,13 @@ TEST(Batch, ConcatPairsRunEveryFrame) {
   // A fire module's expands writing their concat on chip for the next
   // squeeze (FuseConcat.cpp), group of tiles by group over three frames'
   // tiles: every frame as the reference computes it, the concat stored by
-  // none.
-  const char *Fire = R"(name: batchfire
-input: {name: data, shape: [16, 30, 27]}
-weights: {seed: 8}
-layers:
-  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
-  - {name: cat, type: concat, inputs: [e1, e3]}
-  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
-)";
+  // none (FirePairYaml, tests/support/SharedModels.h).
   BatchRun On, Off;
-  ASSERT_TRUE(runBatch(Fire, "zc706", 3, On));
+  ASSERT_TRUE(runBatch(FirePairYaml, "zc706", 3, On));
   checkFrames(On);
   compiler::CompileOptions Apart;
   Apart.FuseConcats = false;
-  ASSERT_TRUE(runBatch(Fire, "zc706", 3, Off, false, Apart));
+  ASSERT_TRUE(runBatch(FirePairYaml, "zc706", 3, Off, false, Apart));
   checkFrames(Off);
   EXPECT_EQ(On.Stats.DramWriteBytes, 3u * 2 * 16 * 30 * 27) << "only q's output is stored";
   EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);

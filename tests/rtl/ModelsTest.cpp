@@ -251,18 +251,10 @@ TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml
 
 /// A concat pair (FuseConcat.cpp) over two frames: a fire module's 1x1
 /// and 3x3 expands writing their channels of the concat into the area, the
-/// next squeeze reading it two pixels a step from two banks.
+/// next squeeze reading it two pixels a step from two banks (FirePairYaml,
+/// tests/support/SharedModels.h).
 TEST_F(RtlBatch, ConcatPairAgrees) {
-  coSimulatePlanned("fire.bin", R"(name: fire
-input: {name: data, shape: [16, 22, 19]}
-weights: {seed: 6}
-layers:
-  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
-  - {name: cat, type: concat, inputs: [e1, e3]}
-  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
-)",
-                    "+fused<", {"--batch", "2"});
+  coSimulatePlanned("fire.bin", FirePairYaml, "+fused<", {"--batch", "2"});
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):

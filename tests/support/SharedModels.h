@@ -44,6 +44,21 @@ layers:
   - {name: r2, type: relu}
 )";
 
+/// A fire module in small: a 1x1 and a 3x3 expand whose concat only the
+/// next squeeze q (16 channels) reads. On zc706 they run as a concat pair
+/// (docs/compiler.md, step 9g): the expands write their channels of the
+/// concat into the area, q reads it two pixels a step from two banks, and
+/// only q's output is stored.
+inline const char *const FirePairYaml = R"(name: batchfire
+input: {name: data, shape: [16, 30, 27]}
+weights: {seed: 8}
+layers:
+  - {name: e1, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
+  - {name: cat, type: concat, inputs: [e1, e3]}
+  - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
+)";
+
 /// GoogLeNet's inception block 3b and pool3 in small (pool3 pooled branch
 /// by branch, docs/model-format.md step 7a). At a batch its 3x3 conv b
 /// hosts two pools (docs/compiler.md, step 9a, "two pools"): the block's
