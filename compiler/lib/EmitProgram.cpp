@@ -101,6 +101,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         Last[Steps[J].InBuf] = long(J);
       if (Steps[J].FreeMid)
         Last[Steps[J].MidBuf] = long(J);
+      if (Steps[J].FreeOther)
+        Last[1 - Steps[J].MidBuf] = long(J);
     }
   }
   // A full-depth producer's next group of tiles, tile by tile over the 1x1

@@ -367,13 +367,13 @@ LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &
 }
 
 std::vector<LayerPlan> snow::compiler::areaReaders(const std::vector<LayerPlan> &Ps, unsigned R,
-                                                   unsigned Wt, bool Banked,
+                                                   unsigned Wt, unsigned BankLog,
                                                    const isa::HwConfig &Hw, const BufferMap &B) {
   const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
   std::vector<LayerPlan> Pn = Ps;
   for (LayerPlan &P : Pn) {
-    if (Banked) {
-      P.PixLog = 1;
+    if (BankLog) {
+      P.PixLog = P.BankLog = BankLog;
       P.Banked = true;
       P.NOg = ceilDiv(P.L->Out.C, P.ogChannels(G));
     }

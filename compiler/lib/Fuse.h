@@ -38,9 +38,10 @@ std::optional<PairEstimate> depthwisePairCycles(const LayerPlan &D, const LayerP
 LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B);
 
 /// Consumer plans Ps (consumerPlan) on a fused pair's tiles of R x Wt,
-/// reading the area plain or (Banked) two pixels a step from two banks.
+/// reading the area plain (BankLog 0) or banked, 2^BankLog pixels a step
+/// from as many banks.
 std::vector<LayerPlan> areaReaders(const std::vector<LayerPlan> &Ps, unsigned R, unsigned Wt,
-                                   bool Banked, const isa::HwConfig &Hw, const BufferMap &B);
+                                   unsigned BankLog, const isa::HwConfig &Hw, const BufferMap &B);
 
 /// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
 /// padding, dense, run-time weights aside, not already half of a pair. A

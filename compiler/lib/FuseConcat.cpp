@@ -32,6 +32,7 @@
 #include "FuseWindows.h"
 #include "Rounds.h"
 #include <algorithm>
+#include <array>
 #include <optional>
 
 using namespace snow;
@@ -83,33 +84,51 @@ struct Member {
 std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned Cc, unsigned Fid,
                                          const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
                                          const BufferMap &B, const CompileOptions &Opts) {
-  const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac, Half = Gch / 2;
+  const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac;
   const uint32_t Bank = Hw.mapsBankElems();
   BufferMap DwIn = B; // a producer's maps: one bank of either input region
   DwIn.InCap = B.DwInCap;
-  // A producer's tile is one pixel an accumulator entry.
-  const unsigned PMax = std::min<unsigned>(Hw.AccEntries, B.MidCap / Cc);
-  // A banked area where its readers fill the lanes better with two pixels
-  // a step (Fuse.cpp: bestFusedPair): one of them better, none worse (a
-  // 16-channel squeeze and a 48-channel conv reading one concat).
-  bool CanBank = Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
-                 Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank,
-       Better = false;
-  for (const LayerPlan &P : Ps) {
-    const unsigned C = P.L->Out.C, Halves = ceilDiv(C, Half) * Half, Wholes = ceilDiv(C, Gch) * Gch;
-    CanBank &= Halves <= Wholes;
-    Better |= Halves < Wholes;
+  // A banked area of 2^Log banks where its readers fill the lanes better
+  // with that many pixels a step than with fewer (Fuse.cpp:
+  // bestFusedPair): one of them better, none worse (a 16-channel squeeze
+  // and a 48-channel conv reading one concat). Four banks straddle both
+  // input regions (LayerPlan::straddles): from the first region's second
+  // bank to the bank before the second region's last.
+  auto Lanes = [&](unsigned C, unsigned Log) {
+    const unsigned Og = Gch >> Log;
+    return ceilDiv(C, Og) * Og;
+  };
+  std::array<bool, 3> CanBank{};
+  std::array<uint32_t, 3> AreaCap = {B.MidCap, B.MidCap, 4 * Bank};
+  for (unsigned Log = 1; Log <= 2; ++Log) {
+    bool Can = Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
+               Hw.VmacsPerCu % (1u << Log) == 0 &&
+               (Log == 1 ? B.MidCap >= 2 * Bank
+                         : Opts.FourBankAreas && B.MidOffset == Bank && B.DwInCap == Bank &&
+                               B.InCap >= 3 * Bank),
+         Better = false;
+    for (const LayerPlan &P : Ps) {
+      const unsigned C = P.L->Out.C;
+      Can &= Lanes(C, Log) <= Lanes(C, Log - 1);
+      Better |= Lanes(C, Log) < Lanes(C, Log - 1);
+    }
+    CanBank[Log] = Can && Better;
   }
-  CanBank &= Better;
+  // A producer's tile is one pixel an accumulator entry.
+  const uint32_t Cap = CanBank[2] ? AreaCap[2] : B.MidCap;
+  const unsigned PMax = std::min<unsigned>(Hw.AccEntries, Cap / Cc);
   const ir::Layer &L0 = *Ds.front().P.L;
   std::vector<ConcatPair> Kept;
   for (auto [R, Wt] : tileShapes(L0.Out.H, L0.Out.W, PMax))
-    for (unsigned Way = 0; Way < 2; ++Way) {
-      const bool Banked = Way == 1;
-      // A banked round's columns pair up (LayerPlan::colGranule): an odd
-      // width traces a padding column too.
-      if (Banked && (!CanBank || R * roundUp(Wt, 2) > Hw.AccEntries ||
-                     uint64_t(R) * ceilDiv(Wt, 2) * Cc > Bank))
+    for (unsigned Log = 0; Log < 3; ++Log) {
+      const bool Banked = Log > 0;
+      const unsigned Sides = 1u << Log;
+      // A banked round's columns come a column a bank (LayerPlan::
+      // colGranule): a width not a multiple of the banks traces padding
+      // columns too.
+      if (uint64_t(R) * roundUp(Wt, Sides) * Cc > AreaCap[Log] ||
+          (Banked && (!CanBank[Log] || R * roundUp(Wt, Sides) > Hw.AccEntries ||
+                      uint64_t(R) * ceilDiv(Wt, Sides) * Cc > Bank)))
         continue;
       ConcatPair Try;
       bool Fits = true;
@@ -130,6 +149,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
         Dn.StoresToo = Dn.PinWeights = Dn.WeightsOnce = false;
         Dn.PerBank = 0;
         Dn.Banked = Banked;
+        Dn.BankLog = std::max(1u, Log);
         Dn.MidPitch = Cc;
         Dn.MidChannel = Ds[K].At;
         Dn.R = R, Dn.Wt = Wt; // (bankedOverrun reads the tile's width)
@@ -141,7 +161,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
       }
       if (!Fits)
         continue;
-      Try.Ps = areaReaders(Ps, R, Wt, Banked, Hw, B);
+      Try.Ps = areaReaders(Ps, R, Wt, Log, Hw, B);
       Try.Ct = concatPairCost(Try.Ds, Try.Ps, Hw);
       keepRanked(
           Kept, size_t(Opts.PlanRank) + 1, [&](const ConcatPair &E) { return Try.Ct < E.Ct; },

@@ -44,6 +44,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"fuse-expansions", &CompileOptions::FuseExpansions},
       {"fuse-blocks", &CompileOptions::FuseBlocks},
       {"fuse-concats", &CompileOptions::FuseConcats},
+      {"four-bank-areas", &CompileOptions::FourBankAreas},
       {"pipeline-pools", &CompileOptions::PipelinePools},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
@@ -79,7 +80,8 @@ std::string CompileOptions::planningKey() const {
       StartOnChannels,  FullDepthPairs,   FuseDepthwise,     FuseDense,          FuseConvPools,
       FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
-      StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats};
+      StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
+      FourBankAreas};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -334,6 +334,16 @@ struct LayerPlan {
   /// odd ones, and writes each half back with one vwb). Entries, tiles and
   /// stores are vmacp's.
   bool Banked = false;
+  /// A banked area spans 2^BankLog banks, column x of a tile at column
+  /// x >> BankLog of bank x mod 2^BankLog: two (pixel pairs), or four for a
+  /// concat pair whose readers trace four pixels a step (FuseConcat.cpp; the
+  /// area then straddles both input regions: LayerPlan::straddles).
+  unsigned BankLog = 1;
+  unsigned bankSides() const { return Banked ? 1u << BankLog : 1; }
+  /// A concat pair's four-bank area: from the first input region's second
+  /// bank into the second region, whose last bank holds the producers'
+  /// maps in that region (Lowerer::midBase, Sequence.cpp).
+  bool straddles() const { return Banked && BankLog == 2 && (concatProducer() || FromMid); }
   /// Multi-pixel traces (PixLog 1) on vmacp whose second pixel group reads
   /// a copy of the input region shifted by one output column (bufStrideX()
   /// pixels), CopyBanks banks after the region's first, so that each group
@@ -476,16 +486,18 @@ struct LayerPlan {
 
   unsigned pix() const { return 1u << PixLog; }
   /// The columns a round's traces take together: pix() pixels a trace, or
-  /// a pair of columns, one in each bank, where the plan reads or writes a
-  /// banked area (a fused pair's producer traces the pair's second column
-  /// too: past an odd tile width, a padding column whose window runs
+  /// a column in each bank where the plan reads or writes a banked area (a
+  /// fused pair's producer traces all of them: past a tile width that is
+  /// not a multiple of the banks, padding columns whose windows run
   /// bankedOverrun() elements past its region's row).
-  unsigned colGranule() const { return Banked ? 2 : pix(); }
-  /// How far a banked producer's padding column (colGranule) reads past
-  /// the end of its region's last row, where its tiles are of odd width:
-  /// its region keeps that much room after it (Fuse.cpp).
+  unsigned colGranule() const { return Banked ? bankSides() : pix(); }
+  /// How far a banked producer's padding columns (colGranule) read past
+  /// the end of its region's last row, where its tiles' width is not a
+  /// multiple of the banks: its region keeps that much room after it
+  /// (Fuse.cpp).
   unsigned bankedOverrun(unsigned Stride) const {
-    return writesBanked() && Wt % 2 ? bufStrideX() * Stride : 0;
+    const unsigned Sides = bankSides(), Odd = Wt % Sides;
+    return writesBanked() && Odd ? (Sides - Odd) * bufStrideX() * Stride : 0;
   }
   /// vdw traces per pixel of a depthwise / grouped-vdw plan.
   unsigned passes() const { return 2 * GroupK - 1; }

@@ -75,13 +75,13 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const Round &Rd = S.round();
   const unsigned RowEntries = Rd.ExtC >> P.PixLog;
   // A fused 1x1 conv reads its producer's output, rows of the round's ExtC
-  // pixels (Lowerer::writeBack); banked, half of them in each of two banks.
+  // pixels (Lowerer::writeBack); banked, a share of them in each bank.
   // A depthwise conv reading its windows (ReadsWindow) finds them in the
   // area laid out as its input region.
   const bool AreaTile = P.FromMid && !P.ReadsWindow;
   const unsigned Cols = AreaTile ? Rd.ExtC : P.ColsIn;
-  const int64_t Pitch =
-      int64_t(AreaTile ? 1 : P.bufStrideY()) * (P.readsBanked() ? Cols / 2 : Cols) * Stride;
+  const int64_t Pitch = int64_t(AreaTile ? 1 : P.bufStrideY()) *
+                        (P.readsBanked() ? Cols / P.bankSides() : Cols) * Stride;
   if (Rows == 0)
     Rows = Rd.ExtR;
   // A block triple's 1x1 conv reads its depthwise producer's chunk
@@ -118,11 +118,11 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
                                   : P.bufStrideX() * Stride;
     }
   }
-  // Banked (a fused 1x1 conv and its depthwise producer): an entry's pixel
-  // pair is one column of each bank's half; the producer traces the even
-  // columns, then the odd ones, two columns apart.
+  // Banked (a fused 1x1 conv and its producer): an entry's pixels are one
+  // column of each bank's share; the producer traces the columns of each
+  // bank in turn (x mod Sides = 0 first), Sides columns apart.
   const int64_t Step = int64_t(P.Banked ? 1 : P.pix()) * P.bufStrideX() * Stride;
-  const bool Halves = P.writesBanked();
+  const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
   const unsigned KK = L.KH * L.KW;
   auto Entry = [&] {
     if (P.passes() == 1) {
@@ -140,17 +140,21 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
         E.emit(M);
       }
     }
-    E.addi(6, 6, Halves ? 2 * Step : Step);
+    E.addi(6, 6, Sides * Step);
   };
-  if (!Halves) {
+  if (Sides == 1) {
     rowLoop(RowEntries, Rows, Pitch, Entry, Mid, P.AccBase);
     return;
   }
   assert(!P.AccBase && "a banked producer's entries start at 0");
-  rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, Mid);
-  E.li(5, Maps + Offset + RowBegin * Pitch + Step); // Column 1.
-  E.addi(6, 5, 0);
-  rowLoop(Rd.ExtC / 2, Rows, Pitch, Entry, nullptr, Rows * Rd.ExtC / 2);
+  const unsigned Share = Rd.ExtC / Sides;
+  for (unsigned Side = 0; Side < Sides; ++Side) {
+    if (Side) { // Column Side.
+      E.li(5, Maps + Offset + RowBegin * Pitch + Side * Step);
+      E.addi(6, 5, 0);
+    }
+    rowLoop(Share, Rows, Pitch, Entry, Side ? nullptr : Mid, Side * Rows * Share);
+  }
 }
 
 void Lowerer::copyRegion(const Step &S) {
@@ -354,6 +358,8 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.signal(Unit::Compute, OutFull + S.OutBuf);
   if (S.FreeMid)
     E.signal(Unit::Compute, InFree + S.MidBuf);
+  if (S.FreeOther)
+    E.signal(Unit::Compute, InFree + (1 - S.MidBuf));
 }
 
 void Lowerer::blockMeans(const Step &S) {
@@ -402,9 +408,17 @@ uint32_t Lowerer::tailAddr(const Step &S) const {
                          : B.WBase[S.WBuf] + S.WOff + S.P->kernelWords(S.Chunk);
 }
 
-uint32_t Lowerer::midBase(const Step &S) const { return B.InBase[S.MidBuf] + B.MidOffset; }
+// A straddling area (LayerPlan::straddles) starts at the first region's
+// second bank whatever MidBuf is, and its producers' maps in the second
+// region lie in that region's last bank, past the area.
+uint32_t Lowerer::midBase(const Step &S) const {
+  return B.InBase[S.P->straddles() ? 0 : S.MidBuf] + B.MidOffset;
+}
 
-uint32_t Lowerer::inBase(const Step &S) const { return B.InBase[S.InBuf] + S.InOffset; }
+uint32_t Lowerer::inBase(const Step &S) const {
+  const uint32_t Past = S.P->straddles() && S.InBuf == 1 ? B.InCap - Hw.mapsBankElems() : 0;
+  return B.InBase[S.InBuf] + S.InOffset + Past;
+}
 
 void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
@@ -428,9 +442,10 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   const uint32_t Base = Concat ? midBase(S) + P.MidChannel + Rd.firstOg() * P.ogChannels(G)
                         : Area ? midBase(S) + (P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk))
                                : B.OutBase[S.OutBuf];
-  // A banked area (LayerPlan::Banked) holds half of each row in each bank.
-  const bool Halves = P.writesBanked();
-  const uint32_t Row0 = Halves ? RowBegin * (Rd.ExtC / 2) : RowBegin * Rd.ExtC >> P.PixLog;
+  // A banked area (LayerPlan::Banked) holds a share of each row in each
+  // bank.
+  const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
+  const uint32_t Row0 = Sides > 1 ? RowBegin * (Rd.ExtC / Sides) : RowBegin * Rd.ExtC >> P.PixLog;
   // A dense producer's output group, at its channels of each pixel (C
   // apart) in the area and in its group residual.
   const uint32_t OgAt =
@@ -475,16 +490,19 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     E.emit(Copy);
     return;
   }
-  if (!Halves) {
+  if (Sides == 1) {
     E.emit(Wb);
     return;
   }
-  // The band's even columns, traced first, to the first bank; its odd ones
-  // to the second.
-  const unsigned Half = Rows * Rd.ExtC / 2;
-  Wb.rows = Half;
-  E.emit(Wb);
-  E.li(4, Half);
-  E.li(9, Base + Hw.mapsBankElems() + Row0 * Pitch);
-  E.emit(Wb);
+  // The band's columns of each bank, traced in turn (x mod Sides = 0
+  // first), each to its bank.
+  const unsigned Share = Rows * Rd.ExtC / Sides;
+  Wb.rows = Share;
+  for (unsigned Side = 0; Side < Sides; ++Side) {
+    if (Side) {
+      E.li(4, Side * Share);
+      E.li(9, Base + Side * Hw.mapsBankElems() + Row0 * Pitch);
+    }
+    E.emit(Wb);
+  }
 }

@@ -99,6 +99,10 @@ struct Step {
   /// first.
   unsigned MidBuf = 0;
   bool DeferInFree = false, FreeMid = false;
+  /// The pair's last 1x1 step of a straddling area (LayerPlan::straddles)
+  /// frees the other input region too, in its producers' last step there's
+  /// stead.
+  bool FreeOther = false;
   /// A pinned pair's weights (LayerPlan::PinWeights, PinnedWeights): the
   /// step's block lies WOff words into bank WBuf, and its tail (bias word,
   /// activation table) TailOff words into bank TailBank, not right after

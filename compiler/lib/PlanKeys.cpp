@@ -56,8 +56,8 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
                  P.FusedWith, P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide,
                  P.Banked, P.CopyBanks, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,
                  P.OutIsSlice, P.StepY, P.StepX, P.Ordinal, P.NeedsDone);
-  fmt::format_to(std::back_inserter(S), " | {} {} {} {} {}", P.MidOut, P.MidPitch, P.MidChannel,
-                 P.AccBase, P.AccLimit);
+  fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {}", P.MidOut, P.MidPitch, P.MidChannel,
+                 P.AccBase, P.AccLimit, P.BankLog);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", View(P.In), View(P.Out),
                  View(P.Res), P.PoolBlock, View(P.PoolOut), P.PoolMult, P.PoolShift, View(P.In2));
   for (const OutPiece &Pc : P.Pieces)

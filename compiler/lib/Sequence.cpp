@@ -419,6 +419,16 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t First = End + 1;
     for (size_t J = End + 1; J-- > 0 && Steps[J].P->FusedWith == LastD.P->FusedWith;)
       Steps[J].MidBuf = Mid, First = J;
+    // A straddling area (LayerPlan::straddles) lies in the other region
+    // too: the producers' last step there frees it after the readers.
+    if (LastD.P->straddles()) {
+      size_t J = K;
+      while (J-- > First && (Steps[J].InBuf == Mid || !Steps[J].LastMapUse))
+        ;
+      assert(J >= First && J < K && "a concat's producers load into both regions");
+      Steps[J].DeferInFree = true;
+      Steps[End].FreeOther = true;
+    }
     if (!Full)
       continue;
     bool Deferred = false;

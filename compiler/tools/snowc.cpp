@@ -269,6 +269,11 @@ static cl::opt<bool> NoFuseConcats(
     cl::desc("Store the convs a concat joins and read the concat back, never computing them "
              "on chip for the 1x1 convs that read it"),
     cl::cat(Cat));
+static cl::opt<bool> NoFourBankAreas(
+    "no-four-bank-areas",
+    cl::desc("Read a concat pair's area at most two pixels a step from two banks, never four "
+             "from four banks across both input regions"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -417,6 +422,7 @@ static int compileModel() {
   Opts.FuseExpansions = !NoFuseExpansions;
   Opts.FuseBlocks = !NoFuseBlocks;
   Opts.FuseConcats = !NoFuseConcats;
+  Opts.FourBankAreas = !NoFourBankAreas;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;

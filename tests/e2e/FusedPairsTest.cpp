@@ -353,7 +353,9 @@ TEST(Passes, AFireModulesExpandsRunOnChipForTheNextSqueeze) {
     EXPECT_EQ(R.On.Stats.DramWriteBytes, 2u * 16 * 55 * 55) << "fused, only q's output";
     EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
     const std::vector<compiler::PlanPart> Parts = zc706Parts(Fire);
-    EXPECT_TRUE(hasPart(Parts, "q", {"fused<", "banked2"}));
+    // The 16-channel squeeze four pixels a step, from an area of four
+    // banks straddling both input regions.
+    EXPECT_TRUE(hasPart(Parts, "q", {"fused<", "banked4"}));
   }
   // Each layer's loads waiting for the layer before it, whatever it reads:
   // the producers for the layer before the first of them.
