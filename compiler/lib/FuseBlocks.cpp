@@ -83,10 +83,10 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       }
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
       clipMixedRound(Re, Exp, Clip);
-      // (its entries' pixels, as the expansion's; a banked pool's tile of an
-      // odd width one column more, which the projection computes and does
-      // not store)
-      Rq.ExtC = roundUp(Rq.ExtC, Dw.isPool() && Dw.Banked ? 2 : Dw.pix());
+      // (its entries' pixels, as the expansion's; a banked pool's tile of a
+      // width not a multiple of its banks a column or more wider, which the
+      // projection computes and does not store)
+      Rq.ExtC = roundUp(Rq.ExtC, Dw.isPool() && Dw.Banked ? Dw.bankSides() : Dw.pix());
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
       for (unsigned Og = 0; Og < Dw.NOg; ++Og) {
@@ -156,23 +156,40 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // vwb of a two-pixel entry cannot split them.
   const bool CanCopyOut =
       CanBank && MaxPix && CopyBank && dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true);
-  const unsigned Outs = CanCopyOut ? 3 : CanBank ? 2 : 1; // plain, banked, copied
+  // A projection of at most a quarter of a group's channels may read four
+  // pixels a trace from four banks, the depthwise conv (one pixel an entry)
+  // or pool writing each bank's columns in turn to its end: the area then
+  // straddles both input regions (LayerPlan::Straddles, as a concat
+  // pair's: FuseConcat.cpp), the expansion's window in the second region
+  // in its last bank (a bank written by the load unit and by the compute
+  // unit at once faults), where a copy of it has no room.
+  const bool CanBank4 = CanBank && P.L->Out.C <= Gch / 4 && Opts.FourBankAreas &&
+                        Hw.VmacsPerCu % 4 == 0 && B.DwInCap == Bank && B.InCap >= 3 * Bank &&
+                        (QL.Out.W % 4 == 0 || Pool);
+  const unsigned Outs = CanBank4 ? 4 : CanCopyOut ? 3 : CanBank ? 2 : 1;
   std::optional<Triple> Best;
   for (unsigned Out = 0; Out < Outs; ++Out) {
-    const unsigned TwoBanks = Out ? 1 : 0; // the tile's pixel pairs in two banks
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Hw.AccEntries >> (1 - TwoBanks)))
+    // Plain, banked, copied, or banked in four banks.
+    const bool Banked = Out == 1 || Out == 3, CopyOut = Out == 2, Four = Out == 3;
+    if (CopyOut && !CanCopyOut)
+      continue;
+    const unsigned BankLog = Four ? 2 : Out ? 1 : 0; // the tile's pixels in 2^BankLog banks
+    const unsigned TwoBanks = BankLog > 0;
+    // The projection's entries (2^BankLog pixels each) in half the
+    // accumulators.
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, (Hw.AccEntries << BankLog) / 2))
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
-        const bool Copy = Way == 2, Banked = Out == 1, CopyOut = Out == 2;
-        if ((Copy && !CopyBank) || (TwoBanks && Wq % 2) || (CopyOut && !PixLog))
+        const bool Copy = Way == 2;
+        if ((Copy && (!CopyBank || Four)) || Wq % (1u << BankLog) || (CopyOut && !PixLog))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
         // bank; copied, the tile and a pooling unit's width the copy runs
         // past it), the expansion's window before it.
-        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> TwoBanks);
+        const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> BankLog);
         const uint64_t Tile =
-            uint64_t(Rq * Wq >> TwoBanks) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
+            uint64_t(Rq * Wq >> BankLog) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
         if (Tile >= (TwoBanks ? Bank : B.MidCap))
           continue;
         const uint32_t MidOut = (TwoBanks ? Bank : B.MidCap) - uint32_t(Tile);
@@ -189,6 +206,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.MidOut = MidOut;
         Qn.AccLimit = AccBase;
         Qn.Banked = Banked;
+        Qn.BankLog = std::max(1u, BankLog);
+        Qn.Straddles = Four;
         Qn.Chunk = Pool ? std::min(C, Gch >> PixLog) : Gch >> PixLog;
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
         Qn.PixLog = CopyOut;
@@ -199,6 +218,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
         LayerPlan En = windowPlan(E, Qn.NOg);
         En.AccLimit = AccBase;
+        En.Straddles = Four;
         if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
             !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
           continue;
@@ -217,7 +237,9 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.MidOut = MidOut;
         Pn.AccBase = AccBase;
         Pn.Banked = Banked;
-        Pn.PixLog = TwoBanks;
+        Pn.BankLog = std::max(1u, BankLog);
+        Pn.Straddles = Four;
+        Pn.PixLog = BankLog;
         Pn.CopyBanks = CopyOut;
         Pn.Chunk = Qn.Chunk;
         Pn.MidPitch = Gch >> Qn.PixLog;

@@ -150,6 +150,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
         Dn.PerBank = 0;
         Dn.Banked = Banked;
         Dn.BankLog = std::max(1u, Log);
+        Dn.Straddles = Log == 2;
         Dn.MidPitch = Cc;
         Dn.MidChannel = Ds[K].At;
         Dn.R = R, Dn.Wt = Wt; // (bankedOverrun reads the tile's width)
@@ -162,6 +163,8 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
       if (!Fits)
         continue;
       Try.Ps = areaReaders(Ps, R, Wt, Log, Hw, B);
+      for (LayerPlan &P : Try.Ps)
+        P.Straddles = Log == 2;
       Try.Ct = concatPairCost(Try.Ds, Try.Ps, Hw);
       keepRanked(
           Kept, size_t(Opts.PlanRank) + 1, [&](const ConcatPair &E) { return Try.Ct < E.Ct; },

@@ -335,15 +335,17 @@ struct LayerPlan {
   /// stores are vmacp's.
   bool Banked = false;
   /// A banked area spans 2^BankLog banks, column x of a tile at column
-  /// x >> BankLog of bank x mod 2^BankLog: two (pixel pairs), or four for a
-  /// concat pair whose readers trace four pixels a step (FuseConcat.cpp; the
-  /// area then straddles both input regions: LayerPlan::straddles).
+  /// x >> BankLog of bank x mod 2^BankLog: two (pixel pairs), or four where
+  /// the readers trace four pixels a step (a 16-channel 1x1 conv; the area
+  /// then straddles both input regions).
   unsigned BankLog = 1;
   unsigned bankSides() const { return Banked ? 1u << BankLog : 1; }
-  /// A concat pair's four-bank area: from the first input region's second
-  /// bank into the second region, whose last bank holds the producers'
-  /// maps in that region (Lowerer::midBase, Sequence.cpp).
-  bool straddles() const { return Banked && BankLog == 2 && (concatProducer() || FromMid); }
+  /// A plan of a fusion whose area straddles both input regions (four
+  /// banks): from the first region's second bank into the second region,
+  /// whose last bank holds the fusion's maps loaded there (Lowerer::
+  /// midBase, inBase); the fusion's last step frees both regions
+  /// (Sequence.cpp, Step::FreeOther).
+  bool Straddles = false;
   /// Multi-pixel traces (PixLog 1) on vmacp whose second pixel group reads
   /// a copy of the input region shifted by one output column (bufStrideX()
   /// pixels), CopyBanks banks after the region's first, so that each group

@@ -227,11 +227,11 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
     E.addi(9, 9, Words * Lanes);
     E.addi(6, 6, Words * Lanes);
   };
-  // A banked area (LayerPlan::Banked): the even columns into its first
-  // bank, then the odd ones into its second, two columns a step.
-  const bool Halves = P.writesBanked();
-  const int64_t Step = int64_t(L.SW) * Stride * (Halves ? 2 : 1);
-  const unsigned RowPixels = Halves ? Rd.ExtC / 2 : Rd.ExtC;
+  // A banked area (LayerPlan::Banked): the columns of each bank in turn
+  // (x mod Sides = 0 first), Sides columns a step.
+  const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
+  const int64_t Step = int64_t(L.SW) * Stride * Sides;
+  const unsigned RowPixels = Rd.ExtC / Sides;
   const int64_t Pitch = int64_t(L.SH) * Cols * Stride;
   auto Pixel = [&] {
     if (Whole <= 8) {
@@ -253,13 +253,13 @@ void Lowerer::poolLoop(const Step &S, const Emitter::Block *Mid) {
       E.addi(9, 9, PixelGap);
   };
   rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, Mid);
-  if (!Halves)
-    return;
-  E.li(9, midBase(S) + Hw.mapsBankElems() + AreaAt);
-  E.li(5, (P.FromMid ? midBase(S) : inBase(S) + Offset) + L.SW * Stride); // Column 1.
-  E.addi(6, 5, 0);
-  E.li(4, 0);
-  rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);
+  for (unsigned Side = 1; Side < Sides; ++Side) { // Column Side.
+    E.li(9, midBase(S) + Side * Hw.mapsBankElems() + AreaAt);
+    E.li(5, (P.FromMid ? midBase(S) : inBase(S) + Offset) + Side * L.SW * Stride);
+    E.addi(6, 5, 0);
+    E.li(4, 0);
+    rowLoop(RowPixels, Rd.ExtR, Pitch, Pixel, nullptr);
+  }
 }
 
 void Lowerer::elementwise(const Step &S) {
@@ -408,16 +408,17 @@ uint32_t Lowerer::tailAddr(const Step &S) const {
                          : B.WBase[S.WBuf] + S.WOff + S.P->kernelWords(S.Chunk);
 }
 
-// A straddling area (LayerPlan::straddles) starts at the first region's
-// second bank whatever MidBuf is, and its producers' maps in the second
-// region lie in that region's last bank, past the area.
+// A straddling area (LayerPlan::Straddles) starts at the first region's
+// second bank whatever MidBuf is, and the fusion's maps loaded into the
+// second region lie in that region's last bank, past the area (the load
+// unit and the compute unit writing one bank at once would fault).
 uint32_t Lowerer::midBase(const Step &S) const {
-  return B.InBase[S.P->straddles() ? 0 : S.MidBuf] + B.MidOffset;
+  return B.InBase[S.P->Straddles ? 0 : S.MidBuf] + B.MidOffset;
 }
 
 uint32_t Lowerer::inBase(const Step &S) const {
-  const uint32_t Past = S.P->straddles() && S.InBuf == 1 ? B.InCap - Hw.mapsBankElems() : 0;
-  return B.InBase[S.InBuf] + S.InOffset + Past;
+  const bool Past = S.P->Straddles && S.InBuf == 1;
+  return B.InBase[S.InBuf] + S.InOffset + (Past ? B.InCap - Hw.mapsBankElems() : 0);
 }
 
 void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {

@@ -103,6 +103,10 @@ struct Step {
   /// frees the other input region too, in its producers' last step there's
   /// stead.
   bool FreeOther = false;
+  /// The first step of a straddling fusion none of whose steps loads into
+  /// the other input region: its load takes that region once it has
+  /// loaded (as TakeMid).
+  bool TakeOther = false;
   /// A pinned pair's weights (LayerPlan::PinWeights, PinnedWeights): the
   /// step's block lies WOff words into bank WBuf, and its tail (bias word,
   /// activation table) TailOff words into bank TailBank, not right after

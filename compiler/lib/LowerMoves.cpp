@@ -219,6 +219,8 @@ void Lowerer::regionLoaded(const Step &S) {
   E.signal(Unit::Load, InFull + S.InBuf);
   if (S.TakeMid) // A full-depth pair's area: taken once its input is loaded.
     E.wait(Unit::Load, InFree + S.MidBuf);
+  if (S.TakeOther) // A straddling area's part in the other region.
+    E.wait(Unit::Load, InFree + (1 - S.MidBuf));
 }
 
 void Lowerer::waitForRegion(const Step &S) {

@@ -419,14 +419,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t First = End + 1;
     for (size_t J = End + 1; J-- > 0 && Steps[J].P->FusedWith == LastD.P->FusedWith;)
       Steps[J].MidBuf = Mid, First = J;
-    // A straddling area (LayerPlan::straddles) lies in the other region
-    // too: the producers' last step there frees it after the readers.
-    if (LastD.P->straddles()) {
+    // A straddling area (LayerPlan::Straddles) lies in the other region
+    // too: the fusion's last step there frees it after the readers, or if
+    // none loads there, the fusion takes it from the load unit.
+    if (LastD.P->Straddles) {
       size_t J = K;
       while (J-- > First && (Steps[J].InBuf == Mid || !Steps[J].LastMapUse))
         ;
-      assert(J >= First && J < K && "a concat's producers load into both regions");
-      Steps[J].DeferInFree = true;
+      if (J >= First && J < K)
+        Steps[J].DeferInFree = true;
+      else
+        Steps[First].TakeOther = true;
       Steps[End].FreeOther = true;
     }
     if (!Full)

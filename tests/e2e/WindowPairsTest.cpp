@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../support/SharedModels.h"
+#include "LayersHarness.h"
 #include "PassHarness.h"
 
 using namespace snow;
@@ -351,6 +352,42 @@ TEST(Passes, AStemItsPoolAndTheirOneByOneRunAsABlockTriple) {
   OnOff R = withAndWithout(Stems[0], "zc706", &compiler::CompileOptions::FuseBlocks);
   EXPECT_EQ(R.On.Stats.DramWriteBytes, OutBytes[0]);
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+}
+
+TEST(Passes, ASixteenChannelProjectionReadsFourPixelsAStep) {
+  // A block triple's 1x1 conv of at most a quarter of an output group's
+  // channels reads four pixels a trace from four banks (FuseBlocks.cpp):
+  // the pool or the depthwise conv in the middle writes its tile's columns
+  // of each bank in turn to that bank's end, the area straddling both input
+  // regions (LayerPlan::Straddles). A pool in the middle (SqueezeNet's
+  // stem), a depthwise conv, and a map small enough for one round, whose
+  // expansion loads into one region only and takes the other for the area
+  // (Step::TakeOther). Bit-exact with and without (cyclesOf), on zc706 and
+  // on machines that take two banks or none.
+  const std::string Cases[] = {header("pool", 3, 63, 63) + R"(
+  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: d, type: maxpool, kernel: 3, stride: 2}
+  - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
+)",
+                               header("block", 16, 28, 28) + R"(
+  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)",
+                               header("small", 16, 8, 8) + R"(
+  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p, type: conv, out_channels: 12, kernel: 1}
+)"};
+  for (const std::string &Yaml : Cases) {
+    SCOPED_TRACE(Yaml.substr(6, 5));
+    EXPECT_TRUE(hasPart(zc706Parts(Yaml), "d", {"fused<>", "block"}));
+    EXPECT_TRUE(hasPart(zc706Parts(Yaml), "p", {"banked4", "fused<", "block"}));
+    const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::FourBankAreas);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    for (const char *Hw : {"big1024", "mini64", "zc706_paper"})
+      cyclesOf(Yaml, Hw, {});
+  }
 }
 
 TEST(Passes, AMixedWindowPairDoesNotBreakAPairWorthMore) {

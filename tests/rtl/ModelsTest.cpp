@@ -251,10 +251,35 @@ TEST_F(RtlBatch, DensePairAgrees) { coSimulatePlanned("dense.bin", DensePairYaml
 
 /// A concat pair (FuseConcat.cpp) over two frames: a fire module's 1x1
 /// and 3x3 expands writing their channels of the concat into the area, the
-/// next squeeze reading it two pixels a step from two banks (FirePairYaml,
-/// tests/support/SharedModels.h).
+/// next 16-channel squeeze reading it four pixels a step from four banks
+/// across both input regions (FirePairYaml, tests/support/SharedModels.h).
 TEST_F(RtlBatch, ConcatPairAgrees) {
-  coSimulatePlanned("fire.bin", FirePairYaml, "+fused<", {"--batch", "2"});
+  coSimulatePlanned("fire.bin", FirePairYaml, "banked4+fulldepth+fused<", {"--batch", "2"});
+}
+
+/// Block triples whose 16- and 12-channel projections read four pixels a
+/// trace from four banks across both input regions (LayerPlan::Straddles):
+/// a pool in the middle, and a map of one round, whose expansion takes the
+/// second region from the load unit (Step::TakeOther).
+TEST_F(RtlBatch, FourBankTriplesAgree) {
+  coSimulatePlanned("pool4.bin", R"(name: pool4
+input: {name: data, shape: [3, 63, 63]}
+weights: {seed: 5}
+layers:
+  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: d, type: maxpool, kernel: 3, stride: 2}
+  - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
+)",
+                    "banked4+fused<+block");
+  coSimulatePlanned("small4.bin", R"(name: small4
+input: {name: data, shape: [16, 8, 8]}
+weights: {seed: 8}
+layers:
+  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p, type: conv, out_channels: 12, kernel: 1}
+)",
+                    "banked4+fused<+block");
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
