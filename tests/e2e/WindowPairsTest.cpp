@@ -364,21 +364,12 @@ TEST(Passes, ASixteenChannelProjectionReadsFourPixelsAStep) {
   // expansion loads into one region only and takes the other for the area
   // (Step::TakeOther). Bit-exact with and without (cyclesOf), on zc706 and
   // on machines that take two banks or none.
-  const std::string Cases[] = {header("pool", 3, 63, 63) + R"(
-  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
-  - {name: d, type: maxpool, kernel: 3, stride: 2}
-  - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
-)",
-                               header("block", 16, 28, 28) + R"(
+  const std::string Cases[] = {FourBankPoolYaml, header("block", 16, 28, 28) + R"(
   - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
   - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
   - {name: p, type: conv, out_channels: 16, kernel: 1}
 )",
-                               header("small", 16, 8, 8) + R"(
-  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
-  - {name: p, type: conv, out_channels: 12, kernel: 1}
-)"};
+                               FourBankRoundYaml};
   for (const std::string &Yaml : Cases) {
     SCOPED_TRACE(Yaml.substr(6, 5));
     EXPECT_TRUE(hasPart(zc706Parts(Yaml), "d", {"fused<>", "block"}));

@@ -262,24 +262,8 @@ TEST_F(RtlBatch, ConcatPairAgrees) {
 /// a pool in the middle, and a map of one round, whose expansion takes the
 /// second region from the load unit (Step::TakeOther).
 TEST_F(RtlBatch, FourBankTriplesAgree) {
-  coSimulatePlanned("pool4.bin", R"(name: pool4
-input: {name: data, shape: [3, 63, 63]}
-weights: {seed: 5}
-layers:
-  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
-  - {name: d, type: maxpool, kernel: 3, stride: 2}
-  - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
-)",
-                    "banked4+fused<+block");
-  coSimulatePlanned("small4.bin", R"(name: small4
-input: {name: data, shape: [16, 8, 8]}
-weights: {seed: 8}
-layers:
-  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
-  - {name: p, type: conv, out_channels: 12, kernel: 1}
-)",
-                    "banked4+fused<+block");
+  coSimulatePlanned("pool4.bin", FourBankPoolYaml, "banked4+fused<+block");
+  coSimulatePlanned("round4.bin", FourBankRoundYaml, "banked4+fused<+block");
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):

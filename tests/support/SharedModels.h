@@ -47,8 +47,8 @@ layers:
 /// A fire module in small: a 1x1 and a 3x3 expand whose concat only the
 /// next squeeze q (16 channels) reads. On zc706 they run as a concat pair
 /// (docs/compiler.md, step 9g): the expands write their channels of the
-/// concat into the area, q reads it two pixels a step from two banks, and
-/// only q's output is stored.
+/// concat into the area, q reads it four pixels a step from four banks
+/// (step 9h), and only q's output is stored.
 inline const char *const FirePairYaml = R"(name: batchfire
 input: {name: data, shape: [16, 30, 27]}
 weights: {seed: 8}
@@ -57,6 +57,29 @@ layers:
   - {name: e3, type: conv, input: data, out_channels: 64, kernel: 3, pad: 1, relu: true}
   - {name: cat, type: concat, inputs: [e1, e3]}
   - {name: q, type: conv, out_channels: 16, kernel: 1, relu: true}
+)";
+
+/// Block triples whose projection p (16 and 12 channels) reads its tile
+/// four pixels a step from four banks across both input regions (docs/
+/// compiler.md, step 9h): a stem, its pool and p (SqueezeNet's conv1,
+/// pool1 and fire2's squeeze), and an inverted residual block whose 8x8
+/// map is one round, its expansion loading into one region only
+/// (Step::TakeOther).
+inline const char *const FourBankPoolYaml = R"(name: pool4
+input: {name: data, shape: [3, 63, 63]}
+weights: {seed: 5}
+layers:
+  - {name: c, type: conv, out_channels: 64, kernel: 3, stride: 2, relu: true}
+  - {name: d, type: maxpool, kernel: 3, stride: 2}
+  - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
+)";
+inline const char *const FourBankRoundYaml = R"(name: round4
+input: {name: data, shape: [16, 8, 8]}
+weights: {seed: 8}
+layers:
+  - {name: c, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p, type: conv, out_channels: 12, kernel: 1}
 )";
 
 /// GoogLeNet's inception block 3b and pool3 in small (pool3 pooled branch
