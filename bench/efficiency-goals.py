@@ -24,6 +24,7 @@ With --tune, each model's program is the one `snowc --tune` finds
 docs/compiler.md, "Tuning"): minutes a model, the seconds printed.
 Usage:  bench/efficiency-goals.py [--bin build/bin] [--hw zc706] [--jobs N]
                                   [--flags "--no-grouped-vdw"] [--tune]
+                                  [--models squeezenet1_1,googlenet]
 Exit status 1 if a goal is missed (a model that could not be measured does not count).
 """
 import argparse
@@ -113,15 +114,24 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--flags", default="", help="extra snowc flags")
     ap.add_argument("--tune", action="store_true", help="snowc --tune each model")
+    ap.add_argument("--models", default="",
+                    help="comma-separated models of the goals to measure (default: all)")
     args = ap.parse_args()
+    only = set(filter(None, args.models.split(",")))
+    unknown = only - {m for m, _ in GOALS}
+    if unknown:
+        ap.error(f"no goal for {', '.join(sorted(unknown))}; the models: "
+                 f"{', '.join(m for m, _ in GOALS)}")
+    goals = [(m, g) for m, g in GOALS if not only or m in only]
+    onnx_goals = [(m, g) for m, g in ONNX if not only or m in only]
     if args.tune:
         args.flags = (args.flags + " --tune").strip()
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             jobs = {m: pool.submit(run, args.bin, tmp, m, args.hw, args.flags.split())
-                    for m, _ in GOALS}
+                    for m, _ in goals}
             onnx = {m: pool.submit(run_onnx, args.bin, tmp, m, args.hw, args.flags.split())
-                    for m, _ in ONNX}
+                    for m, _ in onnx_goals}
             res = {m: j.result() for m, j in jobs.items()}
             onnx_res = {m: j.result() for m, j in onnx.items()}
     print(f"hardware {args.hw}, batch 1, int16, timing-only simulation"
@@ -131,8 +141,8 @@ def main():
           " utilization (whole network) | fps | cycles |" + (" search |" if tuned else ""))
     print("|---|---|---|---|---|---|---|---|" + ("---|" if tuned else ""))
     missed = 0
-    rows = [(m, goal, res[m], "") for m, goal in GOALS]
-    for m, goal in ONNX:
+    rows = [(m, goal, res[m], "") for m, goal in goals]
+    for m, goal in onnx_goals:
         d, why = onnx_res[m]
         rows.append((m, goal, d, why or " (its ONNX export)"))
     for m, goal, d, note in rows:
