@@ -358,6 +358,20 @@ TEST(Batch, ConcatPairsRunEveryFrame) {
   EXPECT_LT(On.Stats.Cycles, Off.Stats.Cycles);
 }
 
+TEST(Batch, FourBankTriplesRunEveryFrame) {
+  // Block triples whose projection reads four pixels a step from an area
+  // straddling both input regions (compiler.md, step 9h), over the tiles
+  // of three frames: a stem, its pool and a 16-channel 1x1 conv, and a
+  // block of one round a frame, which takes the second region from the
+  // load unit (FourBankPoolYaml, FourBankRoundYaml).
+  for (const char *Yaml : {FourBankPoolYaml, FourBankRoundYaml}) {
+    SCOPED_TRACE(std::string(Yaml).substr(6, 6));
+    BatchRun R;
+    ASSERT_TRUE(runBatch(Yaml, "zc706", 3, R));
+    checkFrames(R);
+  }
+}
+
 TEST(Batch, WindowPairsRunEveryFrame) {
   // An expansion computing its depthwise conv's windows (narrow8: PairsYaml's
   // e and d) and a conv computing its pool's windows (FuseWindows.cpp), padded
