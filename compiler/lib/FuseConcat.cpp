@@ -92,7 +92,7 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
   // with that many pixels a step than with fewer (Fuse.cpp:
   // bestFusedPair): one of them better, none worse (a 16-channel squeeze
   // and a 48-channel conv reading one concat). Four banks straddle both
-  // input regions (LayerPlan::straddles): from the first region's second
+  // input regions (LayerPlan::Straddles): from the first region's second
   // bank to the bank before the second region's last.
   auto Lanes = [&](unsigned C, unsigned Log) {
     const unsigned Og = Gch >> Log;

@@ -209,10 +209,11 @@ struct CompileOptions {
   /// concat never crosses DRAM (FuseConcat.cpp; docs/compiler.md, step
   /// 9g). Where the cost model says it pays.
   bool FuseConcats = true;
-  /// Let a concat pair's 1x1 readers with few output channels (a
-  /// 16-channel squeeze) trace four pixels a step from an area of four
-  /// banks, which straddles both input regions, so the layer after the
-  /// pair loads its maps only once the readers are done (FuseConcat.cpp).
+  /// Let the 1x1 readers of a concat pair's or a block triple's area with
+  /// few output channels (a 16-channel squeeze) trace four pixels a step
+  /// from an area of four banks, which straddles both input regions, so
+  /// the layer after the fusion loads its maps only once the readers are
+  /// done (FuseConcat.cpp, FuseBlocks.cpp; docs/compiler.md, step 9h).
   bool FourBankAreas = true;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
