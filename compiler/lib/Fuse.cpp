@@ -256,7 +256,7 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
             W = std::move(Full);
           }
         }
-        std::vector<LayerPlan> Pn = areaReaders(Ps, R, Wt, Banked, Hw, B);
+        std::vector<LayerPlan> Pn = areaReaders(Ps, R, Wt, Banked ? 1 : 0, Hw, B);
         auto Keep = [&] {
           uint64_t Compute = 0;
           const Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);

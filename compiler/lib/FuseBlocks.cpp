@@ -174,7 +174,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
     if (CopyOut && !CanCopyOut)
       continue;
     const unsigned BankLog = Four ? 2 : Out ? 1 : 0; // the tile's pixels in 2^BankLog banks
-    const unsigned TwoBanks = BankLog > 0;
+    // The tile at the end of each bank it spans (banked or copied).
+    const bool AtBankEnds = BankLog > 0;
     // The projection's entries (2^BankLog pixels each) in half the
     // accumulators.
     for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, (Hw.AccEntries << BankLog) / 2))
@@ -190,16 +191,16 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         const unsigned AccBase = Hw.AccEntries - (Rq * Wq >> BankLog);
         const uint64_t Tile =
             uint64_t(Rq * Wq >> BankLog) * Gch + (CopyOut ? LayerPlan::copyWidth(Hw) : 0);
-        if (Tile >= (TwoBanks ? Bank : B.MidCap))
+        if (Tile >= (AtBankEnds ? Bank : B.MidCap))
           continue;
-        const uint32_t MidOut = (TwoBanks ? Bank : B.MidCap) - uint32_t(Tile);
+        const uint32_t MidOut = (AtBankEnds ? Bank : B.MidCap) - uint32_t(Tile);
         BufferMap Area = B;
         // A copy lies at the start of the region's last bank (the area's bank
         // CopyBank - 1): the window keeps the banks before it, and the copy
         // ends before the tile's part in that bank, if it holds one.
         const uint32_t CopyAt = (CopyBank - 1) * Bank;
-        const uint32_t CopyRoom = TwoBanks ? (CopyBank == 2 ? MidOut : Bank)
-                                           : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
+        const uint32_t CopyRoom = AtBankEnds ? (CopyBank == 2 ? MidOut : Bank)
+                                             : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
         Area.InCap = Copy ? std::min(MidOut, CopyAt) : MidOut;
         LayerPlan Qn = plainFusedPlan(Q, E.Index);
         Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;

@@ -99,9 +99,9 @@ struct Step {
   /// first.
   unsigned MidBuf = 0;
   bool DeferInFree = false, FreeMid = false;
-  /// The pair's last 1x1 step of a straddling area (LayerPlan::straddles)
-  /// frees the other input region too, in its producers' last step there's
-  /// stead.
+  /// The last 1x1 step of a fusion whose area straddles both input
+  /// regions (LayerPlan::Straddles) frees the region other than MidBuf
+  /// too, in place of the fusion's last step that loaded there.
   bool FreeOther = false;
   /// The first step of a straddling fusion none of whose steps loads into
   /// the other input region: its load takes that region once it has

@@ -423,11 +423,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // too: the fusion's last step there frees it after the readers, or if
     // none loads there, the fusion takes it from the load unit.
     if (LastD.P->Straddles) {
-      size_t J = K;
-      while (J-- > First && (Steps[J].InBuf == Mid || !Steps[J].LastMapUse))
-        ;
-      if (J >= First && J < K)
-        Steps[J].DeferInFree = true;
+      Step *Other = nullptr; // the fusion's last step to free the other region
+      for (size_t J = First; J < K; ++J)
+        if (Steps[J].InBuf != Mid && Steps[J].LastMapUse)
+          Other = &Steps[J];
+      if (Other)
+        Other->DeferInFree = true;
       else
         Steps[First].TakeOther = true;
       Steps[End].FreeOther = true;

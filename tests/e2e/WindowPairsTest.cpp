@@ -372,8 +372,9 @@ TEST(Passes, ASixteenChannelProjectionReadsFourPixelsAStep) {
                                FourBankRoundYaml};
   for (const std::string &Yaml : Cases) {
     SCOPED_TRACE(Yaml.substr(6, 5));
-    EXPECT_TRUE(hasPart(zc706Parts(Yaml), "d", {"fused<>", "block"}));
-    EXPECT_TRUE(hasPart(zc706Parts(Yaml), "p", {"banked4", "fused<", "block"}));
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
+    EXPECT_TRUE(hasPart(Parts, "d", {"fused<>", "block"}));
+    EXPECT_TRUE(hasPart(Parts, "p", {"banked4", "fused<", "block"}));
     const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::FourBankAreas);
     EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
     for (const char *Hw : {"big1024", "mini64", "zc706_paper"})
