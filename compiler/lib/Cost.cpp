@@ -34,11 +34,14 @@ uint64_t snow::compiler::fetchCycles(const isa::HwConfig &Hw, uint64_t Insts) {
 }
 
 /// One trace of chunk C of a conv plan: the kernel window over the chunk's
-/// channels.
+/// channels. A step's traces run back to back, so all but its first skip
+/// the start-up cycle a lookahead saves (timing::lookaheadSaving); the
+/// first's is in StepOverhead.
 static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   return timing::macTraceCycles(Hw, L.KH, uint64_t(P.traceCols()) * P.chunkSize(C, L.In.C),
-                                P.Wide ? 0 : P.PixLog, P.ownBanks());
+                                P.Wide ? 0 : P.PixLog, P.ownBanks()) -
+         timing::lookaheadSaving(Hw);
 }
 
 /// A conv plan's cycles on the compute unit: per output pixel (or pixel
@@ -304,7 +307,9 @@ Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw
     auto [C0, C1] = P.ogChunks(Rd.firstOg());
     for (unsigned C = C0; C < C1; ++C) {
       const uint64_t Cn = P.chunkSize(C, L.In.C);
-      uint64_t Comp = Rd.pixels() * timing::macTraceCycles(Hw, L.KH, L.KW * Cn) + StepOverhead;
+      uint64_t Comp = Rd.pixels() * (timing::macTraceCycles(Hw, L.KH, L.KW * Cn) -
+                                     timing::lookaheadSaving(Hw)) +
+                      StepOverhead;
       uint64_t In =
           uint64_t(Tiles) * P.RowsIn * P.ColsIn * roundUp(unsigned(Cn * 2), Hw.DramBurstBytes) +
           G * 2 * (KK * Cn + (C == C0));
@@ -330,7 +335,8 @@ uint64_t snow::compiler::depthwiseCompute(const LayerPlan &P, const isa::HwConfi
     Bands += ceilDiv(Rd.ExtR, P.bandRows(Rd, P.accLimit(Hw.AccEntries)));
   // An entry a trace (two pixels of half an output group with PixLog 1).
   return (roundPixels(P) >> P.PixLog) *
-             (P.passes() * timing::dwTraceCycles(Hw, L.KH, L.KW) + timing::writebackCycles(Hw, 1)) +
+             (P.passes() * (timing::dwTraceCycles(Hw, L.KH, L.KW) - timing::lookaheadSaving(Hw)) +
+              timing::writebackCycles(Hw, 1)) +
          P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8) +
          blockMeanCycles(P, Hw);
 }

@@ -7,7 +7,8 @@
 // datapath walks it one step per cycle (docs/architecture.md §3.2 table):
 // a trace reads one map value (vdw: one per lane) and one weight word per
 // vMAC per cycle and adds the products into the accumulator entry. A MAC
-// trace first spends TRACE_STARTUP cycles without a MAC; each of its rows
+// trace first spends TRACE_STARTUP cycles without a MAC (one fewer where the
+// scheduler looked it ahead, start_skip: TRACE_LOOKAHEAD); each of its rows
 // then takes whole ROW_GRANULE-element steps (vmac/vmacp: the steps past
 // len are idle), and each step as many passes as its read addresses need
 // (vmacp: 2^pix pixel groups over READ_PORTS ports, or one pass if each
@@ -39,6 +40,7 @@ module snow_compute
   input  logic rst,
   input  logic start,
   input  entry_t start_entry,
+  input  logic start_skip,  // a looked-ahead trace: one start-up cycle fewer
   // Maps buffers: one wide read, one element per vMAC (vmacp's pixel
   // groups) and one LANES-wide write per CU.
   output logic [31:0] mr_addr,
@@ -57,7 +59,7 @@ module snow_compute
   localparam int unsigned AEW = $clog2(ACC_ENTRIES);
 
   // The operation in progress (registered after its first cycle).
-  logic active_q;
+  logic active_q, skip_q;
   entry_t e_q;
   logic [63:0] k_q, n_q, o_q, j_q, base_q, off_q;
 
@@ -66,9 +68,10 @@ module snow_compute
   entry_t e;
   logic [7:0] op;
   logic [63:0] k, n, o, j, base, off, dur, startup, passes, inner_lim, inner_stride, outer_stride;
-  logic is_trace;
+  logic is_trace, skip;
   assign active = start || active_q;
   assign e = start ? start_entry : e_q;
+  assign skip = start ? start_skip : skip_q;
   assign op = f_op(e.inst);
   assign is_trace = op == OP_VMAC || op == OP_VMACP || op == OP_VDW;
   assign k = start ? '0 : k_q;
@@ -101,8 +104,8 @@ module snow_compute
         dur = 64'(LUT_WORDS); inner_lim = dur; inner_stride = '0; outer_stride = '0;
       end
       OP_VMAC, OP_VMACP, OP_VDW: begin
-        dur = mac_trace_cycles(op, e.inst, 64'(e.a2));
-        startup = 64'(TRACE_STARTUP);
+        dur = mac_trace_cycles(op, e.inst, 64'(e.a2)) - (skip ? 64'd1 : 64'd0);
+        startup = 64'(TRACE_STARTUP) - (skip ? 64'd1 : 64'd0);
         passes = step_passes(op, e.inst, 64'(e.a2));
         inner_lim = row_steps(op, f_len(e.inst));
         inner_stride = op == OP_VDW ? f_cstride(e.inst) : 64'd1;
@@ -278,10 +281,12 @@ module snow_compute
   always_ff @(posedge clk) begin
     if (rst) begin
       active_q <= 1'b0;
+      skip_q <= 1'b0;
       e_q <= '0;
       k_q <= '0; n_q <= '0; o_q <= '0; j_q <= '0; base_q <= '0; off_q <= '0;
     end else if (active && !last) begin
       active_q <= 1'b1;
+      skip_q <= skip;
       e_q <= e;
       k_q <= k + 1;
       if (k < startup || j + 1 != passes) begin

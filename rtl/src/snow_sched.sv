@@ -44,6 +44,7 @@ module snow_sched
   // Started operations, to the datapaths.
   output logic ex_start,
   output entry_t ex_entry,
+  output logic ex_skip,  // a looked-ahead trace: one start-up cycle fewer
   output logic fill_start,
   output entry_t fill_entry,
   output logic grant,
@@ -91,6 +92,11 @@ module snow_sched
   logic [F_IDX_W-1:0] sig_sem [3][NS], sig_sem_n [3][NS];
   logic [SW-1:0] sig_cnt [3], sig_cnt_n [3];
   logic [63:0] acc_ready, acc_ready_n;
+  // Lookahead (TRACE_LOOKAHEAD, §3.2): the end of the compute unit's last
+  // operation if it was a MAC trace, and whether the cycle before was that
+  // trace's last with another operation visible in the queue behind it.
+  logic [63:0] ex_tr_end, ex_tr_end_n;
+  logic        la, la_n;
   logic [63:0] chan_free, chan_free_n;
   // Requests waiting for the channel: index 0 the load unit, 1 the store unit.
   logic        req_v [2], req_v_n [2];
@@ -222,13 +228,14 @@ module snow_sched
     logic weights, write, is_store, is_wgt;
     logic dir;
     logic [SW-1:0] k;
-    logic [63:0] upto;
+    logic [63:0] upto, from;
     logic found;
 
     // Defaults: hold.
     ready_at_n = ready_at; last_comp_n = last_comp; blk_n = blk; blk_since_n = blk_since;
     wgrant_n = wgrant; sems_n = sems; sig_fire_n = sig_fire; sig_sem_n = sig_sem;
     sig_cnt_n = sig_cnt; acc_ready_n = acc_ready; chan_free_n = chan_free;
+    ex_tr_end_n = ex_tr_end; la_n = 1'b0; ex_skip = 1'b0;
     req_v_n = req_v; req_post_n = req_post; req_d_n = req_d; req_b0_n = req_b0;
     req_b1_n = req_b1; req_x_n = req_x; ru_n = ru; wu_n = wu;
     fl_v_n = fl_v; fl_lo_n = fl_lo; fl_hi_n = fl_hi; fl_until_n = fl_until; fl_pc_n = fl_pc;
@@ -254,7 +261,7 @@ module snow_sched
     comp = '0; ext = '0; pw = '0; plen = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
     weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
-    k = '0; upto = '0; found = 1'b0; started = 1'b0;
+    k = '0; upto = '0; from = t; found = 1'b0; started = 1'b0;
     wake = 1'b0; drained = 1'b0;
 
     if (!stopped) begin
@@ -291,7 +298,7 @@ module snow_sched
         rows = f_rows(in); len = f_len(in); bstr = f_bstride(in); cstr = f_cstride(in);
         dstr = f_dstride(in);
         if (!flt && q_nonempty[u] && !wgrant[u] && ready_at[u] <= t) begin
-          dur = 64'd1; comp = t + 1;
+          dur = 64'd1; comp = t + 1; from = t;
           case (op)
             OP_SYNC_LD_WAIT, OP_SYNC_EX_WAIT, OP_SYNC_ST_WAIT: begin
               if (sems_n[f_idx(in)] == 0) begin
@@ -450,6 +457,11 @@ module snow_sched
               // Start-up, whole granules per row, a step per read pass; every
               // tap still reads one weight word (rows * len of them).
               dur = mac_trace_cycles(op, in, 64'(e.a2));
+              // Looked ahead during the last cycle of the trace before (la):
+              // one start-up cycle fewer, its accesses checked from then.
+              if (la) begin
+                dur = dur - 64'd1; from = t - 64'd1;
+              end
               taps = rows * len;
               comp = t + dur + 64'(MAC_PIPE);
               // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
@@ -571,6 +583,8 @@ module snow_sched
             if (u == U_EX) begin
               ev_c = 1'b1; ev_c_busy = dur;
               ex_start = op != OP_MARK && op != OP_SYNC_EX_WAIT && op != OP_SYNC_EX_SIGNAL;
+              ex_tr_end_n = (op == OP_VMAC || op == OP_VMACP || op == OP_VDW) ? t + dur : NEVER;
+              ex_skip = la && (op == OP_VMAC || op == OP_VMACP || op == OP_VDW);
             end
             pop[u] = 1'b1;
             c_ops_n = c_ops_n + 1;
@@ -578,6 +592,12 @@ module snow_sched
           end
         end
       end
+
+      // The compute unit's next operation is looked ahead in this cycle if
+      // it is the last of a MAC trace and another operation is visible
+      // behind it in the queue (pushed before this cycle).
+      la_n = TRACE_LOOKAHEAD != 0 && TRACE_STARTUP != 0 && ex_tr_end_n == t + 1 &&
+             q_nonempty[U_EX] && !(pop[U_EX] && q_last[U_EX]);
 
       // 4. The channel grants the oldest request; on a tie a fetch, then the
       // load unit (§3.3.2). A fetch moves no data here (snow_fetch.sv).
@@ -658,7 +678,7 @@ module snow_sched
         for (int i = 0; i < NS; i++) begin sig_fire[u][i] <= '0; sig_sem[u][i] <= '0; end
       end
       for (int i = 0; i < NUM_SEMAPHORES; i++) sems[i] <= '0;
-      acc_ready <= '0; chan_free <= '0;
+      acc_ready <= '0; chan_free <= '0; ex_tr_end <= NEVER; la <= 1'b0;
       for (int d = 0; d < 2; d++) begin
         req_v[d] <= 1'b0; req_post[d] <= '0; req_d[d] <= '0; req_b0[d] <= '0; req_b1[d] <= '0;
         req_x[d] <= '0;
@@ -679,6 +699,7 @@ module snow_sched
       ready_at <= ready_at_n; last_comp <= last_comp_n; blk <= blk_n; blk_since <= blk_since_n;
       wgrant <= wgrant_n; sems <= sems_n; sig_fire <= sig_fire_n; sig_sem <= sig_sem_n;
       sig_cnt <= sig_cnt_n; acc_ready <= acc_ready_n; chan_free <= chan_free_n;
+      ex_tr_end <= ex_tr_end_n; la <= la_n;
       req_v <= req_v_n; req_post <= req_post_n; req_d <= req_d_n; req_b0 <= req_b0_n;
       req_b1 <= req_b1_n; req_x <= req_x_n; ru <= ru_n; wu <= wu_n;
       fl_v <= fl_v_n; fl_lo <= fl_lo_n; fl_hi <= fl_hi_n; fl_until <= fl_until_n;

@@ -4,7 +4,8 @@
 // reads (write = 0) or writes [lo, hi) of the maps (weights = 0) or weights
 // buffer upto cycle `upto`. Faults if another unit holds a write window on
 // a bank touched, or a read window on a bank written; then opens the unit's
-// own window. Checks banks in ascending order and units in the order load,
+// own window. The access begins in cycle `from` (t, or t - 1 for a
+// looked-ahead trace's first reads). Checks banks in ascending order and units in the order load,
 // compute, store, like the simulator, so both report the same fault.
 bsz = weights ? 64'(WEIGHTS_BANK_WORDS) : 64'(MAPS_BANK_ELEMS);
 b0 = lo / bsz + (weights ? 64'(MAPS_BANKS) : 64'd0);
@@ -12,11 +13,11 @@ b1 = (hi - 1) / bsz + (weights ? 64'(MAPS_BANKS) : 64'd0);
 for (int b = 0; b < NB; b++) begin
   if (!flt && 64'(b) >= b0 && 64'(b) <= b1) begin
     for (int v = 0; v < 3; v++) begin
-      if (!flt && v != u && wu_n[b][v] > t) begin
+      if (!flt && v != u && wu_n[b][v] > from) begin
         flt = 1'b1; fcode = FAULT_HAZARD_WRITING; fa1 = wu_n[b][v];
         fa0 = (64'(b) - (weights ? 64'(MAPS_BANKS) : 64'd0)) |
               64'(weights) << 16 | 64'(write) << 17 | 64'(v) << 24;
-      end else if (!flt && v != u && write && ru_n[b][v] > t) begin
+      end else if (!flt && v != u && write && ru_n[b][v] > from) begin
         flt = 1'b1; fcode = FAULT_HAZARD_READING; fa1 = ru_n[b][v];
         fa0 = (64'(b) - (weights ? 64'(MAPS_BANKS) : 64'd0)) | 64'(weights) << 16 | 64'(v) << 24;
       end

@@ -99,7 +99,7 @@ module snow_top
 
 
   // ---- Scheduler ----
-  logic ex_start, fill_start, grant;
+  logic ex_start, ex_skip, fill_start, grant;
   entry_t ex_entry, fill_entry;
   xfer_t grant_xfer;
 
@@ -107,7 +107,7 @@ module snow_top
     .clk, .rst, .cycle, .q_nonempty, .q_last, .q_head, .push, .pop, .ctrl_acted, .ctrl_halted,
     .ctrl_halting, .halt_cycle, .ctrl_pc(cur_pc), .ctrl_fault, .ctrl_fault_code(ctrl_fcode),
     .ctrl_fault_arg0(ctrl_farg0), .ctrl_fault_arg1(ctrl_farg1), .fetch_req_v, .fetch_req_post,
-    .fetch_acted, .fetch_waiting, .fetch_grant, .ex_start, .ex_entry,
+    .fetch_acted, .fetch_waiting, .fetch_grant, .ex_start, .ex_entry, .ex_skip,
     .fill_start, .fill_entry, .grant, .grant_xfer, .stopped, .finished, .total_cycles,
     .faulted, .fault_code, .fault_pc, .fault_cycle, .fault_arg0, .fault_arg1, .fault_arg2,
     .ctr_mac_cycles, .ctr_dram_busy, .ctr_unit_ops, .ctr_dram_rd_bytes, .ctr_dram_wr_bytes,
@@ -138,7 +138,7 @@ module snow_top
     .ww_en, .ww_mask, .ww_idx, .ww_wpix, .ww_addr, .ww_n, .ww_data, .sr_cu, .sr_addr, .sr_data);
 
   snow_compute u_compute (
-    .clk, .rst, .start(ex_start), .start_entry(ex_entry), .mr_addr(cr_addr), .mr_data(cr_data),
+    .clk, .rst, .start(ex_start), .start_entry(ex_entry), .start_skip(ex_skip), .mr_addr(cr_addr), .mr_data(cr_data),
     .vr_addr, .vr_data, .mw_en(cw_en), .mw_mask(cw_mask), .mw_addr(cw_addr), .mw_n(cw_n), .mw_data(cw_data),
     .wr_addr, .wr_data);
 

@@ -56,6 +56,7 @@ struct UnitState {
   uint64_t LastCompletion = 0;   ///< Latest completion of any started operation.
   uint64_t BlockedSince = Never; ///< Head blocked on a semaphore or the accumulators.
   bool WaitingGrant = false;     ///< DMA request posted, channel not yet granted.
+  uint64_t TraceEnd = Never;     ///< End of the last operation started, if a MAC trace.
   UnitCycles Cycles;
 };
 
@@ -165,7 +166,7 @@ private:
   llvm::Error deadlock(uint64_t T) const;
   llvm::Error startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started);
   llvm::Error checkBanks(isa::Unit U, bool Weights, uint64_t Lo, uint64_t Hi, bool Write,
-                         uint64_t T, uint64_t Until, const Entry &E);
+                         uint64_t T, uint64_t Until, const Entry &E, uint64_t From = Never);
   void closeStats(SimStats &Stats);
   llvm::Error finish(SimStats &Stats);
 

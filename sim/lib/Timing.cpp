@@ -33,7 +33,10 @@ UnitState &snow::sim::unitFor(std::array<UnitState, 3> &Units, Unit U) {
 static const char *unitWord(Unit U) { return isa::unitName(U); }
 
 llvm::Error Machine::checkBanks(Unit U, bool IsWeights, uint64_t Lo, uint64_t Hi, bool Write,
-                                uint64_t T, uint64_t Until, const Entry &E) {
+                                uint64_t T, uint64_t Until, const Entry &E, uint64_t From) {
+  // The access begins in cycle From (T unless given: a looked-ahead trace's
+  // first read is a cycle early); the fault is reported at T.
+  const uint64_t At = From == Never ? T : From;
   auto &Banks = IsWeights ? WeightBanks : MapsBanks;
   uint64_t Size = IsWeights ? Hw.weightsBankWords() : Hw.mapsBankElems();
   const char *Buf = IsWeights ? "weights" : "maps";
@@ -42,7 +45,7 @@ llvm::Error Machine::checkBanks(Unit U, bool IsWeights, uint64_t Lo, uint64_t Hi
     for (unsigned V = 1; V < isa::NumUnits; ++V) {
       if (V == unsigned(U))
         continue;
-      if (Use.WriteUntil[V] > T)
+      if (Use.WriteUntil[V] > At)
         return fault(E, T,
                      fmt::format("{} bank {} of the {} buffer while the {} unit is still writing "
                                  "it{} (missing synchronization)",
@@ -50,7 +53,7 @@ llvm::Error Machine::checkBanks(Unit U, bool IsWeights, uint64_t Lo, uint64_t Hi
                                  Use.WriteUntil[V] == Never
                                      ? ""
                                      : fmt::format(" until cycle {}", Use.WriteUntil[V])));
-      if (Write && Use.ReadUntil[V] > T)
+      if (Write && Use.ReadUntil[V] > At)
         return fault(E, T,
                      fmt::format("writes bank {} of the {} buffer while the {} unit is still "
                                  "reading it{} (missing synchronization)",
@@ -87,8 +90,10 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   // The compute unit's cycles are also attributed to the layer whose span
   // they fall in (the last mark it started).
   const bool IsCompute = U.Kind == Unit::Compute;
+  const bool IsTrace = I.Op == Opcode::VMAC || I.Op == Opcode::VMACP || I.Op == Opcode::VDW;
   auto Finish = [&](uint64_t Dur, uint64_t Completion) {
     U.ReadyAt = T + Dur;
+    U.TraceEnd = IsTrace ? T + Dur : Never;
     U.LastCompletion = std::max(U.LastCompletion, Completion);
     U.Cycles.Busy += Dur;
     if (IsCompute)
@@ -207,12 +212,20 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (auto Err = Dw ? vdw(I, E, T) : vmac(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
+    // Lookahead (trace_lookahead, §3.2): a trace that starts as the trace
+    // before it ends, and was in the queue during that trace's last cycle,
+    // was loaded into the sequencer then: one start-up cycle fewer, its
+    // accesses checked from that cycle on.
+    const bool Ahead = timing::traceLooksAhead(Hw, U.TraceEnd == T, E.PushCycle, T);
+    if (Ahead)
+      Dur -= timing::LookaheadCycles;
+    const uint64_t From = Ahead ? T - 1 : Never;
     uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
-    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E))
+    if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E, From))
       return Err;
     // Every tap reads one weight word, whatever the trace's idle steps.
     const uint64_t Taps = uint64_t(I.rows) * I.len;
-    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Taps, false, T, T + Dur, E))
+    if (auto Err = checkBanks(U.Kind, true, E.A3, E.A3 + Taps, false, T, T + Dur, E, From))
       return Err;
     AccReady = T + timing::accumulatorReady(Hw, Dur);
     Finish(Dur, AccReady);

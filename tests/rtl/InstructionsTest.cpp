@@ -194,6 +194,45 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
   EXPECT_TRUE(coSimulate("traces.bin"));
 }
 
+// Traces pushed around the last cycle of the trace before (trace_lookahead):
+// after k scalar instructions each, k from 0 to 11, so the control core falls
+// behind and the next trace arrives two cycles before, one cycle before, in or
+// after that last cycle; also a vdw after a vmac and a trace after a vbias.
+// The simulator's derivations are in tests/sim/TraceCostTest.cpp; here both
+// must agree on every cycle.
+TEST_P(RtlInstructionsOn, TracesAroundTheLookaheadEdge) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
+  const unsigned All = (1u << Hw->cus()) - 1;
+  std::string S =
+      fmt::format(".model lookahead\n.input 0x10000 64 2 4\n.output 0x40000 {} 2 1\n", Row);
+  S += weightData(V, L, 0x100000, 2000);
+  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, "
+                                    "mask={}\n",
+                                    All);
+  S += weightLoads(V, 0x100000, All);
+  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(3, 0) + li(4, 0) + li(5, 0) + "vmac r3, r4, r5, rows=1, len=5, bstride=0, init=1\n";
+  for (unsigned K = 0; K < 12; ++K) {
+    for (unsigned I = 0; I < K; ++I)
+      S += li(6, I);
+    S += fmt::format("vmac r3, r4, r5, rows=1, len={}, bstride=0, init=0\n", 3 + K % 4);
+  }
+  S += "vdw r0, r0, r0, rows=2, len=3, bstride=64, cstride=64, init=1\n";
+  S += li(2, 500) + "vbias r2, shift=4\n";
+  S += li(3, 1) + "vmac r3, r4, r5, rows=2, len=7, bstride=9, init=1\n";
+  S += li(6, 0) + li(7, 2048) + "vwb r6, r7, rows=2, bstride=" + std::to_string(Row) +
+       ", shift=8, relu=0\n";
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  S += li(8, 0x40000) + li(9, 2048) +
+       fmt::format("st.map r8, r9, idx=0, rows=2, len={0}, dstride={1}, bstride={0}\n", Row,
+                   2 * Row);
+  S += "halt\n";
+  assembleFor("lookahead.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("lookahead.bin"));
+}
+
 /// The start of a multi-pixel program: a 4x4 map of 64 channels and weight
 /// words in every vMAC (the bias at word 0), loaded into all CUs; its output
 /// is 5 entries of vmacs x lanes channels at 0x40000.

@@ -1,7 +1,8 @@
 //===- TraceCostTest.cpp - What a trace and a DRAM byte cost the hardware -===//
 //
 // Pins the costs of architecture.md §3.2 that the hardware pays beyond one
-// tap a cycle (issue 17): a MAC trace's start-up (trace_startup_cycles), rows
+// tap a cycle (issue 17): a MAC trace's start-up (trace_startup_cycles) and
+// the cycle of it a trace right after a trace skips (trace_lookahead), rows
 // paid in whole granules (trace_row_granule, vmac / vmacp only), vmacp steps
 // taking a pass per group of maps_read_ports read addresses (one if each
 // group reads a bank of its own, maps_ports_per_bank), and the DRAM
@@ -38,7 +39,7 @@ std::string vmacpLine(unsigned Rows, unsigned Len, unsigned Pix) {
 // busy and the array is held. Two back to back pay it twice:
 // 1 + (S + 10) + (S + 20) + 4.
 TEST(TraceCost, StartupDelaysEveryMacTrace) {
-  isa::HwConfig Hw = timingHw();
+  isa::HwConfig Hw = timingHw(); // trace_lookahead 0: every trace pays
   for (unsigned S : {0u, 1u, 3u, 7u}) {
     Hw.TraceStartupCycles = S;
     sim::SimStats One = runText(vmacLine(3, 5) + "halt\n", Hw);
@@ -61,6 +62,60 @@ TEST(TraceCost, StartupIsForMacTracesOnly) {
       runText("li r1, imm=1024\nvmax r1, r0, rows=3, len=3, bstride=48, cstride=16\nhalt\n", Hw)
           .Cycles,
       2 + 9u);
+}
+
+// Lookahead: the second of two back-to-back traces skips one cycle of its
+// start-up, as the sequencer loaded it during the first one's last cycle:
+// 1 + (S + 10) + (S - 1 + 20) + 4. vdw traces too. Not with start-up 0
+// (nothing to skip) or trace_lookahead 0.
+TEST(TraceCost, LookaheadSkipsAStartupCycleOfATraceAfterATrace) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceLookahead = 1;
+  for (unsigned S : {0u, 1u, 3u}) {
+    Hw.TraceStartupCycles = S;
+    const uint64_t Saved = S ? 1 : 0;
+    sim::SimStats Two = runText(vmacLine(1, 10) + vmacLine(1, 20) + "halt\n", Hw);
+    EXPECT_EQ(Two.Cycles, 1 + 2 * S - Saved + 30 + MacPipe) << S;
+    EXPECT_EQ(Two.MacCycles, 2 * S - Saved + 30) << S;
+    EXPECT_EQ(Two.Compute.Busy, 2 * S - Saved + 30) << S;
+    const std::string Dw = "vdw r0, r0, r0, rows=3, len=3, bstride=64, cstride=64, init=1\n";
+    EXPECT_EQ(runText(Dw + Dw + "halt\n", Hw).Cycles, 1 + 2 * S - Saved + 18 + MacPipe) << S;
+  }
+  Hw.TraceLookahead = 0;
+  Hw.TraceStartupCycles = 3;
+  EXPECT_EQ(runText(vmacLine(1, 10) + vmacLine(1, 20) + "halt\n", Hw).Cycles, 1 + 6 + 30 + MacPipe);
+}
+
+// Only a trace right after a trace: one after a vbias (an operation between)
+// pays its whole start-up, and a trace after it again skips a cycle:
+// 1 + (3 + 10) + 1 + (3 + 20) + (3 - 1 + 5) + 4.
+TEST(TraceCost, LookaheadFollowsOnlyATrace) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceLookahead = 1;
+  Hw.TraceStartupCycles = 3;
+  sim::SimStats S = runText(
+      vmacLine(1, 10) + "vbias r0, shift=0\n" + vmacLine(1, 20) + vmacLine(1, 5) + "halt\n", Hw);
+  EXPECT_EQ(S.Cycles, 1 + 13 + 1 + 23 + 7 + MacPipe);
+}
+
+// The looked-ahead trace must have been in the queue during the last cycle
+// of the trace before. The first trace (start-up 1, 5 taps) starts in 1 and
+// ends in T = 7; the second, pushed in cycle P (after P - 1 scalar
+// instructions), skips its start-up if P <= T - 2 (visible in T - 1), and
+// starts in T either way if P <= T - 1.
+TEST(TraceCost, LookaheadNeedsTheTraceQueuedBeforeTheLastCycle) {
+  isa::HwConfig Hw = timingHw();
+  Hw.TraceLookahead = 1;
+  Hw.TraceStartupCycles = 1;
+  const uint64_t T = 1 + 1 + 5;
+  for (uint64_t P = 2; P <= T + 1; ++P) {
+    std::string Text = vmacLine(1, 5);
+    for (uint64_t K = 1; K < P; ++K)
+      Text += "li r1, imm=1\n";
+    const uint64_t Start = std::max(T, P + 1), Dur = (P + 2 <= T ? 0 : 1) + 10;
+    EXPECT_EQ(runText(Text + vmacLine(1, 10) + "halt\n", Hw).Cycles, Start + Dur + MacPipe)
+        << "pushed in " << P;
+  }
 }
 
 // Granule 8: a row of len elements takes ceil(len / 8) * 8 steps. len 8 -> 8,

@@ -86,6 +86,28 @@ inline uint64_t dwTraceCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t L
   return Hw.TraceStartupCycles + Rows * Len;
 }
 
+/// Start-up cycles a looked-ahead trace skips: the one in which the
+/// sequencer loads its counters and first address, done during the last
+/// cycle of the trace before (whose last read was issued the cycle before
+/// that, so the maps and weights ports are free).
+constexpr uint64_t LookaheadCycles = 1;
+
+/// Whether a MAC trace starting in cycle T was looked ahead
+/// (trace_lookahead): the compute unit's previous operation was a MAC trace
+/// ending in T (AfterTrace), and this one was pushed into the queue by cycle
+/// T - 2, so it was visible there during that trace's last cycle, T - 1.
+inline bool traceLooksAhead(const isa::HwConfig &Hw, bool AfterTrace, uint64_t PushCycle,
+                            uint64_t T) {
+  return Hw.TraceLookahead && Hw.TraceStartupCycles && AfterTrace && PushCycle + 2 <= T;
+}
+
+/// The start-up cycles a trace in a run of back-to-back traces skips on
+/// this machine (0 without trace_lookahead): what the planner's estimates
+/// take off every trace but a step's first.
+inline uint64_t lookaheadSaving(const isa::HwConfig &Hw) {
+  return Hw.TraceLookahead && Hw.TraceStartupCycles ? LookaheadCycles : 0;
+}
+
 /// Cycles from a trace's start until its last accumulator write has landed:
 /// the trace, then the MAC pipeline's depth. vwb / vpre wait for it.
 inline uint64_t accumulatorReady(const isa::HwConfig &Hw, uint64_t TraceCycles) {
