@@ -112,10 +112,9 @@ const KeyInfo HwKeys[] = {
      "(decode into the address generator, the maps buffer's registered read)"},
     {"trace_lookahead", &HwConfig::TraceLookahead, "0 or 1", 0, 1, false, "",
      "1: a MAC trace that starts in the cycle the MAC trace before it ends, and was in the "
-     "compute queue in that trace's last cycle, skips a cycle of its start-up: the sequencer loads "
-     "its "
-     "counters and first read address during that last tap (whose read was issued the cycle "
-     "before); 0: every trace pays `trace_startup_cycles`"},
+     "compute queue in that trace's last cycle, skips a cycle of its start-up: the sequencer "
+     "loads its counters and first read address during that last tap (whose read was issued "
+     "the cycle before); 0: every trace pays `trace_startup_cycles`"},
     {"trace_row_granule", &HwConfig::TraceRowGranule, "elements", 1, 64, true, "",
      "A `vmac` / `vmacp` trace row of len map elements takes ⌈len / trace_row_granule⌉ × "
      "trace_row_granule steps, the rest of the last granule idle (1: one element a step)"},

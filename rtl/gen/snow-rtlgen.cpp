@@ -90,7 +90,7 @@ int main(int Argc, char **Argv) {
   P("READ_PORTS", C->MapsReadPorts, "maps read addresses per cycle (vmacp pixel groups)");
   P("PORTS_PER_BANK", C->MapsPortsPerBank,
     "1: READ_PORTS per bank (vmacp groups in banks of their own: one pass)");
-  P("TRACE_LOOKAHEAD", C->TraceLookahead, "1: a trace right after a trace skips its start-up");
+  P("TRACE_LOOKAHEAD", C->TraceLookahead, "1: a trace right after a trace skips a start-up cycle");
   P("WPIX_LOADS", C->WpixLoads, "1: ld.wgt's wpix writes vMAC idx of every pixel group");
   P("WB_WORDS", C->writebackWords(), "vMACs whose accumulator words vwb/vpre move per cycle");
   P("POOL_WORDS", C->poolWords(), "lane words a vmax/vavg computes at once at most");

@@ -68,8 +68,9 @@ struct HwConfig {
   /// first MAC: decoding it into the address generator, the buffer's read.
   unsigned TraceStartupCycles = zc706::trace_startup_cycles;
   /// 1: a trace that starts the cycle the trace before it ends, having been
-  /// in the compute queue the cycle before, skips its start-up (the
-  /// sequencer loaded it during that trace's last tap); 0: every trace pays.
+  /// in the compute queue the cycle before, skips a cycle of its start-up
+  /// (the sequencer loaded it during that trace's last tap); 0: every trace
+  /// pays all of it.
   unsigned TraceLookahead = zc706::trace_lookahead;
   /// A vmac / vmacp trace row of len map elements takes len rounded up to a
   /// whole number of this many elements (1: one element a cycle, no rounding).
