@@ -15,6 +15,7 @@
 #include "CoSim.h"
 #include "Programs.h"
 #include <fmt/format.h>
+#include <regex>
 
 using namespace snow;
 using namespace snow::test;
@@ -158,21 +159,32 @@ std::string weightData(unsigned Vmacs, unsigned Lanes, uint64_t Base, int Range)
   return S;
 }
 
+/// The header of a trace program: a 2x4 map of 64 channels in; OutH x OutW
+/// entries of vmacs x lanes channels out at 0x40000.
+std::string tracesHeader(const char *Name, const isa::HwConfig &Hw, unsigned OutH, unsigned OutW) {
+  return fmt::format(".model {}\n.input 0x10000 64 2 4\n.output 0x40000 {} {} {}\n", Name,
+                     Hw.VmacsPerCu * Hw.LanesPerVmac, OutH, OutW);
+}
+
+/// The map and weight words in every vMAC loaded into all CUs, the compute
+/// unit waiting for them.
+std::string tracesLoads(const isa::HwConfig &Hw) {
+  const unsigned V = Hw.VmacsPerCu, L = Hw.LanesPerVmac, All = (1u << Hw.cus()) - 1;
+  std::string S = weightData(V, L, 0x100000, 2000);
+  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, "
+                                    "mask={}\n",
+                                    All);
+  S += weightLoads(V, 0x100000, All);
+  return S + "signal.ld idx=0\nwait.ex idx=0\n";
+}
+
 // vbias (two shifts), vmac with init and accumulate chains over several
 // accumulators, vwb with and without ReLU at three shifts (one saturating).
 TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
   auto Hw = isa::loadHwConfig(GetParam());
   ASSERT_TRUE(bool(Hw));
-  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
-  const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S =
-      fmt::format(".model traces\n.input 0x10000 64 2 4\n.output 0x40000 {} 3 3\n", Row);
-  S += weightData(V, L, 0x100000, 2000);
-  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, "
-                                    "mask={}\n",
-                                    All);
-  S += weightLoads(V, 0x100000, All);
-  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  const unsigned Row = Hw->VmacsPerCu * Hw->LanesPerVmac;
+  std::string S = tracesHeader("traces", *Hw, 3, 3) + tracesLoads(*Hw);
   S += li(2, 500) + "vbias r2, shift=4\n";
   S += li(3, 0) + li(4, 0) + li(5, 0) + "vmac r3, r4, r5, rows=2, len=40, bstride=100, init=1\n";
   S += li(4, 7) + li(5, 80) + "vmac r3, r4, r5, rows=1, len=16, bstride=0, init=0\n";
@@ -195,33 +207,29 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
 }
 
 // Traces pushed around the last cycle of the trace before (trace_lookahead):
-// after k scalar instructions each, k from 0 to 11, so the control core falls
+// after k scalar instructions each, k from 0 to 19, so the control core falls
 // behind and the next trace arrives two cycles before, one cycle before, in or
-// after that last cycle; also a vdw after a vmac and a trace after a vbias.
+// after that last cycle; also a trace after a vbias and a vdw after a vmac.
 // The simulator's derivations are in tests/sim/TraceCostTest.cpp; here both
 // must agree on every cycle.
 TEST_P(RtlInstructionsOn, TracesAroundTheLookaheadEdge) {
   auto Hw = isa::loadHwConfig(GetParam());
   ASSERT_TRUE(bool(Hw));
-  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L;
-  const unsigned All = (1u << Hw->cus()) - 1;
-  std::string S =
-      fmt::format(".model lookahead\n.input 0x10000 64 2 4\n.output 0x40000 {} 2 1\n", Row);
-  S += weightData(V, L, 0x100000, 2000);
-  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len=512, dstride=0, bstride=0, "
-                                    "mask={}\n",
-                                    All);
-  S += weightLoads(V, 0x100000, All);
-  S += "signal.ld idx=0\nwait.ex idx=0\n";
+  const unsigned Row = Hw->VmacsPerCu * Hw->LanesPerVmac;
+  // The sweep first, on the buffers' zeros, each trace starting as soon as
+  // the core has pushed it; the loads wait for it (semaphore 2).
+  std::string S = tracesHeader("lookahead", *Hw, 2, 1);
   S += li(3, 0) + li(4, 0) + li(5, 0) + "vmac r3, r4, r5, rows=1, len=5, bstride=0, init=1\n";
-  for (unsigned K = 0; K < 12; ++K) {
+  const unsigned Sweep = 20; // long enough for mini64's 11-cycle traces
+  for (unsigned K = 0; K < Sweep; ++K) {
     for (unsigned I = 0; I < K; ++I)
       S += li(6, I);
     S += fmt::format("vmac r3, r4, r5, rows=1, len={}, bstride=0, init=0\n", 3 + K % 4);
   }
-  S += "vdw r0, r0, r0, rows=2, len=3, bstride=64, cstride=64, init=1\n";
+  S += "signal.ex idx=2\nwait.ld idx=2\n" + tracesLoads(*Hw);
   S += li(2, 500) + "vbias r2, shift=4\n";
   S += li(3, 1) + "vmac r3, r4, r5, rows=2, len=7, bstride=9, init=1\n";
+  S += "vdw r0, r0, r0, rows=2, len=3, bstride=64, cstride=64, init=1\n";
   S += li(6, 0) + li(7, 2048) + "vwb r6, r7, rows=2, bstride=" + std::to_string(Row) +
        ", shift=8, relu=0\n";
   S += "signal.ex idx=1\nwait.st idx=1\n";
@@ -230,7 +238,24 @@ TEST_P(RtlInstructionsOn, TracesAroundTheLookaheadEdge) {
                    2 * Row);
   S += "halt\n";
   assembleFor("lookahead.bin", S, GetParam());
-  EXPECT_TRUE(coSimulate("lookahead.bin"));
+  ToolResult Sim;
+  EXPECT_TRUE(coSimulate("lookahead.bin", false, {}, &Sim));
+  // The sweep reaches both sides of the edge: of the Sweep + 1 traces right
+  // after a trace, some were looked ahead and some not (the same program on
+  // the preset without lookahead takes more cycles, but fewer than that
+  // many more).
+  write("nola.yaml", fmt::format("base: {}\nname: nola\ntrace_lookahead: 0\n", GetParam()));
+  assembleFor("nola.bin", S, path("nola.yaml").string());
+  const ToolResult NoLa = run("snowsim", {"nola.bin", "--timing-only"});
+  auto Cycles = [](const ToolResult &R) {
+    std::smatch M;
+    return std::regex_search(R.Out, M, std::regex("simulated ([0-9]+) cycles")) ? std::stoull(M[1])
+                                                                                : 0ull;
+  };
+  const uint64_t With = Cycles(Sim), Without = Cycles(NoLa);
+  ASSERT_GT(With, 0u) << Sim;
+  EXPECT_GT(Without, With) << NoLa;
+  EXPECT_LT(Without, With + Sweep + 1);
 }
 
 /// The start of a multi-pixel program: a 4x4 map of 64 channels and weight
