@@ -405,8 +405,20 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         if (Framed)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
       }
-      if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn))
-        continue;
+      // The producer's input is laid out as the reader's window, padding
+      // included (Lowerer::loadRegion), in the first bank of either input
+      // region. A window of the whole map (one tile, the producer's output
+      // groups on CUs side by side: no halo computed twice) that does not
+      // fit there may take a whole input region, its maps loaded once, the
+      // area in the other (LayerPlan::FullDepth, as a full-depth pair's
+      // producer; Sequence.cpp).
+      if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, DIn)) {
+        if (!Opts.WholeMapWindows || Qn.NTiles != 1 || Dn.NChunks != 1)
+          continue;
+        Dn.FullDepth = true;
+        if (!setTile(Dn, Qn.RowsIn, Qn.ColsIn, Dn.pixelStride(0, Lanes), 0, B))
+          continue;
+      }
       // The copy's last vmax reads and writes a pooling unit's width past
       // the window and its copy, still in their banks.
       if (Copy && !Dn.copyFits(Dn.Chunk, Hw))

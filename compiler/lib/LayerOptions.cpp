@@ -45,6 +45,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"fuse-blocks", &CompileOptions::FuseBlocks},
       {"fuse-concats", &CompileOptions::FuseConcats},
       {"four-bank-areas", &CompileOptions::FourBankAreas},
+      {"whole-map-windows", &CompileOptions::WholeMapWindows},
       {"pipeline-pools", &CompileOptions::PipelinePools},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
@@ -81,7 +82,7 @@ std::string CompileOptions::planningKey() const {
       FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
-      FourBankAreas};
+      FourBankAreas,    WholeMapWindows};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -274,6 +274,12 @@ static cl::opt<bool> NoFourBankAreas(
     cl::desc("Read a concat pair's area at most two pixels a step from two banks, never four "
              "from four banks across both input regions"),
     cl::cat(Cat));
+static cl::opt<bool> NoWholeMapWindows(
+    "no-whole-map-windows",
+    cl::desc("Never give a window pair's producer a whole input region for a whole-map window "
+             "that does not fit one bank (its expansion then stores its output for the "
+             "depthwise conv)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -423,6 +429,7 @@ static int compileModel() {
   Opts.FuseBlocks = !NoFuseBlocks;
   Opts.FuseConcats = !NoFuseConcats;
   Opts.FourBankAreas = !NoFourBankAreas;
+  Opts.WholeMapWindows = !NoWholeMapWindows;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;

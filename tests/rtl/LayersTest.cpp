@@ -348,6 +348,22 @@ TEST_F(RtlPoolBoundaries, AnExpansionComputingMixedWindowsAgrees) {
          "fused>+mixed");
 }
 
+TEST_F(RtlPoolBoundaries, AWholeMapWindowAgrees) {
+  // An expansion computing its 5x5 depthwise conv's window over the whole
+  // 14x14 map, its input (18 x 18 x 80 elements with the padding) in a
+  // whole input region, the area in the other, the CUs taking its eight
+  // output groups side by side over two rounds; the depthwise conv's
+  // output averaged for the pool as it is written back (FuseWindows.cpp,
+  // Sequence.cpp: the producer's later rounds read the region its maps
+  // went to).
+  agrees("wholemap", 80, 14,
+         R"(  - {name: e, type: conv, out_channels: 480, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 480, kernel: 5, pad: 2, groups: 480, relu: true}
+  - {name: g, type: global_avgpool}
+)",
+         "fulldepth+fused>");
+}
+
 /// MobileNet v2's stem, block1_dw and block1_project.
 const char *const StemTripleLayers =
     R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}

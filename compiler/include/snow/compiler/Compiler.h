@@ -215,6 +215,13 @@ struct CompileOptions {
   /// the layer after the fusion loads its maps only once the readers are
   /// done (FuseConcat.cpp, FuseBlocks.cpp; docs/compiler.md, step 9h).
   bool FourBankAreas = true;
+  /// Let a window pair of one tile, the whole map (its CUs taking the
+  /// producer's output groups side by side), lay the producer's input out
+  /// in a whole input region, its area in the other, where the window with
+  /// its padding does not fit the one bank a producer's input has
+  /// otherwise: EfficientNet-B0's 14x14 expansions for their 5x5
+  /// depthwise convs (FuseWindows.cpp; docs/compiler.md, step 9d).
+  bool WholeMapWindows = true;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
