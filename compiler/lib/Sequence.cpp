@@ -364,11 +364,12 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     InCount += S.NewMap && !S.SharesRegion;
     Taken |= P.ToMid && P.FullDepth && S.NewMap;
     S.InBuf = (InCount - 1) % Banks;
-    // A full-depth producer's step that keeps its maps reads the region
-    // they were loaded into, whatever its reader's steps between counted (a
-    // whole-map window pair's producer: one load, then its rounds of output
-    // groups, each followed by its depthwise reader's).
-    if (!S.NewMap && PrevSame && P.ToMid && P.FullDepth)
+    // A step that keeps its maps reads the region they were loaded into,
+    // whatever steps between counted (a whole-map window pair's producer,
+    // full depth: one load, then its rounds of output groups, each
+    // followed by its depthwise reader's, the first of which counts the
+    // area).
+    if (!S.NewMap && PrevSame && !P.FromMid)
       S.InBuf = PrevSame->InBuf;
     WCount += S.NewW;
     if (P.PinWeights)

@@ -73,7 +73,7 @@ module snow_compute
   assign e = start ? start_entry : e_q;
   assign skip = start ? start_skip : skip_q;
   assign op = f_op(e.inst);
-  assign is_trace = op == OP_VMAC || op == OP_VMACP || op == OP_VDW;
+  assign is_trace = is_mac_trace(op);
   assign k = start ? '0 : k_q;
   assign n = start ? '0 : n_q;
   assign o = start ? '0 : o_q;

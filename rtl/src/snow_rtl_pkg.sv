@@ -126,6 +126,11 @@ package snow_rtl_pkg;
     if (op != OP_VMACP || own_banks(op, i, a2)) return 64'd1;
     return ((64'd1 << f_pix(i)) + 64'(READ_PORTS) - 1) / 64'(READ_PORTS);
   endfunction
+  // A MAC trace: the operations that pay a start-up (TRACE_STARTUP) and
+  // that a following trace may be looked ahead from (TRACE_LOOKAHEAD).
+  function automatic logic is_mac_trace(input logic [7:0] op);
+    return op == OP_VMAC || op == OP_VMACP || op == OP_VDW;
+  endfunction
   function automatic logic [63:0] mac_trace_cycles(input logic [7:0] op,
                                                    input logic [INST_BITS-1:0] i,
                                                    input logic [63:0] a2);

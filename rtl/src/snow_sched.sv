@@ -583,8 +583,8 @@ module snow_sched
             if (u == U_EX) begin
               ev_c = 1'b1; ev_c_busy = dur;
               ex_start = op != OP_MARK && op != OP_SYNC_EX_WAIT && op != OP_SYNC_EX_SIGNAL;
-              ex_tr_end_n = (op == OP_VMAC || op == OP_VMACP || op == OP_VDW) ? t + dur : NEVER;
-              ex_skip = la && (op == OP_VMAC || op == OP_VMACP || op == OP_VDW);
+              ex_tr_end_n = is_mac_trace(op) ? t + dur : NEVER;
+              ex_skip = la && is_mac_trace(op);
             end
             pop[u] = 1'b1;
             c_ops_n = c_ops_n + 1;

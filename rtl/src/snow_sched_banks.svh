@@ -5,8 +5,9 @@
 // buffer upto cycle `upto`. Faults if another unit holds a write window on
 // a bank touched, or a read window on a bank written; then opens the unit's
 // own window. The access begins in cycle `from` (t, or t - 1 for a
-// looked-ahead trace's first reads). Checks banks in ascending order and units in the order load,
-// compute, store, like the simulator, so both report the same fault.
+// looked-ahead trace's first reads). Checks banks in ascending order and
+// units in the order load, compute, store, like the simulator, so both
+// report the same fault.
 bsz = weights ? 64'(WEIGHTS_BANK_WORDS) : 64'(MAPS_BANK_ELEMS);
 b0 = lo / bsz + (weights ? 64'(MAPS_BANKS) : 64'd0);
 b1 = (hi - 1) / bsz + (weights ? 64'(MAPS_BANKS) : 64'd0);

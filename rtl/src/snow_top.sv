@@ -138,7 +138,8 @@ module snow_top
     .ww_en, .ww_mask, .ww_idx, .ww_wpix, .ww_addr, .ww_n, .ww_data, .sr_cu, .sr_addr, .sr_data);
 
   snow_compute u_compute (
-    .clk, .rst, .start(ex_start), .start_entry(ex_entry), .start_skip(ex_skip), .mr_addr(cr_addr), .mr_data(cr_data),
+    .clk, .rst, .start(ex_start), .start_entry(ex_entry), .start_skip(ex_skip),
+    .mr_addr(cr_addr), .mr_data(cr_data),
     .vr_addr, .vr_data, .mw_en(cw_en), .mw_mask(cw_mask), .mw_addr(cw_addr), .mw_n(cw_n), .mw_data(cw_data),
     .wr_addr, .wr_data);
 

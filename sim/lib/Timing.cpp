@@ -218,8 +218,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     // accesses checked from that cycle on.
     const bool Ahead = timing::traceLooksAhead(Hw, U.TraceEnd == T, E.PushCycle, T);
     if (Ahead)
-      Dur -= timing::LookaheadCycles;
-    const uint64_t From = Ahead ? T - 1 : Never;
+      Dur -= timing::lookaheadSaving(Hw);
+    const uint64_t From = Ahead ? T - timing::LookaheadCycles : Never;
     uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E, From))
       return Err;

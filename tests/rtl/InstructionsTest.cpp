@@ -4,9 +4,10 @@
 // run on snowsim and snowrtl with identical results required (CoSim.h): the
 // scalar ALU and branches, DMA with odd alignments and negative strides,
 // fills over several CUs, traces with bias and accumulation chains,
-// depthwise traces and accumulator preloads, pooling, layer marks (with work
-// before the first one), a double-buffered semaphore pipeline, full queues
-// and MAC pipeline drains, and a load and a store posted in the same cycle.
+// traces pushed around the edge of trace lookahead, depthwise traces and
+// accumulator preloads, pooling, layer marks (with work before the first
+// one), a double-buffered semaphore pipeline, full queues and MAC pipeline
+// drains, and a load and a store posted in the same cycle.
 // Programs that do not depend on the machine's shape run on every preset the
 // RTL is built for.
 //

@@ -92,20 +92,21 @@ inline uint64_t dwTraceCycles(const isa::HwConfig &Hw, uint64_t Rows, uint64_t L
 /// that, so the maps and weights ports are free).
 constexpr uint64_t LookaheadCycles = 1;
 
+/// The start-up cycles a looked-ahead trace skips on this machine (0
+/// without trace_lookahead, or with no start-up to skip): what the
+/// simulator takes off such a trace, and the planner's estimates off every
+/// trace of a step but its first.
+inline uint64_t lookaheadSaving(const isa::HwConfig &Hw) {
+  return Hw.TraceLookahead && Hw.TraceStartupCycles ? LookaheadCycles : 0;
+}
+
 /// Whether a MAC trace starting in cycle T was looked ahead
 /// (trace_lookahead): the compute unit's previous operation was a MAC trace
 /// ending in T (AfterTrace), and this one was pushed into the queue by cycle
 /// T - 2, so it was visible there during that trace's last cycle, T - 1.
 inline bool traceLooksAhead(const isa::HwConfig &Hw, bool AfterTrace, uint64_t PushCycle,
                             uint64_t T) {
-  return Hw.TraceLookahead && Hw.TraceStartupCycles && AfterTrace && PushCycle + 2 <= T;
-}
-
-/// The start-up cycles a trace in a run of back-to-back traces skips on
-/// this machine (0 without trace_lookahead): what the planner's estimates
-/// take off every trace but a step's first.
-inline uint64_t lookaheadSaving(const isa::HwConfig &Hw) {
-  return Hw.TraceLookahead && Hw.TraceStartupCycles ? LookaheadCycles : 0;
+  return lookaheadSaving(Hw) && AfterTrace && PushCycle + 2 <= T;
 }
 
 /// Cycles from a trace's start until its last accumulator write has landed:
