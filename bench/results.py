@@ -23,7 +23,7 @@ MODELS = ["alexnet", "googlenet", "resnet50", "vgg16", "mobilenet_v1", "squeezen
           "efficientnet_b0", "shufflenet_v2_x1_0"]
 # Each pass's switch (snowc --help); "" is everything on.
 ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no-wide-traces", "--no-copied-windows", "--no-banked-reads",
-            "--no-pipeline-pools", "--no-shared-pool-regions", "--no-two-pools-beside", "--no-pools-between-chunks", "--no-fuse-depthwise", "--no-fuse-dense", "--no-fuse-conv-pools", "--no-fuse-expansions", "--no-fuse-blocks", "--no-fuse-concats", "--no-four-bank-areas", "--no-whole-map-windows", "--no-mixed-windows", "--no-host-block-pools", "--no-pin-pair-weights", "--no-dw-pixel-pairs", "--no-even-rows", "--no-chunk-banks", "--no-spread-group-loads", "--no-spread-map-loads", "--no-full-depth-pairs", "--no-full-depth", "--no-pad-pixels",
+            "--no-pipeline-pools", "--no-shared-pool-regions", "--no-two-pools-beside", "--no-pools-between-chunks", "--no-fuse-depthwise", "--no-fuse-dense", "--no-fuse-conv-pools", "--no-fuse-expansions", "--no-fuse-blocks", "--no-fuse-concats", "--no-four-bank-areas", "--no-whole-map-windows", "--no-colocated-weights", "--no-mixed-windows", "--no-host-block-pools", "--no-pin-pair-weights", "--no-dw-pixel-pairs", "--no-even-rows", "--no-chunk-banks", "--no-spread-group-loads", "--no-spread-map-loads", "--no-full-depth-pairs", "--no-full-depth", "--no-pad-pixels",
             "--no-grouped-vdw",
             "--no-schedule",
             "--no-balance-loads", "--no-start-on-rows", "--no-start-on-channels", "--no-start-after-host", "--no-early-weights", "--no-spread-weights", "--no-prefetch-windows", "--no-remainder-tiles", "--no-dma-loops", "--no-gather", "--no-precise-deps",

@@ -10,6 +10,7 @@
 #include "CostTerms.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 using namespace snow;
@@ -304,9 +305,14 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   // tile, waited 1 k cycles a tile, 50.8 k in all, over the three apart.
   // (Counted for a depthwise middle too, MobileNet v2's triples on zc706
   // took other tiles and ran 1.5 k cycles slower.)
+  // Co-located (LayerPlan::CoWeights), the reader's weights load with D's
+  // into one bank, a later round's into the other under both steps of the
+  // round before (the first round's, as D's alone, under the step before).
+  const bool Co = D.CoWeights && !Proj;
   uint64_t WBytes = 0, Exposed = 0;
-  bool GroupStart = false;
+  bool GroupStart = false, FirstRound = true;
   for (const RoundInfo &R : S.Rounds) {
+    const bool Later = !std::exchange(FirstRound, false);
     const bool Second = Proj && !Q.IsConv && GroupStart && !R.TileChanged;
     GroupStart = R.TileChanged;
     if (!R.OgChanged && !Q.IsConv && !Proj) // (a block triple's load a round)
@@ -314,9 +320,10 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
     WBytes += R.Ogs * (ogWeightBytes(D, 0, Hw) + QWeights);
     if (Q.IsConv || Proj) {
       const uint64_t Load =
-          timing::dmaChannelCycles(Hw, R.Ogs * ogWeightBytes(D, 0, Hw) +
+          timing::dmaChannelCycles(Hw, R.Ogs * (ogWeightBytes(D, 0, Hw) + (Co ? QWeights : 0)) +
                                            (Second ? MapBytes / std::max<uint64_t>(1, Groups) : 0));
-      const uint64_t Under = (Own[1] + Own[2]) / std::max<size_t>(1, S.Rounds.size());
+      const uint64_t Under =
+          (Own[1] + Own[2] + (Co && Later ? Own[0] : 0)) / std::max<size_t>(1, S.Rounds.size());
       Exposed += Load > Under ? Load - Under : 0;
     }
   }

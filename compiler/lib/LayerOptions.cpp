@@ -47,6 +47,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"four-bank-areas", &CompileOptions::FourBankAreas},
       {"whole-map-windows", &CompileOptions::WholeMapWindows},
       {"pipeline-pools", &CompileOptions::PipelinePools},
+      {"colocated-weights", &CompileOptions::ColocatedWeights},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
   return Switches;
@@ -82,7 +83,7 @@ std::string CompileOptions::planningKey() const {
       FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
-      FourBankAreas,    WholeMapWindows};
+      FourBankAreas,    WholeMapWindows,  ColocatedWeights};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

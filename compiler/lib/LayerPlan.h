@@ -239,6 +239,17 @@ struct LayerPlan {
   /// producer's loads between the reader's took the other bank). Set on
   /// both plans.
   bool PinWeights = false;
+  /// A window pair's producer (Window) whose depthwise reader's weights
+  /// for each round load with its own, coReaderOffset() words into its
+  /// bank (FuseWindows.cpp): the pair's next round loads into the other
+  /// bank under both steps, where the reader's, in the other bank, left the
+  /// producer's next blocks only the reader's short step to load under
+  /// (EfficientNet-B0's 7x7 expansions of 1,152 channels, four groups'
+  /// blocks a round). Every round changes the producer's output groups.
+  bool CoWeights = false;
+  /// Where a CoWeights producer's reader's blocks lie in its bank: past the
+  /// producer's widest block (kernel, bias word and activation table).
+  uint32_t coReaderOffset() const { return kernelWords(0) + TailWords; }
   /// A full-depth dense producer with a residual loads each group's
   /// residual tile (all its channels) into its input region after the maps,
   /// with them, while the group before runs its 1x1 steps, and vpre reads

@@ -119,6 +119,12 @@ struct Step {
   /// step frees the producer's bank too where its tails lie there (FreeW2).
   const LayerPlan *PinReader = nullptr, *PinProducer = nullptr;
   int FreeW2 = -1;
+  /// A window pair's producer step whose load brings its depthwise
+  /// reader's blocks for round CoRound too (LayerPlan::CoWeights), into
+  /// bank WBuf from the producer's coReaderOffset() on; the reader's step
+  /// (the next) loads none and frees the bank.
+  const LayerPlan *CoReader = nullptr;
+  unsigned CoRound = 0;
   const Round &round() const { return P->Rounds[RoundIdx]; }
   /// Whether the step completes its output group, which it then writes
   /// back: a conv's last input chunk of the group, a depthwise conv's or

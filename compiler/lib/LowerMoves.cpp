@@ -100,20 +100,22 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
     E.signal(Unit::Load, WFull + S.WBuf);
     return;
   }
-  // Blocks [N * Part / NParts, N * (Part + 1) / NParts) of the N in order.
+  // Blocks [N * Part / NParts, N * (Part + 1) / NParts) of the N in order
+  // (a co-located reader's after the step's own: Step::CoReader).
   const uint64_t N = weightBlocks(S);
   uint64_t I = 0;
-  forEachWeightBlock(S, [&](unsigned K, unsigned Vm, uint32_t Mask) {
-    const uint64_t At = I++;
-    if (At < N * Part / NParts || At >= N * (Part + 1) / NParts)
-      return;
-    if (P.Dynamic) // Two rows: s's word, then the zero bias word.
-      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
-          int64_t(P.ZeroWord) - int64_t(P.WAddr[K]), 1, Mask, P.weightsWpix(Hw));
-    else
-      dma(Opcode::LD_WGT, P.WAddr[K], B.WBase[S.WBuf], Vm, 1, P.WWords[K], 0, 0, Mask,
-          P.weightsWpix(Hw));
-  });
+  forEachWeightBlock(S,
+                     [&](const LayerPlan &Q, unsigned K, unsigned Vm, uint32_t Mask, uint32_t Off) {
+                       const uint64_t At = I++;
+                       if (At < N * Part / NParts || At >= N * (Part + 1) / NParts)
+                         return;
+                       if (Q.Dynamic) // Two rows: s's word, then the zero bias word.
+                         dma(Opcode::LD_WGT, Q.WAddr[K], B.WBase[S.WBuf], Vm, 2, 1,
+                             int64_t(Q.ZeroWord) - int64_t(Q.WAddr[K]), 1, Mask, Q.weightsWpix(Hw));
+                       else
+                         dma(Opcode::LD_WGT, Q.WAddr[K], B.WBase[S.WBuf] + Off, Vm, 1, Q.WWords[K],
+                             0, 0, Mask, Q.weightsWpix(Hw));
+                     });
   if (Part + 1 == NParts)
     E.signal(Unit::Load, WFull + S.WBuf);
 }
@@ -157,26 +159,33 @@ void Lowerer::loadPinnedWeights(const LayerPlan &D, const LayerPlan &P, unsigned
   E.signal(Unit::Load, WFull + Bank);
 }
 
-void Lowerer::forEachWeightBlock(const Step &S,
-                                 llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const {
-  // CUs computing the same output group share one load.
-  // (A depthwise conv's output group reads its own chunk: where a round
-  // gives its CUs different groups, LayerPlan::ReadsWindow, each its own.)
-  for (auto [Og, Mask] : distinctMasks(S.round(), [](const Work &W) { return W.Og; }))
-    for (unsigned Vm = 0; Vm < S.P->loadingVmacs(Hw); ++Vm)
-      Fn(S.P->wIndex(unsigned(Og), S.P->Depthwise ? unsigned(Og) : S.Chunk, Vm, V), Vm, Mask);
+void Lowerer::forEachWeightBlock(
+    const Step &S,
+    llvm::function_ref<void(const LayerPlan &, unsigned, unsigned, uint32_t, uint32_t)> Fn) const {
+  auto Blocks = [&](const LayerPlan &P, const Round &Rd, unsigned Chunk, uint32_t Off) {
+    // CUs computing the same output group share one load.
+    // (A depthwise conv's output group reads its own chunk: where a round
+    // gives its CUs different groups, LayerPlan::ReadsWindow, each its own.)
+    for (auto [Og, Mask] : distinctMasks(Rd, [](const Work &W) { return W.Og; }))
+      for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm)
+        Fn(P, P.wIndex(unsigned(Og), P.Depthwise ? unsigned(Og) : Chunk, Vm, V), Vm, Mask, Off);
+  };
+  Blocks(*S.P, S.round(), S.Chunk, 0);
+  if (S.CoReader)
+    Blocks(*S.CoReader, S.CoReader->Rounds[S.CoRound], 0, S.P->coReaderOffset());
 }
 
 unsigned Lowerer::weightBlocks(const Step &S) const {
   unsigned N = 0;
-  forEachWeightBlock(S, [&](unsigned, unsigned, uint32_t) { ++N; });
+  forEachWeightBlock(S, [&](const LayerPlan &, unsigned, unsigned, uint32_t, uint32_t) { ++N; });
   return N;
 }
 
 uint64_t Lowerer::weightBytes(const Step &S) const {
   uint64_t Words = 0;
-  forEachWeightBlock(
-      S, [&](unsigned K, unsigned, uint32_t) { Words += S.P->Dynamic ? 2 : S.P->WWords[K]; });
+  forEachWeightBlock(S, [&](const LayerPlan &P, unsigned K, unsigned, uint32_t, uint32_t) {
+    Words += P.Dynamic ? 2 : P.WWords[K];
+  });
   return Words * Hw.weightWordBytes();
 }
 

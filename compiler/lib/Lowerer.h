@@ -125,9 +125,11 @@ public:
   uint64_t ops() const { return Ops; }
 
 private:
-  /// Fn(weight block, vMAC, CU mask) for each load of step S's weights.
-  void forEachWeightBlock(const Step &S,
-                          llvm::function_ref<void(unsigned, unsigned, uint32_t)> Fn) const;
+  /// Fn(plan, weight block, vMAC, CU mask, word offset in the bank) for each
+  /// load of step S's weights (and a co-located reader's: Step::CoReader).
+  void forEachWeightBlock(
+      const Step &S,
+      llvm::function_ref<void(const LayerPlan &, unsigned, unsigned, uint32_t, uint32_t)> Fn) const;
   void outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned &NCh,
                    unsigned &Entry) const;
   /// Block > 1: the block means of a pool the plan hosts instead

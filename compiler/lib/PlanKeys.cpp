@@ -47,11 +47,11 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
   };
   const LayerPlan::ReaderWindow &W = P.Window;
   std::string S = fmt::format(
-      "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} {} {} {} {} {} {} {} {} {} {} {}",
+      "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} | {} {} {} {} {} {} {} {} {} {} {} {} {}",
       P.Index, P.IsConv, P.TailWords, P.Depthwise, P.GroupK, P.GroupChunks, P.InSkew, P.Elementwise,
       P.FullDepth, P.PerBank, P.WeightsOnce, P.ToMid, P.FromMid, P.ReadsWindow, P.StoresToo,
-      P.PinWeights, W.R, W.Wt, W.KH, W.KW, W.SH, W.SW, W.PadT, W.PadL, W.OutH, W.OutW, W.InH, W.InW,
-      W.AreaCols);
+      P.PinWeights, P.CoWeights, W.R, W.Wt, W.KH, W.KW, W.SH, W.SW, W.PadT, W.PadL, W.OutH, W.OutW,
+      W.InH, W.InW, W.AreaCols);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
                  P.FusedWith, P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide,
                  P.Banked, P.CopyBanks, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,

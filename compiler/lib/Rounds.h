@@ -31,6 +31,16 @@ enum class Packing {
   Balanced, ///< As Mixed, but the largest tiles first (rounds of like sizes).
 };
 
+/// Whether two rounds give every CU the same Field of its work (and the same
+/// CUs work).
+inline bool sameWork(const Round &A, const Round &B, int Work::*Field) {
+  for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
+    if (A.Cus[Cu].active() != B.Cus[Cu].active() ||
+        (A.Cus[Cu].active() && A.Cus[Cu].*Field != B.Cus[Cu].*Field))
+      return false;
+  return true;
+}
+
 /// Builds P.Rounds from P's tile grid, output groups and loop order.
 void makeRounds(LayerPlan &P, unsigned NCu, Packing How);
 

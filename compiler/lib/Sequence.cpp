@@ -50,16 +50,6 @@ std::vector<Step> snow::compiler::planSteps(const LayerPlan &P) {
   return Steps;
 }
 
-/// Whether two rounds give every CU the same Field of its work (and the same
-/// CUs work).
-static bool sameWork(const Round &A, const Round &B, int Work::*Field) {
-  for (size_t Cu = 0; Cu < A.Cus.size(); ++Cu)
-    if (A.Cus[Cu].active() != B.Cus[Cu].active() ||
-        (A.Cus[Cu].active() && A.Cus[Cu].*Field != B.Cus[Cu].*Field))
-      return false;
-  return true;
-}
-
 bool snow::compiler::newMaps(const Step &A, const Step &B) {
   // A depthwise CU loads its output group's chunk: the round's may differ.
   return (A.Chunk != B.Chunk && !A.P->FullDepth) || !sameWork(A.round(), B.round(), &Work::Tile) ||
@@ -337,6 +327,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                         (WCountAfter[&P] != WCount ||
                                          !sameWork(PrevSame->round(), S.round(), &Work::Og) ||
                                          PrevSame->Chunk != S.Chunk)));
+    // A window pair's producer loads its reader's weights for the round
+    // too (LayerPlan::CoWeights), into its bank; the reader loads none.
+    const Step *CoWith = K > 0 && Steps[K - 1].CoReader == &P ? &Steps[K - 1] : nullptr;
+    if (CoWith)
+      S.NewW = false;
+    if (P.CoWeights && K + 1 < Steps.size() && Steps[K + 1].P->ReadsWindow &&
+        !Steps[K + 1].P->ToMid && Steps[K + 1].P->FusedWith == P.FusedWith) {
+      assert(S.NewW && "FuseWindows.cpp co-locates where every round changes groups");
+      S.CoReader = Steps[K + 1].P;
+      S.CoRound = Steps[K + 1].RoundIdx;
+    }
     if (PrevSame && PrevSame == Before)
       PrevSame->LastMapUse = S.NewMap;
     if (PrevSame)
@@ -380,11 +381,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.WBuf = (WCount + 1) % Banks; // WCount may still be 0 for pooling layers.
     if (P.WeightsOnce)
       S.WOff = P.weightsOnceOffset(S.Chunk);
+    if (CoWith)
+      S.WBuf = CoWith->WBuf, S.WOff = CoWith->P->coReaderOffset();
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;
     WCountAfter[&P] = WCount;
   }
+  // A co-located pair's bank is free once the reader's step is done.
+  for (size_t K = 0; K + 1 < Steps.size(); ++K)
+    if (Steps[K].CoReader)
+      Steps[K].LastWUse = false, Steps[K + 1].LastWUse = true;
   // A producer whose region holds its chunks bank by bank, its steps taking
   // them in order right after each other: a token a bank (Step::BankFull).
   for (size_t K = 0; K < Steps.size(); ++K) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "WeightPack.h"
+#include "Rounds.h"
 #include "snow/support/Parallel.h"
 #include <algorithm>
 #include <cassert>
@@ -221,6 +222,18 @@ std::optional<PinnedWeights> snow::compiler::pinWeights(const LayerPlan &D, cons
   if (W.BigWords > WCap || W.SmallWords > WCap)
     return std::nullopt;
   return W;
+}
+
+bool snow::compiler::colocatesWeights(const LayerPlan &D, const LayerPlan &Q, uint32_t WCap) {
+  if (!D.Window.R || D.NChunks != 1 || !Q.IsConv || !Q.Depthwise || D.Rounds.empty())
+    return false;
+  for (size_t K = 1; K < D.Rounds.size(); ++K)
+    if (sameWork(D.Rounds[K - 1], D.Rounds[K], &Work::Og))
+      return false;
+  uint32_t Reader = 0;
+  for (unsigned C = 0; C < Q.NChunks; ++C)
+    Reader = std::max(Reader, Q.kernelWords(C) + Q.TailWords);
+  return D.coReaderOffset() + Reader <= WCap;
 }
 
 WeightImage snow::compiler::layoutWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,

@@ -57,6 +57,12 @@ struct PinnedWeights {
 /// fits weights banks of WCap words.
 std::optional<PinnedWeights> pinWeights(const LayerPlan &D, const LayerPlan &P, uint32_t WCap);
 
+/// Whether window producer D may load its depthwise reader Q's weights
+/// with its own, round by round, into one weights bank of WCap words
+/// (LayerPlan::CoWeights): both blocks fit, and every round after the first
+/// changes D's output groups, so D loads a block each round anyway.
+bool colocatesWeights(const LayerPlan &D, const LayerPlan &Q, uint32_t WCap);
+
 /// Lays out the weights of every conv plan in the image starting at
 /// DataAddr, in program order, and fills each plan's WAddr / WWords.
 WeightImage layoutWeights(std::vector<LayerPlan> &Plans, const isa::HwConfig &Hw,

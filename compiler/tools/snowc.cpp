@@ -280,6 +280,11 @@ static cl::opt<bool> NoWholeMapWindows(
              "that does not fit one bank (its expansion then stores its output for the "
              "depthwise conv)"),
     cl::cat(Cat));
+static cl::opt<bool> NoColocatedWeights(
+    "no-colocated-weights",
+    cl::desc("Load a window pair's depthwise reader's weights into the weights bank its "
+             "producer does not use, never beside the producer's in one bank"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -430,6 +435,7 @@ static int compileModel() {
   Opts.FuseConcats = !NoFuseConcats;
   Opts.FourBankAreas = !NoFourBankAreas;
   Opts.WholeMapWindows = !NoWholeMapWindows;
+  Opts.ColocatedWeights = !NoColocatedWeights;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;

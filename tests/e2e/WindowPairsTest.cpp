@@ -417,6 +417,44 @@ TEST(Passes, AWholeMapWindowTakesARegionForItsProducer) {
   }
 }
 
+TEST(Passes, AWindowPairLoadsItsReadersWeightsWithItsOwn) {
+  // EfficientNet-B0's 7x7 blocks: an expansion of 192 channels to 1,152
+  // for a 5x5 depthwise conv, a whole-map window pair whose CUs take four
+  // of its 18 output groups a round. Each round's producer blocks (193
+  // words and the activation table a vMAC) and the reader's (25 and its
+  // tail) share a weights bank (LayerPlan::CoWeights), so the next
+  // round's load into the other bank hides under both steps; with the
+  // reader's in the other bank, the producer's next blocks waited for the
+  // producer's step and loaded under the reader's short one, and the
+  // planner kept the two apart (67,524 cycles against 74,052 on zc706,
+  // 2026-12-06). The reader's steps load no weights.
+  const std::string Yaml = header("coloc", 192, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 1152, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 1152, kernel: 5, pad: 2, groups: 1152, relu: true}
+  - {name: g, type: global_avgpool}
+)";
+  const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
+  EXPECT_TRUE(hasPart(Parts, "e", {"fulldepth", "fused>"}));
+  EXPECT_TRUE(hasPart(Parts, "d", {"fused<"}));
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::ColocatedWeights);
+  EXPECT_LT(R.On.Stats.Cycles * 100, R.Off.Stats.Cycles * 95);
+  // Five rounds of weights, the producer's and the reader's in one load
+  // each: five WFree waits (semaphores 6 and 7, Lower.h) in all.
+  EXPECT_EQ(loadWaits(R.On.Prog, {6, 7}), 5u);
+  for (const char *Hw : {"big1024", "mini64", "zc706_paper"})
+    cyclesOf(Yaml, Hw, {});
+  // Where the producer keeps one output group over its rounds (a 64-channel
+  // expansion, tiles round after round), its weights stay: nothing changes.
+  const std::string One = header("coloc1", 32, 28, 28) + R"(
+  - {name: e, type: conv, out_channels: 64, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 64, kernel: 3, pad: 1, groups: 64, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+  const OnOff Same = withAndWithout(One, "zc706", &compiler::CompileOptions::ColocatedWeights);
+  EXPECT_TRUE(hasPart(zc706Parts(One), "e", {"fused>"}));
+  EXPECT_EQ(Same.On.Prog.Code, Same.Off.Prog.Code);
+}
+
 TEST(Passes, AMixedWindowPairDoesNotBreakAPairWorthMore) {
   // MobileNet v1's first five layers at 12.8 GB/s: conv2's 1x1 conv could
   // compute conv3's depthwise windows in mixed rounds, cheaper than the two

@@ -364,6 +364,20 @@ TEST_F(RtlPoolBoundaries, AWholeMapWindowAgrees) {
          "fulldepth+fused>");
 }
 
+TEST_F(RtlPoolBoundaries, CoLocatedWeightsAgree) {
+  // EfficientNet-B0's 7x7 expansion to 1,152 channels computing its 5x5
+  // depthwise conv's whole-map window, four output groups a round over
+  // five rounds, each round's producer and reader blocks loaded into one
+  // weights bank together (LayerPlan::CoWeights): the reader's steps load
+  // nothing and free the bank the producer's step waited for.
+  agrees("coloc", 192, 7,
+         R"(  - {name: e, type: conv, out_channels: 1152, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 1152, kernel: 5, pad: 2, groups: 1152, relu: true}
+  - {name: g, type: global_avgpool}
+)",
+         "fulldepth+fused>");
+}
+
 /// MobileNet v2's stem, block1_dw and block1_project.
 const char *const StemTripleLayers =
     R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}

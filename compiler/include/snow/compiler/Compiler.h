@@ -222,6 +222,12 @@ struct CompileOptions {
   /// otherwise: EfficientNet-B0's 14x14 expansions for their 5x5
   /// depthwise convs (FuseWindows.cpp; docs/compiler.md, step 9d).
   bool WholeMapWindows = true;
+  /// Let a window pair's producer load its depthwise reader's weights for
+  /// the round with its own, into one weights bank, where both fit: the
+  /// next round's pair then loads into the other bank under both steps,
+  /// not under the reader's short step only (Sequence.cpp,
+  /// LayerPlan::CoWeights; docs/compiler.md, step 9d).
+  bool ColocatedWeights = true;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
