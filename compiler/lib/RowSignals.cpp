@@ -312,7 +312,11 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
 /// Whether Q, planned right after conv C, may start on the rows C has
 /// stored (startOnRows): whole layers over the same frames, Q a conv that
 /// reads the tensor C writes and nothing newer. C may be the 1x1 conv of a
-/// fused pair, Q the producer of one.
+/// fused pair or a block triple's projection, Q the producer of a pair or
+/// a window producer, whose steps' windows (the producer's regions, their
+/// rows rowsNeeded's) wait for C's rows as any region does (MobileNet v2's
+/// and EfficientNet-B0's expansions after the block before, 2026-12-06);
+/// not a whole-map window producer, whose one region loads full depth.
 bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   const ir::Layer &L = *Q.L;
   // Q's input is the tensor C writes: C's own, the concat C writes a slice
@@ -321,7 +325,7 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   for (const OutPiece &Piece : C.Pieces)
     Writes |= Q.In.Addr == Piece.View.Addr;
   return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
-         !Q.Dynamic && !Q.FromMid && !Q.Window.R && Q.FirstPart && Q.LastPart &&
+         !Q.Dynamic && !Q.FromMid && !(Q.Window.R && Q.FullDepth) && Q.FirstPart && Q.LastPart &&
          Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes &&
          Q.NeedsDone == C.Ordinal &&
          !(L.HasResidual && (L.Residual == int(C.Index) || Q.Res.Addr == C.Out.Addr));

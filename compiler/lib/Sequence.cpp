@@ -249,7 +249,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       std::vector<Step> All = Ds.size() > 1 ? concatSteps(Ds, Ps) : fusedSteps(*Ds[0], Ps, G);
       if (Ds.size() == 1)
         TryStartOnRows(*Ds[0], All);
-      LastPlan = Ps.size() == 1 ? Ps.front() : nullptr;
+      // (A block triple's projection stores, as a pair's 1x1 conv does.)
+      LastPlan =
+          Ps.size() == 1 || (Ps.size() == 2 && Ps.back()->readsMidOut()) ? Ps.back() : nullptr;
       Host = nullptr;
       Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
