@@ -138,15 +138,7 @@ TEST(Passes, AWindowProducerStartsOnTheRowsTheLayerBeforeStored) {
   // steps before that store its rows, c's and then the first triple's
   // projection's, not for their layers' last stores: e 75,006 -> 73,463
   // cycles, e2 66,292 -> 63,731 (2026-12-06).
-  const std::string Yaml = header("winrows", 24, 56, 56) + R"(
-  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
-  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 24, kernel: 1}
-  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
-  - {name: p2, type: conv, out_channels: 32, kernel: 1}
-)";
+  const std::string Yaml = header("winrows", 24, 56, 56) + WindowTriplesLayers;
   const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
   EXPECT_TRUE(hasPart(Parts, "e", {"fused>", "block"}));
   EXPECT_TRUE(hasPart(Parts, "e2", {"fused>", "block"}));

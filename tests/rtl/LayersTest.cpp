@@ -280,16 +280,7 @@ TEST_F(RtlPoolBoundaries, WindowTriplesStartingOnRowsAgree) {
   // e's windows wait for the rows of c they read, e2's for the rows of
   // the first triple's projection p (RowsDone), not for their LayerDone
   // (Passes.AWindowProducerStartsOnTheRowsTheLayerBeforeStored, smaller).
-  agrees("winrows", 24, 40,
-         R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
-  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 24, kernel: 1}
-  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
-  - {name: p2, type: conv, out_channels: 32, kernel: 1}
-)",
-         "fused>");
+  agrees("winrows", 24, 40, WindowTriplesLayers, "fused>");
 }
 
 TEST_F(RtlPoolBoundaries, APoolInItsConvsRegionAgrees) {

@@ -22,6 +22,21 @@ inline const char *const StemLayers =
   - {name: p2, type: conv, out_channels: 128, kernel: 1, relu: true}
 )";
 
+/// EfficientNet-B0's blocks 3 and 4 in small (its layers only, for a header
+/// of 24 channels and any size): c, then e computing its depthwise conv's
+/// windows as a block triple with d and p, then e2 likewise after p, each
+/// window waiting for the rows of the layer before it reads
+/// (docs/compiler.md, step 9, window producers started on rows).
+inline const char *const WindowTriplesLayers =
+    R"(  - {name: c, type: conv, out_channels: 24, kernel: 3, pad: 1, relu: true}
+  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
+  - {name: p2, type: conv, out_channels: 32, kernel: 1}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a
