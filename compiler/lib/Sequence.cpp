@@ -334,9 +334,10 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     const Step *CoWith = K > 0 && Steps[K - 1].CoReader == &P ? &Steps[K - 1] : nullptr;
     if (CoWith)
       S.NewW = false;
-    if (P.CoWeights && K + 1 < Steps.size() && Steps[K + 1].P->ReadsWindow &&
+    // (FuseWindows.cpp co-locates where every round changes the groups, so
+    // the producer loads a block each step.)
+    if (P.CoWeights && S.NewW && K + 1 < Steps.size() && Steps[K + 1].P->ReadsWindow &&
         !Steps[K + 1].P->ToMid && Steps[K + 1].P->FusedWith == P.FusedWith) {
-      assert(S.NewW && "FuseWindows.cpp co-locates where every round changes groups");
       S.CoReader = Steps[K + 1].P;
       S.CoRound = Steps[K + 1].RoundIdx;
     }

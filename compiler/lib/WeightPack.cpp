@@ -225,7 +225,8 @@ std::optional<PinnedWeights> snow::compiler::pinWeights(const LayerPlan &D, cons
 }
 
 bool snow::compiler::colocatesWeights(const LayerPlan &D, const LayerPlan &Q, uint32_t WCap) {
-  if (!D.Window.R || D.NChunks != 1 || !Q.IsConv || !Q.Depthwise || D.Rounds.empty())
+  if (!D.Window.R || D.NChunks != 1 || !Q.IsConv || !Q.Depthwise || D.Rounds.empty() || D.Dynamic ||
+      Q.Dynamic || D.WeightsOnce || Q.WeightsOnce || D.PinWeights || Q.PinWeights)
     return false;
   for (size_t K = 1; K < D.Rounds.size(); ++K)
     if (sameWork(D.Rounds[K - 1], D.Rounds[K], &Work::Og))
