@@ -10,7 +10,6 @@
 #include "CostTerms.h"
 #include "snow/isa/Timing.h"
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 using namespace snow;
@@ -310,9 +309,9 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   // round before (the first round's, as D's alone, under the step before).
   const bool Co = D.CoWeights && !Proj;
   uint64_t WBytes = 0, Exposed = 0;
-  bool GroupStart = false, FirstRound = true;
+  bool GroupStart = false;
   for (const RoundInfo &R : S.Rounds) {
-    const bool Later = !std::exchange(FirstRound, false);
+    const bool Later = &R != &S.Rounds.front();
     const bool Second = Proj && !Q.IsConv && GroupStart && !R.TileChanged;
     GroupStart = R.TileChanged;
     if (!R.OgChanged && !Q.IsConv && !Proj) // (a block triple's load a round)

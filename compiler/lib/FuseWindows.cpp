@@ -445,8 +445,8 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         }
         Dn.SplitChannels = splitsChannels(Dn);
         Qn.SplitChannels = splitsChannels(Qn);
-        Dn.CoWeights = Opts.ColocatedWeights && Opts.DoubleBuffer &&
-                       colocatesWeights(Dn, Qn, Hw.weightsWords() / 2);
+        Dn.CoWeights =
+            Opts.ColocatedWeights && Opts.DoubleBuffer && colocatesWeights(Dn, Qn, B.WCap);
         const Cost Ct = windowPairCost(Dn, Qn, Hw);
         keepRanked(
             Kept, size_t(Opts.PlanRank) + 1, [&](const WindowPair &E) { return Ct < E.Estimate; },

@@ -90,10 +90,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   // The compute unit's cycles are also attributed to the layer whose span
   // they fall in (the last mark it started).
   const bool IsCompute = U.Kind == Unit::Compute;
-  const bool IsTrace = I.Op == Opcode::VMAC || I.Op == Opcode::VMACP || I.Op == Opcode::VDW;
   auto Finish = [&](uint64_t Dur, uint64_t Completion) {
     U.ReadyAt = T + Dur;
-    U.TraceEnd = IsTrace ? T + Dur : Never;
+    U.TraceEnd = Never; // (a MAC trace's case sets its end after this)
     U.LastCompletion = std::max(U.LastCompletion, Completion);
     U.Cycles.Busy += Dur;
     if (IsCompute)
@@ -229,6 +228,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       return Err;
     AccReady = T + timing::accumulatorReady(Hw, Dur);
     Finish(Dur, AccReady);
+    U.TraceEnd = T + Dur;
     Stats->MacCycles += Dur;
     layerStats(E.Layer).MacCycles += Dur;
     return llvm::Error::success();
