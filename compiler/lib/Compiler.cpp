@@ -221,6 +221,7 @@ void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap
   fuseConcatPairs(PG, Hw, B, Opts, Plans);
   planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);
   planPrefetchWindows(PG, Hw, B, Opts, Frames, Penalty, Plans);
+  planFlatPointwise(PG, Hw, B, Opts, Frames, Penalty, Plans);
 }
 
 } // namespace

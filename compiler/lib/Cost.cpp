@@ -66,6 +66,10 @@ uint64_t snow::compiler::convCompute(const LayerPlan &P, const RoundSummary &S,
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }
 
+uint64_t snow::compiler::convComputeCycles(const LayerPlan &P, const isa::HwConfig &Hw) {
+  return convCompute(P, summarize(P, Hw.cus()), Hw);
+}
+
 /// The bytes of chunk C's weights for one output group: each vMAC gets its
 /// block (the first chunk's carries the bias, block 0 the activation table
 /// too); with multi-pixel traces the pixel groups' vMACs share the blocks:

@@ -30,6 +30,8 @@ struct Cost {
 /// A conv plan's cost; Bound is the best score so far (a plan whose quick
 /// bound cannot beat it is not played through).
 Cost convCost(const LayerPlan &P, const RoundSummary &S, const isa::HwConfig &Hw, uint64_t Bound);
+/// A conv plan's cycles on the compute unit, its rounds as built.
+uint64_t convComputeCycles(const LayerPlan &P, const isa::HwConfig &Hw);
 /// Channel cycles conv plan P's first weights (its first round's output
 /// groups, first chunk) take beyond a prefetch window of Window cycles
 /// under the layer before.

@@ -48,6 +48,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"whole-map-windows", &CompileOptions::WholeMapWindows},
       {"pipeline-pools", &CompileOptions::PipelinePools},
       {"colocated-weights", &CompileOptions::ColocatedWeights},
+      {"flat-pointwise", &CompileOptions::FlatPointwise},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
   return Switches;
@@ -72,7 +73,7 @@ std::string CompileOptions::planningKey() const {
   // Every switch: a field added to CompileOptions must be added here if
   // planning can read it; this assertion fails so that nobody forgets
   // (sizes on x86-64 Linux).
-  static_assert(sizeof(CompileOptions) == 120, "CompileOptions changed: update planningKey");
+  static_assert(sizeof(CompileOptions) == 128, "CompileOptions changed: update planningKey");
   const bool Flags[] = {
       DoubleBuffer,     LoopReorder,      FullDepthMaps,     PrefetchWindows,    GatherStrided,
       PreciseLayerDeps, SplitChannels,    BalanceRounds,     RemainderTiles,     MultiPixel,
@@ -83,7 +84,7 @@ std::string CompileOptions::planningKey() const {
       FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
-      FourBankAreas,    WholeMapWindows,  ColocatedWeights};
+      FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -87,6 +87,16 @@ unsigned LayerPlan::validRows(unsigned T) const {
   return std::min(R, L->Out.H - tileY0(T));
 }
 
+std::pair<size_t, size_t> LayerPlan::outRows(unsigned T) const {
+  if (!FlatW) {
+    const size_t Y0 = size_t(frameOf(T)) * L->Out.H + tileY0(T);
+    return {Y0, Y0 + validRows(T)};
+  }
+  // A run of pixels of a flattened map (one frame: planFlatPointwise).
+  const unsigned X0 = tileX0(T);
+  return {X0 / FlatW, ceilDiv(X0 + validCols(T), FlatW)};
+}
+
 unsigned LayerPlan::validCols(unsigned T) const {
   if (Window.R) {
     const auto [Lo, Hi] = Window.span(colBlock(T), false);

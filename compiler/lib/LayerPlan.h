@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -458,6 +459,19 @@ struct LayerPlan {
   bool PerFrame = false; ///< One of those per-frame parts.
   unsigned tilesPerFrame() const { return NRowBlocks * NColBlocks; }
   unsigned frameOf(unsigned T) const { return T / tilesPerFrame(); }
+  /// A 1x1 conv planned on its map as one row of H x W pixels (Replan.cpp:
+  /// planFlatPointwise): DRAM holds a map's pixels in order whatever the
+  /// channel slice, so a tile may be any run of them, and a small map's
+  /// pixels split evenly over the CUs (a 7x7 map as four runs of 13, 13, 13
+  /// and 10 pixels, not tiles of 14, 14, 14 and 7). L is then Flat, a copy
+  /// of the layer whose maps are 1 x (H x W); FlatW is the map's own width
+  /// (0: not flattened), by which row signals map a run of pixels to the
+  /// rows of the map it covers (RowSignals.cpp).
+  unsigned FlatW = 0;
+  std::shared_ptr<const ir::Layer> Flat;
+  /// Rows [first, second) of the map (of all frames, frame after frame)
+  /// that tile T's output pixels cover.
+  std::pair<size_t, size_t> outRows(unsigned T) const;
   unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.
   /// Tile-major rounds (maps stay while output groups change) rather than
   /// output-group-major (kernels stay while tiles change).

@@ -41,7 +41,7 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
   // A field added to LayerPlan must be added here (unless it is derived
   // from these, as the rounds are); this assertion fails so that nobody
   // forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(LayerPlan) == 600, "LayerPlan changed: update planFingerprint");
+  static_assert(sizeof(LayerPlan) == 624, "LayerPlan changed: update planFingerprint");
   auto View = [](const TensorView &V) {
     return fmt::format("{},{},{},{},{}", V.Addr, V.W, V.Stride, V.Offset, V.FrameBytes);
   };
@@ -68,7 +68,7 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
                  P.NTiles, P.EvenRows, P.Frames, P.FrameShift, P.PerFrame, P.NOg, P.MapStationary,
                  P.BesideOf, P.BesideCycles, P.ShareOffset, P.PadValue, P.Dynamic, P.ZeroWord,
                  P.EstCycles, P.EstDramBytes, P.PrefetchWindow);
-  fmt::format_to(std::back_inserter(S), " {}", P.OgSpan);
+  fmt::format_to(std::back_inserter(S), " {} {}", P.OgSpan, P.FlatW);
   return S;
 }
 

@@ -33,7 +33,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                         P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                         P.PixLog ? fmt::format("+{}{}",
                                                P.Wide        ? "wide"
@@ -55,7 +55,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                         P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
                         P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "",
                         P.MidOut || P.AccLimit ? "+block" : "", // a block triple's
-                        P.clippedRounds() ? "+clipped" : "");
+                        P.clippedRounds() ? "+clipped" : "", P.FlatW ? "+flat" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

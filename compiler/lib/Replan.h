@@ -26,6 +26,13 @@ void planPrefetchWindows(const ir::Graph &G, const isa::HwConfig &Hw, const Buff
                          const CompileOptions &Opts, const std::vector<unsigned> &Frames,
                          const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
 
+/// Last: each 1x1 conv left to run alone on a map of several rows is
+/// planned again on its map as one row (LayerPlan::FlatW), and taken so
+/// where that is cheaper.
+void planFlatPointwise(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                       const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                       const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
+
 } // namespace snow::compiler
 
 #endif

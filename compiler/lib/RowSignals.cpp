@@ -19,12 +19,16 @@ using namespace snow::compiler;
 
 /// Calls Fn(row) for every row of C's output (all frames, frame after
 /// frame: frame f's row y is f * H + y) that CU work W of step S covers.
-template <typename RowFn> static void tileRows(const Step &S, const Work &W, unsigned H, RowFn Fn) {
-  const LayerPlan &P = *S.P;
-  const unsigned T = unsigned(W.Tile);
-  const size_t Y0 = size_t(P.frameOf(T)) * H + P.tileY0(T);
-  for (size_t Y = Y0; Y < Y0 + P.validRows(T); ++Y)
+template <typename RowFn> static void tileRows(const Step &S, const Work &W, RowFn Fn) {
+  const auto [Y0, Y1] = S.P->outRows(unsigned(W.Tile));
+  for (size_t Y = Y0; Y < Y1; ++Y)
     Fn(Y);
+}
+
+/// The rows of its map a plan's output has (all frames): a flattened
+/// plan's map's own (LayerPlan::FlatW).
+static size_t mapRows(const LayerPlan &P) {
+  return P.FlatW ? P.L->Out.W / P.FlatW : size_t(P.Frames) * P.L->Out.H;
 }
 
 /// How many rows of its input (all frames, frame after frame) pooling step
@@ -37,6 +41,10 @@ static size_t rowsNeeded(const Step &S) {
     if (!W.active())
       continue;
     const unsigned T = unsigned(W.Tile);
+    if (P.FlatW) { // a 1x1 conv's pixels: its output's rows
+      Need = std::max(Need, P.outRows(T).second);
+      continue;
+    }
     const int Y0 = int(P.tileY0(T) * L.SH) - int(L.PadT);
     const int End = std::clamp(Y0 + int((P.RowsIn - 1) * P.StepY + 1), 0, int(L.In.H));
     Need = std::max(Need, size_t(P.frameOf(T)) * L.In.H + size_t(End));
@@ -106,7 +114,6 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
   // (A dense producer's steps store its own tensor.)
   auto Stores = [](const Step &S) { return S.Writes && !S.P->ToMid; };
   const LayerPlan &CP = *std::find_if(C.begin(), C.end(), Stores)->P;
-  const unsigned H = CP.L->Out.H;
   const LayerPlan &QP = *Q.front().P;
   // Channel blocks: the distinct channel ranges C's steps write, where Q
   // reads C's tensor at C's layout; otherwise one block, all channels.
@@ -122,7 +129,7 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
     return Blocks.size() - 1;
   };
   // DoneAt[row][block]: the last step of C storing that part of the row.
-  std::vector<std::vector<size_t>> DoneAt(size_t(CP.Frames) * H);
+  std::vector<std::vector<size_t>> DoneAt(mapRows(CP));
   for (size_t K = 0; K < C.size(); ++K) {
     if (!Stores(C[K]))
       continue;
@@ -130,7 +137,7 @@ static std::vector<size_t> readyAt(const std::vector<Step> &C, const std::vector
       if (!W.active())
         continue;
       const size_t B = Block(C[K], W);
-      tileRows(C[K], W, H, [&](size_t Y) {
+      tileRows(C[K], W, [&](size_t Y) {
         std::vector<size_t> &Row = DoneAt[Y];
         if (Row.size() <= B)
           Row.resize(B + 1, 0);

@@ -285,6 +285,10 @@ static cl::opt<bool> NoColocatedWeights(
     cl::desc("Load a window pair's depthwise reader's weights into the weights bank its "
              "producer does not use, never beside the producer's in one bank"),
     cl::cat(Cat));
+static cl::opt<bool> NoFlatPointwise(
+    "no-flat-pointwise",
+    cl::desc("Plan every 1x1 conv on its map's rows, never on the map as one row of pixels"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -436,6 +440,7 @@ static int compileModel() {
   Opts.FourBankAreas = !NoFourBankAreas;
   Opts.WholeMapWindows = !NoWholeMapWindows;
   Opts.ColocatedWeights = !NoColocatedWeights;
+  Opts.FlatPointwise = !NoFlatPointwise;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;
   Opts.PinPairWeights = !NoPinPairWeights;

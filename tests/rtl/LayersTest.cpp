@@ -385,6 +385,18 @@ TEST_F(RtlPoolBoundaries, CoLocatedWeightsAgree) {
          "fulldepth+fused>");
 }
 
+TEST_F(RtlPoolBoundaries, AFlatOneByOneAgrees) {
+  // GoogLeNet's i4c reduce in small (tests/e2e/FlatPointwiseTest.cpp): a
+  // 1x1 conv planned on its 14x14 map as one row, runs of 49 pixels read
+  // two a step from a banked region, each run's last pixel beside a
+  // padding column; the 3x3 conv after it loads on its RowsDone signals.
+  agrees("flat", 192, 14,
+         R"(  - {name: a, type: conv, out_channels: 280, kernel: 1, relu: true}
+  - {name: b, type: conv, out_channels: 64, kernel: 3, pad: 1, relu: true}
+)",
+         "banked2+fulldepth+flat");
+}
+
 /// MobileNet v2's stem, block1_dw and block1_project.
 const char *const StemTripleLayers =
     R"(  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}

@@ -228,6 +228,11 @@ struct CompileOptions {
   /// not under the reader's short step only (Sequence.cpp,
   /// LayerPlan::CoWeights; docs/compiler.md, step 9d).
   bool ColocatedWeights = true;
+  /// Let a 1x1 conv that runs alone be planned on its map as one row of
+  /// pixels, its tiles runs of them, where that is cheaper: a small map's
+  /// pixels then split evenly over the CUs (Replan.cpp: planFlatPointwise;
+  /// docs/compiler.md, step 3).
+  bool FlatPointwise = true;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
