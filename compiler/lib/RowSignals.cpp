@@ -41,8 +41,12 @@ static size_t rowsNeeded(const Step &S) {
     if (!W.active())
       continue;
     const unsigned T = unsigned(W.Tile);
-    if (P.FlatW) { // a 1x1 conv's pixels: its output's rows
-      Need = std::max(Need, P.outRows(T).second);
+    if (P.FlatW) {
+      // A run of pixels of the map as one row, as loaded: a banked region's
+      // padding column is the pixel after the run, in the next run, which
+      // may start the next row of the map.
+      const size_t End = std::min(P.tileX0(T) + P.ColsIn, L.In.W);
+      Need = std::max(Need, (End + P.FlatW - 1) / P.FlatW);
       continue;
     }
     const int Y0 = int(P.tileY0(T) * L.SH) - int(L.PadT);

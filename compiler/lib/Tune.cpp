@@ -98,11 +98,17 @@ public:
         return T;
       }
     }
-    auto Fault = [](llvm::Error E) {
+    // The options that made it, so that the fault can be reproduced
+    // without the search.
+    auto Fault = [&O](llvm::Error E) {
+      std::string Flags;
+      for (const std::string &Spec : layerOffSpecs(O))
+        Flags += " --layer-off='" + Spec + "'";
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "internal error: a program compiled while tuning faults in "
-                                     "the timing engine: %s",
-                                     llvm::toString(std::move(E)).c_str());
+                                     "the timing engine: %s (compiled with%s)",
+                                     llvm::toString(std::move(E)).c_str(),
+                                     Flags.empty() ? " no --layer-off" : Flags.c_str());
     };
     sim::SimOptions SO;
     SO.TimingOnly = true;

@@ -12,6 +12,8 @@
 
 #include "LayersHarness.h"
 #include "PassHarness.h"
+#include <fstream>
+#include <sstream>
 
 using namespace snow;
 using namespace snow::test;
@@ -75,6 +77,28 @@ TEST(Passes, FlatPointwiseIsALayerSwitch) {
   const std::vector<compiler::PlanPart> Parts = zc706Parts(SevenBySeven, Opts);
   EXPECT_FALSE(hasPart(Parts, "a", {"flat"}));
   EXPECT_TRUE(hasPart(Parts, "b")); // (compiled)
+}
+
+TEST(Passes, AFlatBankedReaderWaitsForThePixelAfterItsRun) {
+  // MobileNet v2 with the switches a --tune candidate had (2026-12-06):
+  // block11's projection runs alone, flat, on four runs of 49 pixels read
+  // two a step, and starts on the rows block11's depthwise conv stores. A
+  // banked region's padding column is the pixel after its run, the next
+  // run's first, which may lie in the next row of the map: the load must
+  // wait for that row too (the timing engine faulted on the DRAM it read
+  // while a store still wrote it).
+  std::ifstream In(std::string(SNOW_SOURCE_DIR) + "/models/mobilenet_v2.yaml");
+  std::stringstream Text;
+  Text << In.rdbuf();
+  compiler::CompileOptions Opts;
+  for (const char *Spec : {"block11_dw=full-depth-pairs", "block11_project=rank10",
+                           "block7_expand=fuse-blocks,rank2"}) {
+    llvm::Error Err = compiler::addLayerOff(Spec, Opts);
+    ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
+  }
+  RunResult R;
+  ASSERT_TRUE(runModel(Text.str(), "zc706", R, Opts, /*TimingOnly=*/true, /*UniformFormat=*/true));
+  EXPECT_GT(R.Stats.Cycles, 0u);
 }
 
 } // namespace
