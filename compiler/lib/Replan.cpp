@@ -164,9 +164,12 @@ void snow::compiler::planFlatPointwise(const ir::Graph &G, const isa::HwConfig &
     const unsigned I = P.Index;
     const ir::Layer &L = G.Layers[I];
     // Only a layer alone: a fusion's area, a pool beside it and a batch's
-    // frames are laid out by the map's rows.
+    // frames are laid out by the map's rows. A layer given a rank
+    // (CompileOptions::LayerOff, rankN) takes its N+1-th plan on rows: the
+    // ranks a search walks stay those of one list.
     std::optional<CompileOptions> Own;
-    if (!Opts.forLayer(L, Own).FlatPointwise || !P.IsConv || P.Depthwise || P.Elementwise ||
+    const CompileOptions &LOpts = Opts.forLayer(L, Own);
+    if (!LOpts.FlatPointwise || LOpts.PlanRank || !P.IsConv || P.Depthwise || P.Elementwise ||
         P.Dynamic || P.GroupChunks || !pointwise(L) || L.Out.H < 2 || Frames[I] != 1 ||
         HasBeside[I] || P.BesideOf >= 0)
       return std::nullopt;

@@ -70,13 +70,20 @@ TEST(Passes, AFlatBankedOneByOneSignalsTheRowsItStores) {
 }
 
 TEST(Passes, FlatPointwiseIsALayerSwitch) {
-  // --layer-off a=flat-pointwise plans a on rows, and only a.
+  // --layer-off a=flat-pointwise plans a on rows, and only a; so does a
+  // rank.
   compiler::CompileOptions Opts;
   llvm::Error Err = compiler::addLayerOff("a=flat-pointwise", Opts);
   ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
   const std::vector<compiler::PlanPart> Parts = zc706Parts(SevenBySeven, Opts);
   EXPECT_FALSE(hasPart(Parts, "a", {"flat"}));
   EXPECT_TRUE(hasPart(Parts, "b")); // (compiled)
+  // A rank (a --tune step) picks among the plans on rows: the N+1-th of
+  // one list, not of the flat plans' and the rows' in turn.
+  compiler::CompileOptions Ranked;
+  llvm::Error RankErr = compiler::addLayerOff("a=rank1", Ranked);
+  ASSERT_FALSE(bool(RankErr)) << llvm::toString(std::move(RankErr));
+  EXPECT_FALSE(hasPart(zc706Parts(SevenBySeven, Ranked), "a", {"flat"}));
 }
 
 TEST(Passes, AFlatBankedReaderWaitsForThePixelAfterItsRun) {
