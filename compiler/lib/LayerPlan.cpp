@@ -93,8 +93,7 @@ std::pair<size_t, size_t> LayerPlan::outRows(unsigned T) const {
     return {Y0, Y0 + validRows(T)};
   }
   // A run of pixels of a flattened map (one frame: planFlatPointwise).
-  const unsigned X0 = tileX0(T);
-  return {X0 / FlatW, ceilDiv(X0 + validCols(T), FlatW)};
+  return flatRows(tileX0(T), tileX0(T) + validCols(T));
 }
 
 unsigned LayerPlan::validCols(unsigned T) const {

@@ -472,6 +472,11 @@ struct LayerPlan {
   /// Rows [first, second) of the map (of all frames, frame after frame)
   /// that tile T's output pixels cover.
   std::pair<size_t, size_t> outRows(unsigned T) const;
+  /// Rows [first, second) of a flattened map that its pixels [X0, X1)
+  /// cover.
+  std::pair<size_t, size_t> flatRows(size_t X0, size_t X1) const {
+    return {X0 / FlatW, (X1 + FlatW - 1) / FlatW};
+  }
   unsigned NOg = 1; ///< Conv: output-channel groups of vMACs x lanes.
   /// Tile-major rounds (maps stay while output groups change) rather than
   /// output-group-major (kernels stay while tiles change).

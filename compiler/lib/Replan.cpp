@@ -170,12 +170,12 @@ void snow::compiler::planFlatPointwise(const ir::Graph &G, const isa::HwConfig &
     std::optional<CompileOptions> Own;
     const CompileOptions &LOpts = Opts.forLayer(L, Own);
     if (!LOpts.FlatPointwise || LOpts.PlanRank || !P.IsConv || P.Depthwise || P.Elementwise ||
-        P.Dynamic || P.GroupChunks || !pointwise(L) || L.Out.H < 2 || Frames[I] != 1 ||
-        HasBeside[I] || P.BesideOf >= 0)
+        P.Dynamic || !pointwise(L) || L.Out.H < 2 || Frames[I] != 1 || HasBeside[I] ||
+        P.BesideOf >= 0)
       return std::nullopt;
     uint64_t Cycles = 0, Compute = 0;
     for (size_t J = K; J < End; ++J) {
-      if (Plans[J].FusedWith >= 0 || Plans[J].ToMid || Plans[J].FromMid || Plans[J].FlatW)
+      if (Plans[J].FusedWith >= 0 || Plans[J].ToMid || Plans[J].FromMid)
         return std::nullopt;
       Cycles += Plans[J].EstCycles;
       Compute += convComputeCycles(Plans[J], Hw);

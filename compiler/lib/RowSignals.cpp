@@ -45,8 +45,8 @@ static size_t rowsNeeded(const Step &S) {
       // A run of pixels of the map as one row, as loaded: a banked region's
       // padding column is the pixel after the run, in the next run, which
       // may start the next row of the map.
-      const size_t End = std::min(P.tileX0(T) + P.ColsIn, L.In.W);
-      Need = std::max(Need, (End + P.FlatW - 1) / P.FlatW);
+      const unsigned X0 = P.tileX0(T);
+      Need = std::max(Need, P.flatRows(X0, std::min(X0 + P.ColsIn, L.In.W)).second);
       continue;
     }
     const int Y0 = int(P.tileY0(T) * L.SH) - int(L.PadT);
