@@ -37,8 +37,10 @@
 #include "PlanKeys.h"
 #include "Rounds.h"
 #include "WeightPack.h"
+#include "snow/isa/Timing.h"
 #include <algorithm>
 #include <optional>
+#include <string>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -86,6 +88,14 @@ bool denseProducer(const LayerPlan &D, const isa::HwConfig &Hw) {
          L.Out.C % (Hw.VmacsPerCu * Hw.LanesPerVmac) == 0;
 }
 
+/// Channel cycles the maps of plan N's first step take: a tile of each CU
+/// of its first round, its first chunk or (full depth) all of them.
+uint64_t firstMapsCycles(const LayerPlan &N, const isa::HwConfig &Hw) {
+  const unsigned Channels = N.FullDepth ? N.L->In.C : N.Chunk;
+  return timing::dmaChannelCycles(Hw, uint64_t(std::min(Hw.cus(), N.NTiles)) * N.RowsIn * N.ColsIn *
+                                          Channels * 2);
+}
+
 /// A fused pair's plans (its producer, then its 1x1 readers) and their
 /// estimate.
 struct FusedPair {
@@ -102,7 +112,7 @@ struct FusedPair {
 /// tile fits. Dense: D stores its output too (denseProducer).
 std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                        bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
-                                       const CompileOptions &DOpts) {
+                                       const CompileOptions &DOpts, uint64_t NextLoad) {
   const unsigned NCu = Hw.cus(), Gch = Hw.VmacsPerCu * Hw.LanesPerVmac, Depth = D.L->Out.C;
   BufferMap DwIn = B; // the producer's maps: one bank of either input region
   DwIn.InCap = B.DwInCap;
@@ -127,18 +137,42 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // chunks loading a pixel a DMA row where the plain pair loads full
   // depth).
   const uint32_t Bank = Hw.mapsBankElems();
-  bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
-                 Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;
+  const bool CanBankAny = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank;
+  bool CanBank = CanBankAny && Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;
   for (const LayerPlan &P : Ps) {
     const unsigned C = P.L->Out.C, Half = Gch / 2;
     CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
   }
+  // Four pixels a step from four banks (LayerPlan::Straddles, as a concat
+  // pair's and a block triple's: FuseConcat.cpp, FuseBlocks.cpp): the area
+  // straddles both input regions, from the first region's second bank, and
+  // the producer's maps loaded into the second region go to its last bank.
+  // Where every reader fills the lanes at least as well with four pixels
+  // as with two or one, and one better: EfficientNet-B0's projections of
+  // 16, 40, 80 and 112 channels (groups of 16: all busy, or 5 of 6, where
+  // groups of 32 or 64 leave a quarter to half idle). Not a producer's
+  // whole input in one region (FullDepth): both regions hold the area.
+  auto Lanes = [&](unsigned C, unsigned Log) {
+    const unsigned Og = Gch >> Log;
+    return ceilDiv(C, Og) * Og;
+  };
+  bool CanBank4 = CanBankAny && DOpts.FourBankAreas && Hw.VmacsPerCu % 4 == 0 &&
+                  B.MidOffset == Bank && B.DwInCap == Bank && B.InCap >= 3 * Bank,
+       Better4 = false;
+  for (const LayerPlan &P : Ps) {
+    const unsigned C = P.L->Out.C;
+    CanBank4 &= Lanes(C, 2) <= std::min(Lanes(C, 0), Lanes(C, 1));
+    Better4 |= Lanes(C, 2) < std::min(Lanes(C, 0), Lanes(C, 1));
+  }
+  CanBank4 &= Better4;
   // A banked 1x1 conv's entries hold two pixels each, so its tile may
   // have twice the accumulators' pixels, which a depthwise producer
   // traces in bands of rows that fit them (LayerPlan::bandRows): less
   // halo to load.
   const unsigned PMaxBanked =
       CanBank && D.Depthwise ? std::min(2 * Hw.AccEntries, 2 * ((Bank - Slack) / Depth)) : 0;
+  const unsigned PMaxFour =
+      CanBank4 && D.Depthwise ? std::min(4 * Hw.AccEntries, 4 * ((Bank - Slack) / Depth)) : 0;
   // A full-depth producer reads a chunk's channels at their offset in
   // each pixel: whole lane groups for a pool. A depthwise conv's last
   // chunk of fewer than a group's channels (ShuffleNet's 116 and 232,
@@ -164,6 +198,9 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // (CompileOptions::LayerOff: its rankN ranks its pairs too), the last
   // taken.
   std::vector<FusedPair> Kept;
+  // The cheapest pair not on four banks, which the refinements below may
+  // make cheaper than a four-bank pair ranked ahead of it.
+  std::optional<FusedPair> BestPlain;
   auto Ahead = [](const Cost &A, const LayerPlan &Ad, uint64_t ACompute, const FusedPair &B) {
     if (A < B.Ct || B.Ct < A)
       return A < B.Ct;
@@ -177,20 +214,26 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // pixels an entry (dwPixelPairs), its entries' two pixels adjacent in
   // the area (not banked).
   const bool CanPair = D.Depthwise && Depth == Gch / 2 && dwPixelPairs(*D.L, Hw, DOpts);
-  for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max(PMax, PMaxBanked)))
-    for (unsigned Way = 0; Way < 3; ++Way) {
-      const bool Banked = Way == 1, Paired = Way == 2;
+  for (auto [R, Wt] : tileShapes(D.L->Out.H, D.L->Out.W, std::max({PMax, PMaxBanked, PMaxFour})))
+    for (unsigned Way = 0; Way < 4; ++Way) {
+      const bool Four = Way == 3, Banked = Way == 1 || Four, Paired = Way == 2;
+      const unsigned Sides = Four ? 4 : 2;
       if (Paired && !CanPair)
         continue;
       if (!Banked && R * Wt > PMax)
         continue;
       // Beyond PMax (tileShapes keeps R x Wt within PMaxBanked), a band
       // of at least a row must fit the accumulators.
-      if (Banked && (!CanBank || uint64_t(R) * ceilDiv(Wt, 2) * Depth + Slack > Bank ||
-                     (R * Wt > PMax && Wt > Hw.AccEntries)))
+      if (Banked && (!(Four ? CanBank4 : CanBank) ||
+                     uint64_t(R) * ceilDiv(Wt, Sides) * Depth + Slack > Bank ||
+                     (R * Wt > PMax && Wt > Hw.AccEntries) ||
+                     R * Wt > std::max(PMax, Four ? PMaxFour : PMaxBanked) ||
+                     R * ceilDiv(Wt, Sides) > Hw.AccEntries))
         continue;
       LayerPlan Dn = D;
       Dn.Banked = Banked;
+      Dn.BankLog = Four ? 2 : 1;
+      Dn.Straddles = Four;
       if (D.Depthwise) {
         Dn.PixLog = Paired;
         Dn.Chunk = Dn.ogChannels(Gch);
@@ -233,12 +276,14 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
       }
       for (LayerPlan &W : Ways) {
         makeRounds(W, NCu, Packing::Tiles);
+        if (Four && W.Rounds.size() != W.NChunks)
+          continue; // One group of tiles only (below).
         // One group of tiles: the producer's input full depth in one
         // whole input region, the area in the other (LayerPlan::
         // FullDepth): its chunks all load ahead, each as the layer
         // before stores it (RowSignals.cpp: startOnRows).
-        if (DOpts.FullDepthPairs && W.Depthwise && !W.FullDepth && W.Rounds.size() == W.NOg &&
-            W.L->Out.C % Gch == 0) {
+        if (DOpts.FullDepthPairs && W.Depthwise && !W.FullDepth && !W.Straddles &&
+            W.Rounds.size() == W.NOg && W.L->Out.C % Gch == 0) {
           LayerPlan Full = W;
           Full.FullDepth = true;
           const unsigned Stride = Full.pixelStride(0, Hw.LanesPerVmac);
@@ -256,10 +301,16 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
             W = std::move(Full);
           }
         }
-        std::vector<LayerPlan> Pn = areaReaders(Ps, R, Wt, Banked ? 1 : 0, Hw, B);
+        std::vector<LayerPlan> Pn = areaReaders(Ps, R, Wt, Four ? 2 : Banked ? 1 : 0, Hw, B);
+        for (LayerPlan &P : Pn)
+          P.Straddles = Four;
         auto Keep = [&] {
           uint64_t Compute = 0;
-          const Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);
+          Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);
+          if (Four) // the plan after it loads its first maps only then
+            Ct = Cost(Ct.Cycles + NextLoad, Ct.Bytes, Hw);
+          else if (!BestPlain || Ahead(Ct, W, Compute, *BestPlain))
+            BestPlain = FusedPair{W, Pn, Ct, Compute};
           keepRanked(
               Kept, size_t(DOpts.PlanRank) + 1,
               [&](const FusedPair &E) { return Ahead(Ct, W, Compute, E); },
@@ -288,15 +339,16 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
     }
   if (Kept.empty())
     return std::nullopt;
-  FusedPair Best = std::move(Kept.back());
-  // The pair chosen, changed by Change on every plan, where the cost
-  // model says that pays on its tiles.
-  auto TryOnBest = [&](auto Change) {
+  // A pair, changed by Change on every plan, where the cost model says
+  // that pays on its tiles.
+  auto TryOn = [&](FusedPair &Best, auto Change) {
     FusedPair Try = Best;
     Change(Try.Dn);
     for (LayerPlan &P : Try.Pn)
       Change(P);
     Try.Ct = fusedCost(Try.Dn, Try.Pn, Hw);
+    if (Try.Dn.Straddles)
+      Try.Ct = Cost(Try.Ct.Cycles + NextLoad, Try.Ct.Bytes, Hw);
     if (Try.Ct < Best.Ct)
       Best = std::move(Try);
   };
@@ -306,10 +358,23 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // packing does) and the cost model says it pays on the tiles chosen
   // (weighed over all tile shapes, its estimate of fewer bytes chose
   // tiles that lost: MobileNet v2's block5 pair, 4.6 k cycles).
-  if (DOpts.PinPairWeights && Best.Dn.Depthwise && !Best.Dn.Dynamic && Best.Pn.size() == 1 &&
-      !Best.Pn[0].Dynamic && oneGroupRounds(Best.Pn[0]) &&
-      pinWeights(Best.Dn, Best.Pn[0], B.WCap).has_value())
-    TryOnBest([](LayerPlan &P) { P.PinWeights = true; });
+  auto Refine = [&](FusedPair &Best) {
+    if (DOpts.PinPairWeights && Best.Dn.Depthwise && !Best.Dn.Dynamic && Best.Pn.size() == 1 &&
+        !Best.Pn[0].Dynamic && oneGroupRounds(Best.Pn[0]) &&
+        pinWeights(Best.Dn, Best.Pn[0], B.WCap).has_value())
+      TryOn(Best, [](LayerPlan &P) { P.PinWeights = true; });
+  };
+  FusedPair Best = std::move(Kept.back());
+  Refine(Best);
+  // A four-bank pair against the best other one refined too (a 160-channel
+  // depthwise conv and a 48-channel reader at 14x14: the four-bank pair
+  // ranked ahead of the plain one, which pinned weights then made cheaper,
+  // and ran 5 % slower than it).
+  if (Best.Dn.Straddles && BestPlain && !DOpts.PlanRank) {
+    Refine(*BestPlain);
+    if (BestPlain->Ct < Best.Ct)
+      Best = std::move(*BestPlain);
+  }
   return Best;
 }
 
@@ -317,12 +382,13 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
 /// (recallPair).
 std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                          bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
-                                         const CompileOptions &DOpts) {
+                                         const CompileOptions &DOpts, uint64_t NextLoad = 0) {
   std::vector<const LayerPlan *> Plans = {&D};
   for (const LayerPlan &P : Ps)
     Plans.push_back(&P);
-  PairChoice C = recallPair(&PlanCache::FusedPairs, Plans, DOpts, Dense ? "dense" : "", [&] {
-    std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts);
+  const std::string Tag = std::string(Dense ? "dense" : "") + "+next" + std::to_string(NextLoad);
+  PairChoice C = recallPair(&PlanCache::FusedPairs, Plans, DOpts, Tag, [&] {
+    std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts, NextLoad);
     PairChoice Made;
     if (Best) {
       Made.Plans.push_back(std::move(Best->Dn));
@@ -501,7 +567,12 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     for (size_t J = DEnd; J < End; ++J)
       if (Plans[J].L->input() == int(D.Index))
         Apart += Plans[J].EstCycles;
-    std::optional<FusedPair> Best = cachedFusedPair(D, Ps, Dense, Hw, B, DOpts);
+    // A pair whose area straddles both input regions (four banks) holds
+    // them until its readers are done: the plan after it loads its first
+    // maps only then (EfficientNet-B0's block5 and block6 expansions each
+    // waited 5 to 7 k cycles more after four-bank pairs of 7x28 tiles).
+    const uint64_t NextLoad = End < Plans.size() ? firstMapsCycles(Plans[End], Hw) : 0;
+    std::optional<FusedPair> Best = cachedFusedPair(D, Ps, Dense, Hw, B, DOpts, NextLoad);
     // A dense pair only where it saves over 2 % of the two layers: its
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %

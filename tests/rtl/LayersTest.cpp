@@ -442,6 +442,20 @@ TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   agrees("triple", 24, 28, TripleLayers, "banked2+fused<+block", {"--no-copied-windows"});
 }
 
+TEST_F(RtlPoolBoundaries, AFourBankPairAgrees) {
+  // A depthwise conv and its 80-channel 1x1 reader fused on four banks
+  // (Fuse.cpp): the depthwise conv writes each bank's columns of its 7x7
+  // tiles (a padding column in the fourth), the area straddles both input
+  // regions, and the 1x1 conv after the pair loads its first maps once the
+  // reader is done with both (tests/e2e/FourBankPairsTest.cpp).
+  agrees("fourpair", 240, 14,
+         R"(  - {name: d, type: conv, out_channels: 240, kernel: 3, pad: 1, groups: 240, relu: true}
+  - {name: p, type: conv, out_channels: 80, kernel: 1}
+  - {name: e, type: conv, out_channels: 96, kernel: 1, relu: true}
+)",
+         "banked4+fulldepth+fused<");
+}
+
 TEST_F(RtlPoolBoundaries, ACopiedBlockTripleAgrees) {
   // The same block as it compiles now: the expansion two pixels an entry
   // in groups of 32 from a copied window, the depthwise conv two pixels an
