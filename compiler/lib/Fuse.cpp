@@ -570,8 +570,19 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // A pair whose area straddles both input regions (four banks) holds
     // them until its readers are done: the plan after it loads its first
     // maps only then (EfficientNet-B0's block5 and block6 expansions each
-    // waited 5 to 7 k cycles more after four-bank pairs of 7x28 tiles).
-    const uint64_t NextLoad = End < Plans.size() ? firstMapsCycles(Plans[End], Hw) : 0;
+    // waited 5 to 7 k cycles more after four-bank pairs of 7x28 tiles,
+    // which they start on the rows of: RowSignals.cpp). Not a whole-map
+    // window producer reading a reader's output, which loads only once
+    // that reader is done anyway (startsOnRowsOf; block10's expansion
+    // after block9's pair).
+    const LayerPlan *Next = !Between.empty()     ? &Between.front()
+                            : End < Plans.size() ? &Plans[End]
+                                                 : nullptr;
+    bool ReadsPair = false;
+    for (const LayerPlan &P : Ps)
+      ReadsPair |= Next && Next->L->input() == int(P.Index);
+    const uint64_t NextLoad =
+        Next && !(ReadsPair && Next->Window.R && Next->FullDepth) ? firstMapsCycles(*Next, Hw) : 0;
     std::optional<FusedPair> Best = cachedFusedPair(D, Ps, Dense, Hw, B, DOpts, NextLoad);
     // A dense pair only where it saves over 2 % of the two layers: its
     // estimate is good to a few percent, and the conv after the 1x1 convs
