@@ -137,32 +137,25 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // chunks loading a pixel a DMA row where the plain pair loads full
   // depth).
   const uint32_t Bank = Hw.mapsBankElems();
-  const bool CanBankAny = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank;
-  bool CanBank = CanBankAny && Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;
+  bool CanBank = !Dense && DOpts.MultiPixel && DOpts.BankedReads && Hw.MapsPortsPerBank &&
+                 Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank;
   for (const LayerPlan &P : Ps) {
     const unsigned C = P.L->Out.C, Half = Gch / 2;
     CanBank &= C <= Half || ceilDiv(C, Half) * Half < ceilDiv(C, Gch) * Gch;
   }
-  // Four pixels a step from four banks (LayerPlan::Straddles, as a concat
-  // pair's and a block triple's: FuseConcat.cpp, FuseBlocks.cpp): the area
-  // straddles both input regions, from the first region's second bank, and
-  // the producer's maps loaded into the second region go to its last bank.
-  // Where every reader fills the lanes at least as well with four pixels
-  // as with two or one, and one better: EfficientNet-B0's projections of
-  // 16, 40, 80 and 112 channels (groups of 16: all busy, or 5 of 6, where
-  // groups of 32 or 64 leave a quarter to half idle). Not a producer's
-  // whole input in one region (FullDepth): both regions hold the area.
-  auto Lanes = [&](unsigned C, unsigned Log) {
-    const unsigned Og = Gch >> Log;
-    return ceilDiv(C, Og) * Og;
-  };
-  bool CanBank4 = CanBankAny && DOpts.FourBankAreas && Hw.VmacsPerCu % 4 == 0 &&
-                  B.MidOffset == Bank && B.DwInCap == Bank && B.InCap >= 3 * Bank,
-       Better4 = false;
+  // Four pixels a step from four banks (fourBankAreas, as a concat pair's
+  // and a block triple's: FuseConcat.cpp, FuseBlocks.cpp), where every
+  // reader fills the lanes at least as well with four pixels as with two
+  // or one, and one better: EfficientNet-B0's projections of 16, 40, 80 and
+  // 112 channels (groups of 16: all busy, or 5 of 6, where groups of 32 or
+  // 64 leave a quarter to half idle). Not a producer's whole input in one
+  // region (FullDepth): both regions hold the area.
+  bool CanBank4 = !Dense && fourBankAreas(Hw, B, DOpts), Better4 = false;
   for (const LayerPlan &P : Ps) {
     const unsigned C = P.L->Out.C;
-    CanBank4 &= Lanes(C, 2) <= std::min(Lanes(C, 0), Lanes(C, 1));
-    Better4 |= Lanes(C, 2) < std::min(Lanes(C, 0), Lanes(C, 1));
+    const unsigned Fewer = std::min(laneSlots(C, Gch, 0), laneSlots(C, Gch, 1));
+    CanBank4 &= laneSlots(C, Gch, 2) <= Fewer;
+    Better4 |= laneSlots(C, Gch, 2) < Fewer;
   }
   CanBank4 &= Better4;
   // A banked 1x1 conv's entries hold two pixels each, so its tile may
@@ -201,6 +194,11 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
   // The cheapest pair not on four banks, which the refinements below may
   // make cheaper than a four-bank pair ranked ahead of it.
   std::optional<FusedPair> BestPlain;
+  // A four-bank pair's estimate with what it costs the plan after it,
+  // which loads its first maps only once the readers are done (fusePairs).
+  auto Priced = [&](const Cost &Ct, const LayerPlan &Dn) {
+    return Dn.Straddles ? Cost(Ct.Cycles + NextLoad, Ct.Bytes, Hw) : Ct;
+  };
   auto Ahead = [](const Cost &A, const LayerPlan &Ad, uint64_t ACompute, const FusedPair &B) {
     if (A < B.Ct || B.Ct < A)
       return A < B.Ct;
@@ -306,10 +304,8 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
           P.Straddles = Four;
         auto Keep = [&] {
           uint64_t Compute = 0;
-          Cost Ct = fusedCost(W, Pn, Hw, nullptr, &Compute);
-          if (Four) // the plan after it loads its first maps only then
-            Ct = Cost(Ct.Cycles + NextLoad, Ct.Bytes, Hw);
-          else if (!BestPlain || Ahead(Ct, W, Compute, *BestPlain))
+          const Cost Ct = Priced(fusedCost(W, Pn, Hw, nullptr, &Compute), W);
+          if (!Four && (!BestPlain || Ahead(Ct, W, Compute, *BestPlain)))
             BestPlain = FusedPair{W, Pn, Ct, Compute};
           keepRanked(
               Kept, size_t(DOpts.PlanRank) + 1,
@@ -346,9 +342,7 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
     Change(Try.Dn);
     for (LayerPlan &P : Try.Pn)
       Change(P);
-    Try.Ct = fusedCost(Try.Dn, Try.Pn, Hw);
-    if (Try.Dn.Straddles)
-      Try.Ct = Cost(Try.Ct.Cycles + NextLoad, Try.Ct.Bytes, Hw);
+    Try.Ct = Priced(fusedCost(Try.Dn, Try.Pn, Hw), Try.Dn);
     if (Try.Ct < Best.Ct)
       Best = std::move(Try);
   };
@@ -447,6 +441,13 @@ std::vector<LayerPlan> snow::compiler::areaReaders(const std::vector<LayerPlan> 
     makeRounds(P, Hw.cus(), Packing::Tiles);
   }
   return Pn;
+}
+
+bool snow::compiler::fourBankAreas(const isa::HwConfig &Hw, const BufferMap &B,
+                                   const CompileOptions &Opts) {
+  const uint32_t Bank = Hw.mapsBankElems();
+  return Opts.FourBankAreas && Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
+         Hw.VmacsPerCu % 4 == 0 && B.MidOffset == Bank && B.DwInCap == Bank && B.InCap >= 3 * Bank;
 }
 
 bool snow::compiler::fusableConsumer(const LayerPlan &P) {

@@ -37,6 +37,20 @@ std::optional<PairEstimate> depthwisePairCycles(const LayerPlan &D, const LayerP
 /// output channel in one part.
 LayerPlan consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw, const BufferMap &B);
 
+/// The lanes C output channels take in output groups of Gch >> Log
+/// channels (2^Log pixels a trace step): C rounded up to whole groups.
+inline unsigned laneSlots(unsigned C, unsigned Gch, unsigned Log) {
+  const unsigned Og = Gch >> Log;
+  return (C + Og - 1) / Og * Og;
+}
+
+/// Whether the machine and Opts allow a fused area of four banks, four
+/// pixels a step, straddling both input regions (LayerPlan::Straddles):
+/// from the first region's second bank to the bank before the second
+/// region's last, a producer's maps of the second region in its last
+/// bank (a concat pair's, a block triple's, a depthwise / 1x1 pair's).
+bool fourBankAreas(const isa::HwConfig &Hw, const BufferMap &B, const CompileOptions &Opts);
+
 /// Consumer plans Ps (consumerPlan) on a fused pair's tiles of R x Wt,
 /// reading the area plain (BankLog 0) or banked, 2^BankLog pixels a step
 /// from as many banks.

@@ -163,9 +163,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // pair's: FuseConcat.cpp), the expansion's window in the second region
   // in its last bank (a bank written by the load unit and by the compute
   // unit at once faults), where a copy of it has no room.
-  const bool CanBank4 = CanBank && P.L->Out.C <= Gch / 4 && Opts.FourBankAreas &&
-                        Hw.VmacsPerCu % 4 == 0 && B.DwInCap == Bank && B.InCap >= 3 * Bank &&
-                        (QL.Out.W % 4 == 0 || Pool);
+  const bool CanBank4 =
+      CanBank && P.L->Out.C <= Gch / 4 && fourBankAreas(Hw, B, Opts) && (QL.Out.W % 4 == 0 || Pool);
   const unsigned Outs = CanBank4 ? 4 : CanCopyOut ? 3 : CanBank ? 2 : 1;
   std::optional<Triple> Best;
   for (unsigned Out = 0; Out < Outs; ++Out) {

@@ -94,23 +94,17 @@ std::optional<ConcatPair> bestConcatPair(const std::vector<Member> &Ds, unsigned
   // and a 48-channel conv reading one concat). Four banks straddle both
   // input regions (LayerPlan::Straddles): from the first region's second
   // bank to the bank before the second region's last.
-  auto Lanes = [&](unsigned C, unsigned Log) {
-    const unsigned Og = Gch >> Log;
-    return ceilDiv(C, Og) * Og;
-  };
   std::array<bool, 3> CanBank{};
   std::array<uint32_t, 3> AreaCap = {B.MidCap, B.MidCap, 4 * Bank};
   for (unsigned Log = 1; Log <= 2; ++Log) {
-    bool Can = Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
-               Hw.VmacsPerCu % (1u << Log) == 0 &&
-               (Log == 1 ? B.MidCap >= 2 * Bank
-                         : Opts.FourBankAreas && B.MidOffset == Bank && B.DwInCap == Bank &&
-                               B.InCap >= 3 * Bank),
+    bool Can = Log == 1 ? Opts.MultiPixel && Opts.BankedReads && Hw.MapsPortsPerBank &&
+                              Hw.VmacsPerCu % 2 == 0 && B.MidCap >= 2 * Bank
+                        : fourBankAreas(Hw, B, Opts),
          Better = false;
     for (const LayerPlan &P : Ps) {
       const unsigned C = P.L->Out.C;
-      Can &= Lanes(C, Log) <= Lanes(C, Log - 1);
-      Better |= Lanes(C, Log) < Lanes(C, Log - 1);
+      Can &= laneSlots(C, Gch, Log) <= laneSlots(C, Gch, Log - 1);
+      Better |= laneSlots(C, Gch, Log) < laneSlots(C, Gch, Log - 1);
     }
     CanBank[Log] = Can && Better;
   }
