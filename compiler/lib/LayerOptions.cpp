@@ -49,6 +49,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"pipeline-pools", &CompileOptions::PipelinePools},
       {"colocated-weights", &CompileOptions::ColocatedWeights},
       {"flat-pointwise", &CompileOptions::FlatPointwise},
+      {"large-triple-tiles", &CompileOptions::LargeTripleTiles},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
   return Switches;
@@ -84,7 +85,7 @@ std::string CompileOptions::planningKey() const {
       FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
-      FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise};
+      FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise,      LargeTripleTiles};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

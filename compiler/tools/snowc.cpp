@@ -274,6 +274,11 @@ static cl::opt<bool> NoFourBankAreas(
     cl::desc("Read a concat pair's area at most two pixels a step from two banks, never four "
              "from four banks across both input regions"),
     cl::cat(Cat));
+static cl::opt<bool> NoLargeTripleTiles(
+    "no-large-triple-tiles",
+    cl::desc("Keep a block triple's projection tile in half the accumulators (its windows then "
+             "overlap more)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoWholeMapWindows(
     "no-whole-map-windows",
     cl::desc("Never give a window pair's producer a whole input region for a whole-map window "
@@ -438,6 +443,7 @@ static int compileModel() {
   Opts.FuseBlocks = !NoFuseBlocks;
   Opts.FuseConcats = !NoFuseConcats;
   Opts.FourBankAreas = !NoFourBankAreas;
+  Opts.LargeTripleTiles = !NoLargeTripleTiles;
   Opts.WholeMapWindows = !NoWholeMapWindows;
   Opts.ColocatedWeights = !NoColocatedWeights;
   Opts.FlatPointwise = !NoFlatPointwise;

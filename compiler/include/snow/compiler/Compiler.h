@@ -215,6 +215,11 @@ struct CompileOptions {
   /// the layer after the fusion loads its maps only once the readers are
   /// done (FuseConcat.cpp, FuseBlocks.cpp; docs/compiler.md, step 9h).
   bool FourBankAreas = true;
+  /// Let a block triple that pays with its projection's tile in half the
+  /// accumulators take tiles in as many as the producer's bands leave: less
+  /// of each window is computed twice (FuseBlocks.cpp; docs/compiler.md,
+  /// step 9f).
+  bool LargeTripleTiles = true;
   /// Let a window pair of one tile, the whole map (its CUs taking the
   /// producer's output groups side by side), lay the producer's input out
   /// in a whole input region, its area in the other, where the window with
