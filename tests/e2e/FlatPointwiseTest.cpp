@@ -44,8 +44,9 @@ TEST(Passes, AOneByOneOnASmallMapSplitsItsPixelsEvenly) {
   EXPECT_TRUE(hasPart(Parts, "a", {"flat"}));
   EXPECT_FALSE(hasPart(Parts, "b", {"flat"})) << "3x3: rows";
   for (const compiler::PlanPart &P : Parts)
-    if (P.Name == "a")
+    if (P.Name == "a") {
       EXPECT_EQ(P.TileRows, 1u);
+    }
   const OnOff R = withAndWithout(SevenBySeven, "zc706", &compiler::CompileOptions::FlatPointwise);
   expectFaster(R, "a");
   for (const char *Hw : {"narrow8", "mini64", "big1024", "zc706_paper"})

@@ -385,11 +385,13 @@ TEST(Passes, ATripleThatPaysTakesMoreThanHalfTheAccumulators) {
     const std::vector<compiler::PlanPart> Parts = zc706Parts(*Yaml);
     ASSERT_TRUE(hasPart(Parts, "p", {"fused<", "block"}));
     for (const compiler::PlanPart &P : Parts)
-      if (P.Layer == "p")
+      if (P.Layer == "p") {
         EXPECT_GT(P.TileRows * P.TileCols, 128u) << "more than half of 128 entries of pixel pairs";
+      }
     const OnOff R = withAndWithout(*Yaml, "zc706", &compiler::CompileOptions::LargeTripleTiles);
-    if (Yaml == &Stem)
+    if (Yaml == &Stem) {
       EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+    }
     for (const char *Hw : {"big1024", "mini64", "narrow8"})
       cyclesOf(*Yaml, Hw, {});
   }
