@@ -380,6 +380,10 @@ std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<L
   std::vector<const LayerPlan *> Plans = {&D};
   for (const LayerPlan &P : Ps)
     Plans.push_back(&P);
+  // NextLoad prices four-bank pairs only (Priced): elsewhere it is no key,
+  // or a --tune search would weigh a pair again for each plan after it.
+  if (Dense || !fourBankAreas(Hw, B, DOpts))
+    NextLoad = 0;
   const std::string Tag = std::string(Dense ? "dense" : "") + "+next" + std::to_string(NextLoad);
   PairChoice C = recallPair(&PlanCache::FusedPairs, Plans, DOpts, Tag, [&] {
     std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts, NextLoad);

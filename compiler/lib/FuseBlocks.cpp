@@ -101,7 +101,8 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
 
 /// The cheapest triple of expansion E, depthwise conv Q and projection P,
 /// if any tile fits: with the projection's tile in at most half the
-/// accumulators (Half), or in as many as the producer's bands leave.
+/// accumulators (Half), or in more, as many as the producer's bands leave
+/// (the tiles the half search did not weigh).
 std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const LayerPlan &P,
                                  const isa::HwConfig &Hw, const BufferMap &B,
                                  const CompileOptions &Opts, bool Half) {
@@ -179,8 +180,10 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
     // The projection's entries (2^BankLog pixels each) in half the
     // accumulators, or in all but those the producer's bands need (a row
     // of its window at least: Qn.ColsIn <= AccBase below).
-    const unsigned Share = Half ? Hw.AccEntries / 2 : Hw.AccEntries;
-    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Share << BankLog))
+    const unsigned HalfPixels = Hw.AccEntries / 2 << BankLog;
+    for (auto [Rq, Wq] : tileShapes(QL.Out.H, QL.Out.W, Half ? HalfPixels : 2 * HalfPixels)) {
+      if (!Half && Rq * Wq <= HalfPixels)
+        continue; // weighed by the half search
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2;
@@ -263,6 +266,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
             Best = Triple{En, Qn, Pn, Ct};
         }
       }
+    }
   }
   return Best;
 }

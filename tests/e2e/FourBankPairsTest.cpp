@@ -76,16 +76,8 @@ TEST(Passes, AFourBankPairBeforeAWholeMapWindowPairCostsItNothing) {
   // projection is done whatever the pair holds, so the pair's estimate is
   // not charged its first load (2026-12-06: the network 2,687,516 ->
   // 2,684,201 cycles on zc706). Bit-exact with and without, faster with.
-  const std::string Yaml = header("fourwm", 80, 14, 14) + R"(
-  - {name: x, type: conv, out_channels: 480, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 480, kernel: 5, pad: 2, groups: 480, relu: true}
-  - {name: sp, type: global_avgpool}
-  - {name: sr, type: conv, out_channels: 20, kernel: 1, relu: true}
-  - {name: se, type: conv, out_channels: 480, kernel: 1}
-  - {name: sg, type: sigmoid}
-  - {name: s, type: scale, inputs: [d, sg]}
-  - {name: p, type: conv, out_channels: 112, kernel: 1}
-  - {name: e, type: conv, out_channels: 672, kernel: 1, relu: true}
+  const std::string Yaml = header("fourwm", 80, 14, 14) + seBlockLayers("x", 480, 20, 112) +
+                           R"(  - {name: e, type: conv, out_channels: 672, kernel: 1, relu: true}
   - {name: d2, type: conv, out_channels: 672, kernel: 5, pad: 2, groups: 672, relu: true}
   - {name: g, type: global_avgpool}
 )";

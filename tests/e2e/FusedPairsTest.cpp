@@ -180,16 +180,7 @@ TEST(Passes, EvenRowBlocksAreWeighedOnEveryTileShape) {
   // channels in seven groups of 16: tests/e2e/FourBankPairsTest.cpp), its
   // projection faster and its scale slower (193,111 cycles with even rows,
   // 194,640 on four banks, 2026-12-06): both ways on two banks at most.
-  const std::string Yaml = header("se10", 112, 14, 14) + R"(
-  - {name: e, type: conv, out_channels: 672, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 672, kernel: 5, pad: 2, groups: 672, relu: true}
-  - {name: sp, type: global_avgpool}
-  - {name: sr, type: conv, out_channels: 28, kernel: 1, relu: true}
-  - {name: se, type: conv, out_channels: 672, kernel: 1}
-  - {name: sg, type: sigmoid}
-  - {name: s, type: scale, inputs: [d, sg]}
-  - {name: p, type: conv, out_channels: 112, kernel: 1}
-)";
+  const std::string Yaml = header("se10", 112, 14, 14) + seBlockLayers("e", 672, 28, 112);
   compiler::CompileOptions TwoBanks;
   TwoBanks.FourBankAreas = false;
   OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::EvenRows, TwoBanks);

@@ -105,6 +105,23 @@ inline const std::string FewChannels =
   - {name: d, type: conv, out_channels: 24, kernel: 3, stride: 2}
 )";
 
+/// EfficientNet-like block layers: a 1x1 expansion Exp to E channels, a
+/// 5x5 depthwise conv d, its squeeze-and-excitation (sp, sr of Squeeze
+/// channels, se, sg, the scale s) and the projection p to P channels.
+inline std::string seBlockLayers(const std::string &Exp, unsigned E, unsigned Squeeze, unsigned P) {
+  return fmt::format(R"(
+  - {{name: {0}, type: conv, out_channels: {1}, kernel: 1, relu: true}}
+  - {{name: d, type: conv, out_channels: {1}, kernel: 5, pad: 2, groups: {1}, relu: true}}
+  - {{name: sp, type: global_avgpool}}
+  - {{name: sr, type: conv, out_channels: {2}, kernel: 1, relu: true}}
+  - {{name: se, type: conv, out_channels: {1}, kernel: 1}}
+  - {{name: sg, type: sigmoid}}
+  - {{name: s, type: scale, inputs: [d, sg]}}
+  - {{name: p, type: conv, out_channels: {3}, kernel: 1}}
+)",
+                     Exp, E, Squeeze, P);
+}
+
 /// MobileNet-like pairs: a depthwise conv and the 1x1 convs that alone read
 /// it. Fused (Fuse.cpp), the depthwise output stays on chip: the depthwise
 /// layer stores nothing. The pairs cover a chunk of fewer than 64 channels
