@@ -167,6 +167,15 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // unit at once faults), where a copy of it has no room.
   const bool CanBank4 =
       CanBank && P.L->Out.C <= Gch / 4 && fourBankAreas(Hw, B, Opts) && (QL.Out.W % 4 == 0 || Pool);
+  // A window copy on four banks (the region's last bank being the area's):
+  // the first region's window's copy goes to the area's second bank, before
+  // its share of the tile, the second's (in that region's last bank, past
+  // the area) to the second output region, past the projection's output
+  // tile (LayerPlan::InSkew). Not with a residual, which the load unit
+  // writes there. MobileNet v2's block1 on zc706: its stem on pixel pairs
+  // and its 16-channel projection on four banks.
+  const bool CopyFour = CanBank4 && CopyBank == 2 && !P.L->HasResidual &&
+                        B.InBase[1] + B.InCap + (CopyBank - 1) * Bank == B.OutBase[1];
   const unsigned Outs = CanBank4 ? 4 : CanCopyOut ? 3 : CanBank ? 2 : 1;
   std::optional<Triple> Best;
   for (unsigned Out = 0; Out < Outs; ++Out) {
@@ -187,7 +196,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
       for (unsigned Way = 0; Way <= 2 * MaxPix; ++Way) {
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2;
-        if ((Copy && (!CopyBank || Four)) || Wq % (1u << BankLog) || (CopyOut && !PixLog))
+        if ((Copy && (!CopyBank || (Four && !CopyFour))) || Wq % (1u << BankLog) ||
+            (CopyOut && !PixLog))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
@@ -204,8 +214,14 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         // CopyBank - 1): the window keeps the banks before it, and the copy
         // ends before the tile's part in that bank, if it holds one.
         const uint32_t CopyAt = (CopyBank - 1) * Bank;
-        const uint32_t CopyRoom = AtBankEnds ? (CopyBank == 2 ? MidOut : Bank)
-                                             : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
+        // On four banks the window, and so its copy, lies past as many
+        // elements as the projection's output tile (LayerPlan::InSkew): the
+        // second region's window's copy lands in the second output region,
+        // past that tile (CopyFour).
+        const uint32_t Skew = Copy && Four ? uint32_t(Rq * Wq >> BankLog) * Gch : 0;
+        const uint32_t CopyRoom = AtBankEnds
+                                      ? (CopyBank == 2 ? MidOut - std::min(MidOut, Skew) : Bank)
+                                      : std::min(Bank, MidOut - std::min(MidOut, CopyAt));
         Area.InCap = Copy ? std::min(MidOut, CopyAt) : MidOut;
         LayerPlan Qn = plainFusedPlan(Q, E.Index);
         Qn.FromMid = Qn.ReadsWindow = Qn.ToMid = true;
@@ -225,6 +241,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         LayerPlan En = windowPlan(E, Qn.NOg);
         En.AccLimit = AccBase;
         En.Straddles = Four;
+        En.InSkew = Skew;
         if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
             !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
           continue;

@@ -151,7 +151,10 @@ struct LayerPlan {
   /// group only. For groups too wide for GroupK passes in a weights bank.
   bool GroupChunks = false;
   /// Elements of slack before (and after) the maps in the input region, so
-  /// that shifted passes stay inside it: GroupK - 1.
+  /// that shifted passes stay inside it: GroupK - 1. (Or, a block triple's
+  /// copied stem on four banks, as many as its projection's output tile:
+  /// the copy of its window in the second region lands in the second
+  /// output region, past that tile; FuseBlocks.cpp.)
   unsigned InSkew = 0;
   /// Add, Mul or ReLU through the accumulators (vpre, vmul, vwb); chunks as
   /// Depthwise.

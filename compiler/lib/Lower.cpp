@@ -313,8 +313,20 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.wait(Unit::Compute, InFull + S.InBuf);
   // A block triple's projection copies each chunk's tile its depthwise
   // conv has just written (FuseBlocks.cpp).
-  if (P.CopyBanks && (S.NewMap || P.readsMidOut()))
+  if (P.CopyBanks && (S.NewMap || P.readsMidOut())) {
+    // A copy in an output region (a block triple's on four banks, its
+    // second region's window: FuseBlocks.cpp) first waits for the store
+    // unit to have read the region's last tile (no unit writes a bank
+    // another is reading), and gives the signal back for the writeback it
+    // was meant for.
+    const uint32_t To = inBase(S) + P.InSkew + P.CopyBanks * Hw.mapsBankElems();
+    if (!P.readsMidOut() && To >= B.OutBase[0]) {
+      const unsigned Region = To >= B.OutBase[1] ? 1 : 0;
+      E.wait(Unit::Compute, OutFree + Region);
+      E.signal(Unit::Compute, OutFree + Region);
+    }
     copyRegion(S);
+  }
   if (P.Elementwise)
     return elementwise(S);
   if (!P.IsConv) {

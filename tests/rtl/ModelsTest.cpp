@@ -259,11 +259,14 @@ TEST_F(RtlBatch, ConcatPairAgrees) {
 
 /// Block triples whose 16- and 12-channel projections read four pixels a
 /// trace from four banks across both input regions (LayerPlan::Straddles):
-/// a pool in the middle, and a map of one round, whose expansion takes the
-/// second region from the load unit (Step::TakeOther).
+/// a pool in the middle, a map of one round, whose expansion takes the
+/// second region from the load unit (Step::TakeOther), and an expansion on
+/// pixel pairs from a copy of its window, the second region's in the
+/// second output region (CopiedFourBankYaml).
 TEST_F(RtlBatch, FourBankTriplesAgree) {
   coSimulatePlanned("pool4.bin", FourBankPoolYaml, "banked4+fused<+block");
   coSimulatePlanned("round4.bin", FourBankRoundYaml, "banked4+fused<+block");
+  coSimulatePlanned("copy4.bin", CopiedFourBankYaml, "copied2+fused>");
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):

@@ -88,6 +88,20 @@ layers:
   - {name: d, type: maxpool, kernel: 3, stride: 2}
   - {name: p, type: conv, out_channels: 16, kernel: 1, relu: true}
 )";
+/// A block triple whose expansion c traces two pixels a step from a copy of
+/// its window while its projection p reads four (docs/compiler.md, step 9h,
+/// "a copied producer"): the second region's window's copy lands in the
+/// second output region, which x's last tiles are still being stored from
+/// when it is first written (Lowerer::compute waits for them).
+inline const char *const CopiedFourBankYaml = R"(name: copy4
+input: {name: data, shape: [8, 48, 48]}
+weights: {seed: 5}
+layers:
+  - {name: x, type: conv, out_channels: 16, kernel: 3, pad: 1, relu: true}
+  - {name: c, type: conv, out_channels: 32, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)";
 inline const char *const FourBankRoundYaml = R"(name: round4
 input: {name: data, shape: [16, 8, 8]}
 weights: {seed: 8}
