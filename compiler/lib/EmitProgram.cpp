@@ -299,10 +299,17 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     // or for a new layer that does not read this one's output (its maps
     // only wait for older layers, whose LayerDone was signalled already).
     // A fused 1x1 step's maps are on chip: only a residual, of older layers.
+    // Not where this step frees the region they go to (a straddling
+    // fusion's last step frees both, Step::FreeOther): loaded before its
+    // compute, they would wait for it with its traces not yet issued, and
+    // where they outnumber a queue (big4096's sixteen CUs, a region a CU)
+    // the control core would stall on them before issuing those traces.
+    const bool FreesNext = Next && (S.FreeOther || (S.FreeMid && S.MidBuf == Next->InBuf));
     const bool EarlyMaps =
-        Next && (Next->P == S.P || Next->P->FromMid ||
-                 (Next->DoneUpTo >= 0 ? Next->DoneUpTo : Next->P->NeedsDone) < S.P->Ordinal ||
-                 (Next->Pipelined && !Next->Late));
+        Next && !FreesNext &&
+        (Next->P == S.P || Next->P->FromMid ||
+         (Next->DoneUpTo >= 0 ? Next->DoneUpTo : Next->P->NeedsDone) < S.P->Ordinal ||
+         (Next->Pipelined && !Next->Late));
     // A pinned pair's last step frees both weights banks (Step::FreeW2):
     // the next step's weights load after it.
     const bool LateWeights = S.FreeW2 >= 0;
@@ -352,6 +359,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         Loads(*Next, Next->P->Dynamic, true, true);
       else if (Next && ResidualAfterDone(*Next))
         Loads(*Next, false, false, true);
+    } else if (FreesNext) {
+      Loads(*Next, false, true, !ResidualAfterDone(*Next));
     }
     // (Run-time weights after the LayerDone their producer may wait for.)
     if (Next && LateWeights && Next->P->Dynamic && EarlyMaps)

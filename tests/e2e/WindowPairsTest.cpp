@@ -12,7 +12,9 @@
 #include "../support/SharedModels.h"
 #include "LayersHarness.h"
 #include "PassHarness.h"
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 using namespace snow;
 using namespace snow::test;
@@ -455,6 +457,34 @@ TEST(Passes, ACopiedProducerKeepsItsCopyOnFourBanks) {
     for (const char *Hw : {"big1024", "mini64", "zc706_paper"})
       cyclesOf(Yaml, Hw, {});
   }
+}
+
+TEST(Passes, TheLayerAfterAStraddlingFusionLoadsOnceItIsDone) {
+  // A four-bank triple (ShuffleNet v2's stage2_0 branch 2 in small) holds
+  // both input regions until its last step; the layer after it, the other
+  // branch, reads none of its output, so its loads were emitted before
+  // that step's traces, as a prefetch. On sixteen CUs (bench/hw/big4096.yaml,
+  // a region a CU) they outnumbered a queue: the control core stalled on
+  // them before issuing the traces whose signal they waited for, a
+  // deadlock (EmitProgram.cpp, FreesNext). Bit-exact (cyclesOf).
+  const auto Hw = std::filesystem::temp_directory_path() / "snow-passes-wide16.yaml";
+  std::ofstream(Hw) << "base: zc706\nname: wide16\nclusters: 4\nvmacs_per_cu: 16\n"
+                       "onchip_budget_kib: 16384\n";
+  const std::string Yaml = header("branches", 24, 56, 56) + R"(
+  - {name: c, type: conv, input: data, out_channels: 58, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 58, kernel: 3, stride: 2, pad: 1, groups: 58, relu: true}
+  - {name: p, type: conv, out_channels: 58, kernel: 1}
+  - {name: b1, type: conv, input: data, out_channels: 24, kernel: 3, stride: 2, pad: 1, groups: 24}
+  - {name: b2, type: conv, out_channels: 58, kernel: 1}
+  - {name: cat, type: concat, inputs: [b2, p]}
+)";
+  RunResult R;
+  cyclesOf(Yaml, Hw.string(), {}, &R);
+  EXPECT_GT(countInsts(R.Prog,
+                       [](const isa::Inst &I) { return I.Op == isa::Opcode::VMACP && I.pix == 2; }),
+            0u)
+      << "the projection reads four pixels a step";
+  std::filesystem::remove(Hw);
 }
 
 TEST(Passes, AWholeMapWindowTakesARegionForItsProducer) {
