@@ -348,8 +348,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
                 G.Input.C,   G.Input.H,
                 G.Input.W,   uint32_t(G.InputFrac)};
   const TensorView InView{Prog.Input.Addr, G.Input.W, G.Input.C, 0, Prog.Input.bytes()};
-  std::vector<std::vector<OutPiece>> Pieces;
-  auto Views = placeTensors(G, *Plans, Place, Hw, Opts, Pieces);
+  std::vector<std::vector<OutPiece>> Pieces, InPieces;
+  auto Views = placeTensors(G, *Plans, Place, Hw, Opts, Pieces, InPieces);
   if (!Views)
     return Views.takeError();
   auto ViewOf = [&](int Layer) { return Layer < 0 ? InView : (*Views)[Layer]; };
@@ -399,6 +399,8 @@ llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const i
     if (!Opts.PreciseLayerDeps)
       P.NeedsDone = (P.concatProducer() ? DoneAfter[size_t(P.FusedWith)] : P.Ordinal) - 1;
     P.In = ViewOf(L.input());
+    if (L.input() >= 0)
+      P.InPieces = InPieces[size_t(L.input())];
     if (L.In.C != G.Layers[P.Index].In.C) {
       // Flattened by batchGraph: each frame's dense H x W x C input is one
       // pixel of H*W*C channels.

@@ -433,6 +433,10 @@ struct LayerPlan {
   /// A conv merged from siblings has no tensor of its own: its stores write
   /// these pieces (empty: every channel goes to Out).
   std::vector<OutPiece> Pieces;
+  /// A conv reading a concat laid out input by input (CompileOptions::
+  /// BlockedConcats): channels [Begin, Begin + Count) of its input are
+  /// View's channels 0 on, each input's tensor (empty: In holds them all).
+  std::vector<OutPiece> InPieces;
 
   // Channel chunks: conv splits input channels (weights bank capacity),
   // pooling splits channels (buffer capacity). Chunk c covers channels

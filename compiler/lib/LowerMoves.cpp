@@ -327,6 +327,23 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
     TileGeom T = geometry(P, Tile, S.round().wholeWindows());
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
+    // A concat laid out input by input (LayerPlan::InPieces): each input's
+    // channels from its own tensor, a DMA row a pixel, whose rows follow
+    // each other in DRAM where the input is read whole.
+    if (&View == &P.In && !P.InPieces.empty()) {
+      for (const OutPiece &Pc : P.InPieces) {
+        const unsigned Lo = std::max(C0, Pc.Begin), Hi = std::min(C0 + Cn, Pc.Begin + Pc.Count);
+        if (Lo >= Hi)
+          continue;
+        const TensorView V = Pc.View.frame(T.Frame);
+        dmaSeries(T.Y1 - T.Y0, int64_t(P.StepY) * L.In.W * V.Stride * 2, RowElems, Opcode::LD_MAP,
+                  V.at(uint64_t(T.IY0 + int(T.Y0 * P.StepY)), uint64_t(T.IX0 + int(T.X0 * P.StepX)),
+                       Lo - Pc.Begin),
+                  Base + T.Y0 * RowElems + T.X0 * Stride + (Lo - C0), 0, T.X1 - T.X0, Hi - Lo,
+                  int64_t(P.StepX) * V.Stride * 2, Stride, Mask);
+      }
+      continue;
+    }
     uint64_t RowAddr = uint64_t(P.StepY) * L.In.W * View.Stride * 2;
     auto DramAt = [&](unsigned Y, unsigned X) {
       return View.frame(T.Frame).at(uint64_t(T.IY0 + int(Y * P.StepY)),

@@ -41,7 +41,7 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
   // A field added to LayerPlan must be added here (unless it is derived
   // from these, as the rounds are); this assertion fails so that nobody
   // forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(LayerPlan) == 624, "LayerPlan changed: update planFingerprint");
+  static_assert(sizeof(LayerPlan) == 648, "LayerPlan changed: update planFingerprint");
   auto View = [](const TensorView &V) {
     return fmt::format("{},{},{},{},{}", V.Addr, V.W, V.Stride, V.Offset, V.FrameBytes);
   };
@@ -62,6 +62,8 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
                  View(P.Res), P.PoolBlock, View(P.PoolOut), P.PoolMult, P.PoolShift, View(P.In2));
   for (const OutPiece &Pc : P.Pieces)
     fmt::format_to(std::back_inserter(S), " piece {},{},{}", Pc.Begin, Pc.Count, View(Pc.View));
+  for (const OutPiece &Pc : P.InPieces)
+    fmt::format_to(std::back_inserter(S), " in {},{},{}", Pc.Begin, Pc.Count, View(Pc.View));
   fmt::format_to(std::back_inserter(S),
                  " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
                  P.Chunk, P.NChunks, P.R, P.Wt, P.RowsIn, P.ColsIn, P.NRowBlocks, P.NColBlocks,

@@ -335,6 +335,11 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   bool Writes = Q.In.Addr == C.Out.Addr;
   for (const OutPiece &Piece : C.Pieces)
     Writes |= Q.In.Addr == Piece.View.Addr;
+  for (const OutPiece &In : Q.InPieces) { // a concat laid out input by input
+    Writes |= In.View.Addr == C.Out.Addr;
+    for (const OutPiece &Piece : C.Pieces)
+      Writes |= In.View.Addr == Piece.View.Addr;
+  }
   return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
          !Q.Dynamic && !Q.FromMid && !(Q.Window.R && Q.FullDepth) && Q.FirstPart && Q.LastPart &&
          Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes &&

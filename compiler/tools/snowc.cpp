@@ -205,6 +205,11 @@ static cl::opt<bool> NoPadPixels(
     cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
              "are not whole DRAM bursts and layers move it in channel groups"),
     cl::cat(Cat));
+static cl::opt<bool> NoBlockedConcats(
+    "no-blocked-concats",
+    cl::desc("Lay every concat out as one tensor, its inputs' channels side by side in each "
+             "pixel, even where their runs start or end inside DRAM bursts"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseConvPools(
     "no-fuse-conv-pools",
     cl::desc("Do not fuse a conv with the pool that alone reads it (the conv stores its "
@@ -456,6 +461,7 @@ static int compileModel() {
   Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
   Opts.SpreadMapLoads = !NoSpreadMapLoads;
   Opts.PadPixels = !NoPadPixels;
+  Opts.BlockedConcats = !NoBlockedConcats;
   Opts.MixedWindows = !NoMixedWindows;
   Opts.ClippedWindows = !NoClippedWindows;
   for (const std::string &Spec : LayerOffArgs)

@@ -257,6 +257,16 @@ TEST_F(RtlBatch, ConcatPairAgrees) {
   coSimulatePlanned("fire.bin", FirePairYaml, "banked4+fulldepth+fused<", {"--batch", "2"});
 }
 
+/// A concat laid out input by input (BlockedConcatYaml): each 29-channel
+/// input stores its own tensor, the 1x1 reader loads a DMA row a pixel of
+/// each.
+TEST_F(RtlBatch, BlockedConcatAgrees) {
+  compileFor("blocked.bin", BlockedConcatYaml, "zc706", {});
+  if (HasFatalFailure())
+    return;
+  EXPECT_TRUE(coSimulate("blocked.bin"));
+}
+
 /// Block triples whose 16- and 12-channel projections read four pixels a
 /// trace from four banks across both input regions (LayerPlan::Straddles):
 /// a pool in the middle, a map of one round, whose expansion takes the

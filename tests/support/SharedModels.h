@@ -102,6 +102,18 @@ layers:
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
   - {name: p, type: conv, out_channels: 16, kernel: 1}
 )";
+/// A concat of two 29-channel convs (ShuffleNet v2's stage-2 halves), read
+/// by a 1x1 conv: laid out input by input (docs/compiler.md, step 11,
+/// "Blocked concats"), each input a tensor of its own.
+inline const char *const BlockedConcatYaml = R"(name: blocked
+input: {name: data, shape: [58, 28, 28]}
+weights: {seed: 5}
+layers:
+  - {name: a, type: conv, input: data, out_channels: 29, kernel: 1, relu: true}
+  - {name: b, type: conv, input: data, out_channels: 29, kernel: 3, pad: 1, relu: true}
+  - {name: cat, type: concat, inputs: [a, b]}
+  - {name: c, type: conv, out_channels: 58, kernel: 1}
+)";
 inline const char *const FourBankRoundYaml = R"(name: round4
 input: {name: data, shape: [16, 8, 8]}
 weights: {seed: 8}

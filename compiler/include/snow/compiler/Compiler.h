@@ -284,6 +284,13 @@ struct CompileOptions {
   /// fewer bursts: each group of channels' DMA row starts on a burst
   /// (Tensors.cpp: placeTensors; docs/compiler.md, step 11).
   bool PadPixels = true;
+  /// Lay a concat out input by input, each a tensor of its own channels,
+  /// where its inputs' runs of a pixel would start or end inside DRAM
+  /// bursts and every layer reading it loads it as a conv's region (ShuffleNet
+  /// v2's halves of 29 to 116 channels): the inputs store whole bursts, the
+  /// readers load each input's channels from its tensor (Tensors.cpp;
+  /// docs/compiler.md, step 11).
+  bool BlockedConcats = true;
   /// Let a round of a window pair (a 1x1 conv computing its depthwise
   /// reader's windows, FuseWindows.cpp) give its CUs windows of different
   /// padding, one extent: each traced whole, its padding zeroed by a vwb
