@@ -454,4 +454,27 @@ TEST(Layers, RandomFusedCasesMostlyFuse) {
   EXPECT_GE(Mixed, 4u) << "of 30 (6 on 2026-12-03)";
 }
 
+class RandomOddConcat : public ::testing::TestWithParam<unsigned> {};
+
+/// Concats of convs of 3 to 70 channels and the convs that read them
+/// (RandomFused.h, oddConcatCase), on rotated presets.
+TEST_P(RandomOddConcat, MatchesReferenceBitForBit) {
+  check(oddConcatCase(GetParam()), false, rotatedPreset(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomOddConcat, ::testing::Range(0u, 24u));
+
+TEST(Layers, RandomOddConcatsAreMostlyLaidOutInputByInput) {
+  // Where the cases' programs on zc706 differ with blocked concats off, the
+  // concat was laid out input by input (CompileOptions::BlockedConcats).
+  compiler::CompileOptions Off;
+  Off.BlockedConcats = false;
+  unsigned Blocked = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    const std::string Yaml = oddConcatCase(Seed);
+    Blocked += compiledBytes(Yaml, "zc706", {}) != compiledBytes(Yaml, "zc706", Off);
+  }
+  EXPECT_GE(Blocked, 12u) << "of 24 (18 on 2026-12-06)";
+}
+
 } // namespace

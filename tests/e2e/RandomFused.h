@@ -321,6 +321,38 @@ inline std::string fireCase(unsigned Seed) {
   return Y;
 }
 
+/// A concat of two or three convs of 3 to 70 channels each (runs that start
+/// or end inside DRAM bursts: ShuffleNet v2's halves), 1x1 or 3x3, read by
+/// one or two convs (1x1, or 3x3 of stride 1 or 2), which the compiler may
+/// lay out input by input (docs/compiler.md, step 11, "Blocked concats").
+inline std::string oddConcatCase(unsigned Seed) {
+  Rng R(Seed * 3571 + 19);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  std::string Y = modelHeader(fmt::format("oddcat{}", Seed), pickLog(R, 3, 64), Pick(4, 30),
+                              Pick(4, 30), Seed + 3);
+  const unsigned N = Seed % 3 == 2 ? 3 : 2;
+  std::string Inputs;
+  for (unsigned I = 0; I < N; ++I) {
+    const bool Three = Pick(0, 1);
+    Y += fmt::format("  - {{name: p{}, type: conv, input: data, out_channels: {}, kernel: {}, "
+                     "pad: {}, relu: true}}\n",
+                     I, pickLog(R, 3, 70), Three ? 3 : 1, Three ? 1 : 0);
+    Inputs += fmt::format("{}p{}", I ? ", " : "", I);
+  }
+  Y += fmt::format("  - {{name: cat, type: concat, inputs: [{}]}}\n", Inputs);
+  // (Two readers of one shape, concatenated: the graph's one output.)
+  const unsigned K = Pick(0, 2) ? 1 : 3, S = K == 3 ? Pick(1, 2) : 1;
+  auto Reader = [&](const char *Name) {
+    return fmt::format("  - {{name: {}, type: conv, input: cat, out_channels: {}, kernel: {}, "
+                       "stride: {}, pad: {}}}\n",
+                       Name, Pick(1, 100), K, S, K / 2);
+  };
+  Y += Reader("q");
+  if (Seed % 4 == 3)
+    Y += Reader("q2") + "  - {name: both, type: concat, inputs: [q, q2]}\n";
+  return Y;
+}
+
 } // namespace snow::test
 
 #endif // SNOW_TESTS_E2E_RANDOMFUSED_H

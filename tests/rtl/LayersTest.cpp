@@ -56,6 +56,7 @@ class RtlRandomSeBlock : public RandomLayers {};
 class RtlRandomCopied : public RandomLayers {};
 class RtlRandomFc : public RandomLayers {};
 class RtlRandomConcat : public RandomLayers {};
+class RtlRandomOddConcat : public RandomLayers {};
 class RtlRandomGrouped : public RandomLayers {};
 class RtlRandomActivation : public RandomLayers {};
 class RtlRandomSqueezeExcite : public RandomLayers {};
@@ -109,6 +110,8 @@ TEST_P(RtlRandomSeBlock, SimAndRtlAgree) { check(seBlockCase(GetParam())); }
 TEST_P(RtlRandomCopied, SimAndRtlAgree) { check(copiedCase(GetParam())); }
 TEST_P(RtlRandomFc, SimAndRtlAgree) { check(fcCase(GetParam())); }
 TEST_P(RtlRandomConcat, SimAndRtlAgree) { check(concatCase(GetParam())); }
+// Concats laid out input by input (Tensors.cpp, LayerPlan::InPieces).
+TEST_P(RtlRandomOddConcat, SimAndRtlAgree) { check(oddConcatCase(GetParam())); }
 TEST_P(RtlRandomGrouped, SimAndRtlAgree) { check(groupedCase(GetParam())); }
 // Merged sibling convs storing into slices (Lower.cpp, LayerPlan::Pieces).
 TEST_P(RtlRandomInception, SimAndRtlAgree) { check(inceptionCase(GetParam())); }
@@ -156,6 +159,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSeBlock, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomCopied, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFc, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConcat, ::testing::Range(0u, 9u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomOddConcat, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomGrouped, ::testing::Range(0u, 12u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInception, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomInceptionOneFormat, ::testing::Range(0u, 4u));
