@@ -10,6 +10,7 @@
 
 #include "RowSignals.h"
 #include "Lowerer.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cassert>
 #include <optional>
@@ -332,14 +333,14 @@ bool snow::compiler::startsOnRowsOf(const LayerPlan &C, const LayerPlan &Q) {
   const ir::Layer &L = *Q.L;
   // Q's input is the tensor C writes: C's own, the concat C writes a slice
   // of (its other inputs are older), or a piece of a merged conv.
-  bool Writes = Q.In.Addr == C.Out.Addr;
-  for (const OutPiece &Piece : C.Pieces)
-    Writes |= Q.In.Addr == Piece.View.Addr;
-  for (const OutPiece &In : Q.InPieces) { // a concat laid out input by input
-    Writes |= In.View.Addr == C.Out.Addr;
-    for (const OutPiece &Piece : C.Pieces)
-      Writes |= In.View.Addr == Piece.View.Addr;
-  }
+  // (Or an input of that concat, laid out input by input: Q.InPieces.)
+  auto WritesAt = [&](uint64_t Addr) {
+    return Addr == C.Out.Addr ||
+           llvm::any_of(C.Pieces, [&](const OutPiece &Piece) { return Addr == Piece.View.Addr; });
+  };
+  const bool Writes = WritesAt(Q.In.Addr) || llvm::any_of(Q.InPieces, [&](const OutPiece &In) {
+                        return WritesAt(In.View.Addr);
+                      });
   return C.IsConv && !C.ToMid && C.FirstPart && C.LastPart && Q.IsConv && !Q.Elementwise &&
          !Q.Dynamic && !Q.FromMid && !(Q.Window.R && Q.FullDepth) && Q.FirstPart && Q.LastPart &&
          Q.Frames == C.Frames && Q.BesideOf < 0 && L.Inputs.size() == 1 && Writes &&
