@@ -60,10 +60,41 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
       E.emit(Z);
     }
   };
+  // Rows of N entries each, RowElems apart, in one vwb (its len and
+  // cstride): one writeback, which runs beside the next traces where the
+  // machine overlaps them (writeback_overlap), not one a row.
+  auto Grid = [&](Inst I, uint32_t Acc, uint32_t Addr, unsigned NRows, unsigned N) {
+    I.rows = NRows;
+    I.len = NRows > 1 ? N : 0;
+    if (NRows == 1)
+      I.rows = N; // one row: its entries G apart, as before
+    else {
+      I.bstride = RowElems;
+      I.cstride = G;
+    }
+    E.li(4, Acc);
+    E.li(9, Addr);
+    E.emit(I);
+  };
+  // Whether rows of N entries from column Col fit one vwb: within the
+  // accumulators, no row's last entry running into the next row.
+  auto GridFits = [&](unsigned NRows, unsigned Col, unsigned N) {
+    return NRows > 1 && NRows * N <= Hw.AccEntries && Col + N * Pix <= P.Window.AreaCols;
+  };
+  auto ZeroGrid = [&](uint32_t Addr, unsigned NRows, unsigned Col, unsigned N, uint32_t Skip) {
+    Inst Z = accMove(Opcode::VWB, 1, G);
+    Z.shift = 63;
+    Z.skip = Skip;
+    Grid(Z, 0, Addr, NRows, N);
+  };
   const unsigned WidthEntries = ceilDiv(Width, Pix);
-  if (RowBegin == 0)
-    for (unsigned Y = 0; Y < Top; ++Y)
-      Zeros(Window0 + Y * RowElems, WidthEntries, G);
+  if (RowBegin == 0) {
+    if (GridFits(Top, 0, WidthEntries))
+      ZeroGrid(Window0, Top, 0, WidthEntries, 0);
+    else
+      for (unsigned Y = 0; Y < Top; ++Y)
+        Zeros(Window0 + Y * RowElems, WidthEntries, G);
+  }
   Inst Wb = accMove(Opcode::VWB, Entries, G);
   Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
   Wb.relu = L.Relu;
@@ -75,12 +106,30 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     });
     for (const auto &[Place, Mask] : Places) {
       Wb.skip = AllMask & ~Mask;
+      const uint32_t Row0 = Window0 + (Place.first + RowBegin) * RowElems + Place.second * PixElems;
+      if (GridFits(Rows, Place.second, Entries)) {
+        Grid(Wb, 0, Row0, Rows, Entries);
+        continue;
+      }
       for (unsigned R = 0; R < Rows; ++R) {
         E.li(4, R * Entries);
-        E.li(9, Window0 + (Place.first + RowBegin + R) * RowElems + Place.second * PixElems);
+        E.li(9, Row0 + R * RowElems);
         E.emit(Wb);
       }
     }
+  } else if (const unsigned Right = Width - Left - Valid;
+             GridFits(Rows, 0, ceilDiv(Left, Pix) + Entries) &&
+             GridFits(Rows, Left + Valid, ceilDiv(Right, Pix)) && Left % Pix == 0 &&
+             Valid % Pix == 0) {
+    // No zeros or row running into another's pixels: the rows' left
+    // padding, the rows, then their right padding, each in one vwb, write
+    // what the row-by-row order writes.
+    const uint32_t Row0 = Window0 + (Top + RowBegin) * RowElems;
+    if (Left)
+      ZeroGrid(Row0, Rows, 0, Left / Pix, 0);
+    Grid(Wb, 0, Row0 + Left * PixElems, Rows, Entries);
+    if (Right)
+      ZeroGrid(Row0 + (Left + Valid) * PixElems, Rows, Left + Valid, ceilDiv(Right, Pix), 0);
   } else {
     for (unsigned R = 0; R < Rows; ++R) {
       const uint32_t Row = Window0 + (Top + RowBegin + R) * RowElems;

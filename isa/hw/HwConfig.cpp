@@ -136,6 +136,11 @@ const KeyInfo HwKeys[] = {
      "move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
+    {"writeback_overlap", &HwConfig::WritebackOverlap, "0 or 1", 0, 1, false, "",
+     "1: a `vwb` holds the compute unit one cycle and writes back beside the operations after "
+     "it; a MAC trace waits for it only where it reads a maps bank the `vwb` writes or "
+     "accumulates into an entry the `vwb` has yet to read, and the other compute operations "
+     "until it is done (docs/architecture.md §3.2); 0: a `vwb` holds the unit until done"},
     {"pool_words", &HwConfig::PoolWords, "lane words", 1, MaxVmacs, false, "≤ `writeback_words`",
      "Lane words of channels a `vmax` / `vavg` computes at once per CU (its `words` field + 1 "
      "at most; vMACs' words beyond `vmacs_per_cu` do not exist): the max / average unit's "

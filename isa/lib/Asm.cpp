@@ -194,14 +194,15 @@ llvm::Error Assembler::parseInst(StringRef Text, unsigned Line) {
   }
 
   // One-bit flags (relu, init, lut), a pool's words, a weights load's wpix
-  // and a writeback's skip may be left out and are then 0 (a pool of one
-  // lane word, a load into vMAC idx alone, every CU writing), so that a
-  // field added to an instruction (vwb's lut and skip, vmax's words,
-  // ld.wgt's wpix) leaves older assembly valid; every other operand must be
-  // written.
+  // and a writeback's skip, len and cstride may be left out and are then 0
+  // (a pool of one lane word, a load into vMAC idx alone, every CU writing,
+  // one entry a row), so that a field added to an instruction (vwb's lut,
+  // skip, len and cstride, vmax's words, ld.wgt's wpix) leaves older
+  // assembly valid; every other operand must be written.
+  const bool Vwb = I.Op == Opcode::VWB;
   for (FieldId F : Info.Operands)
     if (!Seen[size_t(F)] && fieldInfo(F).Width != 1 && F != FieldId::words && F != FieldId::wpix &&
-        F != FieldId::skip)
+        F != FieldId::skip && !(Vwb && (F == FieldId::len || F == FieldId::cstride)))
       return errorAt(Line, "missing operand '" + Twine(fieldInfo(F).Name) + "' of '" + Mn + "'");
   Code.push_back(I);
   CodeLines.push_back(Line);

@@ -120,7 +120,7 @@ uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw, uint64_t A2)
   case Opcode::VWB:
   case Opcode::VPRE:
   case Opcode::VMUL:
-    return writebackCycles(Hw, uint64_t(I.rows));
+    return writebackCycles(Hw, accMoveEntries(I));
   case Opcode::VLUT:
     return lutWords(Hw);
   case Opcode::FILL:

@@ -95,6 +95,7 @@ int main(int Argc, char **Argv) {
   P("WB_WORDS", C->writebackWords(), "vMACs whose accumulator words vwb/vpre move per cycle");
   P("POOL_WORDS", C->poolWords(), "lane words a vmax/vavg computes at once at most");
   P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");
+  P("WB_OVERLAP", C->WritebackOverlap, "1: a vwb holds the compute unit one cycle (§3.2)");
   P("DRAM_LAT", C->DramLatencyCycles, "");
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");
   P("DRAM_BURST_LOG2", log2Ceil(C->DramBurstBytes), "");

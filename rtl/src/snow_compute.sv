@@ -69,7 +69,9 @@ module snow_compute
   logic [7:0] op;
   logic [63:0] k, n, o, j, base, off, dur, startup, passes, inner_lim, inner_stride, outer_stride;
   logic is_trace, skip;
-  assign active = start || active_q;
+  // A vwb runs on a walker of its own (below), beside the operations after
+  // it where the scheduler lets it (WB_OVERLAP); this walk takes the rest.
+  assign active = (start && f_op(start_entry.inst) != OP_VWB) || active_q;
   assign e = start ? start_entry : e_q;
   assign skip = start ? start_skip : skip_q;
   assign op = f_op(e.inst);
@@ -84,14 +86,13 @@ module snow_compute
   // Walk order: after the start-up, inner counter n, outer o, and for each
   // (o, n) the passes j; element address base + off.
   // vmac: rows x row_steps taps, stride 1; vdw/pools: stride cstride;
-  // vwb/vpre/vmul: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
-  // entries inner (stride bstride), the simulator's order, which decides
-  // overlapping writes.
+  // vpre/vmul: groups of WB_WORDS vMACs outer (stride WB_WORDS * LANES),
+  // entries inner (stride bstride), the simulator's order.
   always_comb begin
     startup = '0;
     passes = 64'd1;
     case (op)
-      OP_VWB, OP_VPRE, OP_VMUL: begin
+      OP_VPRE, OP_VMUL: begin
         dur = f_rows(e.inst) * 64'(WB_CYCLES);
         inner_lim = f_rows(e.inst);
         inner_stride = f_bstride(e.inst);
@@ -138,8 +139,7 @@ module snow_compute
   assign wr_addr = 32'(64'(e.a3) + o * f_len(e.inst) + n);
 
   // Controls shared by all lanes.
-  logic do_mac, do_dw, do_pre, do_mul, do_bias, do_lut, do_pool, is_max, first_init, pre_init, relu;
-  logic use_lut;
+  logic do_mac, do_dw, do_pre, do_mul, do_bias, do_lut, do_pool, is_max, first_init, pre_init;
   logic [F_SHIFT_W-1:0] shift;
   logic [F_MULT_W-1:0] mult;
   logic [AEW-1:0] entry;
@@ -151,18 +151,77 @@ module snow_compute
   assign do_mul = active && op == OP_VMUL;
   assign do_bias = active && op == OP_VBIAS;
   assign do_lut = active && op == OP_VLUT;
-  assign use_lut = op == OP_VWB && f_lut(e.inst);
+
   assign do_pool = active && (op == OP_VMAX || op == OP_VAVG);
   assign is_max = op == OP_VMAX;
   assign first_init = o == 0 && n == 0 && f_init(e.inst);
   assign pre_init = f_init(e.inst);
-  assign relu = f_relu(e.inst);
   assign shift = f_shift(e.inst);
   assign mult = f_mult(e.inst);
-  // Traces accumulate into entry a1; vwb/vpre/vmul walk entries a1 + n.
-  assign entry = AEW'(64'(e.a1) + (op == OP_VWB || op == OP_VPRE || op == OP_VMUL ? n : 64'd0));
+  // Traces accumulate into entry a1; vpre/vmul walk entries a1 + n.
+  assign entry = AEW'(64'(e.a1) + (op == OP_VPRE || op == OP_VMUL ? n : 64'd0));
 
-  logic [ACC_BITS-1:0] acc_rd [CUS][VMACS][LANES];  // entry `entry` of every lane
+  // The writeback's walker (vwb): groups of WB_WORDS vMACs outer (stride
+  // WB_WORDS * LANES), then rows (stride bstride), then a row's entries
+  // (len of them, stride cstride), the simulator's order, which decides
+  // overlapping writes; one group of one entry a cycle. It reads the
+  // accumulators through a port of its own, so a trace may run beside it
+  // (the scheduler keeps them off each other's banks and entries).
+  logic wb_active_q;
+  entry_t wb_e_q;
+  logic [63:0] wb_o_q, wb_r_q, wb_i_q, wb_row_q, wb_addr_q, wb_ent_q;
+  logic wb_active, wb_last;
+  entry_t wb_e;
+  logic [63:0] wb_o, wb_r, wb_i, wb_row, wb_addr, wb_ent, wb_cols, wb_groups;
+  assign wb_active = (start && f_op(start_entry.inst) == OP_VWB) || wb_active_q;
+  assign wb_e = start && f_op(start_entry.inst) == OP_VWB ? start_entry : wb_e_q;
+  assign wb_o = wb_active_q ? wb_o_q : '0;
+  assign wb_r = wb_active_q ? wb_r_q : '0;
+  assign wb_i = wb_active_q ? wb_i_q : '0;
+  assign wb_row = wb_active_q ? wb_row_q : 64'(wb_e.a2);
+  assign wb_addr = wb_active_q ? wb_addr_q : 64'(wb_e.a2);
+  assign wb_ent = wb_active_q ? wb_ent_q : 64'(wb_e.a1);
+  assign wb_cols = acc_cols(OP_VWB, wb_e.inst);
+  assign wb_groups = (64'(VMACS) + 64'(WB_WORDS) - 1) / 64'(WB_WORDS);
+  assign wb_last = wb_i + 1 == wb_cols && wb_r + 1 == f_rows(wb_e.inst) && wb_o + 1 == wb_groups;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      wb_active_q <= 1'b0; wb_e_q <= '0;
+      wb_o_q <= '0; wb_r_q <= '0; wb_i_q <= '0; wb_row_q <= '0; wb_addr_q <= '0; wb_ent_q <= '0;
+    end else if (wb_active && !wb_last) begin
+      wb_active_q <= 1'b1;
+      wb_e_q <= wb_e;
+      if (wb_i + 1 != wb_cols) begin
+        wb_i_q <= wb_i + 1;
+        wb_r_q <= wb_r; wb_o_q <= wb_o; wb_row_q <= wb_row;
+        wb_addr_q <= wb_addr + f_cstride(wb_e.inst);
+        wb_ent_q <= wb_ent + 1;
+      end else if (wb_r + 1 != f_rows(wb_e.inst)) begin
+        wb_i_q <= '0;
+        wb_r_q <= wb_r + 1; wb_o_q <= wb_o;
+        wb_row_q <= wb_row + f_bstride(wb_e.inst);
+        wb_addr_q <= wb_row + f_bstride(wb_e.inst);
+        wb_ent_q <= wb_ent + 1;
+      end else begin
+        wb_i_q <= '0; wb_r_q <= '0;
+        wb_o_q <= wb_o + 1;
+        wb_row_q <= 64'(wb_e.a2) + (wb_o + 1) * 64'(WB_WORDS * LANES);
+        wb_addr_q <= 64'(wb_e.a2) + (wb_o + 1) * 64'(WB_WORDS * LANES);
+        wb_ent_q <= 64'(wb_e.a1);
+      end
+    end else begin
+      wb_active_q <= 1'b0;
+    end
+  end
+  logic wb_relu, wb_lut;
+  logic [F_SHIFT_W-1:0] wb_shift;
+  logic [AEW-1:0] wb_entry;
+  assign wb_relu = f_relu(wb_e.inst);
+  assign wb_lut = f_lut(wb_e.inst);
+  assign wb_shift = f_shift(wb_e.inst);
+  assign wb_entry = AEW'(wb_ent);
+
+  logic [ACC_BITS-1:0] acc_rd [CUS][VMACS][LANES];  // entry wb_entry of every lane
   // A pool's result, as wide as the writeback it goes through (POOL_WORDS <=
   // WB_WORDS by validation); the lane words past POOL_WORDS stay zero.
   logic [15:0] pool_out [CUS][WB_WORDS*LANES];
@@ -188,7 +247,7 @@ module snow_compute
         assign w = do_mul ? signed'(sat16(round_shift(64'(signed'(acc[entry])), shift)))
                           : signed'(wr_data[c * VMACS + v][l]);
         assign p = 32'(m) * 32'(w);
-        assign acc_rd[c][v][l] = acc[entry];
+        assign acc_rd[c][v][l] = acc[wb_entry];
         always_ff @(posedge clk) begin
           if (mac_here)
             acc[entry] <= (first_init ? bias : acc[entry]) + ACC_BITS'(p);
@@ -256,24 +315,25 @@ module snow_compute
   end
 
   // The maps write of this cycle: the words of a writeback group (vMACs
-  // o * WB_WORDS on; the last group may be partial) or a pool result.
+  // wb_o * WB_WORDS on; the last group may be partial) or a pool result
+  // (the scheduler never runs both at once: a pool waits for the vwb).
   always_comb begin
     logic [15:0] y;
     y = '0;
-    mw_en = (active && op == OP_VWB) || (do_pool && last);
-    mw_mask = op == OP_VWB ? ~CUS'(f_skip(e.inst)) : '1;
-    mw_addr = op == OP_VWB ? 32'(addr) : e.a1;
-    mw_n = op == OP_VWB ? 32'(VMACS) - 32'(o) * 32'(WB_WORDS) : 32'(f_words(e.inst)) + 32'd1;
+    mw_en = wb_active || (do_pool && last);
+    mw_mask = wb_active ? ~CUS'(f_skip(wb_e.inst)) : '1;
+    mw_addr = wb_active ? 32'(wb_addr) : e.a1;
+    mw_n = wb_active ? 32'(VMACS) - 32'(wb_o) * 32'(WB_WORDS) : 32'(f_words(e.inst)) + 32'd1;
     if (mw_n > 32'(WB_WORDS)) mw_n = 32'(WB_WORDS);
     for (int c = 0; c < CUS; c++)
       for (int w = 0; w < WB_WORDS; w++)
         for (int l = 0; l < LANES; l++) begin
           y = '0;
           for (int v = 0; v < VMACS; v++)
-            if (o * 64'(WB_WORDS) + 64'(w) == 64'(v))
-              y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), shift));
-          if (use_lut) y = lut_lookup(lut[c], y);
-          mw_data[c][w * LANES + l] = op == OP_VWB ? (relu && y[15] ? 16'd0 : y)
+            if (wb_o * 64'(WB_WORDS) + 64'(w) == 64'(v))
+              y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), wb_shift));
+          if (wb_lut) y = lut_lookup(lut[c], y);
+          mw_data[c][w * LANES + l] = wb_active ? (wb_relu && y[15] ? 16'd0 : y)
                                       : pool_out[c][w * LANES + l];
         end
   end

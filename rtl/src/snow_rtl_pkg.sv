@@ -136,6 +136,28 @@ package snow_rtl_pkg;
                                                    input logic [63:0] a2);
     return 64'(TRACE_STARTUP) + f_rows(i) * row_steps(op, f_len(i)) * step_passes(op, i, a2);
   endfunction
+  // Maps elements a MAC trace reads, from its a2 on (vdw: rows x len taps
+  // of VMACS * LANES lanes cstride apart; vmacp: 2^pix groups cstride apart).
+  function automatic logic [63:0] trace_ext(input logic [7:0] op, input logic [INST_BITS-1:0] i);
+    logic [63:0] ext;
+    if (op == OP_VDW)
+      return (f_rows(i) == 0 || f_len(i) == 0) ? 64'd0 :
+             (f_rows(i) - 1) * f_bstride(i) + (f_len(i) - 1) * f_cstride(i) + 64'(VMACS * LANES);
+    ext = trace_span(f_rows(i), f_bstride(i), f_len(i));
+    if (op == OP_VMACP && ext != 0) ext = ext + ((64'd1 << f_pix(i)) - 1) * f_cstride(i);
+    return ext;
+  endfunction
+  // Accumulator entries of a row of a vwb / vpre / vmul: a vwb's len (0 as
+  // 1), one for the others (timing::accMoveCols).
+  function automatic logic [63:0] acc_cols(input logic [7:0] op, input logic [INST_BITS-1:0] i);
+    return op == OP_VWB && f_len(i) > 1 ? 64'(f_len(i)) : 64'd1;
+  endfunction
+  // Maps elements a vwb / vpre / vmul moves (timing::accMoveSpan).
+  function automatic logic [63:0] acc_span(input logic [7:0] op, input logic [INST_BITS-1:0] i);
+    return f_rows(i) == 0 ? 64'd0 :
+           (f_rows(i) - 1) * f_bstride(i) + (acc_cols(op, i) - 1) * f_cstride(i) +
+           64'(VMACS * LANES);
+  endfunction
 
   // A DMA transfer as the mover executes it once the channel grants it.
   typedef struct packed {

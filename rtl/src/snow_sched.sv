@@ -92,6 +92,11 @@ module snow_sched
   logic [F_IDX_W-1:0] sig_sem [3][NS], sig_sem_n [3][NS];
   logic [SW-1:0] sig_cnt [3], sig_cnt_n [3];
   logic [63:0] acc_ready, acc_ready_n;
+  // The last vwb where it runs beside later operations (WB_OVERLAP): its
+  // cycles [wb_start, wb_end), the maps banks it writes [wb_blo, wb_bhi],
+  // the accumulator entries it reads [wb_acc, wb_acc + wb_n).
+  logic [63:0] wb_start, wb_start_n, wb_end, wb_end_n, wb_blo, wb_blo_n, wb_bhi, wb_bhi_n;
+  logic [63:0] wb_acc, wb_acc_n, wb_n, wb_n_n;
   // Lookahead (TRACE_LOOKAHEAD, §3.2): the end of the compute unit's last
   // operation if it was a MAC trace, and whether the cycle before was that
   // trace's last with another operation visible in the queue behind it.
@@ -135,6 +140,35 @@ module snow_sched
   function automatic logic [63:0] umax(input logic [63:0] a, input logic [63:0] b);
     return a > b ? a : b;
   endfunction
+
+  // Whether a trace reading [lo, lo + ext) of the maps reads a bank the last
+  // vwb writes (one compute-side port a bank).
+  function automatic logic reads_wb_banks(input logic [63:0] lo, input logic [63:0] ext);
+    return ext != 0 && lo / 64'(MAPS_BANK_ELEMS) <= wb_bhi &&
+           (lo + ext - 1) / 64'(MAPS_BANK_ELEMS) >= wb_blo;
+  endfunction
+  // The first cycle the compute operation e may start as far as the last
+  // vwb is concerned (Machine::writebackClear): the writeback's port, table
+  // and accumulators for vwb, vpre, vmul, the pools and vlut; a trace the
+  // vwb's end where it reads the vwb's banks, else the cycle after the
+  // vwb's last read of its entry.
+  /* verilator lint_off UNUSEDSIGNAL */  // e's pc, layer and a3
+  function automatic logic [63:0] wb_clear(input entry_t e);
+    logic [7:0] op;
+    op = f_op(e.inst);
+    if (WB_OVERLAP == 0) return '0;
+    case (op)
+      OP_VWB, OP_VPRE, OP_VMUL, OP_VMAX, OP_VAVG, OP_VLUT: return wb_end;
+      OP_VMAC, OP_VMACP, OP_VDW: begin
+        if (reads_wb_banks(64'(e.a2), trace_ext(op, e.inst))) return wb_end;
+        if (64'(e.a1) >= wb_acc && 64'(e.a1) < wb_acc + wb_n)
+          return wb_start + (64'(WB_CYCLES) - 1) * wb_n + (64'(e.a1) - wb_acc) + 64'd1;
+        return '0;
+      end
+      default: return '0;
+    endcase
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
 
   // Whether two DMA operations touch a common DRAM byte (§3.6): rows of
@@ -229,12 +263,14 @@ module snow_sched
     logic dir;
     logic [SW-1:0] k;
     logic [63:0] upto, from;
-    logic found;
+    logic found, la_eff;
 
     // Defaults: hold.
     ready_at_n = ready_at; last_comp_n = last_comp; blk_n = blk; blk_since_n = blk_since;
     wgrant_n = wgrant; sems_n = sems; sig_fire_n = sig_fire; sig_sem_n = sig_sem;
     sig_cnt_n = sig_cnt; acc_ready_n = acc_ready; chan_free_n = chan_free;
+    wb_start_n = wb_start; wb_end_n = wb_end; wb_blo_n = wb_blo; wb_bhi_n = wb_bhi;
+    wb_acc_n = wb_acc; wb_n_n = wb_n;
     ex_tr_end_n = ex_tr_end; la_n = 1'b0; ex_skip = 1'b0;
     req_v_n = req_v; req_post_n = req_post; req_d_n = req_d; req_b0_n = req_b0;
     req_b1_n = req_b1; req_x_n = req_x; ru_n = ru; wu_n = wu;
@@ -261,7 +297,7 @@ module snow_sched
     comp = '0; ext = '0; pw = '0; plen = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
     weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
-    k = '0; upto = '0; from = t; found = 1'b0; started = 1'b0;
+    k = '0; upto = '0; from = t; found = 1'b0; started = 1'b0; la_eff = 1'b0;
     wake = 1'b0; drained = 1'b0;
 
     if (!stopped) begin
@@ -453,24 +489,30 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VMAC, OP_VMACP, OP_VDW: begin
+            OP_VMAC, OP_VMACP, OP_VDW: if (t < wb_clear(e)) begin
+              // A vwb beside the unit holds it back (WB_OVERLAP).
+              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+            end else begin
+              if (blk[u]) begin
+                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
+                ev_c_wait_acc = t - blk_since[u];
+              end
+              blk_n[u] = 1'b0;
               // Start-up, whole granules per row, a step per read pass; every
               // tap still reads one weight word (rows * len of them).
               dur = mac_trace_cycles(op, in, 64'(e.a2));
+              // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
+              ext = trace_ext(op, in);
               // Looked ahead during the last cycle of the trace before (la):
-              // one start-up cycle fewer, its accesses checked from then.
-              if (la) begin
+              // one start-up cycle fewer, its accesses checked from then;
+              // not while a vwb still writes a bank it reads.
+              la_eff = la && !(WB_OVERLAP != 0 && t - 64'd1 < wb_end &&
+                               reads_wb_banks(64'(e.a2), ext));
+              if (la_eff) begin
                 dur = dur - 64'd1; from = t - 64'd1;
               end
               taps = rows * len;
               comp = t + dur + 64'(MAC_PIPE);
-              // vmacp: 2^pix pixel groups, group g reading from a2 + g * cstride.
-              ext = op == OP_VDW ?
-                    ((rows == 0 || len == 0) ? 64'd0 :
-                     (rows - 1) * bstr + (len - 1) * cstr + 64'(VMACS * LANES)) :
-                    trace_span(rows, bstr, len);
-              if (op == OP_VMACP && ext != 0)
-                ext = ext + ((64'd1 << f_pix(e.inst)) - 1) * cstr;
               if (64'(e.a1) >= 64'(ACC_ENTRIES)) begin
                 flt = 1'b1; fcode = FAULT_ACC_INDEX; fa0 = 64'(e.a1);
               end else if (op == OP_VMACP && ((64'd1 << f_pix(e.inst)) > 64'(VMACS) ||
@@ -500,7 +542,15 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VBIAS, OP_VLUT: begin
+            OP_VBIAS, OP_VLUT: if (t < wb_clear(e)) begin
+              // vlut rewrites the table a vwb beside the unit reads.
+              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+            end else begin
+              if (blk[u]) begin
+                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
+                ev_c_wait_acc = t - blk_since[u];
+              end
+              blk_n[u] = 1'b0;
               // vbias reads weight word a3 in one cycle, vlut its LUT_WORDS
               // words from a3 on, one a cycle.
               dur = op == OP_VLUT ? 64'(LUT_WORDS) : 64'd1;
@@ -516,7 +566,8 @@ module snow_sched
               if (!flt) started = 1'b1;
             end
             OP_VWB, OP_VPRE, OP_VMUL: begin
-              if (t < acc_ready) begin
+              // The MAC pipeline drained, and a vwb beside the unit done.
+              if (t < umax(acc_ready, wb_clear(e))) begin
                 if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
               end else begin
                 if (blk[u]) begin
@@ -524,11 +575,12 @@ module snow_sched
                   ev_c_wait_acc = t - blk_since[u];
                 end
                 blk_n[u] = 1'b0;
-                dur = rows * 64'(WB_CYCLES);
+                taps = rows * acc_cols(op, in);  // accumulator entries
+                dur = taps * 64'(WB_CYCLES);
                 comp = t + dur;
-                ext = trace_span(rows, bstr, 64'(VMACS * LANES));
-                if (rows == 0 || 64'(e.a1) + rows > 64'(ACC_ENTRIES)) begin
-                  flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + rows;
+                ext = acc_span(op, in);
+                if (taps == 0 || 64'(e.a1) + taps > 64'(ACC_ENTRIES)) begin
+                  flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + taps;
                 end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
                   flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
                   fa2 = 64'(e.a2) + ext;
@@ -538,10 +590,25 @@ module snow_sched
                   upto = t + dur;
                   `include "snow_sched_banks.svh"
                 end
+                if (!flt && op == OP_VWB && WB_OVERLAP != 0) begin
+                  // The writeback's walker takes it; the unit goes on next cycle.
+                  wb_start_n = t; wb_end_n = t + dur;
+                  wb_blo_n = lo / 64'(MAPS_BANK_ELEMS); wb_bhi_n = (hi - 1) / 64'(MAPS_BANK_ELEMS);
+                  wb_acc_n = 64'(e.a1); wb_n_n = taps;
+                  dur = 64'd1;
+                end
                 if (!flt) started = 1'b1;
               end
             end
-            OP_VMAX, OP_VAVG: begin
+            OP_VMAX, OP_VAVG: if (t < wb_clear(e)) begin
+              // They write through the writeback's port.
+              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+            end else begin
+              if (blk[u]) begin
+                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
+                ev_c_wait_acc = t - blk_since[u];
+              end
+              blk_n[u] = 1'b0;
               dur = rows * len;
               comp = t + dur;
               // words + 1 lane words of channels at once.
@@ -584,7 +651,7 @@ module snow_sched
               ev_c = 1'b1; ev_c_busy = dur;
               ex_start = op != OP_MARK && op != OP_SYNC_EX_WAIT && op != OP_SYNC_EX_SIGNAL;
               ex_tr_end_n = is_mac_trace(op) ? t + dur : NEVER;
-              ex_skip = la && is_mac_trace(op);
+              ex_skip = la_eff && is_mac_trace(op);
             end
             pop[u] = 1'b1;
             c_ops_n = c_ops_n + 1;
@@ -649,6 +716,7 @@ module snow_sched
             else if ((f_op(q_head[u].inst) == OP_VWB || f_op(q_head[u].inst) == OP_VPRE ||
                       f_op(q_head[u].inst) == OP_VMUL) &&
                      acc_ready_n > t) wake = 1'b1;
+            else if (u == U_EX && wb_clear(q_head[u]) > t) wake = 1'b1;
           end
         end
       end
@@ -679,6 +747,7 @@ module snow_sched
       end
       for (int i = 0; i < NUM_SEMAPHORES; i++) sems[i] <= '0;
       acc_ready <= '0; chan_free <= '0; ex_tr_end <= NEVER; la <= 1'b0;
+      wb_start <= '0; wb_end <= '0; wb_blo <= '0; wb_bhi <= '0; wb_acc <= '0; wb_n <= '0;
       for (int d = 0; d < 2; d++) begin
         req_v[d] <= 1'b0; req_post[d] <= '0; req_d[d] <= '0; req_b0[d] <= '0; req_b1[d] <= '0;
         req_x[d] <= '0;
@@ -699,6 +768,8 @@ module snow_sched
       ready_at <= ready_at_n; last_comp <= last_comp_n; blk <= blk_n; blk_since <= blk_since_n;
       wgrant <= wgrant_n; sems <= sems_n; sig_fire <= sig_fire_n; sig_sem <= sig_sem_n;
       sig_cnt <= sig_cnt_n; acc_ready <= acc_ready_n; chan_free <= chan_free_n;
+      wb_start <= wb_start_n; wb_end <= wb_end_n; wb_blo <= wb_blo_n; wb_bhi <= wb_bhi_n;
+      wb_acc <= wb_acc_n; wb_n <= wb_n_n;
       ex_tr_end <= ex_tr_end_n; la <= la_n;
       req_v <= req_v_n; req_post <= req_post_n; req_d <= req_d_n; req_b0 <= req_b0_n;
       req_b1 <= req_b1_n; req_x <= req_x_n; ru <= ru_n; wu <= wu_n;

@@ -299,17 +299,17 @@ llvm::Error Machine::vbias(const Inst &I, const Entry &E, uint64_t T) {
   return llvm::Error::success();
 }
 
-/// vwb, vpre and vmul move `rows` accumulator entries to or from maps entries of
-/// vmacs x lanes elements.
+/// vwb, vpre and vmul move accumulator entries (rows, a vwb's of len each)
+/// to or from maps entries of vmacs x lanes elements.
 llvm::Error Machine::checkAccEntries(const Inst &I, const Entry &E, uint64_t T) {
-  if (I.rows == 0 || E.A1 + uint64_t(I.rows) > Hw.AccEntries)
+  const uint64_t N = timing::accMoveEntries(I);
+  if (N == 0 || E.A1 + N > Hw.AccEntries)
     return fault(
         E, T,
-        fmt::format("accumulators [{}, {}) out of range ({})", E.A1, E.A1 + I.rows, Hw.AccEntries));
-  return checkBuffer(
-      *this, E, T, "maps buffer", E.A2,
-      timing::traceSpan(I.rows, I.bstride, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
-      Hw.mapsElems());
+        fmt::format("accumulators [{}, {}) out of range ({})", E.A1, E.A1 + N, Hw.AccEntries));
+  return checkBuffer(*this, E, T, "maps buffer", E.A2,
+                     timing::accMoveSpan(I, uint64_t(Hw.VmacsPerCu) * Hw.LanesPerVmac),
+                     Hw.mapsElems());
 }
 
 llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
@@ -319,16 +319,18 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   if (Opts.TimingOnly)
     return llvm::Error::success();
   // The hardware writes writeback_words vMACs' words per cycle: groups of
-  // vMACs outermost, entries inside. Where a program makes entries overlap,
-  // that order decides which value stays.
+  // vMACs outermost, entries inside (row by row). Where a program makes
+  // entries overlap, that order decides which value stays.
   const unsigned Wb = Hw.writebackWords();
+  const uint64_t Cols = timing::accMoveCols(I);
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
     if (I.skip >> Cu & 1)
       continue; // skip: this CU's buffer stays as it is
     for (unsigned G0 = 0; G0 < V; G0 += Wb)
-      for (int64_t Entry = 0; Entry < I.rows; ++Entry)
+      for (uint64_t Entry = 0; Entry < uint64_t(I.rows) * Cols; ++Entry)
         for (unsigned V2 = G0; V2 < std::min(V, G0 + Wb); ++V2) {
-          int16_t *Out = &Maps[Cu][E.A2 + Entry * I.bstride + V2 * L];
+          const uint64_t At = E.A2 + Entry / Cols * I.bstride + Entry % Cols * I.cstride;
+          int16_t *Out = &Maps[Cu][At + V2 * L];
           const int64_t *Src = &Acc[Cu * V + V2][(E.A1 + Entry) * L];
           for (unsigned Lane = 0; Lane < L; ++Lane) {
             int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));

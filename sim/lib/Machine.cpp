@@ -216,11 +216,15 @@ uint64_t Machine::nextWake(uint64_t T) const {
       W = std::min(W, U.ReadyAt);
     else if (U.Queue.front().PushCycle >= T)
       W = std::min(W, U.Queue.front().PushCycle + 1);
-    else if ((Code[U.Queue.front().Pc].Op == Opcode::VWB ||
-              Code[U.Queue.front().Pc].Op == Opcode::VPRE ||
-              Code[U.Queue.front().Pc].Op == Opcode::VMUL) &&
-             AccReady > T)
-      W = std::min(W, AccReady);
+    else {
+      const Entry &E = U.Queue.front();
+      const Opcode Op = Code[E.Pc].Op;
+      uint64_t Ready = writebackClear(E);
+      if (Op == Opcode::VWB || Op == Opcode::VPRE || Op == Opcode::VMUL)
+        Ready = std::max(Ready, AccReady);
+      if (Ready > T)
+        W = std::min(W, Ready);
+    }
   }
   for (auto [Fire, Sem] : PendingSignals)
     W = std::min(W, std::max(Fire + 1, T + 1));

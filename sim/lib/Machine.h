@@ -242,6 +242,15 @@ public:
   std::vector<std::pair<uint64_t, unsigned>>
       PendingSignals;    ///< (fire cycle, semaphore | unit << 8)
   uint64_t AccReady = 0; ///< Cycle the last trace's accumulator writes land.
+  /// The last vwb, where it runs beside later operations (writeback_overlap).
+  struct Writeback {
+    uint64_t Start = 0, End = 0;     ///< Its cycles [Start, End).
+    uint64_t BankLo = 0, BankHi = 0; ///< Maps banks it writes, [BankLo, BankHi].
+    uint64_t Acc = 0, Rows = 0;      ///< Accumulator entries it reads, [Acc, Acc + Rows).
+  } Wb;
+  /// The first cycle the compute operation E may start, as far as the last
+  /// vwb is concerned (its maps banks, its entries, the writeback port).
+  uint64_t writebackClear(const Entry &E) const;
   std::vector<BankUse> MapsBanks, WeightBanks;
   std::vector<DramRange> LoadsInFlight, StoresInFlight;
 

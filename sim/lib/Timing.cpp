@@ -84,6 +84,41 @@ static void prune(std::vector<DramRange> &V, uint64_t T) {
   std::erase_if(V, [T](const DramRange &R) { return R.Until <= T; });
 }
 
+/// Whether trace E reads a maps bank the last vwb writes.
+static bool readsWritebackBanks(const Machine::Writeback &Wb, uint64_t Lo, uint64_t Hi,
+                                uint64_t BankSize) {
+  return Hi > Lo && Lo / BankSize <= Wb.BankHi && (Hi - 1) / BankSize >= Wb.BankLo;
+}
+
+uint64_t Machine::writebackClear(const Entry &E) const {
+  if (!Hw.WritebackOverlap)
+    return 0;
+  const Inst &I = Code[E.Pc];
+  switch (I.Op) {
+  case Opcode::VWB: // one writeback at a time
+  case Opcode::VPRE:
+  case Opcode::VMUL:
+  case Opcode::VMAX: // writes through the writeback's port
+  case Opcode::VAVG:
+  case Opcode::VLUT: // rewrites the table the vwb reads
+    return Wb.End;
+  case Opcode::VMAC:
+  case Opcode::VMACP:
+  case Opcode::VDW: {
+    const uint64_t Hi = E.A2 + (I.Op == Opcode::VDW ? vdwExtent(I) : vmacExtent(I));
+    if (readsWritebackBanks(Wb, E.A2, Hi, Hw.mapsBankElems()))
+      return Wb.End; // one compute-side port a bank
+    // The vwb walks its entries once per group of writeback_words vMACs; a
+    // trace may accumulate into an entry the cycle after its last read.
+    if (E.A1 >= Wb.Acc && E.A1 < Wb.Acc + Wb.Rows)
+      return Wb.Start + (Hw.writebackCyclesPerEntry() - 1) * Wb.Rows + (E.A1 - Wb.Acc) + 1;
+    return 0;
+  }
+  default:
+    return 0;
+  }
+}
+
 llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started) {
   const Inst &I = Code[E.Pc];
   const unsigned L = Hw.LanesPerVmac;
@@ -208,18 +243,27 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VDW: {
     // The MAC array ops differ only in the maps they read.
     const bool Dw = I.Op == Opcode::VDW;
+    uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
+    // A vwb beside it (writeback_overlap) may hold it back.
+    if (T < writebackClear(E)) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = Dw ? vdw(I, E, T) : vmac(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
     // Lookahead (trace_lookahead, §3.2): a trace that starts as the trace
     // before it ends, and was in the queue during that trace's last cycle,
     // was loaded into the sequencer then: one start-up cycle fewer, its
-    // accesses checked from that cycle on.
-    const bool Ahead = timing::traceLooksAhead(Hw, U.TraceEnd == T, E.PushCycle, T);
+    // accesses checked from that cycle on; not while a vwb still writes a
+    // bank it reads.
+    const bool Ahead = timing::traceLooksAhead(Hw, U.TraceEnd == T, E.PushCycle, T) &&
+                       !(Hw.WritebackOverlap && T - timing::LookaheadCycles < Wb.End &&
+                         readsWritebackBanks(Wb, E.A2, Hi, Hw.mapsBankElems()));
     if (Ahead)
       Dur -= timing::lookaheadSaving(Hw);
     const uint64_t From = Ahead ? T - timing::LookaheadCycles : Never;
-    uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, false, T, T + Dur, E, From))
       return Err;
     // Every tap reads one weight word, whatever the trace's idle steps.
@@ -241,6 +285,11 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   case Opcode::VLUT: {
+    if (T < writebackClear(E)) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = vlut(I, E, T))
       return Err;
     const uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
@@ -254,8 +303,9 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VPRE:
   case Opcode::VMUL: {
     // All three move the accumulators through the maps port (writeback_words
-    // lane words per cycle), so the MAC pipeline must have drained first.
-    if (T < AccReady) {
+    // lane words per cycle), so the MAC pipeline must have drained first,
+    // and a vwb beside the unit must be done.
+    if (T < std::max(AccReady, writebackClear(E))) {
       Block();
       return llvm::Error::success();
     }
@@ -264,14 +314,26 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (auto Err = Writeback ? vwb(I, E, T) : accFromMaps(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
-    uint64_t Hi = E.A2 + uint64_t(I.rows - 1) * I.bstride + uint64_t(Hw.VmacsPerCu) * L;
+    uint64_t Hi = E.A2 + timing::accMoveSpan(I, uint64_t(Hw.VmacsPerCu) * L);
     if (auto Err = checkBanks(U.Kind, false, E.A2, Hi, Writeback, T, T + Dur, E))
       return Err;
+    if (Writeback && Hw.WritebackOverlap) {
+      // The writeback's walker takes it; the unit goes on next cycle.
+      const uint64_t Size = Hw.mapsBankElems();
+      Wb = {T, T + Dur, E.A2 / Size, (Hi - 1) / Size, E.A1, timing::accMoveEntries(I)};
+      Finish(timing::UnitOpCycles, T + Dur);
+      return llvm::Error::success();
+    }
     Finish(Dur, T + Dur);
     return llvm::Error::success();
   }
   case Opcode::VMAX:
   case Opcode::VAVG: {
+    if (T < writebackClear(E)) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);

@@ -114,52 +114,6 @@ TEST_P(RtlInstructionsOn, FillsIntoMaskedCus) {
   EXPECT_TRUE(coSimulate("fills.bin"));
 }
 
-/// Weights for every vMAC (words 0..127 and a bias word at 500), loaded with
-/// different DMA shapes per vMAC: plain, negative stride, odd alignment,
-/// buffer stride.
-std::string weightLoads(unsigned Vmacs, uint64_t Base, unsigned Mask) {
-  std::string S;
-  for (unsigned V = 0; V < Vmacs; ++V) {
-    uint64_t A = Base + V * 8192;
-    switch (V % 4) {
-    case 0:
-      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, bstride=0, "
-                                  "mask={}\n",
-                                  V, Mask);
-      break;
-    case 1:
-      S += li(1, A + 3 * 1024) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=32, "
-                                             "dstride=-1024, bstride=32, mask={}\n",
-                                             V, Mask);
-      break;
-    case 2:
-      S += li(1, A + 34) + fmt::format("ld.wgt r1, r0, idx={}, rows=1, len=128, dstride=0, "
-                                       "bstride=0, mask={}\n",
-                                       V, Mask);
-      break;
-    default:
-      S += li(1, A) + fmt::format("ld.wgt r1, r0, idx={}, rows=4, len=40, dstride=1280, "
-                                  "bstride=30, mask={}\n",
-                                  V, Mask);
-      break;
-    }
-    S += li(1, A + 6144) + li(2, 500) +
-         fmt::format("ld.wgt r1, r2, idx={}, rows=1, len=1, dstride=0, bstride=0, mask={}\n", V,
-                     Mask);
-  }
-  return S;
-}
-
-/// The constant data weightLoads reads: per vMAC 8 KiB of int16 in [-Range, Range].
-std::string weightData(unsigned Vmacs, unsigned Lanes, uint64_t Base, int Range) {
-  std::string S;
-  for (unsigned V = 0; V < Vmacs; ++V) {
-    S += data16(Base + V * 8192, randomValues(V * 31 + 7, 128 * Lanes + 64, -Range, Range));
-    S += data16(Base + V * 8192 + 6144, randomValues(V * 31 + 8, Lanes, -Range, Range));
-  }
-  return S;
-}
-
 /// The header of a trace program: a 2x4 map of 64 channels in; OutH x OutW
 /// entries of vmacs x lanes channels out at 0x40000.
 std::string tracesHeader(const char *Name, const isa::HwConfig &Hw, unsigned OutH, unsigned OutW) {
@@ -354,22 +308,6 @@ TEST_P(RtlInstructionsOn, WeightLoadsIntoPixelGroups) {
   S += "halt\n";
   assembleFor("wpix.bin", S, GetParam());
   EXPECT_TRUE(coSimulate("wpix.bin"));
-}
-
-/// The start of a program over a 4x4 map of vmacs x lanes channels (all
-/// CUs) and weight words in every vMAC, both loaded and handed to the
-/// compute unit; its output is an OutHW x OutHW map at 0x40000.
-std::string accProgramStart(const char *Name, const isa::HwConfig &Hw, unsigned OutHW) {
-  const unsigned V = Hw.VmacsPerCu, L = Hw.LanesPerVmac, C = V * L;
-  const unsigned All = (1u << Hw.cus()) - 1;
-  std::string S = fmt::format(".model {0}\n.input 0x10000 {1} 4 4\n.output 0x40000 {1} {2} {2}\n",
-                              Name, C, OutHW);
-  S += weightData(V, L, 0x100000, 3000);
-  S += li(1, 0x10000) + fmt::format("ld.map r1, r0, rows=1, len={}, dstride=0, bstride=0, "
-                                    "mask={}\n",
-                                    16 * C, All);
-  S += weightLoads(V, 0x100000, All);
-  return S + "signal.ld idx=0\nwait.ex idx=0\n";
 }
 
 // vdw over 3x3 and 2x2 windows, vpre with and without init and shifts, then

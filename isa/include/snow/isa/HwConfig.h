@@ -87,6 +87,9 @@ struct HwConfig {
   unsigned WpixLoads = zc706::wpix_loads;
   /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
+  /// 1: a vwb holds the compute unit one cycle and writes back beside the
+  /// traces after it (architecture.md §3.2); 0: it holds the unit until done.
+  unsigned WritebackOverlap = zc706::writeback_overlap;
   /// Lane words of channels a vmax / vavg computes at once (its words + 1 at
   /// most): the max / average unit's width per CU.
   unsigned PoolWords = zc706::pool_words;

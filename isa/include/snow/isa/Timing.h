@@ -115,6 +115,21 @@ inline uint64_t accumulatorReady(const isa::HwConfig &Hw, uint64_t TraceCycles) 
   return TraceCycles + Hw.MacPipelineDepth;
 }
 
+/// Accumulator entries a vwb / vpre / vmul moves: rows of len entries (a
+/// vwb's rows; len 0 as 1), one a row for vpre and vmul.
+inline uint64_t accMoveCols(const isa::Inst &I) {
+  return I.Op == isa::Opcode::VWB && I.len > 1 ? uint64_t(I.len) : 1;
+}
+inline uint64_t accMoveEntries(const isa::Inst &I) { return uint64_t(I.rows) * accMoveCols(I); }
+
+/// Maps elements from the first to one past the last that a vwb / vpre /
+/// vmul moves (rows bstride apart, a vwb's entries of a row cstride apart).
+inline uint64_t accMoveSpan(const isa::Inst &I, uint64_t EntryElems) {
+  if (I.rows == 0)
+    return 0;
+  return uint64_t(I.rows - 1) * I.bstride + (accMoveCols(I) - 1) * I.cstride + EntryElems;
+}
+
 /// vwb / vpre over Entries accumulator entries: every vMAC of a CU moves its
 /// lanes through the maps port, writeback_words lane words a cycle.
 inline uint64_t writebackCycles(const isa::HwConfig &Hw, uint64_t Entries) {
