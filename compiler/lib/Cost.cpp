@@ -44,14 +44,6 @@ static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &
          timing::lookaheadSaving(Hw);
 }
 
-/// The compute unit's cycles for an accumulator entry's writeback: none
-/// where it runs beside the next step's traces (writeback_overlap,
-/// architecture.md §3.2 rule 6), which read other banks and entries; all
-/// where it writes an area (ToMid) whose reader waits for it.
-static uint64_t entryWriteback(const LayerPlan &P, const isa::HwConfig &Hw) {
-  return Hw.WritebackOverlap && !P.ToMid ? 0 : timing::writebackCycles(Hw, 1);
-}
-
 /// A conv plan's cycles on the compute unit: per output pixel (or pixel
 /// group) a trace per chunk over the kernel window and the chunk's channels,
 /// then the writeback of its accumulator entry; per round, the steps'
@@ -70,7 +62,7 @@ uint64_t snow::compiler::convCompute(const LayerPlan &P, const RoundSummary &S,
     for (const RoundInfo &R : S.Rounds)
       Copies += (P.NChunks > 1 ? P.NChunks : R.TileChanged) * One;
   }
-  return S.Pixels * (Trace + entryWriteback(P, Hw)) + Copies +
+  return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) + Copies +
          S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
 }
 
@@ -114,7 +106,7 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   const uint64_t KK = uint64_t(L.KH) * P.traceCols(), Cin = L.In.C, V = Hw.VmacsPerCu;
   const uint64_t OgCh = P.ogChannels(V * Hw.LanesPerVmac);
   uint64_t Compute = convCompute(P, S, Hw);
-  const uint64_t Wb = entryWriteback(P, Hw);
+  const uint64_t Wb = timing::writebackCycles(Hw, 1);
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
@@ -310,7 +302,7 @@ Cost snow::compiler::elementwiseCost(const LayerPlan &P, unsigned Operands,
 Cost snow::compiler::groupChunksCost(const LayerPlan &P, const isa::HwConfig &Hw) {
   const ir::Layer &L = *P.L;
   const uint64_t KK = uint64_t(L.KH) * L.KW, V = Hw.VmacsPerCu, G = V * Hw.LanesPerVmac;
-  const uint64_t Wb = entryWriteback(P, Hw);
+  const uint64_t Wb = timing::writebackCycles(Hw, 1);
   uint64_t Cycles = 0, Bytes = 0, PrevStores = 0;
   for (const Round &Rd : P.Rounds) {
     unsigned Tiles = 0;
@@ -348,7 +340,7 @@ uint64_t snow::compiler::depthwiseCompute(const LayerPlan &P, const isa::HwConfi
   // An entry a trace (two pixels of half an output group with PixLog 1).
   return (roundPixels(P) >> P.PixLog) *
              (P.passes() * (timing::dwTraceCycles(Hw, L.KH, L.KW) - timing::lookaheadSaving(Hw)) +
-              entryWriteback(P, Hw)) +
+              timing::writebackCycles(Hw, 1)) +
          P.Rounds.size() * StepOverhead + Bands * (timing::accumulatorReady(Hw, 0) + 8) +
          blockMeanCycles(P, Hw);
 }

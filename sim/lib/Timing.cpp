@@ -322,6 +322,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
       const uint64_t Size = Hw.mapsBankElems();
       Wb = {T, T + Dur, E.A2 / Size, (Hi - 1) / Size, E.A1, timing::accMoveEntries(I)};
       Finish(timing::UnitOpCycles, T + Dur);
+      if (Opts.Trace)
+        Opts.Trace->writeback(E.Pc, E.Layer, T, Dur);
       return llvm::Error::success();
     }
     Finish(Dur, T + Dur);

@@ -64,6 +64,10 @@ void TraceRecorder::unitOp(isa::Unit U, isa::Opcode Op, uint32_t Pc, uint32_t La
   add(T, kindOf(Op), Pc, Layer, Start, Dur);
 }
 
+void TraceRecorder::writeback(uint32_t Pc, uint32_t Layer, uint64_t Start, uint64_t Dur) {
+  add(Writeback, kindOf(isa::Opcode::VWB), Pc, Layer, Start, Dur);
+}
+
 void TraceRecorder::dmaGrant(isa::Unit From, isa::Opcode Op, uint32_t Pc, uint32_t Layer,
                              uint64_t Post, uint64_t Grant, uint64_t Cycles) {
   uint16_t K = kindOf(Op);

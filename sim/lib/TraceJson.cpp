@@ -59,9 +59,13 @@ MergeRule chooseRule(const std::vector<TraceRecorder::Slice> &V, size_t Budget) 
   return R;
 }
 
-const char *const TrackNames[] = {"control core (stalls)", "DMA in (load unit)", "DRAM channel",
-                                  "DMA out (store unit)", "compute"};
-const char *const TrackCats[] = {"ctrl", "load", "dram", "store", "compute"};
+const char *const TrackNames[] = {"control core (stalls)",
+                                  "DMA in (load unit)",
+                                  "DRAM channel",
+                                  "DMA out (store unit)",
+                                  "compute",
+                                  "writeback (beside compute)"};
+const char *const TrackCats[] = {"ctrl", "load", "dram", "store", "compute", "writeback"};
 constexpr int LayerTid = 1; ///< The layer track, above the units.
 
 } // namespace

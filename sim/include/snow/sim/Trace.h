@@ -3,7 +3,7 @@
 // Records what each unit of the machine did and when, and writes it as a
 // Chrome trace-event JSON file that ui.perfetto.dev and chrome://tracing open
 // (docs/trace.md): one track per unit (control core, DMA in, DRAM channel,
-// DMA out, compute) and one of layer spans. The simulator calls the three
+// DMA out, compute, the writeback beside it) and one of layer spans. The simulator calls the three
 // hooks where it decides a unit's occupancy; with no recorder (the default)
 // each hook is one null-pointer check.
 //
@@ -46,6 +46,10 @@ public:
   /// The fetch of the code block starting at Pc, posted in Layer, was
   /// granted the DRAM channel at Grant and occupies it for Cycles.
   void fetchGrant(uint32_t Pc, uint32_t Layer, uint64_t Grant, uint64_t Cycles);
+  /// A vwb (at Pc, in Layer) that the compute unit handed to the writeback's
+  /// walker at Start writes back for Dur cycles beside what follows
+  /// (writeback_overlap; its one cycle of the unit is a unitOp).
+  void writeback(uint32_t Pc, uint32_t Layer, uint64_t Start, uint64_t Dur);
   /// The control core, in Layer, could not issue from From to To: unit
   /// Full's queue was full, or (Full = Ctrl) its instructions had not arrived.
   void ctrlStall(isa::Unit Full, uint32_t Layer, uint64_t From, uint64_t To);
@@ -55,7 +59,7 @@ public:
   std::string toJson(uint64_t TotalCycles = 0) const;
 
   /// Tracks, in display order.
-  enum Track : uint8_t { Ctrl, DmaIn, Dram, DmaOut, Compute, NumTracks };
+  enum Track : uint8_t { Ctrl, DmaIn, Dram, DmaOut, Compute, Writeback, NumTracks };
   /// Layer index of work dispatched before the first layer mark.
   static constexpr uint32_t NoLayer = UINT32_MAX;
 
