@@ -168,6 +168,17 @@ module snow_sched
       default: return '0;
     endcase
   endfunction
+  // The compute operations that may wait for the accumulators or the
+  // writeback (ex_clear), and until when the compute unit's head op waits.
+  function automatic logic waits_acc(input logic [7:0] op);
+    return op == OP_VWB || op == OP_VPRE || op == OP_VMUL || op == OP_VMAX || op == OP_VAVG ||
+           op == OP_VLUT || is_mac_trace(op);
+  endfunction
+  function automatic logic [63:0] ex_clear(input entry_t e);
+    logic [7:0] op;
+    op = f_op(e.inst);
+    return umax(wb_clear(e), (op == OP_VWB || op == OP_VPRE || op == OP_VMUL) ? acc_ready : '0);
+  endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
 
@@ -263,7 +274,7 @@ module snow_sched
     logic dir;
     logic [SW-1:0] k;
     logic [63:0] upto, from;
-    logic found, la_eff;
+    logic found, la_eff, held;
 
     // Defaults: hold.
     ready_at_n = ready_at; last_comp_n = last_comp; blk_n = blk; blk_since_n = blk_since;
@@ -297,7 +308,7 @@ module snow_sched
     comp = '0; ext = '0; pw = '0; plen = '0; lo = '0; hi = '0; size = '0; bsz = '0; b0 = '0; b1 = '0;
     row_bytes = '0; bytes = '0; dlo = '0; dhi = '0; first = '0; last = '0; dstr = '0;
     weights = 1'b0; write = 1'b0; is_store = 1'b0; is_wgt = 1'b0; dir = 1'b0;
-    k = '0; upto = '0; from = t; found = 1'b0; started = 1'b0; la_eff = 1'b0;
+    k = '0; upto = '0; from = t; found = 1'b0; started = 1'b0; la_eff = 1'b0; held = 1'b0;
     wake = 1'b0; drained = 1'b0;
 
     if (!stopped) begin
@@ -335,7 +346,20 @@ module snow_sched
         dstr = f_dstride(in);
         if (!flt && q_nonempty[u] && !wgrant[u] && ready_at[u] <= t) begin
           dur = 64'd1; comp = t + 1; from = t;
-          case (op)
+          // The compute unit's head waits for the MAC pipeline to drain
+          // (vwb, vpre, vmul) and for a vwb beside it (wb_clear), counted
+          // as wait_acc.
+          held = u == U_EX && waits_acc(op) && t < ex_clear(e);
+          if (held) begin
+            if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
+          end else if (u == U_EX && waits_acc(op)) begin
+            if (blk[u]) begin
+              c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
+              ev_c_wait_acc = t - blk_since[u];
+            end
+            blk_n[u] = 1'b0;
+          end
+          if (!held) case (op)
             OP_SYNC_LD_WAIT, OP_SYNC_EX_WAIT, OP_SYNC_ST_WAIT: begin
               if (sems_n[f_idx(in)] == 0) begin
                 if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
@@ -489,15 +513,7 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VMAC, OP_VMACP, OP_VDW: if (t < wb_clear(e)) begin
-              // A vwb beside the unit holds it back (WB_OVERLAP).
-              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
-            end else begin
-              if (blk[u]) begin
-                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
-                ev_c_wait_acc = t - blk_since[u];
-              end
-              blk_n[u] = 1'b0;
+            OP_VMAC, OP_VMACP, OP_VDW: begin
               // Start-up, whole granules per row, a step per read pass; every
               // tap still reads one weight word (rows * len of them).
               dur = mac_trace_cycles(op, in, 64'(e.a2));
@@ -542,15 +558,7 @@ module snow_sched
                 started = 1'b1;
               end
             end
-            OP_VBIAS, OP_VLUT: if (t < wb_clear(e)) begin
-              // vlut rewrites the table a vwb beside the unit reads.
-              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
-            end else begin
-              if (blk[u]) begin
-                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
-                ev_c_wait_acc = t - blk_since[u];
-              end
-              blk_n[u] = 1'b0;
+            OP_VBIAS, OP_VLUT: begin
               // vbias reads weight word a3 in one cycle, vlut its LUT_WORDS
               // words from a3 on, one a cycle.
               dur = op == OP_VLUT ? 64'(LUT_WORDS) : 64'd1;
@@ -566,49 +574,31 @@ module snow_sched
               if (!flt) started = 1'b1;
             end
             OP_VWB, OP_VPRE, OP_VMUL: begin
-              // The MAC pipeline drained, and a vwb beside the unit done.
-              if (t < umax(acc_ready, wb_clear(e))) begin
-                if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
-              end else begin
-                if (blk[u]) begin
-                  c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
-                  ev_c_wait_acc = t - blk_since[u];
-                end
-                blk_n[u] = 1'b0;
-                taps = rows * acc_cols(op, in);  // accumulator entries
-                dur = taps * 64'(WB_CYCLES);
-                comp = t + dur;
-                ext = acc_span(op, in);
-                if (taps == 0 || 64'(e.a1) + taps > 64'(ACC_ENTRIES)) begin
-                  flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + taps;
-                end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
-                  flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
-                  fa2 = 64'(e.a2) + ext;
-                end
-                if (!flt) begin
-                  weights = 1'b0; write = op == OP_VWB; lo = 64'(e.a2); hi = lo + ext;
-                  upto = t + dur;
-                  `include "snow_sched_banks.svh"
-                end
-                if (!flt && op == OP_VWB && WB_OVERLAP != 0) begin
-                  // The writeback's walker takes it; the unit goes on next cycle.
-                  wb_start_n = t; wb_end_n = t + dur;
-                  wb_blo_n = lo / 64'(MAPS_BANK_ELEMS); wb_bhi_n = (hi - 1) / 64'(MAPS_BANK_ELEMS);
-                  wb_acc_n = 64'(e.a1); wb_n_n = taps;
-                  dur = 64'd1;
-                end
-                if (!flt) started = 1'b1;
+              taps = rows * acc_cols(op, in);  // accumulator entries
+              dur = taps * 64'(WB_CYCLES);
+              comp = t + dur;
+              ext = acc_span(op, in);
+              if (taps == 0 || 64'(e.a1) + taps > 64'(ACC_ENTRIES)) begin
+                flt = 1'b1; fcode = FAULT_ACC_RANGE; fa0 = 64'(e.a1); fa1 = 64'(e.a1) + taps;
+              end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
+                flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
+                fa2 = 64'(e.a2) + ext;
               end
+              if (!flt) begin
+                weights = 1'b0; write = op == OP_VWB; lo = 64'(e.a2); hi = lo + ext;
+                upto = t + dur;
+                `include "snow_sched_banks.svh"
+              end
+              if (!flt && op == OP_VWB && WB_OVERLAP != 0) begin
+                // The writeback's walker takes it; the unit goes on next cycle.
+                wb_start_n = t; wb_end_n = t + dur;
+                wb_blo_n = lo / 64'(MAPS_BANK_ELEMS); wb_bhi_n = (hi - 1) / 64'(MAPS_BANK_ELEMS);
+                wb_acc_n = 64'(e.a1); wb_n_n = taps;
+                dur = 64'd1;
+              end
+              if (!flt) started = 1'b1;
             end
-            OP_VMAX, OP_VAVG: if (t < wb_clear(e)) begin
-              // They write through the writeback's port.
-              if (!blk[u]) begin blk_n[u] = 1'b1; blk_since_n[u] = t; end
-            end else begin
-              if (blk[u]) begin
-                c_wacc_n[u] = c_wacc_n[u] + (t - blk_since[u]);
-                ev_c_wait_acc = t - blk_since[u];
-              end
-              blk_n[u] = 1'b0;
+            OP_VMAX, OP_VAVG: begin
               dur = rows * len;
               comp = t + dur;
               // words + 1 lane words of channels at once.
@@ -713,10 +703,7 @@ module snow_sched
           if (sig_cnt_n[u] != 0) wake = 1'b1;
           if (q_nonempty[u] && !wgrant_n[u]) begin
             if (ready_at_n[u] > t) wake = 1'b1;
-            else if ((f_op(q_head[u].inst) == OP_VWB || f_op(q_head[u].inst) == OP_VPRE ||
-                      f_op(q_head[u].inst) == OP_VMUL) &&
-                     acc_ready_n > t) wake = 1'b1;
-            else if (u == U_EX && wb_clear(q_head[u]) > t) wake = 1'b1;
+            else if (u == U_EX && ex_clear(q_head[u]) > t) wake = 1'b1;
           end
         end
       end

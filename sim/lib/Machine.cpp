@@ -216,15 +216,8 @@ uint64_t Machine::nextWake(uint64_t T) const {
       W = std::min(W, U.ReadyAt);
     else if (U.Queue.front().PushCycle >= T)
       W = std::min(W, U.Queue.front().PushCycle + 1);
-    else {
-      const Entry &E = U.Queue.front();
-      const Opcode Op = Code[E.Pc].Op;
-      uint64_t Ready = writebackClear(E);
-      if (Op == Opcode::VWB || Op == Opcode::VPRE || Op == Opcode::VMUL)
-        Ready = std::max(Ready, AccReady);
-      if (Ready > T)
-        W = std::min(W, Ready);
-    }
+    else if (U.Kind == isa::Unit::Compute && computeClear(U.Queue.front()) > T)
+      W = std::min(W, computeClear(U.Queue.front()));
   }
   for (auto [Fire, Sem] : PendingSignals)
     W = std::min(W, std::max(Fire + 1, T + 1));

@@ -251,6 +251,9 @@ public:
   /// The first cycle the compute operation E may start, as far as the last
   /// vwb is concerned (its maps banks, its entries, the writeback port).
   uint64_t writebackClear(const Entry &E) const;
+  /// The first cycle the compute operation E may start: writebackClear,
+  /// and for vwb, vpre and vmul the MAC pipeline drained (AccReady).
+  uint64_t computeClear(const Entry &E) const;
   std::vector<BankUse> MapsBanks, WeightBanks;
   std::vector<DramRange> LoadsInFlight, StoresInFlight;
 

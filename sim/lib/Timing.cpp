@@ -119,6 +119,30 @@ uint64_t Machine::writebackClear(const Entry &E) const {
   }
 }
 
+/// The compute operations computeClear may hold back.
+static bool waitsForAccumulators(Opcode Op) {
+  switch (Op) {
+  case Opcode::VMAC:
+  case Opcode::VMACP:
+  case Opcode::VDW:
+  case Opcode::VWB:
+  case Opcode::VPRE:
+  case Opcode::VMUL:
+  case Opcode::VMAX:
+  case Opcode::VAVG:
+  case Opcode::VLUT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+uint64_t Machine::computeClear(const Entry &E) const {
+  const Opcode Op = Code[E.Pc].Op;
+  const bool Drains = Op == Opcode::VWB || Op == Opcode::VPRE || Op == Opcode::VMUL;
+  return std::max(writebackClear(E), Drains ? AccReady : 0);
+}
+
 llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started) {
   const Inst &I = Code[E.Pc];
   const unsigned L = Hw.LanesPerVmac;
@@ -148,6 +172,16 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (U.BlockedSince == Never)
       U.BlockedSince = T;
   };
+
+  // The compute unit's head waits for the MAC pipeline to drain (vwb, vpre,
+  // vmul) and for a vwb beside it (writebackClear), counted as wait_acc.
+  if (IsCompute && waitsForAccumulators(I.Op)) {
+    if (T < computeClear(E)) {
+      Block();
+      return llvm::Error::success();
+    }
+    Unblock(&UnitCycles::WaitAcc);
+  }
 
   switch (I.Op) {
   case Opcode::SYNC_LD_WAIT:
@@ -244,12 +278,6 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     // The MAC array ops differ only in the maps they read.
     const bool Dw = I.Op == Opcode::VDW;
     uint64_t Hi = E.A2 + (Dw ? vdwExtent(I) : vmacExtent(I));
-    // A vwb beside it (writeback_overlap) may hold it back.
-    if (T < writebackClear(E)) {
-      Block();
-      return llvm::Error::success();
-    }
-    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = Dw ? vdw(I, E, T) : vmac(I, E, T))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
@@ -285,11 +313,6 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     Finish(timing::UnitOpCycles, T + timing::UnitOpCycles);
     return llvm::Error::success();
   case Opcode::VLUT: {
-    if (T < writebackClear(E)) {
-      Block();
-      return llvm::Error::success();
-    }
-    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = vlut(I, E, T))
       return Err;
     const uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
@@ -303,13 +326,8 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   case Opcode::VPRE:
   case Opcode::VMUL: {
     // All three move the accumulators through the maps port (writeback_words
-    // lane words per cycle), so the MAC pipeline must have drained first,
-    // and a vwb beside the unit must be done.
-    if (T < std::max(AccReady, writebackClear(E))) {
-      Block();
-      return llvm::Error::success();
-    }
-    Unblock(&UnitCycles::WaitAcc);
+    // lane words per cycle), so the MAC pipeline must have drained first
+    // (computeClear).
     bool Writeback = I.Op == Opcode::VWB;
     if (auto Err = Writeback ? vwb(I, E, T) : accFromMaps(I, E, T))
       return Err;
@@ -331,11 +349,6 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   }
   case Opcode::VMAX:
   case Opcode::VAVG: {
-    if (T < writebackClear(E)) {
-      Block();
-      return llvm::Error::success();
-    }
-    Unblock(&UnitCycles::WaitAcc);
     if (auto Err = vpool(I, E, T, I.Op == Opcode::VMAX))
       return Err;
     uint64_t Dur = timing::unitCycles(I, Hw, E.A2);
