@@ -60,19 +60,16 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
       E.emit(Z);
     }
   };
-  // Rows of N entries each, RowElems apart, in one vwb (its len and
-  // cstride): one writeback, which runs beside the next traces where the
-  // machine overlaps them (writeback_overlap), not one a row.
-  auto Grid = [&](Inst I, uint32_t Acc, uint32_t Addr, unsigned NRows, unsigned N) {
+  // NRows rows of N entries (accumulator entries 0 on), RowElems apart, in
+  // one vwb (its len and cstride): one writeback, which runs beside the
+  // next traces where the machine overlaps them (writeback_overlap), not
+  // one a row.
+  auto Grid = [&](Inst I, uint32_t Addr, unsigned NRows, unsigned N) {
     I.rows = NRows;
-    I.len = NRows > 1 ? N : 0;
-    if (NRows == 1)
-      I.rows = N; // one row: its entries G apart, as before
-    else {
-      I.bstride = RowElems;
-      I.cstride = G;
-    }
-    E.li(4, Acc);
+    I.len = N;
+    I.bstride = RowElems;
+    I.cstride = G;
+    E.li(4, 0);
     E.li(9, Addr);
     E.emit(I);
   };
@@ -81,16 +78,15 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   auto GridFits = [&](unsigned NRows, unsigned Col, unsigned N) {
     return NRows > 1 && NRows * N <= Hw.AccEntries && Col + N * Pix <= P.Window.AreaCols;
   };
-  auto ZeroGrid = [&](uint32_t Addr, unsigned NRows, unsigned Col, unsigned N, uint32_t Skip) {
+  auto ZeroGrid = [&](uint32_t Addr, unsigned NRows, unsigned N) {
     Inst Z = accMove(Opcode::VWB, 1, G);
     Z.shift = 63;
-    Z.skip = Skip;
-    Grid(Z, 0, Addr, NRows, N);
+    Grid(Z, Addr, NRows, N);
   };
   const unsigned WidthEntries = ceilDiv(Width, Pix);
   if (RowBegin == 0) {
     if (GridFits(Top, 0, WidthEntries))
-      ZeroGrid(Window0, Top, 0, WidthEntries, 0);
+      ZeroGrid(Window0, Top, WidthEntries);
     else
       for (unsigned Y = 0; Y < Top; ++Y)
         Zeros(Window0 + Y * RowElems, WidthEntries, G);
@@ -108,7 +104,7 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
       Wb.skip = AllMask & ~Mask;
       const uint32_t Row0 = Window0 + (Place.first + RowBegin) * RowElems + Place.second * PixElems;
       if (GridFits(Rows, Place.second, Entries)) {
-        Grid(Wb, 0, Row0, Rows, Entries);
+        Grid(Wb, Row0, Rows, Entries);
         continue;
       }
       for (unsigned R = 0; R < Rows; ++R) {
@@ -126,10 +122,10 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     // what the row-by-row order writes.
     const uint32_t Row0 = Window0 + (Top + RowBegin) * RowElems;
     if (Left)
-      ZeroGrid(Row0, Rows, 0, Left / Pix, 0);
-    Grid(Wb, 0, Row0 + Left * PixElems, Rows, Entries);
+      ZeroGrid(Row0, Rows, Left / Pix);
+    Grid(Wb, Row0 + Left * PixElems, Rows, Entries);
     if (Right)
-      ZeroGrid(Row0 + (Left + Valid) * PixElems, Rows, Left + Valid, ceilDiv(Right, Pix), 0);
+      ZeroGrid(Row0 + (Left + Valid) * PixElems, Rows, ceilDiv(Right, Pix));
   } else {
     for (unsigned R = 0; R < Rows; ++R) {
       const uint32_t Row = Window0 + (Top + RowBegin + R) * RowElems;
