@@ -92,10 +92,10 @@ module snow_sched
   logic [F_IDX_W-1:0] sig_sem [3][NS], sig_sem_n [3][NS];
   logic [SW-1:0] sig_cnt [3], sig_cnt_n [3];
   logic [63:0] acc_ready, acc_ready_n;
-  // The last vwb where it runs beside later operations (WB_OVERLAP): its
-  // cycles [wb_start, wb_end), the maps banks it writes [wb_blo, wb_bhi],
+  // The last vwb where it runs beside later operations (WB_OVERLAP): the
+  // cycle it is done (wb_end), the maps banks it writes [wb_blo, wb_bhi],
   // the accumulator entries it reads [wb_acc, wb_acc + wb_n).
-  logic [63:0] wb_start, wb_start_n, wb_end, wb_end_n, wb_blo, wb_blo_n, wb_bhi, wb_bhi_n;
+  logic [63:0] wb_end, wb_end_n, wb_blo, wb_blo_n, wb_bhi, wb_bhi_n;
   logic [63:0] wb_acc, wb_acc_n, wb_n, wb_n_n;
   // Lookahead (TRACE_LOOKAHEAD, §3.2): the end of the compute unit's last
   // operation if it was a MAC trace, and whether the cycle before was that
@@ -161,8 +161,9 @@ module snow_sched
       OP_VWB, OP_VPRE, OP_VMUL, OP_VMAX, OP_VAVG, OP_VLUT: return wb_end;
       OP_VMAC, OP_VMACP, OP_VDW: begin
         if (reads_wb_banks(64'(e.a2), trace_ext(op, e.inst))) return wb_end;
+        // Its last group of vMACs reads its entries in its last wb_n cycles.
         if (64'(e.a1) >= wb_acc && 64'(e.a1) < wb_acc + wb_n)
-          return wb_start + (64'(WB_CYCLES) - 1) * wb_n + (64'(e.a1) - wb_acc) + 64'd1;
+          return wb_end - wb_n + (64'(e.a1) - wb_acc) + 64'd1;
         return '0;
       end
       default: return '0;
@@ -280,7 +281,7 @@ module snow_sched
     ready_at_n = ready_at; last_comp_n = last_comp; blk_n = blk; blk_since_n = blk_since;
     wgrant_n = wgrant; sems_n = sems; sig_fire_n = sig_fire; sig_sem_n = sig_sem;
     sig_cnt_n = sig_cnt; acc_ready_n = acc_ready; chan_free_n = chan_free;
-    wb_start_n = wb_start; wb_end_n = wb_end; wb_blo_n = wb_blo; wb_bhi_n = wb_bhi;
+    wb_end_n = wb_end; wb_blo_n = wb_blo; wb_bhi_n = wb_bhi;
     wb_acc_n = wb_acc; wb_n_n = wb_n;
     ex_tr_end_n = ex_tr_end; la_n = 1'b0; ex_skip = 1'b0;
     req_v_n = req_v; req_post_n = req_post; req_d_n = req_d; req_b0_n = req_b0;
@@ -591,7 +592,7 @@ module snow_sched
               end
               if (!flt && op == OP_VWB && WB_OVERLAP != 0) begin
                 // The writeback's walker takes it; the unit goes on next cycle.
-                wb_start_n = t; wb_end_n = t + dur;
+                wb_end_n = t + dur;
                 wb_blo_n = lo / 64'(MAPS_BANK_ELEMS); wb_bhi_n = (hi - 1) / 64'(MAPS_BANK_ELEMS);
                 wb_acc_n = 64'(e.a1); wb_n_n = taps;
                 dur = 64'd1;
@@ -734,7 +735,7 @@ module snow_sched
       end
       for (int i = 0; i < NUM_SEMAPHORES; i++) sems[i] <= '0;
       acc_ready <= '0; chan_free <= '0; ex_tr_end <= NEVER; la <= 1'b0;
-      wb_start <= '0; wb_end <= '0; wb_blo <= '0; wb_bhi <= '0; wb_acc <= '0; wb_n <= '0;
+      wb_end <= '0; wb_blo <= '0; wb_bhi <= '0; wb_acc <= '0; wb_n <= '0;
       for (int d = 0; d < 2; d++) begin
         req_v[d] <= 1'b0; req_post[d] <= '0; req_d[d] <= '0; req_b0[d] <= '0; req_b1[d] <= '0;
         req_x[d] <= '0;
@@ -755,7 +756,7 @@ module snow_sched
       ready_at <= ready_at_n; last_comp <= last_comp_n; blk <= blk_n; blk_since <= blk_since_n;
       wgrant <= wgrant_n; sems <= sems_n; sig_fire <= sig_fire_n; sig_sem <= sig_sem_n;
       sig_cnt <= sig_cnt_n; acc_ready <= acc_ready_n; chan_free <= chan_free_n;
-      wb_start <= wb_start_n; wb_end <= wb_end_n; wb_blo <= wb_blo_n; wb_bhi <= wb_bhi_n;
+      wb_end <= wb_end_n; wb_blo <= wb_blo_n; wb_bhi <= wb_bhi_n;
       wb_acc <= wb_acc_n; wb_n <= wb_n_n;
       ex_tr_end <= ex_tr_end_n; la <= la_n;
       req_v <= req_v_n; req_post <= req_post_n; req_d <= req_d_n; req_b0 <= req_b0_n;

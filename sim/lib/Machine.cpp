@@ -216,8 +216,10 @@ uint64_t Machine::nextWake(uint64_t T) const {
       W = std::min(W, U.ReadyAt);
     else if (U.Queue.front().PushCycle >= T)
       W = std::min(W, U.Queue.front().PushCycle + 1);
-    else if (U.Kind == isa::Unit::Compute && computeClear(U.Queue.front()) > T)
-      W = std::min(W, computeClear(U.Queue.front()));
+    else if (const uint64_t Clear =
+                 U.Kind == isa::Unit::Compute ? computeClear(U.Queue.front(), T) : 0;
+             Clear > T)
+      W = std::min(W, Clear);
   }
   for (auto [Fire, Sem] : PendingSignals)
     W = std::min(W, std::max(Fire + 1, T + 1));

@@ -244,16 +244,18 @@ public:
   uint64_t AccReady = 0; ///< Cycle the last trace's accumulator writes land.
   /// The last vwb, where it runs beside later operations (writeback_overlap).
   struct Writeback {
-    uint64_t Start = 0, End = 0;     ///< Its cycles [Start, End).
+    uint64_t End = 0;                ///< The cycle it is done.
     uint64_t BankLo = 0, BankHi = 0; ///< Maps banks it writes, [BankLo, BankHi].
-    uint64_t Acc = 0, Rows = 0;      ///< Accumulator entries it reads, [Acc, Acc + Rows).
+    uint64_t Acc = 0, Entries = 0;   ///< Accumulator entries it reads, [Acc, Acc + Entries).
   } Wb;
   /// The first cycle the compute operation E may start, as far as the last
-  /// vwb is concerned (its maps banks, its entries, the writeback port).
-  uint64_t writebackClear(const Entry &E) const;
-  /// The first cycle the compute operation E may start: writebackClear,
-  /// and for vwb, vpre and vmul the MAC pipeline drained (AccReady).
-  uint64_t computeClear(const Entry &E) const;
+  /// vwb is concerned (its maps banks, its entries, the writeback port); 0
+  /// once it is done by cycle T.
+  uint64_t writebackClear(const Entry &E, uint64_t T) const;
+  /// The first cycle the compute operation E may start, seen in cycle T:
+  /// writebackClear, and for vwb, vpre and vmul the MAC pipeline drained
+  /// (AccReady).
+  uint64_t computeClear(const Entry &E, uint64_t T) const;
   std::vector<BankUse> MapsBanks, WeightBanks;
   std::vector<DramRange> LoadsInFlight, StoresInFlight;
 

@@ -90,9 +90,9 @@ static bool readsWritebackBanks(const Machine::Writeback &Wb, uint64_t Lo, uint6
   return Hi > Lo && Lo / BankSize <= Wb.BankHi && (Hi - 1) / BankSize >= Wb.BankLo;
 }
 
-uint64_t Machine::writebackClear(const Entry &E) const {
-  if (!Hw.WritebackOverlap)
-    return 0;
+uint64_t Machine::writebackClear(const Entry &E, uint64_t T) const {
+  if (!Hw.WritebackOverlap || Wb.End <= T)
+    return 0; // (every wait below ends by Wb.End)
   const Inst &I = Code[E.Pc];
   switch (I.Op) {
   case Opcode::VWB: // one writeback at a time
@@ -108,10 +108,11 @@ uint64_t Machine::writebackClear(const Entry &E) const {
     const uint64_t Hi = E.A2 + (I.Op == Opcode::VDW ? vdwExtent(I) : vmacExtent(I));
     if (readsWritebackBanks(Wb, E.A2, Hi, Hw.mapsBankElems()))
       return Wb.End; // one compute-side port a bank
-    // The vwb walks its entries once per group of writeback_words vMACs; a
-    // trace may accumulate into an entry the cycle after its last read.
-    if (E.A1 >= Wb.Acc && E.A1 < Wb.Acc + Wb.Rows)
-      return Wb.Start + (Hw.writebackCyclesPerEntry() - 1) * Wb.Rows + (E.A1 - Wb.Acc) + 1;
+    // The vwb walks its entries once per group of writeback_words vMACs,
+    // the last group in its last Entries cycles; a trace may accumulate
+    // into an entry the cycle after its last read.
+    if (E.A1 >= Wb.Acc && E.A1 < Wb.Acc + Wb.Entries)
+      return Wb.End - Wb.Entries + (E.A1 - Wb.Acc) + 1;
     return 0;
   }
   default:
@@ -137,10 +138,10 @@ static bool waitsForAccumulators(Opcode Op) {
   }
 }
 
-uint64_t Machine::computeClear(const Entry &E) const {
+uint64_t Machine::computeClear(const Entry &E, uint64_t T) const {
   const Opcode Op = Code[E.Pc].Op;
   const bool Drains = Op == Opcode::VWB || Op == Opcode::VPRE || Op == Opcode::VMUL;
-  return std::max(writebackClear(E), Drains ? AccReady : 0);
+  return std::max(writebackClear(E, T), Drains ? AccReady : 0);
 }
 
 llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Started) {
@@ -176,7 +177,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
   // The compute unit's head waits for the MAC pipeline to drain (vwb, vpre,
   // vmul) and for a vwb beside it (writebackClear), counted as wait_acc.
   if (IsCompute && waitsForAccumulators(I.Op)) {
-    if (T < computeClear(E)) {
+    if (T < computeClear(E, T)) {
       Block();
       return llvm::Error::success();
     }
@@ -338,7 +339,7 @@ llvm::Error Machine::startOp(UnitState &U, const Entry &E, uint64_t T, bool &Sta
     if (Writeback && Hw.WritebackOverlap) {
       // The writeback's walker takes it; the unit goes on next cycle.
       const uint64_t Size = Hw.mapsBankElems();
-      Wb = {T, T + Dur, E.A2 / Size, (Hi - 1) / Size, E.A1, timing::accMoveEntries(I)};
+      Wb = {T + Dur, E.A2 / Size, (Hi - 1) / Size, E.A1, timing::accMoveEntries(I)};
       Finish(timing::UnitOpCycles, T + Dur);
       if (Opts.Trace)
         Opts.Trace->writeback(E.Pc, E.Layer, T, Dur);

@@ -3,9 +3,9 @@
 // Records what each unit of the machine did and when, and writes it as a
 // Chrome trace-event JSON file that ui.perfetto.dev and chrome://tracing open
 // (docs/trace.md): one track per unit (control core, DMA in, DRAM channel,
-// DMA out, compute, the writeback beside it) and one of layer spans. The simulator calls the three
-// hooks where it decides a unit's occupancy; with no recorder (the default)
-// each hook is one null-pointer check.
+// DMA out, compute, the writeback beside it) and one of layer spans. The
+// simulator calls the hooks where it decides a unit's occupancy; with no
+// recorder (the default) each hook is one null-pointer check.
 //
 // Slices are merged so that ResNet-50's trace stays small enough to open:
 // contiguous operations of one kind and one layer always become one slice,
