@@ -550,8 +550,10 @@ llvm::Error snow::ir::canonicalize(Graph &G, const CanonOptions &Opts) {
     // YAML's shuffle and slice into the convs that read them, as the ONNX
     // importer does on import; relus are still layers of their own, which
     // the concat split needs (ChannelMoves.h).
-    if (Opts.FoldChannelMoves && detail::foldChannelMoves(G))
+    if (Opts.FoldChannelMoves && detail::foldChannelMoves(G)) {
       detail::splitConcatsByReader(G);
+      detail::passHalvesThrough(G);
+    }
     globalToAvgPool(G);
     // A relu may follow a relu (fused only once the first is gone), and an
     // add's relu must be on the add before the add moves into its conv.

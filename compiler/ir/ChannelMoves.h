@@ -36,17 +36,41 @@ std::vector<uint32_t> selectRows(const Layer &L);
 /// is block diagonal.
 Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows);
 
+/// A layer that can read its input through a channel map (readThrough): a
+/// selection, or a conv with group 1 of one input and weights of its own.
+bool takesRows(const Layer &L);
+
+/// A depthwise conv of one input and weights of its own, which can compute
+/// its channels in any order (permuteDepthwise).
+bool isPlainDepthwise(const Layer &L);
+
+/// Depthwise L reads X, whose physical channel Rows[o] is L's input's
+/// logical channel o; afterwards L's physical channel Rows[o] is its logical
+/// channel o (its weights and bias permuted), which its readers must take.
+void permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows);
+
 /// L (a selection, or a conv with group 1 and one input) reads X, of shape
 /// XS, instead of its input, whose channel i is X's channel Rows[i]: a
 /// selection's rows composed, a conv's weights moved (summed where two
 /// channels land on one; seeded weights drawn). FoldSelections.cpp.
 void readThrough(Layer &L, int X, const Shape &XS, const std::vector<uint32_t> &Rows);
 
+/// The layer a concat split made Name a part of ("conv" for "conv_part1"
+/// or "conv_part0.1", a part of a part); empty if it is no part.
+std::string splitBase(const std::string &Name);
+
 /// One sweep over the concats: each concat whose readers are convs with
 /// group 1 or selections using disjoint channels becomes one concat per
 /// reader of just the channels it uses, the layers writing into it split by
 /// output channels alike (ConcatSplit.cpp). Returns whether any was split.
 bool splitConcatsByReader(Graph &G);
+
+/// Where a selection is a permutation of a concat that only it reads, and
+/// only a concat reads it (the half a ShuffleNet v2 unit passes on), the
+/// reading concat takes the first's inputs in its place and its readers the
+/// permutation; concats are split by reader again after each. Returns
+/// whether any was replaced (PassThrough.cpp).
+bool passHalvesThrough(Graph &G);
 
 /// Where a graph has `shuffle` or `slice` layers (YAML), folds every
 /// selection into the layers that read it: a selection of a selection is

@@ -38,6 +38,14 @@ std::vector<uint32_t> snow::ir::detail::selectRows(const Layer &L) {
   return Rows;
 }
 
+std::string snow::ir::detail::splitBase(const std::string &Name) {
+  const size_t At = Name.rfind("_part");
+  if (At == std::string::npos || At + 5 == Name.size() || Name.back() == '.' ||
+      Name.find_first_not_of("0123456789.", At + 5) != std::string::npos)
+    return {};
+  return Name.substr(0, At);
+}
+
 namespace {
 
 /// Want, or Want_K for the first K that no layer (nor the input) is called.
@@ -47,6 +55,12 @@ std::string uniqueName(std::set<std::string> &Names, const std::string &Want) {
     Name = fmt::format("{}_{}", Want, K);
   Names.insert(Name);
   return Name;
+}
+
+/// Part R of Name: Name_partR, or Name.R for a part of a part.
+std::string partName(const std::string &Name, size_t R) {
+  return splitBase(Name).empty() ? fmt::format("{}_part{}", Name, R)
+                                 : fmt::format("{}.{}", Name, R);
 }
 
 /// A conv with group 1 or a selection: its rows can be split, and its
@@ -198,7 +212,7 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
           }
           Part.Out.C = uint32_t(Ch.size());
         }
-        Part.Name = uniqueName(Names, fmt::format("{}_part{}", L.Name, R));
+        Part.Name = uniqueName(Names, partName(L.Name, R));
         Part.Loc = L.Loc;
         PartOf[{I, R}] = int(Out.size());
         Out.push_back(std::move(Part));
@@ -216,7 +230,7 @@ bool splitConcat(Graph &G, size_t Y, std::set<std::string> &Names) {
           continue;
         }
         Layer C = Cat;
-        C.Name = uniqueName(Names, fmt::format("{}_part{}", Cat.Name, R));
+        C.Name = uniqueName(Names, partName(Cat.Name, R));
         C.Inputs = Parts;
         C.In = Out[size_t(Parts[0])].Out;
         C.Out = C.In;

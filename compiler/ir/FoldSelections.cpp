@@ -38,26 +38,6 @@ using namespace snow::ir::detail;
 
 namespace {
 
-/// A layer that can read its input through a channel map: a selection, or
-/// a conv with group 1 of one input and weights of its own.
-bool takesRows(const Layer &L) {
-  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
-         (L.isChannelCopy() || L.Groups == 1);
-}
-
-bool isDepthwise(const Layer &L) {
-  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
-         !L.isChannelCopy() && L.Groups == L.In.C && L.Out.C == L.In.C;
-}
-
-/// Physical channel Rows[o] of the result is logical channel o of L.
-void permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows) {
-  materializeWeights(L);
-  permuteChannels(L.Weights, Rows, size_t(L.KH) * L.KW);
-  permuteChannels(L.Bias, Rows);
-  L.Inputs = {X};
-}
-
 /// Removes the selections nothing reads, until none is left.
 bool removeUnread(Graph &G) {
   bool Removed = false;
@@ -78,6 +58,23 @@ bool removeUnread(Graph &G) {
 }
 
 } // namespace
+
+bool snow::ir::detail::isPlainDepthwise(const Layer &L) {
+  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
+         !L.isChannelCopy() && L.Groups == L.In.C && L.Out.C == L.In.C;
+}
+
+void snow::ir::detail::permuteDepthwise(Layer &L, int X, const std::vector<uint32_t> &Rows) {
+  materializeWeights(L);
+  permuteChannels(L.Weights, Rows, size_t(L.KH) * L.KW);
+  permuteChannels(L.Bias, Rows);
+  L.Inputs = {X};
+}
+
+bool snow::ir::detail::takesRows(const Layer &L) {
+  return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
+         (L.isChannelCopy() || L.Groups == 1);
+}
 
 void snow::ir::detail::readThrough(Layer &L, int X, const Shape &XS,
                                    const std::vector<uint32_t> &Rows) {
@@ -170,7 +167,7 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
     if (takesRows(L) && !Grows) {
       readThrough(L, X, XS, Rows);
       Changed = true;
-    } else if (isDepthwise(L) && isPermutation(Rows, XS.C) && AllTakeRows(I)) {
+    } else if (isPlainDepthwise(L) && isPermutation(Rows, XS.C) && AllTakeRows(I)) {
       permuteDepthwise(L, X, Rows);
       Pending[I] = std::move(Rows);
       Changed = true;

@@ -12,6 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "MergeSiblings.h"
+#include "ChannelMoves.h"
+
+#include <set>
 #include <unordered_map>
 
 using namespace snow::ir;
@@ -65,6 +68,9 @@ bool siblings(const Layer &A, const Layer &B) {
 } // namespace
 
 void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
+  std::set<std::string> Names = {G.InputName};
+  for (const Layer &L : G.Layers)
+    Names.insert(L.Name);
   const size_t N = G.Layers.size();
   const std::vector<bool> ConvReadOnly = convReadOnly(G, IntoConcats);
   // Candidates by the tensor they read (-1: the graph input), in layer
@@ -108,6 +114,9 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       continue; // Merged with the first.
     Layer M = G.Layers[I];
     M.Name.clear();
+    // The parts of one layer a concat split (ConcatSplit.cpp) merge back
+    // into it: its name again, if no layer took it.
+    bool Whole = !splitBase(G.Layers[I].Name).empty();
     M.Out.C = 0;
     M.Weights.clear();
     M.Bias.clear();
@@ -117,11 +126,15 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       Layer &S = G.Layers[J];
       materializeWeights(S);
       M.Name += (M.Name.empty() ? "" : "+") + S.Name;
+      if (splitBase(S.Name) != splitBase(G.Layers[I].Name))
+        Whole = false;
       M.Weights.insert(M.Weights.end(), S.Weights.begin(), S.Weights.end()); // OIHW: O first
       M.Bias.insert(M.Bias.end(), S.Bias.begin(), S.Bias.end());
       M.HasBias |= S.HasBias;
       M.Out.C += S.Out.C;
     }
+    if (Whole && !Names.count(splitBase(G.Layers[I].Name)))
+      M.Name = splitBase(G.Layers[I].Name);
     const int MIndex = int(Out.size());
     Out.push_back(std::move(M));
     Fresh.push_back(false); // Its input is an old index.

@@ -155,8 +155,10 @@ void OnnxImporter::materialize(const std::string &Name) {
 }
 
 void OnnxImporter::splitConcatsByReader() {
-  // One sweep (ConcatSplit.cpp says why).
+  // One sweep (ConcatSplit.cpp says why), then the halves passed on
+  // (PassThrough.cpp).
   detail::splitConcatsByReader(G);
+  detail::passHalvesThrough(G);
   for (const Layer &L : G.Layers)
     LayerNames.insert(L.Name);
 }
