@@ -14,6 +14,7 @@
 #include "MergeSiblings.h"
 #include "ChannelMoves.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include <set>
 #include <unordered_map>
 
@@ -35,6 +36,14 @@ bool mergeable(const Graph &G, size_t I, const std::vector<bool> &ConvReadOnly) 
   const Layer &L = G.Layers[I];
   return L.Kind == LayerKind::Conv && L.Groups == 1 && !L.DynamicWeights && !L.HasResidual &&
          L.Inputs.size() == 1 && I + 1 != G.Layers.size() && ConvReadOnly[I];
+}
+
+/// The parts a concat split made of one conv (ConcatSplit.cpp) were one
+/// tensor of one format before the split, which wrote them into one concat:
+/// merged back into it, they cost no precision, whatever reads them.
+bool partsOfOne(const Layer &A, const Layer &B) {
+  const std::string Base = detail::splitBase(A.Name);
+  return !Base.empty() && Base == detail::splitBase(B.Name);
 }
 
 /// For each layer: whether it is read, and only as the input of convs (or
@@ -72,23 +81,37 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
   for (const Layer &L : G.Layers)
     Names.insert(L.Name);
   const size_t N = G.Layers.size();
-  const std::vector<bool> ConvReadOnly = convReadOnly(G, IntoConcats);
+  const std::vector<bool> ConvReadOnly = convReadOnly(G, IntoConcats),
+                          PartReadOnly = convReadOnly(G, true);
   // Candidates by the tensor they read (-1: the graph input), in layer
   // order: siblings are looked for among those only, so a long chain of
   // layers costs linear time, not a scan of every later layer.
   std::unordered_map<int, std::vector<size_t>> ByInput;
+  // A part read by a concat merges with the parts of its own conv only.
+  auto Part = [&](size_t I) {
+    return !mergeable(G, I, ConvReadOnly) && mergeable(G, I, PartReadOnly) &&
+           !detail::splitBase(G.Layers[I].Name).empty();
+  };
   for (size_t I = 0; I < N; ++I)
-    if (mergeable(G, I, ConvReadOnly))
+    if (mergeable(G, I, ConvReadOnly) || Part(I))
       ByInput[G.Layers[I].input()].push_back(I);
   std::vector<int> GroupOf(N, -1);
   std::vector<std::vector<size_t>> Groups;
   for (size_t I = 0; I < N; ++I) {
-    if (GroupOf[I] >= 0 || !mergeable(G, I, ConvReadOnly))
+    if (GroupOf[I] >= 0 || !(mergeable(G, I, ConvReadOnly) || Part(I)))
       continue;
     std::vector<size_t> Members = {I};
     for (size_t J : ByInput[G.Layers[I].input()])
       if (J > I && GroupOf[J] < 0 && siblings(G.Layers[I], G.Layers[J]))
         Members.push_back(J);
+    // Parts read by concats merge only with the other parts of their conv
+    // (one format, as before the split); other convs never with them.
+    const bool PartGroup = llvm::any_of(Members, [&](size_t J) {
+      return Part(J) && (J == I || partsOfOne(G.Layers[I], G.Layers[J]));
+    });
+    llvm::erase_if(Members, [&](size_t J) {
+      return J != I && (PartGroup ? !partsOfOne(G.Layers[I], G.Layers[J]) : Part(J));
+    });
     if (Members.size() < 2)
       continue;
     for (size_t J : Members)

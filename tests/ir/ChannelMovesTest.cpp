@@ -252,6 +252,15 @@ TEST(ChannelMoves, HalvesPassedOnAreNotCopied) {
     if (L.Kind == LayerKind::Concat)
       Widest = std::max(Widest, L.Inputs.size());
   EXPECT_GE(Widest, 4u);
+  // Each branch conv's parts, read by concats of other units, merge back
+  // into it, whose name it has again (one format, as before the split):
+  // only slices are parts.
+  for (const Layer &L : Folded.Layers)
+    if (L.Name.find("_part") != std::string::npos) {
+      EXPECT_TRUE(L.Kind == LayerKind::Slice || L.Kind == LayerKind::Concat) << L.Name;
+    }
+  EXPECT_GT(
+      llvm::count_if(Folded.Layers, [](const Layer &L) { return L.Kind == LayerKind::Slice; }), 4);
   snow::test::expectSameFunction(Written, Folded, "chain");
 }
 
