@@ -40,6 +40,16 @@ Layer selectLayer(int Input, const Shape &In, const std::vector<uint32_t> &Rows)
 /// selection, or a conv with group 1 of one input and weights of its own.
 bool takesRows(const Layer &L);
 
+/// Each layer's readers (the layers reading it as an input, in order) and
+/// its uses (useCounts: residuals and the host's read of the last layer too).
+struct ReaderLists {
+  std::vector<unsigned> Uses;
+  std::vector<std::vector<size_t>> Of;
+  ReaderLists(const Graph &G);
+  /// Whether every use of layer I is a reader that takes rows (takesRows).
+  bool allTakeRows(const Graph &G, size_t I) const;
+};
+
 /// A depthwise conv of one input and weights of its own, which can compute
 /// its channels in any order (permuteDepthwise).
 bool isPlainDepthwise(const Layer &L);

@@ -71,6 +71,19 @@ void snow::ir::detail::permuteDepthwise(Layer &L, int X, const std::vector<uint3
   L.Inputs = {X};
 }
 
+snow::ir::detail::ReaderLists::ReaderLists(const Graph &G)
+    : Uses(useCounts(G)), Of(G.Layers.size()) {
+  for (size_t I = 0; I < G.Layers.size(); ++I)
+    for (int In : G.Layers[I].Inputs)
+      if (In >= 0)
+        Of[size_t(In)].push_back(I);
+}
+
+bool snow::ir::detail::ReaderLists::allTakeRows(const Graph &G, size_t I) const {
+  return Uses[I] == Of[I].size() &&
+         llvm::all_of(Of[I], [&](size_t R) { return takesRows(G.Layers[R]); });
+}
+
 bool snow::ir::detail::takesRows(const Layer &L) {
   return L.Kind == LayerKind::Conv && L.Inputs.size() == 1 && !L.HasResidual && !L.DynamicWeights &&
          (L.isChannelCopy() || L.Groups == 1);
@@ -127,20 +140,11 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
       }))
     return false;
   const size_t N = G.Layers.size();
-  const std::vector<unsigned> Uses = useCounts(G);
-  std::vector<std::vector<size_t>> Readers(N);
-  for (size_t I = 0; I < N; ++I)
-    for (int In : G.Layers[I].Inputs)
-      if (In >= 0)
-        Readers[size_t(In)].push_back(I);
+  const ReaderLists Readers(G);
   // Pending[I]: layer I computes its channels permuted; a reader's input
   // channel o is its physical channel Pending[I][o].
   std::vector<std::vector<uint32_t>> Pending(N);
   bool Changed = false;
-  auto AllTakeRows = [&](size_t I) {
-    return Uses[I] == Readers[I].size() &&
-           llvm::all_of(Readers[I], [&](size_t R) { return takesRows(G.Layers[R]); });
-  };
   for (size_t I = 0; I < N; ++I) {
     Layer &L = G.Layers[I];
     if (L.Inputs.size() != 1 || L.input() < 0)
@@ -167,7 +171,7 @@ bool snow::ir::detail::foldChannelMoves(Graph &G) {
     if (takesRows(L) && !Grows) {
       readThrough(L, X, XS, Rows);
       Changed = true;
-    } else if (isPlainDepthwise(L) && isPermutation(Rows, XS.C) && AllTakeRows(I)) {
+    } else if (isPlainDepthwise(L) && isPermutation(Rows, XS.C) && Readers.allTakeRows(G, I)) {
       permuteDepthwise(L, X, Rows);
       Pending[I] = std::move(Rows);
       Changed = true;

@@ -34,20 +34,13 @@ namespace {
 /// of the first; whether it found one.
 bool passOneThrough(Graph &G) {
   const size_t N = G.Layers.size();
-  const std::vector<unsigned> Uses = useCounts(G);
-  std::vector<std::vector<size_t>> Readers(N);
-  for (size_t I = 0; I < N; ++I)
-    for (int In : G.Layers[I].Inputs)
-      if (In >= 0)
-        Readers[size_t(In)].push_back(I);
-  auto AllTakeRows = [&](size_t I) {
-    return Uses[I] == Readers[I].size() &&
-           llvm::all_of(Readers[I], [&](size_t R) { return takesRows(G.Layers[R]); });
-  };
+  const ReaderLists RL(G);
+  const std::vector<unsigned> &Uses = RL.Uses;
+  const std::vector<std::vector<size_t>> &Readers = RL.Of;
   // A depthwise reader computes its channels in the concat's new order and
   // hands the permutation on (a stride-2 unit's first branch).
   auto TakesMap = [&](size_t R) {
-    return takesRows(G.Layers[R]) || (isPlainDepthwise(G.Layers[R]) && AllTakeRows(R));
+    return takesRows(G.Layers[R]) || (isPlainDepthwise(G.Layers[R]) && RL.allTakeRows(G, R));
   };
   for (size_t D = 0; D + 1 < N; ++D) {
     Layer &Cat = G.Layers[D];
