@@ -9,13 +9,15 @@
 // cycles a unit of stage 3 on zc706). Yet nothing needs to move: the next
 // concat can take the concat's inputs in their place, in the concat's
 // order, and hand the permutation to its readers (a conv of group 1 moves
-// its weights, a selection composes its rows). Concats are split by reader
-// again after each round, so that the halves each next unit passes on are
-// again whole concats of their own.
+// its weights, a selection composes its rows, a depthwise conv whose readers
+// all take rows computes its channels in the new order and hands it on: a
+// stride-2 unit's first branch). Concats are split by reader again after
+// each round, so that the halves each next unit passes on are again whole
+// concats of their own.
 //
 // Each concat part then has more inputs (a unit's output reaches the units
-// after it in halves, quarters, ...): docs/compiler.md, step 11, says how
-// they are laid out.
+// after it in halves, quarters, ...), which docs/compiler.md step 11 lays
+// out; docs/model-format.md step 4b has what it is worth.
 //
 //===----------------------------------------------------------------------===//
 
