@@ -276,10 +276,13 @@ Layer snow::ir::detail::selectLayer(int Input, const Shape &In, const std::vecto
 bool snow::ir::detail::splitConcatsByReader(Graph &G) {
   // One sweep. Splitting a concat splits the selections that read it, which
   // can give an earlier part two readers of disjoint channels again; sweeping
-  // until nothing changes takes ShuffleNet v2's selections from 15.9 M MACs
-  // to 0.3 M, but the branch convs then split into many small layers and
-  // zc706 takes more cycles (2.03 M per frame instead of 1.81 M; two sweeps
-  // 1.85 M).
+  // until nothing changes, with the selections left as copies, took
+  // ShuffleNet v2's selections from 15.9 M MACs to 0.3 M, but the branch
+  // convs then split into many small layers and zc706 took more cycles
+  // (2.03 M per frame instead of 1.81 M; two sweeps 1.85 M, 2026-12-03).
+  // passHalvesThrough() sweeps until nothing changes once it has replaced
+  // a selection by the parts it copied (PassThrough.cpp), and the parts of
+  // one conv merge back into it (MergeSiblings.cpp).
   std::set<std::string> Names = {G.InputName};
   for (const Layer &L : G.Layers)
     Names.insert(L.Name);
