@@ -156,7 +156,7 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       M.HasBias |= S.HasBias;
       M.Out.C += S.Out.C;
     }
-    if (Whole && !Names.count(splitBase(G.Layers[I].Name)))
+    if (Whole && Names.insert(splitBase(G.Layers[I].Name)).second)
       M.Name = splitBase(G.Layers[I].Name);
     const int MIndex = int(Out.size());
     Out.push_back(std::move(M));
