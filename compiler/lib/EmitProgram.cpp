@@ -244,7 +244,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       // a pool the EarlyWeights rule above decides.
       bool OneConv = true;
       for (size_t K = size_t(From); K < J; ++K)
-        OneConv &= Steps[K].P == Steps[size_t(From)].P;
+        OneConv &= Steps[K].P == Steps[size_t(From)].P || Steps[K].Rides;
       if (!OneConv)
         continue;
       const unsigned N = unsigned(J - size_t(From));

@@ -125,6 +125,13 @@ struct Step {
   /// (the next) loads none and frees the bank.
   const LayerPlan *CoReader = nullptr;
   unsigned CoRound = 0;
+  /// The steps of the depthwise plan right after this one whose weight
+  /// blocks this step's load brings too, each WOff words into bank WBuf
+  /// (Sequence.cpp, "riders"): they load none and the last frees the bank,
+  /// so the plan after them loads into the other bank under this step.
+  std::vector<const Step *> Riders;
+  /// This step's blocks came with the load of the step before its plan.
+  bool Rides = false;
   const Round &round() const { return P->Rounds[RoundIdx]; }
   /// Whether the step completes its output group, which it then writes
   /// back: a conv's last input chunk of the group, a depthwise conv's or

@@ -173,6 +173,8 @@ void Lowerer::forEachWeightBlock(
   Blocks(*S.P, S.round(), S.Chunk, 0);
   if (S.CoReader)
     Blocks(*S.CoReader, S.CoReader->Rounds[S.CoRound], 0, S.P->coReaderOffset());
+  for (const Step *R : S.Riders)
+    Blocks(*R->P, R->round(), R->Chunk, R->WOff);
 }
 
 unsigned Lowerer::weightBlocks(const Step &S) const {

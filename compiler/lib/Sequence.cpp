@@ -334,6 +334,38 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     const Step *CoWith = K > 0 && Steps[K - 1].CoReader == &P ? &Steps[K - 1] : nullptr;
     if (CoWith)
       S.NewW = false;
+    // A plain depthwise conv's blocks ride with the load of the step just
+    // before its first (another plan's last, which loaded its own), where
+    // they all fit in that bank after its block: the plan after it then
+    // loads into the other bank while that step and the depthwise steps
+    // run, rather than after the step frees its bank.
+    if (!PrevSame && S.NewW && K > 0 && Opts.WeightRiders && Opts.DoubleBuffer && P.Depthwise &&
+        P.L->Groups == P.L->In.C && !P.Dynamic && !P.PinWeights && !P.WeightsOnce && !P.CoWeights &&
+        !P.ReadsWindow && !P.ToMid && !P.FromMid && P.FusedWith < 0 && !P.Elementwise) {
+      Step &H = Steps[K - 1];
+      const LayerPlan &L = *H.P;
+      const size_t N = Count[&P];
+      bool Ok = L.IsConv && H.NewW && H.LastOfPlan && !L.WeightsOnce && !L.PinWeights &&
+                !L.Dynamic && !H.CoReader && H.Riders.empty() && !H.Rides && H.TailBank < 0 &&
+                !H.PinReader && !H.PinProducer && H.WOff == 0 && K + N <= Steps.size();
+      uint32_t End = L.kernelWords(H.Chunk) + L.TailWords;
+      for (size_t J = K; Ok && J < K + N; ++J) {
+        Ok &= Steps[J].P == &P;
+        End += P.kernelWords(Steps[J].Chunk) + P.TailWords;
+      }
+      if (Ok && End <= Hw.weightsWords() / 2) { // BufferMap::WCap
+        uint32_t Off = L.kernelWords(H.Chunk) + L.TailWords;
+        for (size_t J = K; J < K + N; ++J) {
+          Steps[J].Rides = true;
+          Steps[J].WOff = Off;
+          Off += P.kernelWords(Steps[J].Chunk) + P.TailWords;
+          H.Riders.push_back(&Steps[J]);
+        }
+        H.LastWUse = false;
+      }
+    }
+    if (S.Rides)
+      S.NewW = false;
     // (FuseWindows.cpp co-locates where every round changes the groups, so
     // the producer loads a block each step.)
     if (P.CoWeights && S.NewW && K + 1 < Steps.size() && Steps[K + 1].P->ReadsWindow &&
@@ -386,6 +418,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.WOff = P.weightsOnceOffset(S.Chunk);
     if (CoWith)
       S.WBuf = CoWith->WBuf, S.WOff = CoWith->P->coReaderOffset();
+    if (S.Rides)
+      S.WBuf = Steps[K - 1].WBuf;
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;

@@ -295,6 +295,11 @@ static cl::opt<bool> NoColocatedWeights(
     cl::desc("Load a window pair's depthwise reader's weights into the weights bank its "
              "producer does not use, never beside the producer's in one bank"),
     cl::cat(Cat));
+static cl::opt<bool> NoWeightRiders(
+    "no-weight-riders",
+    cl::desc("Load a depthwise conv's weights into a bank of their own, never with the load of "
+             "the conv step before it"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFlatPointwise(
     "no-flat-pointwise",
     cl::desc("Plan every 1x1 conv on its map's rows, never on the map as one row of pixels"),
@@ -451,6 +456,7 @@ static int compileModel() {
   Opts.LargeTripleTiles = !NoLargeTripleTiles;
   Opts.WholeMapWindows = !NoWholeMapWindows;
   Opts.ColocatedWeights = !NoColocatedWeights;
+  Opts.WeightRiders = !NoWeightRiders;
   Opts.FlatPointwise = !NoFlatPointwise;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.HostBlockPools = !NoHostBlockPools;

@@ -233,6 +233,13 @@ struct CompileOptions {
   /// not under the reader's short step only (Sequence.cpp,
   /// LayerPlan::CoWeights; docs/compiler.md, step 9d).
   bool ColocatedWeights = true;
+  /// Let a plain depthwise conv's weight blocks ride with the load of the
+  /// step just before it (another conv's last, in the bank that step
+  /// loaded), where they fit there: the conv after the depthwise conv then
+  /// loads into the other bank under both, not once that step is done
+  /// (Sequence.cpp, Step::Riders; docs/compiler.md, step 8). Decided after
+  /// planning: plans do not read it.
+  bool WeightRiders = true;
   /// Let a 1x1 conv that runs alone be planned on its map as one row of
   /// pixels, its tiles runs of them, where that is cheaper: a small map's
   /// pixels then split evenly over the CUs (Replan.cpp: planFlatPointwise;
