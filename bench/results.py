@@ -26,7 +26,7 @@ ABLATION = ["", "--no-split-channels", "--no-balance", "--no-multi-pixel", "--no
             "--no-pipeline-pools", "--no-shared-pool-regions", "--no-two-pools-beside", "--no-pools-between-chunks", "--no-fuse-depthwise", "--no-fuse-dense", "--no-fuse-conv-pools", "--no-fuse-expansions", "--no-fuse-blocks", "--no-large-triple-tiles", "--no-fuse-concats", "--no-four-bank-areas", "--no-whole-map-windows", "--no-colocated-weights", "--no-mixed-windows", "--no-host-block-pools", "--no-pin-pair-weights", "--no-dw-pixel-pairs", "--no-even-rows", "--no-flat-pointwise", "--no-chunk-banks", "--no-spread-group-loads", "--no-spread-map-loads", "--no-full-depth-pairs", "--no-full-depth", "--no-pad-pixels", "--no-blocked-concats",
             "--no-grouped-vdw",
             "--no-schedule",
-            "--no-balance-loads", "--no-start-on-rows", "--no-start-on-channels", "--no-start-after-host", "--no-early-weights", "--no-spread-weights", "--no-prefetch-windows", "--no-remainder-tiles", "--no-dma-loops", "--no-gather", "--no-precise-deps",
+            "--no-balance-loads", "--no-start-on-rows", "--no-start-on-channels", "--no-start-after-host", "--no-early-weights", "--no-spread-weights", "--no-weight-riders", "--no-prefetch-windows", "--no-remainder-tiles", "--no-dma-loops", "--no-gather", "--no-precise-deps",
             "--no-loop-reorder", "--no-double-buffer"]
 
 # Hardware points beside zc706: a preset (isa/presets) or a config file in
