@@ -137,9 +137,6 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       continue; // Merged with the first.
     Layer M = G.Layers[I];
     M.Name.clear();
-    // The parts of one layer a concat split (ConcatSplit.cpp) merge back
-    // into it: its name again, if no layer took it.
-    bool Whole = !splitBase(G.Layers[I].Name).empty();
     M.Out.C = 0;
     M.Weights.clear();
     M.Bias.clear();
@@ -149,14 +146,15 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       Layer &S = G.Layers[J];
       materializeWeights(S);
       M.Name += (M.Name.empty() ? "" : "+") + S.Name;
-      if (splitBase(S.Name) != splitBase(G.Layers[I].Name))
-        Whole = false;
       M.Weights.insert(M.Weights.end(), S.Weights.begin(), S.Weights.end()); // OIHW: O first
       M.Bias.insert(M.Bias.end(), S.Bias.begin(), S.Bias.end());
       M.HasBias |= S.HasBias;
       M.Out.C += S.Out.C;
     }
-    if (Whole && Names.insert(splitBase(G.Layers[I].Name)).second)
+    // The parts of one layer a concat split (ConcatSplit.cpp) merge back
+    // into it: its name again, if no layer took it.
+    if (llvm::all_of(Members, [&](size_t J) { return partsOfOne(G.Layers[I], G.Layers[J]); }) &&
+        Names.insert(splitBase(G.Layers[I].Name)).second)
       M.Name = splitBase(G.Layers[I].Name);
     const int MIndex = int(Out.size());
     Out.push_back(std::move(M));

@@ -36,18 +36,17 @@ namespace {
 /// of the first; whether it found one.
 bool passOneThrough(Graph &G) {
   const size_t N = G.Layers.size();
-  const ReaderLists RL(G);
-  const std::vector<unsigned> &Uses = RL.Uses;
-  const std::vector<std::vector<size_t>> &Readers = RL.Of;
+  const ReaderLists Readers(G);
+  const std::vector<unsigned> &Uses = Readers.Uses;
   // A depthwise reader computes its channels in the concat's new order and
   // hands the permutation on (a stride-2 unit's first branch).
   auto TakesMap = [&](size_t R) {
-    return takesRows(G.Layers[R]) || (isPlainDepthwise(G.Layers[R]) && RL.allTakeRows(G, R));
+    return takesRows(G.Layers[R]) || (isPlainDepthwise(G.Layers[R]) && Readers.allTakeRows(G, R));
   };
   for (size_t D = 0; D + 1 < N; ++D) {
     Layer &Cat = G.Layers[D];
-    if (Cat.Kind != LayerKind::Concat || Uses[D] != Readers[D].size() ||
-        !llvm::all_of(Readers[D], TakesMap))
+    if (Cat.Kind != LayerKind::Concat || Uses[D] != Readers.Of[D].size() ||
+        !llvm::all_of(Readers.Of[D], TakesMap))
       continue;
     uint32_t Base = 0;
     for (size_t P = 0; P < Cat.Inputs.size(); Base += G.Layers[size_t(Cat.Inputs[P])].Out.C, ++P) {
@@ -66,18 +65,16 @@ bool passOneThrough(Graph &G) {
       std::vector<uint32_t> Map(Cat.Out.C);
       for (uint32_t I = 0; I < Cat.Out.C; ++I)
         Map[I] = I >= Base && I < Base + Rows.size() ? Base + Rows[I - Base] : I;
-      std::vector<int> Inputs(Cat.Inputs.begin(), Cat.Inputs.begin() + long(P));
-      llvm::append_range(Inputs, G.Layers[size_t(C)].Inputs);
-      Inputs.insert(Inputs.end(), Cat.Inputs.begin() + long(P) + 1, Cat.Inputs.end());
-      Cat.Inputs = std::move(Inputs);
+      const std::vector<int> &Inner = G.Layers[size_t(C)].Inputs;
+      Cat.Inputs.insert(Cat.Inputs.erase(Cat.Inputs.begin() + long(P)), Inner.begin(), Inner.end());
       Cat.In = Cat.Inputs[0] < 0 ? G.Input : G.Layers[size_t(Cat.Inputs[0])].Out;
-      for (size_t R : Readers[D]) {
+      for (size_t R : Readers.Of[D]) {
         if (takesRows(G.Layers[R])) {
           readThrough(G.Layers[R], int(D), Cat.Out, Map);
           continue;
         }
         permuteDepthwise(G.Layers[R], int(D), Map);
-        for (size_t Q : Readers[R])
+        for (size_t Q : Readers.Of[R])
           readThrough(G.Layers[Q], int(R), G.Layers[R].Out, Map);
       }
       std::vector<int> Replace(N, Keep);

@@ -340,25 +340,25 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // loads into the other bank while that step and the depthwise steps
     // run, rather than after the step frees its bank.
     if (!PrevSame && S.NewW && K > 0 && Opts.WeightRiders && Opts.DoubleBuffer && P.Depthwise &&
-        P.L->Groups == P.L->In.C && !P.Dynamic && !P.PinWeights && !P.WeightsOnce && !P.CoWeights &&
+        P.GroupK == 1 && !P.Dynamic && !P.PinWeights && !P.WeightsOnce && !P.CoWeights &&
         !P.ReadsWindow && !P.ToMid && !P.FromMid && P.FusedWith < 0 && !P.Elementwise) {
       Step &H = Steps[K - 1];
       const LayerPlan &L = *H.P;
       const size_t N = Count[&P];
+      // A step's block in its bank: the chunk's kernel and its tail.
+      auto Words = [](const Step &T) { return T.P->kernelWords(T.Chunk) + T.P->TailWords; };
       bool Ok = L.IsConv && H.NewW && H.LastOfPlan && !L.WeightsOnce && !L.PinWeights &&
                 !L.Dynamic && !H.CoReader && H.Riders.empty() && !H.Rides && H.TailBank < 0 &&
                 !H.PinReader && !H.PinProducer && H.WOff == 0 && K + N <= Steps.size();
-      uint32_t End = L.kernelWords(H.Chunk) + L.TailWords;
+      uint32_t End = Words(H);
       for (size_t J = K; Ok && J < K + N; ++J) {
         Ok &= Steps[J].P == &P;
-        End += P.kernelWords(Steps[J].Chunk) + P.TailWords;
+        End += Words(Steps[J]);
       }
       if (Ok && End <= Hw.weightsWords() / 2) { // BufferMap::WCap
-        uint32_t Off = L.kernelWords(H.Chunk) + L.TailWords;
-        for (size_t J = K; J < K + N; ++J) {
+        for (size_t J = K, Off = Words(H); J < K + N; Off += Words(Steps[J]), ++J) {
           Steps[J].Rides = true;
-          Steps[J].WOff = Off;
-          Off += P.kernelWords(Steps[J].Chunk) + P.TailWords;
+          Steps[J].WOff = uint32_t(Off);
           H.Riders.push_back(&Steps[J]);
         }
         H.LastWUse = false;
