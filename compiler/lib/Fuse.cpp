@@ -376,7 +376,8 @@ std::optional<FusedPair> bestFusedPair(const LayerPlan &D, const std::vector<Lay
 /// (recallPair).
 std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                          bool Dense, const isa::HwConfig &Hw, const BufferMap &B,
-                                         const CompileOptions &DOpts, uint64_t NextLoad = 0) {
+                                         const CompileOptions &DOpts, uint64_t NextLoad = 0,
+                                         const std::string &Where = "") {
   std::vector<const LayerPlan *> Plans = {&D};
   for (const LayerPlan &P : Ps)
     Plans.push_back(&P);
@@ -384,7 +385,10 @@ std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<L
   // or a --tune search would weigh a pair again for each plan after it.
   if (Dense || !fourBankAreas(Hw, B, DOpts))
     NextLoad = 0;
-  const std::string Tag = std::string(Dense ? "dense" : "") + "+next" + std::to_string(NextLoad);
+  // (Where: the buffer map's part the pair is planned in, where not all
+  // of B: FuseBeside.cpp.)
+  const std::string Tag =
+      std::string(Dense ? "dense" : "") + "+next" + std::to_string(NextLoad) + Where;
   PairChoice C = recallPair(&PlanCache::FusedPairs, Plans, DOpts, Tag, [&] {
     std::optional<FusedPair> Best = bestFusedPair(D, Ps, Dense, Hw, B, DOpts, NextLoad);
     PairChoice Made;
@@ -405,6 +409,17 @@ std::optional<FusedPair> cachedFusedPair(const LayerPlan &D, const std::vector<L
 }
 
 } // namespace
+
+std::optional<PairPlans> snow::compiler::plainPairPlans(const LayerPlan &D,
+                                                        const std::vector<LayerPlan> &Ps,
+                                                        const isa::HwConfig &Hw, const BufferMap &B,
+                                                        const CompileOptions &DOpts,
+                                                        const std::string &Where) {
+  std::optional<FusedPair> F = cachedFusedPair(D, Ps, /*Dense=*/false, Hw, B, DOpts, 0, Where);
+  if (!F)
+    return std::nullopt;
+  return PairPlans{std::move(F->Dn), std::move(F->Pn), F->Ct.Cycles, F->Ct.Bytes};
+}
 
 LayerPlan snow::compiler::consumerPlan(const LayerPlan &Q, const isa::HwConfig &Hw,
                                        const BufferMap &B) {
@@ -593,22 +608,39 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %
     // saved by the estimate, lost 2.2 k cycles each in all).
-    if (!Best || (Dense ? !clearlyCheaper(Best->Ct.Cycles, Apart) : Best->Ct.Cycles >= Apart))
-      continue;
-    const Cost BestCost = Best->Ct;
-    LayerPlan &Dn = Best->Dn;
-    std::vector<LayerPlan> &Pn = Best->Pn;
-    // The estimate split as the simulator counts the layers' cycles
-    // (--emit=plan).
-    std::vector<uint64_t> Shares;
-    fusedCost(Dn, Pn, Hw, &Shares);
-    Dn.EstCycles = Shares[0];
-    Dn.EstDramBytes = BestCost.Bytes;
-    std::vector<LayerPlan> Fused = {std::move(Dn)};
-    for (size_t I = 0; I < Pn.size(); ++I) {
-      Pn[I].EstCycles = Shares[I + 1];
-      Pn[I].EstDramBytes = 0; // all counted on the depthwise plan
-      Fused.push_back(std::move(Pn[I]));
+    // Or, a pool beside the conv just before it (and beside no other),
+    // the pair beside that conv (FuseBeside.cpp), where that costs less
+    // still.
+    std::optional<BesidePair> Beside;
+    if (D.BesideOf >= 0 && !Dense && !WholeD && K > 0 &&
+        Plans[K - 1].Index == unsigned(D.BesideOf) &&
+        std::none_of(Plans.begin(), Plans.end(), [&](const LayerPlan &Q) {
+          return Q.BesideOf == D.BesideOf && Q.Index != D.Index;
+        }))
+      Beside = besidePair(Plans[K - 1], D, Ps, Hw, B, Opts, DOpts);
+    std::vector<LayerPlan> Fused;
+    if (Beside && Beside->Cycles < Apart && (!Best || Beside->Cycles < Best->Ct.Cycles)) {
+      Fused.push_back(std::move(Beside->Dn));
+      for (LayerPlan &P : Beside->Pn)
+        Fused.push_back(std::move(P));
+    } else {
+      if (!Best || (Dense ? !clearlyCheaper(Best->Ct.Cycles, Apart) : Best->Ct.Cycles >= Apart))
+        continue;
+      const Cost BestCost = Best->Ct;
+      LayerPlan &Dn = Best->Dn;
+      std::vector<LayerPlan> &Pn = Best->Pn;
+      // The estimate split as the simulator counts the layers' cycles
+      // (--emit=plan).
+      std::vector<uint64_t> Shares;
+      fusedCost(Dn, Pn, Hw, &Shares);
+      Dn.EstCycles = Shares[0];
+      Dn.EstDramBytes = BestCost.Bytes;
+      Fused.push_back(std::move(Dn));
+      for (size_t I = 0; I < Pn.size(); ++I) {
+        Pn[I].EstCycles = Shares[I + 1];
+        Pn[I].EstDramBytes = 0; // all counted on the depthwise plan
+        Fused.push_back(std::move(Pn[I]));
+      }
     }
     // The pair, then the plans that were between (each may still fuse).
     const size_t PairEnd = K + Fused.size();

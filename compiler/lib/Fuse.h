@@ -57,6 +57,34 @@ bool fourBankAreas(const isa::HwConfig &Hw, const BufferMap &B, const CompileOpt
 std::vector<LayerPlan> areaReaders(const std::vector<LayerPlan> &Ps, unsigned R, unsigned Wt,
                                    unsigned BankLog, const isa::HwConfig &Hw, const BufferMap &B);
 
+/// A fused pair's plans (its producer, then its 1x1 readers) and their
+/// estimate.
+struct PairPlans {
+  LayerPlan Dn;
+  std::vector<LayerPlan> Pn;
+  uint64_t Cycles = 0, Bytes = 0;
+};
+/// The cheapest pair of pool or depthwise conv D and its 1x1 readers Ps
+/// (consumerPlan) planned in buffer map B, as fusePairs weighs one (Where
+/// names B where it is a part of the machine's: the pairs weighed are
+/// recalled by it); none where no tile fits.
+std::optional<PairPlans> plainPairPlans(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                                        const isa::HwConfig &Hw, const BufferMap &B,
+                                        const CompileOptions &DOpts, const std::string &Where);
+/// A pool beside conv H (PipelinePools.cpp) fused with its 1x1 readers Ps
+/// and the pair kept beside H (FuseBeside.cpp; docs/compiler.md, step 9b):
+/// each group of tiles' pool step and 1x1 steps go between two of H's
+/// steps, in the banks of H's input region past H's maps, the readers'
+/// weights loaded with H's. Cycles: what it costs beside H.
+struct BesidePair {
+  LayerPlan Dn;
+  std::vector<LayerPlan> Pn;
+  uint64_t Cycles = 0;
+};
+std::optional<BesidePair> besidePair(const LayerPlan &H, const LayerPlan &D,
+                                     const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
+                                     const BufferMap &B, const CompileOptions &Opts,
+                                     const CompileOptions &DOpts);
 /// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
 /// padding, dense, run-time weights aside, not already half of a pair. A
 /// batch's frames are tiles like any other (tiles are numbered frame

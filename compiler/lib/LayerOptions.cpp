@@ -36,6 +36,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"dw-pixel-pairs", &CompileOptions::DwPixelPairs},
       {"even-rows", &CompileOptions::EvenRows},
       {"fuse-depthwise", &CompileOptions::FuseDepthwise},
+      {"beside-pairs", &CompileOptions::BesidePairs},
       {"fuse-dense", &CompileOptions::FuseDense},
       {"full-depth-pairs", &CompileOptions::FullDepthPairs},
       {"chunk-banks", &CompileOptions::ChunkBanks},
@@ -86,7 +87,7 @@ std::string CompileOptions::planningKey() const {
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
       FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise,      LargeTripleTiles,
-      BlockedConcats};
+      BlockedConcats,   BesidePairs};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -425,7 +425,8 @@ uint32_t Lowerer::tailAddr(const Step &S) const {
 // second region lie in that region's last bank, past the area (the load
 // unit and the compute unit writing one bank at once would fault).
 uint32_t Lowerer::midBase(const Step &S) const {
-  return B.InBase[S.P->Straddles ? 0 : S.MidBuf] + B.MidOffset;
+  // (A pair beside a conv lies past the conv's maps: LayerPlan::ShareOffset.)
+  return B.InBase[S.P->Straddles ? 0 : S.MidBuf] + S.P->ShareOffset + B.MidOffset;
 }
 
 uint32_t Lowerer::inBase(const Step &S) const {

@@ -130,8 +130,11 @@ struct Step {
   /// (Sequence.cpp, "riders"): they load none and the last frees the bank,
   /// so the plan after them loads into the other bank under this step.
   std::vector<const Step *> Riders;
-  /// This step's blocks came with the load of the step before its plan.
+  /// This step's blocks came with the load of the step before its plan,
+  /// or of step RideOn (>= 0; a 1x1 reader of a pair beside a conv, its
+  /// blocks with that conv's first: FuseBeside.cpp).
   bool Rides = false;
+  long RideOn = -1;
   const Round &round() const { return P->Rounds[RoundIdx]; }
   /// Whether the step completes its output group, which it then writes
   /// back: a conv's last input chunk of the group, a depthwise conv's or

@@ -248,19 +248,37 @@ static unsigned rowWaits(const std::vector<size_t> &Signals, size_t At, size_t &
 /// program order.
 std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std::vector<Step>> Qs,
                                            unsigned G, bool Between) {
+  // A pool's steps go one at a time; a pool fused with its 1x1 readers
+  // (FuseBeside.cpp) a group of tiles at a time, its pool step and theirs
+  // (units), and only after a step of C that writes (the readers use the
+  // accumulators, which a pool does not).
   struct Pool {
     std::vector<Step> S;
-    bool ReadsC, Shares;
-    std::vector<size_t> At; // readyAt's: the step of C storing the last row each step reads.
-    size_t J = 0;           // Steps taken.
+    bool ReadsC, Shares, Pair;
+    std::vector<size_t> Unit; // Where each unit starts in S, and S.size().
+    std::vector<size_t> At;   // readyAt's, by unit: the step of C storing the last row it reads.
+    size_t J = 0;             // Units taken.
+    size_t units() const { return Unit.size() - 1; }
   };
   std::vector<Pool> Ps;
   const Pool *Reader = nullptr;
   for (std::vector<Step> &Q : Qs) {
-    const bool ReadsC = readsHost(*C.front().P, *Q.front().P);
-    const bool Shares = Q.front().P->ShareOffset != 0;
-    std::vector<size_t> At = ReadsC ? readyAt(C, Q, G) : std::vector<size_t>(Q.size(), 0);
-    Ps.push_back({std::move(Q), ReadsC, Shares, std::move(At)});
+    const LayerPlan &QP = *Q.front().P;
+    const bool ReadsC = readsHost(*C.front().P, QP);
+    const bool Shares = QP.ShareOffset != 0;
+    Pool P{std::move(Q), ReadsC, Shares, QP.ToMid, {}, {}};
+    // The pool's own steps, each starting a unit with the readers' after it.
+    std::vector<Step> Own;
+    for (size_t K = 0; K < P.S.size(); ++K)
+      if (!P.S[K].P->FromMid) {
+        if (K == 0 || P.S[K - 1].P->FromMid || !P.Pair)
+          P.Unit.push_back(K);
+        Own.push_back(P.S[K]);
+      }
+    P.Unit.push_back(P.S.size());
+    assert((!P.Pair || Own.size() == P.units()) && "FuseBeside.cpp: one pool step a group");
+    P.At = ReadsC ? readyAt(C, Own, G) : std::vector<size_t>(Own.size(), 0);
+    Ps.push_back(std::move(P));
   }
   for (const Pool &P : Ps) {
     assert((!P.ReadsC || !Reader) && "one pool beside a conv reads it");
@@ -273,18 +291,21 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
   std::vector<Step> Out;
   size_t Waited = 0, LastRead = 0;
   auto Take = [&](Pool &P) {
-    Step S = P.S[P.J];
-    S.DoneWaits = P.ReadsC ? rowWaits(Signals, P.At[P.J], Waited) : 0;
+    for (size_t K = P.Unit[P.J]; K < P.Unit[P.J + 1]; ++K) {
+      Step S = P.S[K];
+      const bool Own = !S.P->FromMid; // the pool's step: it loads maps
+      S.DoneWaits = P.ReadsC && Own ? rowWaits(Signals, P.At[P.J], Waited) : 0;
+      S.Pipelined = true;
+      S.ReadsBeside = P.ReadsC && Own;
+      Out.push_back(S);
+      if (P.ReadsC && Own)
+        LastRead = Out.size() - 1;
+    }
     ++P.J;
-    S.Pipelined = true;
-    S.ReadsBeside = P.ReadsC;
-    Out.push_back(S);
-    if (P.ReadsC)
-      LastRead = Out.size() - 1;
   };
   size_t Need = 0; // Pool steps that could go between C's (each pool's last follows C).
   for (const Pool &P : Ps)
-    Need += P.S.size() - 1;
+    Need += P.units() - 1;
   const std::vector<bool> Place = poolPlaces(C, Need, Between);
   for (size_t K = 0; K < C.size(); ++K) {
     Out.push_back(C[K]);
@@ -297,11 +318,12 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
     const size_t Left = C.size() - K - 1;
     bool Alone = false;
     for (Pool &P : Ps) {
-      size_t Quota = P.Shares ? 1 : (P.S.size() - P.J + Left - 1) / Left;
-      while (!Alone && Quota-- > 0 && P.J + 1 < P.S.size() && P.At[P.J] < K &&
-             (!P.Shares || Out.back().P == C[K].P)) {
+      size_t Quota = P.Shares ? 1 : (P.units() - P.J + Left - 1) / Left;
+      while (!Alone && Quota-- > 0 && P.J + 1 < P.units() && P.At[P.J] < K &&
+             (!P.Shares || Out.back().P == C[K].P) && (!P.Pair || C[K].Writes)) {
+        const size_t First = Out.size();
         Take(P);
-        Out.back().SharesRegion = P.Shares;
+        Out[First].SharesRegion = P.Shares;
         Alone = P.Shares;
       }
     }
@@ -311,7 +333,7 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
   // signals in program order.
   const size_t FirstLate = Out.size();
   for (Pool &P : Ps)
-    while (P.J < P.S.size())
+    while (P.J < P.units())
       Take(P);
   if (FirstLate < Out.size())
     Out[FirstLate].Late = true;

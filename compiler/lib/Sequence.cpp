@@ -278,14 +278,30 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     LastPlan = nullptr;
     Host = nullptr;
     if (Beside) {
+      // A pool fused with its 1x1 readers beside the conv (FuseBeside.cpp)
+      // brings their steps, a group of tiles' pool step and theirs
+      // together (fusedSteps).
       std::vector<std::vector<Step>> Qs;
-      for (size_t J = 1; J <= NBeside; ++J)
-        Qs.push_back(planSteps(Plans[I + J]));
+      size_t Hosted = 0;
+      for (size_t J = 1; J <= NBeside; ++J) {
+        const LayerPlan &Q = Plans[I + Hosted + 1];
+        ++Hosted;
+        if (!Q.ToMid) {
+          Qs.push_back(planSteps(Q));
+          continue;
+        }
+        std::vector<const LayerPlan *> Readers;
+        while (I + Hosted + 1 < Plans.size() && Plans[I + Hosted + 1].FromMid &&
+               Plans[I + Hosted + 1].FusedWith == Q.FusedWith)
+          Readers.push_back(&Plans[I + ++Hosted]);
+        assert(!Readers.empty() && "Fuse.cpp keeps a pair beside its conv together");
+        Qs.push_back(fusedSteps(Q, Readers, G));
+      }
       std::vector<Step> All = pipeline(std::move(Own), std::move(Qs), G, Opts.PoolsBetweenChunks);
       Last = Steps.size();
       Steps.insert(Steps.end(), All.begin(), All.end());
-      Host = &Plans[I], HostAt = I, NHosted = NBeside;
-      I += NBeside;
+      Host = &Plans[I], HostAt = I, NHosted = Hosted;
+      I += Hosted;
       continue;
     }
     LastPlan = &Plans[I];
@@ -302,6 +318,10 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (const Step &S : Steps)
     ++Count[S.P];
   unsigned InCount = 0, WCount = 0, OutCount = 0;
+  // Each conv's first step that loads weights, by layer; the next free
+  // word of its bank where blocks ride with it (a pair beside it).
+  std::unordered_map<unsigned, size_t> FirstW;
+  std::unordered_map<size_t, uint32_t> RideEnd;
   std::unordered_map<int, PinnedPair> Pinned; // by LayerPlan::FusedWith
   bool Taken = false;                         // A full-depth producer's area still to count.
   for (size_t K = 0; K < Steps.size(); ++K) {
@@ -364,6 +384,42 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         H.LastWUse = false;
       }
     }
+    // A 1x1 reader of a pair beside a conv (FuseBeside.cpp): every block
+    // of it rides with the conv's first load, after the conv's block and
+    // the blocks that rode before, in that bank, so the conv keeps its
+    // weights across the pair's steps and neither reloads.
+    if (!PrevSame && P.FromMid && P.ShareOffset && S.NewW) {
+      const LayerPlan *D = nullptr;
+      for (size_t J = K; J-- > 0 && !D;)
+        if (Steps[J].P->ToMid && Steps[J].P->FusedWith == P.FusedWith)
+          D = Steps[J].P;
+      const auto Host = D ? FirstW.find(unsigned(D->BesideOf)) : FirstW.end();
+      if (Host != FirstW.end()) {
+        Step &H = Steps[Host->second];
+        uint32_t &End =
+            RideEnd.try_emplace(Host->second, H.P->kernelWords(0) + H.P->TailWords).first->second;
+        std::vector<std::pair<unsigned, unsigned>> Blocks; // (og, chunk) of P, by offset
+        std::vector<uint32_t> At;
+        for (size_t J = K; J < Steps.size(); ++J) {
+          Step &T = Steps[J];
+          if (T.P != &P)
+            continue;
+          const std::pair<unsigned, unsigned> Block = {T.round().firstOg(), T.Chunk};
+          auto It = std::find(Blocks.begin(), Blocks.end(), Block);
+          if (It == Blocks.end()) {
+            Blocks.push_back(Block);
+            At.push_back(End);
+            End += P.kernelWords(T.Chunk) + P.TailWords;
+            H.Riders.push_back(&T);
+            It = Blocks.end() - 1;
+          }
+          T.Rides = true;
+          T.RideOn = long(Host->second);
+          T.WOff = At[size_t(It - Blocks.begin())];
+        }
+        assert(End <= Hw.weightsWords() / 2 && "FuseBeside.cpp fits them in the bank"); // WCap
+      }
+    }
     if (S.Rides)
       S.NewW = false;
     // (FuseWindows.cpp co-locates where every round changes the groups, so
@@ -419,7 +475,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     if (CoWith)
       S.WBuf = CoWith->WBuf, S.WOff = CoWith->P->coReaderOffset();
     if (S.Rides)
-      S.WBuf = Steps[K - 1].WBuf;
+      S.WBuf = Steps[S.RideOn >= 0 ? size_t(S.RideOn) : K - 1].WBuf;
+    if (S.NewW && P.IsConv)
+      FirstW.try_emplace(P.Index, K);
     S.OutBuf = OutCount % Banks;
     OutCount += S.Writes;
     PrevOf[&P] = &S;
@@ -429,6 +487,19 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (size_t K = 0; K + 1 < Steps.size(); ++K)
     if (Steps[K].CoReader)
       Steps[K].LastWUse = false, Steps[K + 1].LastWUse = true;
+  // A conv whose bank carries a beside pair's blocks (RideEnd) frees it
+  // with the last of the riders' steps, after its own last.
+  for (const auto &[At, End] : RideEnd) {
+    size_t LastRider = At;
+    for (size_t K = At; K < Steps.size(); ++K) {
+      Step &S = Steps[K];
+      if (S.P == Steps[At].P && S.LastOfPlan)
+        S.LastWUse = false;
+      if (S.RideOn == long(At))
+        S.LastWUse = false, LastRider = K;
+    }
+    Steps[LastRider].LastWUse = true;
+  }
   // A producer whose region holds its chunks bank by bank, its steps taking
   // them in order right after each other: a token a bank (Step::BankFull).
   for (size_t K = 0; K < Steps.size(); ++K) {
@@ -453,7 +524,11 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (size_t K = 0; K < Steps.size(); ++K) {
     // (A block triple's depthwise conv, ToMid too, writes its producer's
     // area: FuseBlocks.cpp.)
-    if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !Steps[K].LastOfPlan)
+    // (A pair beside a conv, FuseBeside.cpp: each group of tiles' pool
+    // step, in its conv step's region, with its 1x1 steps right after.)
+    const bool BesideUnit =
+        Steps[K].P->BesideOf >= 0 && K + 1 < Steps.size() && Steps[K + 1].P->FromMid;
+    if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !(Steps[K].LastOfPlan || BesideUnit))
       continue;
     // (A concat's producers write one area: the last one's region holds it.)
     if (K + 1 < Steps.size() && Steps[K].P->sameConcat(*Steps[K + 1].P))
@@ -464,11 +539,14 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t End = K;
     while (End + 1 < Steps.size() && Steps[End + 1].P->FromMid)
       ++End;
-    assert(Steps[End].LastOfPlan && "a fused pair ends with its last 1x1 conv's last step");
+    assert((Steps[End].LastOfPlan || BesideUnit) &&
+           "a fused pair ends with its last 1x1 conv's last step");
     Steps[End].FreeMid = true;
     const unsigned Mid = Full ? 1 - LastD.InBuf : LastD.InBuf;
     size_t First = End + 1;
-    for (size_t J = End + 1; J-- > 0 && Steps[J].P->FusedWith == LastD.P->FusedWith;)
+    // (A pair beside a conv: this group of tiles' steps only.)
+    const size_t From = BesideUnit || LastD.P->BesideOf >= 0 ? K : 0;
+    for (size_t J = End + 1; J-- > From && Steps[J].P->FusedWith == LastD.P->FusedWith;)
       Steps[J].MidBuf = Mid, First = J;
     // A straddling area (LayerPlan::Straddles) lies in the other region
     // too: the fusion's last step there frees it after the readers, or if

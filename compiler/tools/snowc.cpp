@@ -304,6 +304,11 @@ static cl::opt<bool> NoFlatPointwise(
     "no-flat-pointwise",
     cl::desc("Plan every 1x1 conv on its map's rows, never on the map as one row of pixels"),
     cl::cat(Cat));
+static cl::opt<bool> NoBesidePairs(
+    "no-beside-pairs",
+    cl::desc("Never run a pool beside a conv fused with the 1x1 convs that read it: the pool "
+             "stores its output and they load it after the conv"),
+    cl::cat(Cat));
 static cl::opt<bool> NoFuseDepthwise(
     "no-fuse-depthwise",
     cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
@@ -447,6 +452,7 @@ static int compileModel() {
   Opts.StartAfterHost = !NoStartAfterHost;
   Opts.FullDepthPairs = !NoFullDepthPairs;
   Opts.FuseDepthwise = !NoFuseDepthwise;
+  Opts.BesidePairs = !NoBesidePairs;
   Opts.FuseDense = !NoFuseDense;
   Opts.FuseConvPools = !NoFuseConvPools;
   Opts.FuseExpansions = !NoFuseExpansions;

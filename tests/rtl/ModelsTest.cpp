@@ -201,6 +201,29 @@ layers:
   EXPECT_TRUE(coSimulate("p.bin"));
 }
 
+/// A pool beside the stem it reads, fused with the two 1x1 convs that read
+/// it (FuseBeside.cpp; docs/compiler.md, step 9b, "beside a conv"): each
+/// group of tiles' pool and 1x1 steps in the banks of a stem step's input
+/// region, the 1x1 weights riding with the stem's; RTL == simulator.
+TEST_F(RtlBatch, APairBesideItsStemAgrees) {
+  compileFor("bp.bin", R"(name: resstem
+input: {name: data, shape: [3, 112, 112]}
+weights: {seed: 7}
+layers:
+  - {name: c1, type: conv, out_channels: 64, kernel: 7, stride: 2, pad: 3, relu: true}
+  - {name: p1, type: maxpool, kernel: 3, stride: 2, pad: 1}
+  - {name: down, type: conv, input: p1, out_channels: 256, kernel: 1}
+  - {name: a, type: conv, input: p1, out_channels: 64, kernel: 1, relu: true}
+)",
+             "zc706");
+  if (HasFatalFailure())
+    return;
+  const std::string Plan = zc706Plan("bp.bin");
+  EXPECT_TRUE(llvm::StringRef(planOrder(Plan, "p1")).contains("+beside")) << Plan;
+  EXPECT_TRUE(llvm::StringRef(planOrder(Plan, "a")).contains("fused<")) << Plan;
+  EXPECT_TRUE(coSimulate("bp.bin"));
+}
+
 /// Depthwise tiles larger than the accumulators run in bands of rows
 /// (LayerPlan::bandRows): RTL == simulator in cycles and bytes, with a
 /// fused residual's preload per band.

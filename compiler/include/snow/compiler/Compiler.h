@@ -240,6 +240,13 @@ struct CompileOptions {
   /// (Sequence.cpp, Step::Riders; docs/compiler.md, step 8). Decided after
   /// planning: plans do not read it.
   bool WeightRiders = true;
+  /// Let a pool that runs beside a conv (PipelinePools) and the 1x1 convs
+  /// that alone read it run as a fused pair beside that conv: each group
+  /// of tiles' pool step and 1x1 steps between two of the conv's steps,
+  /// the pool's output on chip, the 1x1 weights loaded with the conv's
+  /// (FuseBeside.cpp; docs/compiler.md, step 9b). Where the cost model
+  /// says it pays.
+  bool BesidePairs = true;
   /// Let a 1x1 conv that runs alone be planned on its map as one row of
   /// pixels, its tiles runs of them, where that is cheaper: a small map's
   /// pixels then split evenly over the CUs (Replan.cpp: planFlatPointwise;
