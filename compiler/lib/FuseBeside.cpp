@@ -28,6 +28,8 @@
 #include "Cost.h"
 #include "Fuse.h"
 #include "RowSignals.h"
+#include "snow/isa/Timing.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <string>
 
@@ -40,6 +42,11 @@ std::optional<BesidePair> snow::compiler::besidePair(const LayerPlan &H, const L
                                                      const CompileOptions &Opts,
                                                      const CompileOptions &DOpts) {
   const uint32_t Bank = Hw.mapsBankElems();
+  // (Every round of the conv on the same output groups: it never loads
+  // its weights again, Sequence.cpp, where the readers' ride.)
+  if (llvm::any_of(H.Rounds,
+                   [&](const Round &Rd) { return !sameWork(H.Rounds[0], Rd, &Work::Og); }))
+    return std::nullopt;
   if (!DOpts.BesidePairs || !Opts.PipelinePools || !Opts.SharePoolRegions || D.IsConv ||
       !D.ShareOffset || D.Frames != 1 || !D.FirstPart || !D.LastPart || !H.IsConv || !H.FirstPart ||
       !H.LastPart || H.Frames != 1 || H.NOg != 1 || H.NChunks != 1 || H.Dynamic || H.PinWeights ||
@@ -55,45 +62,74 @@ std::optional<BesidePair> snow::compiler::besidePair(const LayerPlan &H, const L
   Part.MidCap = Part.InCap - Bank;
   CompileOptions Plain = DOpts;
   Plain.BankedReads = Plain.FullDepthPairs = Plain.PinPairWeights = Plain.FourBankAreas = false;
-  Plain.PlanRank = 0;
-  std::optional<PairPlans> Pair =
-      plainPairPlans(D, Ps, Hw, Part, Plain, "+beside" + std::to_string(D.ShareOffset));
-  if (!Pair || Pair->Dn.NChunks != 1 || Pair->Dn.FullDepth || Pair->Dn.Banked ||
-      Pair->Dn.Straddles || Pair->Dn.PinWeights)
-    return std::nullopt;
-  // The conv's block and every reader block in one weights bank.
-  uint64_t Words = H.kernelWords(0) + H.TailWords;
-  for (const LayerPlan &P : Pair->Pn) {
-    if (P.Dynamic || P.PinWeights || P.WeightsOnce || P.NChunks != 1)
-      return std::nullopt;
-    Words += uint64_t(P.NOg) * (P.kernelWords(0) + P.TailWords);
-  }
-  if (Words > B.WCap)
-    return std::nullopt;
-  // What it costs beside the conv: the pool's windows and the readers'
-  // traces on the compute unit; the groups that find no place between the
-  // conv's steps (a writing step's, its accumulators free) run after its
-  // last, their traffic exposed; and the pair's traffic beyond the channel
-  // time the conv leaves idle.
   const unsigned G = channelGroup(Hw, Opts);
-  const uint64_t Groups = Pair->Dn.Rounds.size();
-  const uint64_t Placed =
-      stepsBeside(H, Pair->Dn, G, /*Between=*/false, readsHost(H, D), /*Shared=*/true);
-  uint64_t Compute = besideCost(Pair->Dn, Hw);
-  for (const LayerPlan &P : Pair->Pn)
-    Compute += convComputeCycles(P, Hw);
-  // (The pair's estimate loads the readers' weights each group of tiles;
-  // beside the conv they load once.)
-  uint64_t Reload = 0;
-  for (const LayerPlan &P : Pair->Pn)
-    Reload += uint64_t(P.L->In.C) * P.L->Out.C * 2 * (Groups - 1);
-  const uint64_t Dram = Hw.dramCycles(Pair->Bytes - std::min(Pair->Bytes, Reload)),
-                 Busy = Hw.dramCycles(H.EstDramBytes);
-  const uint64_t After = Groups - std::min(Groups, Placed);
-  const uint64_t Exposed =
-      Dram > Compute ? (Dram - Compute) * After / std::max<uint64_t>(1, Groups) : 0;
-  const uint64_t Excess = Busy + Dram > H.EstCycles ? Busy + Dram - H.EstCycles : 0;
-  BesidePair Out{std::move(Pair->Dn), std::move(Pair->Pn), Compute + Exposed + Excess};
+  const uint64_t Busy = Hw.dramCycles(H.EstDramBytes), HostSteps = stepCount(H);
+  // The channel time one of the conv's steps leaves idle, under which a
+  // group's pool step loads its maps (its load is emitted before that
+  // step's traces).
+  const uint64_t Idle = H.EstCycles > Busy ? (H.EstCycles - Busy) / HostSteps : 0;
+  // What pair Pair costs beside the conv: the pool's windows and the
+  // readers' traces on the compute unit; the groups that find no place
+  // between the conv's steps (a writing step's, its accumulators free) run
+  // after its last, their traffic exposed; and the pair's traffic beyond
+  // the channel time the conv leaves idle. Its tiles are chosen by that
+  // and by each group's maps beyond the channel time the conv step before
+  // it leaves idle (Score): the pool alone beside the conv is planned in
+  // steps that fit there too (PipelinePools.cpp), and its estimate, which
+  // this one is weighed against, does not count that either. None where
+  // it does not fit.
+  struct Weight {
+    uint64_t Cycles, Score;
+  };
+  auto Weigh = [&](const PairPlans &Pair) -> std::optional<Weight> {
+    const LayerPlan &Dn = Pair.Dn;
+    if (Dn.NChunks != 1 || Dn.FullDepth || Dn.Banked || Dn.Straddles || Dn.PinWeights)
+      return std::nullopt;
+    // The conv's block and every reader block in one weights bank.
+    uint64_t Words = H.kernelWords(0) + H.TailWords, Reload = 0, Compute = besideCost(Dn, Hw);
+    const uint64_t Groups = Dn.Rounds.size();
+    for (const LayerPlan &P : Pair.Pn) {
+      if (P.Dynamic || P.PinWeights || P.WeightsOnce || P.NChunks != 1)
+        return std::nullopt;
+      Words += uint64_t(P.NOg) * (P.kernelWords(0) + P.TailWords);
+      Compute += convComputeCycles(P, Hw);
+      // (The pair's estimate loads the readers' weights each group of
+      // tiles; beside the conv they load once.)
+      Reload += uint64_t(P.L->In.C) * P.L->Out.C * 2 * (Groups - 1);
+    }
+    if (Words > B.WCap)
+      return std::nullopt;
+    const uint64_t Placed =
+        stepsBeside(H, Dn, G, /*Between=*/false, readsHost(H, D), /*Shared=*/true);
+    const uint64_t Dram = Hw.dramCycles(Pair.Bytes - std::min(Pair.Bytes, Reload));
+    const uint64_t Load = timing::dmaChannelCycles(Hw, uint64_t(std::min(Hw.cus(), Dn.NTiles)) *
+                                                           Dn.RowsIn * Dn.ColsIn * Dn.Chunk * 2);
+    const uint64_t After = Groups - std::min(Groups, Placed);
+    const uint64_t Exposed =
+        Dram > Compute ? (Dram - Compute) * After / std::max<uint64_t>(1, Groups) : 0;
+    const uint64_t Excess = Busy + Dram > H.EstCycles ? Busy + Dram - H.EstCycles : 0;
+    const uint64_t Late = Load > Idle ? (Load - Idle) * std::min(Groups, Placed) : 0;
+    return Weight{Compute + Exposed + Excess, Compute + Exposed + Excess + Late};
+  };
+  // The tiles the pair alone would take first (its producer's rankN, where
+  // --tune or --layer-off asks for one), else the best of the first few
+  // beside the conv: smaller groups hide their maps under one conv step.
+  constexpr unsigned Ranks = 12;
+  std::optional<PairPlans> Pair;
+  Weight Best{UINT64_MAX, UINT64_MAX};
+  for (unsigned Rank = DOpts.PlanRank; Rank < (DOpts.PlanRank ? DOpts.PlanRank + 1 : Ranks);
+       ++Rank) {
+    Plain.PlanRank = Rank;
+    std::optional<PairPlans> Try =
+        plainPairPlans(D, Ps, Hw, Part, Plain, "+beside" + std::to_string(D.ShareOffset));
+    if (!Try)
+      break;
+    if (std::optional<Weight> W = Weigh(*Try); W && W->Score < Best.Score)
+      Best = *W, Pair = std::move(Try);
+  }
+  if (!Pair)
+    return std::nullopt;
+  BesidePair Out{std::move(Pair->Dn), std::move(Pair->Pn), Best.Cycles};
   // The pool stays beside the conv, in its region's banks; the readers
   // read the area there.
   Out.Dn.BesideOf = D.BesideOf;

@@ -493,6 +493,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t LastRider = At;
     for (size_t K = At; K < Steps.size(); ++K) {
       Step &S = Steps[K];
+      assert((S.P != Steps[At].P || K == At || !S.NewW) &&
+             "FuseBeside.cpp: the conv keeps the weights its riders ride with");
       if (S.P == Steps[At].P && S.LastOfPlan)
         S.LastWUse = false;
       if (S.RideOn == long(At))
