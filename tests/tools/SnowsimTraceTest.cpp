@@ -182,12 +182,15 @@ TEST_F(Trace, ResNet50TraceIsBoundedAndExact) {
             << " slices, merge level " << T.MergeLevel << " ]\n";
   expectConsistent(T, "s.json");
 
+  // (Its floors, a slice per run of one layer's work on each track, are
+  // 3,175 slices since its pool1 and the 1x1 convs reading it run beside
+  // conv1, their DMAs between conv1's: FuseBeside.cpp.)
   R = run("snowsim",
-          {"r.bin", "--timing-only", "--trace", "small.json", "--trace-slices", "3000", "--quiet"});
+          {"r.bin", "--timing-only", "--trace", "small.json", "--trace-slices", "4000", "--quiet"});
   ASSERT_TRUE(succeeded(R)) << R;
   TraceSums Small = sumTrace("small.json");
   EXPECT_EQ(Small.MergeLevel, 2);
-  EXPECT_LE(Small.Written, 3000);
+  EXPECT_LE(Small.Written, 4000);
   expectConsistent(Small, "s.json");
 }
 
