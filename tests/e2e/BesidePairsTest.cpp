@@ -13,6 +13,7 @@
 
 #include "LayersHarness.h"
 #include "PassHarness.h"
+#include "RandomFused.h"
 #include <gtest/gtest.h>
 
 using namespace snow;
@@ -76,6 +77,33 @@ TEST(BesidePairs, NotWhereTheStemHasSeveralWeightBlocks) {
   const std::vector<compiler::PlanPart> Parts = zc706Parts(Wide);
   EXPECT_FALSE(hasPart(Parts, "a", {"fused<"}));
   cyclesOf(Wide, "zc706", {});
+}
+
+class RandomBesideStem : public ::testing::TestWithParam<unsigned> {};
+
+/// Random stems, their pools and the 1x1 convs reading them
+/// (RandomFused.h: besideStemCase), on five presets in turn.
+TEST_P(RandomBesideStem, MatchesReferenceBitForBit) {
+  static const char *const Presets[] = {"zc706", "mini64", "narrow8", "big1024", "zc706_paper"};
+  check(besideStemCase(GetParam()), false, {Presets[GetParam() % 5]});
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RandomBesideStem, ::testing::Range(0u, 15u));
+
+TEST(BesidePairs, RandomStemsMostlyTakeThePairBesideThem) {
+  // The cases above are worth having if, on zc706, some of them run the
+  // pool and its readers as a pair beside the stem (pool +beside and
+  // fused>, its readers fused<): 4 of 15 on 2026-12-06. The others take
+  // the stem, pool and reader as a block triple or the stem computing the
+  // pool's windows, or leave the pool beside the stem alone (a reader of
+  // fewer than 64 channels keeps its pixel pairs apart), and check those
+  // paths' boundaries with this one's.
+  unsigned Beside = 0;
+  for (unsigned Seed = 0; Seed < 15; ++Seed) {
+    const std::vector<compiler::PlanPart> Parts = zc706Parts(besideStemCase(Seed));
+    Beside += hasPart(Parts, "p", {"fused>", "+beside"}) && hasPart(Parts, "q", {"fused<"});
+  }
+  EXPECT_GE(Beside, 4u) << "of 15";
 }
 
 } // namespace

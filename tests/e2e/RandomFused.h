@@ -187,6 +187,42 @@ inline std::string framedPoolCase(unsigned Seed) {
   return Y;
 }
 
+/// A network's stem (3 or 4 input channels on maps of 104-144 pixels a
+/// side; a 7x7 conv of stride 2 (some 5x5, every fifth 3x3), padded, of 32-64 output
+/// channels, ReLU in three of four), the max or average pool that reads it
+/// (3x3, stride 2, padded, in ceil mode or neither) and one or two 1x1
+/// convs of 64-256 channels (every sixth fewer than 64) that alone read
+/// the pool: where the stem
+/// leaves the channel idle the pool runs beside it (compiler
+/// PipelinePools.cpp), and with its readers as a pair beside it where that
+/// pays (FuseBeside.cpp).
+inline std::string besideStemCase(unsigned Seed) {
+  Rng R(Seed * 7919 + 29);
+  const bool Max = Seed % 3 != 2, Relu = Seed % 4 != 3;
+  // (Mostly 7x7 on large maps: a small stem stores as much as it
+  // computes, and no pool hides beside it.)
+  const unsigned K = Seed % 5 == 4 ? 3 : Seed % 3 == 2 ? 5 : 7, C = 16 * pick(R, 2, 4);
+  const unsigned PK = 3; // (a 2x2 pool's windows do not overlap: the stem computes them, 9c)
+  const unsigned Side = pick(R, 104, 144);
+  const unsigned Pad = Max && !Relu ? 0 : pick(R, 0, PK / 2);
+  const bool Ceil = Max && !Pad && Seed % 2;
+  std::string Y =
+      modelHeader(fmt::format("besidestem{}", Seed), pick(R, 3, 4), Side, Side - pick(R, 0, 8), 9);
+  Y += fmt::format(
+      "  - {{name: c, type: conv, out_channels: {}, kernel: {}, stride: 2, pad: {}{}}}\n", C, K,
+      K / 2, Relu ? ", relu: true" : "");
+  Y += fmt::format("  - {{name: p, type: {}, kernel: {}, stride: 2, pad: {}{}}}\n",
+                   Max ? "maxpool" : "avgpool", PK, Pad, Ceil ? ", ceil_mode: true" : "");
+  Y += fmt::format(
+      "  - {{name: q, type: conv, input: p, out_channels: {}, kernel: 1, relu: true}}\n",
+      Seed % 6 == 5 ? pick(R, 8, 63) : 64 * pick(R, 1, 4));
+  if (Seed % 4 == 1)
+    Y += fmt::format("  - {{name: q2, type: conv, input: p, out_channels: {}, kernel: 1}}\n"
+                     "  - {{name: cat, type: concat, inputs: [q, q2]}}\n",
+                     64 * pick(R, 1, 2));
+  return Y;
+}
+
 /// The seed of framedPoolCase's K-th case with a 1x1 conv after its pool
 /// (every second pair of seeds has one).
 inline unsigned poolTripleSeed(unsigned K) { return 4 * (K / 2) + 2 + K % 2; }
