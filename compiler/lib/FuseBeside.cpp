@@ -42,17 +42,17 @@ std::optional<BesidePair> snow::compiler::besidePair(const LayerPlan &H, const L
                                                      const CompileOptions &Opts,
                                                      const CompileOptions &DOpts) {
   const uint32_t Bank = Hw.mapsBankElems();
-  // (Every round of the conv on the same output groups: it never loads
-  // its weights again, Sequence.cpp, where the readers' ride.)
-  if (llvm::any_of(H.Rounds,
-                   [&](const Round &Rd) { return !sameWork(H.Rounds[0], Rd, &Work::Og); }))
-    return std::nullopt;
   if (!DOpts.BesidePairs || !Opts.PipelinePools || !Opts.SharePoolRegions || D.IsConv ||
       !D.ShareOffset || D.Frames != 1 || !D.FirstPart || !D.LastPart || !H.IsConv || !H.FirstPart ||
       !H.LastPart || H.Frames != 1 || H.NOg != 1 || H.NChunks != 1 || H.Dynamic || H.PinWeights ||
       H.WeightsOnce || H.CoWeights || H.ToMid || H.FromMid || H.Window.R || H.ReadsWindow ||
       H.BesideOf >= 0 || B.DwInCap != Bank || B.MidOffset != Bank ||
       D.ShareOffset + 2 * Bank > B.InCap)
+    return std::nullopt;
+  // (Every round of the conv on the same output groups: it never loads
+  // its weights again, Sequence.cpp, where the readers' ride.)
+  if (llvm::any_of(H.Rounds,
+                   [&](const Round &Rd) { return !sameWork(H.Rounds[0], Rd, &Work::Og); }))
     return std::nullopt;
   // The pair in the banks the conv's steps leave: the pool's tile in the
   // first, the area in the rest (a plain area: not banked, not full depth,
