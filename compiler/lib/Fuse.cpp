@@ -608,16 +608,11 @@ void snow::compiler::fusePairs(const ir::Graph &G, const isa::HwConfig &Hw, cons
     // estimate is good to a few percent, and the conv after the 1x1 convs
     // may lose what a closer call gains (ResNeXt-50's layer2 pairs, 1.1 %
     // saved by the estimate, lost 2.2 k cycles each in all).
-    // Or, a pool beside the conv just before it (and beside no other),
-    // the pair beside that conv (FuseBeside.cpp), where that costs less
-    // still.
+    // Or the pair beside the conv its pool runs beside (FuseBeside.cpp),
+    // where that costs less still.
     std::optional<BesidePair> Beside;
-    if (D.BesideOf >= 0 && !Dense && !WholeD && K > 0 &&
-        Plans[K - 1].Index == unsigned(D.BesideOf) &&
-        std::none_of(Plans.begin(), Plans.end(), [&](const LayerPlan &Q) {
-          return Q.BesideOf == D.BesideOf && Q.Index != D.Index;
-        }))
-      Beside = besidePair(Plans[K - 1], D, Ps, Hw, B, Opts, DOpts);
+    if (!Dense && !WholeD)
+      Beside = besidePair(Plans, K, D, Ps, Hw, B, Opts, DOpts);
     std::vector<LayerPlan> Fused;
     if (Beside && Beside->Cycles < Apart && (!Best || Beside->Cycles < Best->Ct.Cycles)) {
       Fused.push_back(std::move(Beside->Dn));

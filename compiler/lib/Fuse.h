@@ -71,20 +71,21 @@ struct PairPlans {
 std::optional<PairPlans> plainPairPlans(const LayerPlan &D, const std::vector<LayerPlan> &Ps,
                                         const isa::HwConfig &Hw, const BufferMap &B,
                                         const CompileOptions &DOpts, const std::string &Where);
-/// A pool beside conv H (PipelinePools.cpp) fused with its 1x1 readers Ps
-/// and the pair kept beside H (FuseBeside.cpp; docs/compiler.md, step 9b):
-/// each group of tiles' pool step and 1x1 steps go between two of H's
-/// steps, in the banks of H's input region past H's maps, the readers'
-/// weights loaded with H's. Cycles: what it costs beside H.
+/// Pool D (Plans[K]), beside the conv right before it (PipelinePools.cpp)
+/// and the only plan beside it, fused with its 1x1 readers Ps and the pair
+/// kept beside that conv (FuseBeside.cpp; docs/compiler.md, step 9b): each
+/// group of tiles' pool step and 1x1 steps go between two of the conv's
+/// steps, in the banks of its input region past its maps, the readers'
+/// weights loaded with the conv's. Cycles: what it costs beside the conv.
 struct BesidePair {
   LayerPlan Dn;
   std::vector<LayerPlan> Pn;
   uint64_t Cycles = 0;
 };
-std::optional<BesidePair> besidePair(const LayerPlan &H, const LayerPlan &D,
-                                     const std::vector<LayerPlan> &Ps, const isa::HwConfig &Hw,
-                                     const BufferMap &B, const CompileOptions &Opts,
-                                     const CompileOptions &DOpts);
+std::optional<BesidePair> besidePair(const std::vector<LayerPlan> &Plans, size_t K,
+                                     const LayerPlan &D, const std::vector<LayerPlan> &Ps,
+                                     const isa::HwConfig &Hw, const BufferMap &B,
+                                     const CompileOptions &Opts, const CompileOptions &DOpts);
 /// Whether plan P is a 1x1 conv that can read a fused area: stride 1, no
 /// padding, dense, run-time weights aside, not already half of a pair. A
 /// batch's frames are tiles like any other (tiles are numbered frame

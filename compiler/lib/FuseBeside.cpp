@@ -36,11 +36,19 @@
 using namespace snow;
 using namespace snow::compiler;
 
-std::optional<BesidePair> snow::compiler::besidePair(const LayerPlan &H, const LayerPlan &D,
+std::optional<BesidePair> snow::compiler::besidePair(const std::vector<LayerPlan> &Plans, size_t K,
+                                                     const LayerPlan &D,
                                                      const std::vector<LayerPlan> &Ps,
                                                      const isa::HwConfig &Hw, const BufferMap &B,
                                                      const CompileOptions &Opts,
                                                      const CompileOptions &DOpts) {
+  // The conv the pool runs beside, right before it, hosting no other plan.
+  if (D.BesideOf < 0 || K == 0 || Plans[K - 1].Index != unsigned(D.BesideOf) ||
+      llvm::any_of(Plans, [&](const LayerPlan &Q) {
+        return Q.BesideOf == D.BesideOf && Q.Index != D.Index;
+      }))
+    return std::nullopt;
+  const LayerPlan &H = Plans[K - 1];
   const uint32_t Bank = Hw.mapsBankElems();
   if (!DOpts.BesidePairs || !Opts.PipelinePools || !Opts.SharePoolRegions || D.IsConv ||
       !D.ShareOffset || D.Frames != 1 || !D.FirstPart || !D.LastPart || !H.IsConv || !H.FirstPart ||

@@ -199,6 +199,68 @@ static void pinStep(Step &S, const std::vector<LayerPlan> &Plans, uint32_t WCap,
     S.FreeW2 = int(Pair.Small);
 }
 
+/// Step K, the first of a 1x1 reader of a pair beside a conv
+/// (FuseBeside.cpp): every block of its plan rides with the conv's first
+/// load (FirstW: each conv's first step that loads weights, by layer), after
+/// the conv's block and the blocks that rode before (RideEnd: the next free
+/// word of that bank), so the conv keeps its weights across the pair's
+/// steps and neither reloads.
+static void rideWithHost(std::vector<Step> &Steps, size_t K,
+                         const std::unordered_map<unsigned, size_t> &FirstW,
+                         std::unordered_map<size_t, uint32_t> &RideEnd, const isa::HwConfig &Hw) {
+  const LayerPlan &P = *Steps[K].P;
+  const LayerPlan *D = nullptr;
+  for (size_t J = K; J-- > 0 && !D;)
+    if (Steps[J].P->ToMid && Steps[J].P->FusedWith == P.FusedWith)
+      D = Steps[J].P;
+  const auto Host = D ? FirstW.find(unsigned(D->BesideOf)) : FirstW.end();
+  if (Host == FirstW.end())
+    return;
+  Step &H = Steps[Host->second];
+  uint32_t &End =
+      RideEnd.try_emplace(Host->second, H.P->kernelWords(0) + H.P->TailWords).first->second;
+  std::vector<std::pair<unsigned, unsigned>> Blocks; // (og, chunk) of P, by offset
+  std::vector<uint32_t> At;
+  for (size_t J = K; J < Steps.size(); ++J) {
+    Step &T = Steps[J];
+    if (T.P != &P)
+      continue;
+    const std::pair<unsigned, unsigned> Block = {T.round().firstOg(), T.Chunk};
+    auto It = std::find(Blocks.begin(), Blocks.end(), Block);
+    if (It == Blocks.end()) {
+      Blocks.push_back(Block);
+      At.push_back(End);
+      End += P.kernelWords(T.Chunk) + P.TailWords;
+      H.Riders.push_back(&T);
+      It = Blocks.end() - 1;
+    }
+    T.Rides = true;
+    T.RideOn = long(Host->second);
+    T.WOff = At[size_t(It - Blocks.begin())];
+  }
+  assert(End <= Hw.weightsWords() / 2 && "FuseBeside.cpp fits them in the bank"); // WCap
+  (void)Hw;
+}
+
+/// A conv whose bank carries a beside pair's blocks (RideEnd, rideWithHost)
+/// frees it with the last of the riders' steps, after its own last.
+static void freeRiderBanks(std::vector<Step> &Steps,
+                           const std::unordered_map<size_t, uint32_t> &RideEnd) {
+  for (const auto &[At, End] : RideEnd) {
+    size_t LastRider = At;
+    for (size_t K = At; K < Steps.size(); ++K) {
+      Step &S = Steps[K];
+      assert((S.P != Steps[At].P || K == At || !S.NewW) &&
+             "FuseBeside.cpp: the conv keeps the weights its riders ride with");
+      if (S.P == Steps[At].P && S.LastOfPlan)
+        S.LastWUse = false;
+      if (S.RideOn == long(At))
+        S.LastWUse = false, LastRider = K;
+    }
+    Steps[LastRider].LastWUse = true;
+  }
+}
+
 std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
                                             const isa::HwConfig &Hw, const CompileOptions &Opts) {
   const unsigned G = channelGroup(Hw, Opts);
@@ -384,42 +446,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
         H.LastWUse = false;
       }
     }
-    // A 1x1 reader of a pair beside a conv (FuseBeside.cpp): every block
-    // of it rides with the conv's first load, after the conv's block and
-    // the blocks that rode before, in that bank, so the conv keeps its
-    // weights across the pair's steps and neither reloads.
-    if (!PrevSame && P.FromMid && P.ShareOffset && S.NewW) {
-      const LayerPlan *D = nullptr;
-      for (size_t J = K; J-- > 0 && !D;)
-        if (Steps[J].P->ToMid && Steps[J].P->FusedWith == P.FusedWith)
-          D = Steps[J].P;
-      const auto Host = D ? FirstW.find(unsigned(D->BesideOf)) : FirstW.end();
-      if (Host != FirstW.end()) {
-        Step &H = Steps[Host->second];
-        uint32_t &End =
-            RideEnd.try_emplace(Host->second, H.P->kernelWords(0) + H.P->TailWords).first->second;
-        std::vector<std::pair<unsigned, unsigned>> Blocks; // (og, chunk) of P, by offset
-        std::vector<uint32_t> At;
-        for (size_t J = K; J < Steps.size(); ++J) {
-          Step &T = Steps[J];
-          if (T.P != &P)
-            continue;
-          const std::pair<unsigned, unsigned> Block = {T.round().firstOg(), T.Chunk};
-          auto It = std::find(Blocks.begin(), Blocks.end(), Block);
-          if (It == Blocks.end()) {
-            Blocks.push_back(Block);
-            At.push_back(End);
-            End += P.kernelWords(T.Chunk) + P.TailWords;
-            H.Riders.push_back(&T);
-            It = Blocks.end() - 1;
-          }
-          T.Rides = true;
-          T.RideOn = long(Host->second);
-          T.WOff = At[size_t(It - Blocks.begin())];
-        }
-        assert(End <= Hw.weightsWords() / 2 && "FuseBeside.cpp fits them in the bank"); // WCap
-      }
-    }
+    if (!PrevSame && P.FromMid && P.ShareOffset && S.NewW)
+      rideWithHost(Steps, K, FirstW, RideEnd, Hw);
     if (S.Rides)
       S.NewW = false;
     // (FuseWindows.cpp co-locates where every round changes the groups, so
@@ -487,21 +515,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   for (size_t K = 0; K + 1 < Steps.size(); ++K)
     if (Steps[K].CoReader)
       Steps[K].LastWUse = false, Steps[K + 1].LastWUse = true;
-  // A conv whose bank carries a beside pair's blocks (RideEnd) frees it
-  // with the last of the riders' steps, after its own last.
-  for (const auto &[At, End] : RideEnd) {
-    size_t LastRider = At;
-    for (size_t K = At; K < Steps.size(); ++K) {
-      Step &S = Steps[K];
-      assert((S.P != Steps[At].P || K == At || !S.NewW) &&
-             "FuseBeside.cpp: the conv keeps the weights its riders ride with");
-      if (S.P == Steps[At].P && S.LastOfPlan)
-        S.LastWUse = false;
-      if (S.RideOn == long(At))
-        S.LastWUse = false, LastRider = K;
-    }
-    Steps[LastRider].LastWUse = true;
-  }
+  freeRiderBanks(Steps, RideEnd);
   // A producer whose region holds its chunks bank by bank, its steps taking
   // them in order right after each other: a token a bank (Step::BankFull).
   for (size_t K = 0; K < Steps.size(); ++K) {
