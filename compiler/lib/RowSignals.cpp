@@ -271,12 +271,12 @@ std::vector<Step> snow::compiler::pipeline(std::vector<Step> C, std::vector<std:
     std::vector<Step> Own;
     for (size_t K = 0; K < P.S.size(); ++K)
       if (!P.S[K].P->FromMid) {
-        if (K == 0 || P.S[K - 1].P->FromMid || !P.Pair)
-          P.Unit.push_back(K);
+        assert((!P.Pair || (K + 1 < P.S.size() && P.S[K + 1].P->FromMid)) &&
+               "FuseBeside.cpp: one pool step a group, its readers' after it");
+        P.Unit.push_back(K);
         Own.push_back(P.S[K]);
       }
     P.Unit.push_back(P.S.size());
-    assert((!P.Pair || Own.size() == P.units()) && "FuseBeside.cpp: one pool step a group");
     P.At = ReadsC ? readyAt(C, Own, G) : std::vector<size_t>(Own.size(), 0);
     Ps.push_back(std::move(P));
   }

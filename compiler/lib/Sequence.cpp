@@ -542,9 +542,8 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // area: FuseBlocks.cpp.)
     // (A pair beside a conv, FuseBeside.cpp: each group of tiles' pool
     // step, in its conv step's region, with its 1x1 steps right after.)
-    const bool BesideUnit =
-        Steps[K].P->BesideOf >= 0 && K + 1 < Steps.size() && Steps[K + 1].P->FromMid;
-    if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !(Steps[K].LastOfPlan || BesideUnit))
+    const bool Beside = Steps[K].P->BesideOf >= 0;
+    if (!Steps[K].P->ToMid || Steps[K].P->FromMid || !(Steps[K].LastOfPlan || Beside))
       continue;
     // (A concat's producers write one area: the last one's region holds it.)
     if (K + 1 < Steps.size() && Steps[K].P->sameConcat(*Steps[K + 1].P))
@@ -555,13 +554,13 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     size_t End = K;
     while (End + 1 < Steps.size() && Steps[End + 1].P->FromMid)
       ++End;
-    assert((Steps[End].LastOfPlan || BesideUnit) &&
+    assert((Steps[End].LastOfPlan || Beside) &&
            "a fused pair ends with its last 1x1 conv's last step");
     Steps[End].FreeMid = true;
     const unsigned Mid = Full ? 1 - LastD.InBuf : LastD.InBuf;
     size_t First = End + 1;
     // (A pair beside a conv: this group of tiles' steps only.)
-    const size_t From = BesideUnit || LastD.P->BesideOf >= 0 ? K : 0;
+    const size_t From = Beside ? K : 0;
     for (size_t J = End + 1; J-- > From && Steps[J].P->FusedWith == LastD.P->FusedWith;)
       Steps[J].MidBuf = Mid, First = J;
     // A straddling area (LayerPlan::Straddles) lies in the other region
