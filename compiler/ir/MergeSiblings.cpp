@@ -9,6 +9,11 @@
 // executor still find it. The merged conv has one format for all its
 // channels (docs/fixed-point.md).
 //
+// A merge may cost cycles where it leaves an output group part-filled or
+// pieces of a conv that plan worse together (GoogLeNet's i4c and i4d);
+// keepApart undoes it for one member, after the formats are chosen, which
+// snowc --tune searches (docs/compiler.md, "Tuning").
+//
 //===----------------------------------------------------------------------===//
 
 #include "MergeSiblings.h"
@@ -186,4 +191,92 @@ void snow::ir::detail::mergeSiblings(Graph &G, bool IntoConcats) {
       Out[K].Residual = Map(Out[K].Residual);
   }
   G.Layers = std::move(Out);
+}
+
+namespace {
+
+/// Erases rows [Begin, Begin + Rows) of a table of \p PerRow values a row
+/// (weights OIHW: a row is an output channel) and returns them; an empty
+/// table (floats released after quantize()) stays empty.
+template <typename T>
+std::vector<T> takeRows(std::vector<T> &V, size_t Begin, size_t Rows, size_t PerRow) {
+  if (V.empty())
+    return {};
+  auto First = V.begin() + std::ptrdiff_t(Begin * PerRow);
+  auto Last = First + std::ptrdiff_t(Rows * PerRow);
+  std::vector<T> Out(First, Last);
+  V.erase(First, Last);
+  return Out;
+}
+
+} // namespace
+
+llvm::Error snow::ir::keepApart(Graph &G, const std::string &Member) {
+  auto Fail = [&](const std::string &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s' %s",
+                                   G.Loc.str().c_str(), Member.c_str(), Why.c_str());
+  };
+  const auto It = llvm::find_if(G.Layers, [&](const Layer &L) { return L.Name == Member; });
+  if (It == G.Layers.end())
+    return Fail("is not in the canonical graph");
+  const size_t S = size_t(It - G.Layers.begin());
+  const int MI = It->input();
+  if (It->Kind != LayerKind::Slice || MI < 0 || G.Layers[size_t(MI)].Kind != LayerKind::Conv)
+    return Fail("is no member of a conv merged with its siblings (docs/model-format.md, "
+                "\"Canonical form\", step 8)");
+  Layer &M = G.Layers[size_t(MI)];
+  std::vector<size_t> Slices; // M's members, in channel order
+  for (size_t J = size_t(MI) + 1; J < G.Layers.size(); ++J)
+    if (G.Layers[J].Kind == LayerKind::Slice && G.Layers[J].input() == MI)
+      Slices.push_back(J);
+  if (Slices.size() < 2 || M.Seeded || M.Groups != 1)
+    return Fail("is no member of a conv merged with its siblings (docs/model-format.md, "
+                "\"Canonical form\", step 8)");
+  // The member's conv: M's window, post-processing and formats (one for
+  // all its channels, as snowref computes the merged conv), its own rows
+  // of M's weights and biases. Every output value is the one M computes.
+  const Layer Sl = std::move(*It);
+  const size_t PerRow = size_t(M.In.C) * M.KH * M.KW, C = Sl.Out.C;
+  Layer Conv = M;
+  Conv.Name = Sl.Name;
+  Conv.Loc = Sl.Loc;
+  Conv.Out = Sl.Out;
+  Conv.Weights = takeRows(M.Weights, Sl.SliceBegin, C, PerRow);
+  Conv.QWeights = takeRows(M.QWeights, Sl.SliceBegin, C, PerRow);
+  Conv.Bias = takeRows(M.Bias, Sl.SliceBegin, C, 1);
+  Conv.QBias = takeRows(M.QBias, Sl.SliceBegin, C, 1);
+  M.Out.C -= unsigned(C);
+  G.Layers[S] = std::move(Conv);
+  llvm::erase_value(Slices, S);
+  std::string Name;
+  for (size_t J : Slices) {
+    Layer &O = G.Layers[J];
+    if (O.SliceBegin > Sl.SliceBegin)
+      O.SliceBegin -= unsigned(C);
+    O.In = M.Out;
+    Name += (Name.empty() ? "" : "+") + O.Name;
+  }
+  if (Slices.size() > 1) {
+    M.Name = Name;
+    return llvm::Error::success();
+  }
+  // One member left: M becomes that member's conv, and its slice goes.
+  const size_t Last = Slices.front();
+  M.Name = G.Layers[Last].Name;
+  M.Loc = G.Layers[Last].Loc;
+  G.Layers.erase(G.Layers.begin() + std::ptrdiff_t(Last));
+  auto Map = [&](int &I) {
+    if (I == int(Last))
+      I = MI;
+    else if (I > int(Last))
+      --I;
+  };
+  for (Layer &L : G.Layers) {
+    for (int &I : L.Inputs)
+      Map(I);
+    Map(L.Residual);
+    Map(L.HostedPool);
+    Map(L.PoolHost);
+  }
+  return llvm::Error::success();
 }

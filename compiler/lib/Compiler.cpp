@@ -253,10 +253,15 @@ llvm::Expected<LayerPlansPtr> snow::compiler::planLayers(const ir::Graph &G,
 llvm::Error snow::compiler::checkLayerOff(const ir::Graph &G, const CompileOptions &Opts) {
   for (const auto &Off : Opts.LayerOff) {
     const std::string &Name = Off.first; // (clang 14 captures no structured binding)
-    if (llvm::none_of(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; }))
+    const auto L = llvm::find_if(G.Layers, [&](const ir::Layer &L) { return L.Name == Name; });
+    if (L == G.Layers.end())
       return compileError(fmt::format("{}: --layer-off names layer '{}', which model '{}' does "
                                       "not have (snowc --emit=plan lists its layers as compiled)",
                                       G.Loc.str(), Name, G.Name));
+    if (Off.second.Apart && L->Kind != ir::LayerKind::Conv)
+      return compileError(fmt::format("{}: --layer-off keeps layer '{}' apart, but the graph "
+                                      "compiled merges it (applyApart makes it a conv)",
+                                      G.Loc.str(), Name));
   }
   return llvm::Error::success();
 }

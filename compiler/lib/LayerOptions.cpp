@@ -1,8 +1,9 @@
 //===- LayerOptions.cpp - Compile options of single layers ----------------===//
 //
 // CompileOptions::LayerOff: for one layer only, planner switches off, a
-// later-ranked plan or a late place in the layer order (snowc --layer-off
-// LAYER=switch,...,rankN,late), which is what snowc --tune searches
+// later-ranked plan, a late place in the layer order or, for a member of a
+// merged conv, a conv of its own (snowc --layer-off
+// LAYER=switch,...,rankN,late,apart), which is what snowc --tune searches
 // (Tune.cpp). The planner asks for a layer's options where it plans that
 // layer (planLayer), and for a fused pair's or a pool's where it decides
 // about them (Fuse.cpp, FuseWindows.cpp, PipelinePools.cpp).
@@ -139,6 +140,10 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
       T.Late = true;
       continue;
     }
+    if (N == "apart") {
+      T.Apart = true;
+      continue;
+    }
     if (N.consume_front("rank")) {
       if (N.getAsInteger(10, T.Rank) || T.Rank > 99)
         return Err("a rank is rank0 to rank99");
@@ -152,8 +157,9 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
       std::string Known;
       for (const LayerSwitch &W : S)
         Known += std::string(Known.empty() ? "" : ", ") + W.Name;
-      return Err(fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN, late)",
-                             N.str(), Known));
+      return Err(
+          fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN, late, apart)",
+                      N.str(), Known));
     }
     T.Off |= 1u << K;
   }
@@ -162,6 +168,7 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
   if (T.Rank)
     Old.Rank = T.Rank;
   Old.Late |= T.Late;
+  Old.Apart |= T.Apart;
   return llvm::Error::success();
 }
 
@@ -175,6 +182,8 @@ std::string snow::compiler::tweakSpec(const CompileOptions::LayerTweak &T) {
     Parts.push_back(fmt::format("rank{}", T.Rank));
   if (T.Late)
     Parts.push_back("late");
+  if (T.Apart)
+    Parts.push_back("apart");
   return llvm::join(Parts, ",");
 }
 
@@ -184,4 +193,16 @@ std::vector<std::string> snow::compiler::layerOffSpecs(const CompileOptions &Opt
     if (std::string Spec = tweakSpec(T); !Spec.empty())
       Out.push_back(Layer + "=" + Spec);
   return Out;
+}
+
+bool snow::compiler::keepsApart(const CompileOptions &Opts) {
+  return llvm::any_of(Opts.LayerOff, [](const auto &E) { return E.second.Apart; });
+}
+
+llvm::Error snow::compiler::applyApart(ir::Graph &G, const CompileOptions &Opts) {
+  for (const auto &[Layer, T] : Opts.LayerOff)
+    if (T.Apart)
+      if (auto Err = ir::keepApart(G, Layer))
+        return Err;
+  return llvm::Error::success();
 }

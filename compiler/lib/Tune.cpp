@@ -5,8 +5,10 @@
 // on the next one's start, which no estimate sees) the choice loses cycles
 // the simulator shows. tune() asks the simulator's timing engine instead
 // (the cycles snowsim reports: one timing model), for what
-// CompileOptions::LayerOff can change of one layer: a switch off, or the
-// planner's next-cheapest plan (PlanRank).
+// CompileOptions::LayerOff can change of one layer: a switch off, the
+// planner's next-cheapest plan (PlanRank), a late place in the layer order,
+// or, for a member of a merged conv, a conv of its own (ir::keepApart: each
+// set of members apart is a graph of its own).
 //
 // First each switch goes off for the whole network, which finds the layers
 // whose plans it changes (describePart of each part shows fusion, pixel
@@ -28,6 +30,8 @@
 #include "snow/support/Parallel.h"
 #include "llvm/Support/xxhash.h"
 #include <fmt/format.h>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -67,9 +71,16 @@ public:
   /// that faults. Safe to call from several threads.
   llvm::Expected<std::optional<Trial>> run(const CompileOptions &O, bool Required = false,
                                            bool Describe = false) {
+    auto PG = graphFor(O);
+    if (!PG) { // A layer kept apart that is no member of a merged conv.
+      if (Required)
+        return PG.takeError();
+      llvm::consumeError(PG.takeError());
+      return std::nullopt;
+    }
     std::vector<PlanPart> Parts;
     isa::ImageFill Unused; // The weight image is not needed for timing.
-    auto Prog = compile(G, Hw, O, Describe ? &Parts : nullptr, &Unused);
+    auto Prog = compile(**PG, Hw, O, Describe ? &Parts : nullptr, &Unused);
     {
       std::lock_guard<std::mutex> Lock(M);
       ++R.Compiles;
@@ -140,13 +151,62 @@ public:
     return Trials;
   }
 
+  /// G as O compiles it: with the members of merged convs O keeps apart
+  /// made convs of their own (applyApart), once for each set of them. The
+  /// plan cache serves them all: its keys are layers' shapes, not names.
+  llvm::Expected<const ir::Graph *> graphFor(const CompileOptions &O) {
+    const std::string Key = apartKey(O);
+    if (Key.empty())
+      return &G;
+    std::lock_guard<std::mutex> Lock(GM);
+    std::unique_ptr<ir::Graph> &Made = Apart[Key];
+    if (!Made) {
+      auto New = std::make_unique<ir::Graph>(G);
+      if (auto Err = applyApart(*New, O))
+        return Err;
+      Made = std::move(New);
+    }
+    return Made.get();
+  }
+
+  /// Drops the graphs made for options other than O (a copy of G each:
+  /// GoogLeNet's weights are 14 MB). Not while candidates run.
+  void keepOnlyGraphOf(const CompileOptions &O) {
+    std::lock_guard<std::mutex> Lock(GM);
+    const std::string Key = apartKey(O);
+    for (auto It = Apart.begin(); It != Apart.end();)
+      It = It->first == Key ? std::next(It) : Apart.erase(It);
+  }
+
 private:
+  static std::string apartKey(const CompileOptions &O) {
+    std::string Key;
+    for (const auto &[Layer, T] : O.LayerOff)
+      if (T.Apart)
+        Key += Layer + ";";
+    return Key;
+  }
+
   const ir::Graph &G;
   const isa::HwConfig &Hw;
   TuneResult &R;
-  std::mutex M;                                ///< R's counts, Seen
-  std::unordered_map<uint64_t, uint64_t> Seen; ///< code hash -> cycles
+  std::mutex M;                                            ///< R's counts, Seen
+  std::unordered_map<uint64_t, uint64_t> Seen;             ///< code hash -> cycles
+  std::mutex GM;                                           ///< Apart
+  std::map<std::string, std::unique_ptr<ir::Graph>> Apart; ///< graphFor's, by members
 };
+
+/// The merged conv (canonicalize(), step 8) that layer \p Name of \p G is
+/// a slice of, or null.
+const ir::Layer *mergedOf(const ir::Graph &G, const std::string &Name) {
+  for (const ir::Layer &L : G.Layers)
+    if (L.Name == Name)
+      return L.Kind == ir::LayerKind::Slice && L.input() >= 0 &&
+                     G.Layers[size_t(L.input())].Kind == ir::LayerKind::Conv
+                 ? &G.Layers[size_t(L.input())]
+                 : nullptr;
+  return nullptr;
+}
 
 } // namespace
 
@@ -194,13 +254,29 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
 
   // Layer by layer: its candidates side by side, the fastest kept.
   std::vector<std::string> Names = Base.Order;
+  std::set<std::string> Planned(Base.Order.begin(), Base.Order.end());
   for (const ir::Layer &L : G.Layers) // Layers with no plan of their own now.
-    if (!Base.Parts.count(L.Name))
+    if (!Planned.count(L.Name))
       Names.push_back(L.Name);
   for (unsigned Pass = 0; Pass < S.Passes; ++Pass) {
     const size_t Kept = R.Log.size();
+    // A member kept apart, and the merged conv of the others, renamed, are
+    // layers with plans of their own now: each switch may change them.
+    if (Pass > 0 && keepsApart(R.Opts)) {
+      auto Now = T.run(R.Opts, /*Required=*/true, /*Describe=*/true);
+      if (!Now)
+        return Now.takeError();
+      for (const std::string &L : (*Now)->Order)
+        if (Planned.insert(L).second) {
+          if (llvm::find(Names, L) == Names.end())
+            Names.push_back(L);
+          for (std::set<std::string> &C : Changes)
+            C.insert(L);
+        }
+    }
     for (const std::string &Layer : Names) {
       for (unsigned Round = 0; Round < Rounds; ++Round) {
+        T.keepOnlyGraphOf(R.Opts); // The last round's candidates' graphs go.
         const CompileOptions::LayerTweak Now =
             R.Opts.LayerOff.count(Layer) ? R.Opts.LayerOff.at(Layer) : CompileOptions::LayerTweak();
         std::vector<CompileOptions> Cands;
@@ -216,7 +292,7 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
             Tw.Off |= 1u << K;
             Add(Tw, fmt::format("{} off", Switches[K].Name));
           }
-        if (!Now.Late && Base.Parts.count(Layer)) { // After the layers it need not precede.
+        if (!Now.Late && Planned.count(Layer)) { // After the layers it need not precede.
           CompileOptions::LayerTweak Tw = Now;
           Tw.Late = true;
           Add(Tw, "late");
@@ -224,7 +300,7 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
         // The planner's other candidates for it, those ranked before its
         // current one too: once other layers' plans change, a plan passed
         // over may win again (SqueezeNet 1.1: 1,641,533 -> 1,632,485 cycles).
-        if (Base.Parts.count(Layer))
+        if (Planned.count(Layer))
           for (unsigned Rank = 0; Rank <= MaxRank; ++Rank) {
             if (Rank == Now.Rank)
               continue;
@@ -232,6 +308,20 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
             Tw.Rank = Rank;
             Add(Tw, fmt::format("rank {}", Tw.Rank));
           }
+        // A member of a merged conv computed apart: the merged conv of
+        // the others has another name, and loses the options it had.
+        if (!Now.Apart) {
+          auto Cur = T.graphFor(R.Opts);
+          if (!Cur)
+            return Cur.takeError();
+          if (const ir::Layer *Merged = mergedOf(**Cur, Layer)) {
+            CompileOptions::LayerTweak Tw = Now;
+            Tw.Apart = true;
+            const std::string Old = Merged->Name;
+            Add(Tw, "apart");
+            Cands.back().LayerOff.erase(Old);
+          }
+        }
         auto Runs = T.runAll(Cands);
         if (!Runs)
           return Runs.takeError();

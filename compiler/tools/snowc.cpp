@@ -479,8 +479,11 @@ static int compileModel() {
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));
-  if (auto Err = compiler::checkLayerOff(*G, Opts))
-    return fail(llvm::toString(std::move(Err)));
+  // A member kept apart renames its merged conv: the names are checked
+  // once the graph is as compiled (below).
+  if (!compiler::keepsApart(Opts))
+    if (auto Err = compiler::checkLayerOff(*G, Opts))
+      return fail(llvm::toString(std::move(Err)));
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");
@@ -489,7 +492,7 @@ static int compileModel() {
   // read G; quantize() waits for the plans). If the plans fail (null),
   // compile() plans again and reports the error where it always has.
   std::future<compiler::LayerPlansPtr> Early;
-  if (Opts.Batch == 1 && Emit != EmitKind::Plan && !UniformFormat)
+  if (Opts.Batch == 1 && Emit != EmitKind::Plan && !UniformFormat && !compiler::keepsApart(Opts))
     Early = std::async(std::launch::async, [&, &Graph = *G] {
       auto P = compiler::planLayers(Graph, *Hw, Opts);
       if (!P) {
@@ -548,6 +551,14 @@ static int compileModel() {
       llvm::errs() << "snowc: tune: the same program without searching:" << Args << "\n";
     Opts = std::move(R->Opts);
     Planned = nullptr; // Planned with the options before.
+  }
+  // Members kept apart become convs of their own now that the merged
+  // conv's formats are chosen: each keeps them (ir::keepApart).
+  if (compiler::keepsApart(Opts)) {
+    if (auto Err = compiler::applyApart(*G, Opts))
+      return fail(llvm::toString(std::move(Err)));
+    if (auto Err = compiler::checkLayerOff(*G, Opts))
+      return fail(llvm::toString(std::move(Err)));
   }
 
   if (Emit == EmitKind::Plan) {

@@ -135,7 +135,15 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   R.OutFrac.clear();
   for (const ir::Layer &L : G->Layers)
     R.OutFrac.push_back(L.OutFrac);
-  auto P = compiler::compile(*G, *Hw, Opts);
+  // Members of merged convs kept apart are compiled as convs of their own,
+  // as snowc does; the reference runs the graph merged, as snowref does.
+  std::optional<ir::Graph> Apart;
+  if (compiler::keepsApart(Opts)) {
+    Apart = *G;
+    if (auto Err = compiler::applyApart(*Apart, Opts))
+      return ::testing::AssertionFailure() << "apart: " << llvm::toString(std::move(Err));
+  }
+  auto P = compiler::compile(Apart ? *Apart : *G, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
   R.Prog = std::move(*P);

@@ -214,6 +214,45 @@ TEST_F(Snowc, LayerOffNamingNoLayerIsOneLine) {
                    {"tiny.yaml", "'c3'", "--emit=plan"});
 }
 
+TEST_F(Snowc, KeepingApartAConvMergedWithNothingIsOneLine) {
+  // tiny's convs read different tensors: none is merged with a sibling.
+  expectCleanError("snowc", {tinyModel(), "-o", "out.bin", "--layer-off", "c1=apart"},
+                   {"'c1'", "no member of a conv merged with its siblings"});
+}
+
+TEST_F(Snowc, AMemberKeptApartComputesWhatSnowrefComputes) {
+  // b3r and b5r merge into one conv (b1 too with --uniform-format); kept
+  // apart, b5r keeps the merged conv's format, which snowref (merging it)
+  // chooses too: the outputs are the same bits, calibrated or not.
+  write("inc.yaml", R"(name: inc
+input: {name: data, shape: [32, 12, 12]}
+weights: {seed: 3}
+layers:
+  - {name: b1, type: conv, out_channels: 48, kernel: 1, relu: true}
+  - {name: b3r, type: conv, input: data, out_channels: 32, kernel: 1, relu: true}
+  - {name: b3, type: conv, out_channels: 48, kernel: 3, pad: 1, relu: true}
+  - {name: b5r, type: conv, input: data, out_channels: 16, kernel: 1, relu: true}
+  - {name: b5, type: conv, out_channels: 16, kernel: 5, pad: 2, relu: true}
+  - {name: cat, type: concat, inputs: [b1, b3, b5]}
+)");
+  for (const std::vector<std::string> &Format :
+       {std::vector<std::string>{}, std::vector<std::string>{"--uniform-format"}}) {
+    std::vector<std::string> C = {"inc.yaml", "-o", "a.bin", "--layer-off", "b5r=apart"},
+                             R = {"inc.yaml", "--output", "ref.npy", "--quiet"};
+    C.insert(C.end(), Format.begin(), Format.end());
+    R.insert(R.end(), Format.begin(), Format.end());
+    ASSERT_TRUE(succeeded(run("snowc", C)));
+    ASSERT_TRUE(succeeded(run("snowsim", {"a.bin", "--output", "sim.npy", "--quiet"})));
+    ASSERT_TRUE(succeeded(run("snowref", R)));
+    EXPECT_EQ(read("sim.npy"), read("ref.npy")) << ::testing::PrintToString(Format);
+  }
+  ToolResult Plan = run("snowc", {"inc.yaml", "--emit=plan", "-o", "-", "--layer-off", "b5r=apart",
+                                  "--uniform-format"});
+  ASSERT_TRUE(succeeded(Plan)) << Plan;
+  EXPECT_NE(Plan.Out.find("\nb1+b3r "), std::string::npos) << Plan;
+  EXPECT_NE(Plan.Out.find("\nb5r "), std::string::npos) << Plan;
+}
+
 TEST_F(Snowc, TuneSaysHowToMakeTheSameProgram) {
   // --tune writes the fastest program it ran and prints the --layer-off
   // arguments that make it without searching (none where the planner's

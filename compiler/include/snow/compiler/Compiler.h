@@ -328,6 +328,9 @@ struct CompileOptions {
     /// The layer scheduler runs it only when no other layer is ready
     /// (Schedule.h): after the independent layers it would go before.
     bool Late = false;
+    /// A member of a merged conv (canonicalize(), step 8) is computed as a
+    /// conv of its own (ir::keepApart; applyApart does it to the graph).
+    bool Apart = false;
     bool operator==(const LayerTweak &) const = default;
   };
   std::map<std::string, LayerTweak> LayerOff;
@@ -365,15 +368,22 @@ struct LayerSwitch {
 const std::vector<LayerSwitch> &layerSwitches();
 /// Adds "LAYER=switch,switch..." (snowc --layer-off; the layer's name is
 /// what precedes the last '='; "rankN" among the switches sets its
-/// PlanRank, "late" its Late) to Opts.LayerOff.
+/// PlanRank, "late" its Late, "apart" its Apart) to Opts.LayerOff.
 llvm::Error addLayerOff(const std::string &Spec, CompileOptions &Opts);
 /// Opts.LayerOff as addLayerOff's arguments, one a layer, in name order.
 std::vector<std::string> layerOffSpecs(const CompileOptions &Opts);
 /// One layer's options as addLayerOff reads them after the '=' ("" for none).
 std::string tweakSpec(const CompileOptions::LayerTweak &T);
 /// An error naming the first layer of Opts.LayerOff that canonical graph G
-/// does not have (compile() checks it too).
+/// does not have, or keeps apart and G does not (compile() checks it too).
 llvm::Error checkLayerOff(const ir::Graph &G, const CompileOptions &Opts);
+/// Makes each member of a merged conv that Opts.LayerOff keeps apart a conv
+/// of its own in G (ir::keepApart), before G is compiled with Opts: after
+/// quantize(), so that it keeps the merged conv's formats. The error of a
+/// layer that is no such member.
+llvm::Error applyApart(ir::Graph &G, const CompileOptions &Opts);
+/// Whether Opts keeps some member of a merged conv apart.
+bool keepsApart(const CompileOptions &Opts);
 
 /// What the planner chose for one part of a layer (a conv is planned whole,
 /// or as whole output groups and then the remaining channels) and what its
@@ -460,7 +470,8 @@ struct TuneSettings {
 };
 
 /// Searches per-layer options (CompileOptions::LayerOff: a switch off, a
-/// later-ranked plan, a later place in the layer order) for a faster
+/// later-ranked plan, a later place in the layer order, a merged conv's
+/// member apart) for a faster
 /// program, kept where the timing engine (the simulator's: the cycles
 /// snowsim reports) runs the whole program in fewer cycles; Tune.cpp says
 /// how. Greedy, deterministic, and never slower than Opts. G as for

@@ -271,6 +271,16 @@ struct CanonOptions {
 /// On error G is left partly rewritten and should be discarded.
 llvm::Error canonicalize(Graph &G, const CanonOptions &Opts = {});
 
+/// Undoes canonicalize()'s merge of sibling convs for one member: the slice
+/// named \p Member of a merged conv becomes a conv of its own (the merged
+/// conv's window, post-processing and formats, its rows of the weights),
+/// and the merged conv loses those channels (its name is the rest's, or the
+/// one member's left). Every value computed is the one the merged conv
+/// computes, quantized or not, so snowref, which always merges, agrees bit
+/// for bit. An error where \p Member is no member of a merged conv (a conv
+/// kept apart before is none). (snowc --layer-off LAYER=apart, --tune.)
+llvm::Error keepApart(Graph &G, const std::string &Member);
+
 /// Per-layer table (name, type, output shape, MACs, params) and totals, for
 /// snowc --summary. Works on the graph as written or canonical.
 std::string summary(const Graph &G);
