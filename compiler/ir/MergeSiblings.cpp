@@ -211,27 +211,32 @@ std::vector<T> takeRows(std::vector<T> &V, size_t Begin, size_t Rows, size_t Per
 
 } // namespace
 
-llvm::Error snow::ir::keepApart(Graph &G, const std::string &Member) {
-  auto Fail = [&](const std::string &Why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: layer '%s' %s",
-                                   G.Loc.str().c_str(), Member.c_str(), Why.c_str());
-  };
+int snow::ir::mergedConvOf(const Graph &G, const std::string &Member) {
   const auto It = llvm::find_if(G.Layers, [&](const Layer &L) { return L.Name == Member; });
-  if (It == G.Layers.end())
-    return Fail("is not in the canonical graph");
-  const size_t S = size_t(It - G.Layers.begin());
+  if (It == G.Layers.end() || It->Kind != LayerKind::Slice || It->input() < 0)
+    return -1;
   const int MI = It->input();
-  if (It->Kind != LayerKind::Slice || MI < 0 || G.Layers[size_t(MI)].Kind != LayerKind::Conv)
-    return Fail("is no member of a conv merged with its siblings (docs/model-format.md, "
-                "\"Canonical form\", step 8)");
+  const Layer &M = G.Layers[size_t(MI)];
+  const auto Slices = llvm::count_if(
+      G.Layers, [&](const Layer &L) { return L.Kind == LayerKind::Slice && L.input() == MI; });
+  return M.Kind == LayerKind::Conv && !M.Seeded && M.Groups == 1 && Slices >= 2 ? MI : -1;
+}
+
+llvm::Error snow::ir::keepApart(Graph &G, const std::string &Member) {
+  const int MI = mergedConvOf(G, Member);
+  if (MI < 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s: layer '%s' is no member of a conv merged with its siblings (docs/model-format.md, "
+        "\"Canonical form\", step 8)",
+        G.Loc.str().c_str(), Member.c_str());
+  const auto It = llvm::find_if(G.Layers, [&](const Layer &L) { return L.Name == Member; });
+  const size_t S = size_t(It - G.Layers.begin());
   Layer &M = G.Layers[size_t(MI)];
   std::vector<size_t> Slices; // M's members, in channel order
   for (size_t J = size_t(MI) + 1; J < G.Layers.size(); ++J)
     if (G.Layers[J].Kind == LayerKind::Slice && G.Layers[J].input() == MI)
       Slices.push_back(J);
-  if (Slices.size() < 2 || M.Seeded || M.Groups != 1)
-    return Fail("is no member of a conv merged with its siblings (docs/model-format.md, "
-                "\"Canonical form\", step 8)");
   // The member's conv: M's window, post-processing and formats (one for
   // all its channels, as snowref computes the merged conv), its own rows
   // of M's weights and biases. Every output value is the one M computes.

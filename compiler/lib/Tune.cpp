@@ -196,18 +196,6 @@ private:
   std::map<std::string, std::unique_ptr<ir::Graph>> Apart; ///< graphFor's, by members
 };
 
-/// The merged conv (canonicalize(), step 8) that layer \p Name of \p G is
-/// a slice of, or null.
-const ir::Layer *mergedOf(const ir::Graph &G, const std::string &Name) {
-  for (const ir::Layer &L : G.Layers)
-    if (L.Name == Name)
-      return L.Kind == ir::LayerKind::Slice && L.input() >= 0 &&
-                     G.Layers[size_t(L.input())].Kind == ir::LayerKind::Conv
-                 ? &G.Layers[size_t(L.input())]
-                 : nullptr;
-  return nullptr;
-}
-
 } // namespace
 
 llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::HwConfig &Hw,
@@ -314,12 +302,11 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
           auto Cur = T.graphFor(R.Opts);
           if (!Cur)
             return Cur.takeError();
-          if (const ir::Layer *Merged = mergedOf(**Cur, Layer)) {
+          if (const int Merged = ir::mergedConvOf(**Cur, Layer); Merged >= 0) {
             CompileOptions::LayerTweak Tw = Now;
             Tw.Apart = true;
-            const std::string Old = Merged->Name;
             Add(Tw, "apart");
-            Cands.back().LayerOff.erase(Old);
+            Cands.back().LayerOff.erase((*Cur)->Layers[size_t(Merged)].Name);
           }
         }
         auto Runs = T.runAll(Cands);

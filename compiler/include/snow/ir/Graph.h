@@ -280,6 +280,9 @@ llvm::Error canonicalize(Graph &G, const CanonOptions &Opts = {});
 /// for bit. An error where \p Member is no member of a merged conv (a conv
 /// kept apart before is none). (snowc --layer-off LAYER=apart, --tune.)
 llvm::Error keepApart(Graph &G, const std::string &Member);
+/// The index of the merged conv that layer \p Member is a member of (a
+/// slice of), which keepApart can undo; -1 where it is none.
+int mergedConvOf(const Graph &G, const std::string &Member);
 
 /// Per-layer table (name, type, output shape, MACs, params) and totals, for
 /// snowc --summary. Works on the graph as written or canonical.
