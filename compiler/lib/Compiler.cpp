@@ -222,6 +222,7 @@ void fuseAndReplan(const ir::Graph &PG, const isa::HwConfig &Hw, const BufferMap
   planWholeBeforePairs(PG, Hw, B, Opts, Frames, Penalty, Plans);
   planPrefetchWindows(PG, Hw, B, Opts, Frames, Penalty, Plans);
   planFlatPointwise(PG, Hw, B, Opts, Frames, Penalty, Plans);
+  planCuSums(PG, Hw, B, Opts, Frames, Penalty, Plans);
 }
 
 } // namespace

@@ -50,8 +50,11 @@ static uint64_t chunkTrace(const LayerPlan &P, unsigned C, const isa::HwConfig &
 /// overhead and the MAC pipeline's drain.
 uint64_t snow::compiler::convCompute(const LayerPlan &P, const RoundSummary &S,
                                      const isa::HwConfig &Hw) {
+  // CUs splitting an item's chunks (LayerPlan::Parts) trace a share each,
+  // and their writeback adds them up (a cycle more a round).
+  const unsigned Steps = P.NChunks / P.Parts;
   uint64_t Trace = 0;
-  for (unsigned C = 0; C < P.NChunks; ++C)
+  for (unsigned C = 0; C < Steps; ++C)
     Trace += chunkTrace(P, C, Hw);
   // A copied region (LayerPlan::CopyBanks) is copied with its every load:
   // each chunk's, or a single chunk's in a round of new tiles; a vmax a
@@ -62,8 +65,9 @@ uint64_t snow::compiler::convCompute(const LayerPlan &P, const RoundSummary &S,
     for (const RoundInfo &R : S.Rounds)
       Copies += (P.NChunks > 1 ? P.NChunks : R.TileChanged) * One;
   }
+  const uint64_t Sum = P.Parts > 1 ? timing::CuSumCycles : 0;
   return S.Pixels * (Trace + timing::writebackCycles(Hw, 1)) + Copies +
-         S.Rounds.size() * (StepOverhead * P.NChunks + timing::accumulatorReady(Hw, 0));
+         S.Rounds.size() * (StepOverhead * Steps + timing::accumulatorReady(Hw, 0) + Sum);
 }
 
 uint64_t snow::compiler::convComputeCycles(const LayerPlan &P, const isa::HwConfig &Hw) {
@@ -110,6 +114,12 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   uint64_t RegionRows = std::min<uint64_t>(P.RowsIn, (L.In.H + L.PadT + L.PadB) / P.StepY);
   uint64_t RegionCols = std::min<uint64_t>(P.ColsIn, (L.In.W + L.PadL + L.PadR) / P.StepX);
   const bool Chunked = P.NChunks > 1 && !P.FullDepth;
+  // A step reloads its maps and weights where the round has several steps
+  // (chunks); a round of one step keeps what the round before loaded where
+  // its tile (or output group) is the same. CUs splitting the chunks
+  // (LayerPlan::Parts) take a step of one chunk each.
+  const unsigned Steps = P.NChunks / P.Parts;
+  const bool Reloads = Steps > 1 && !P.FullDepth;
   // A tile's maps for chunk C as the DMA rows the load moves
   // (Lowerer::loadRegion): a run of whole pixels per region row, or with
   // chunks (and gathered columns) a row per pixel; each row moves every burst
@@ -165,8 +175,8 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
       uint64_t(P.Frames) * L.Out.H * L.Out.W * ceilDiv(P.OcCount, OgCh) * PixelIo;
   // With several chunks every round reloads its chunks; with one, a round
   // loads only what differs from the round before.
-  uint64_t MapLoads = Chunked ? S.TileLoads : S.TileLoadsOnChange;
-  uint64_t WLoads = P.NChunks > 1 ? S.OgLoads : S.OgLoadsOnChange;
+  uint64_t MapLoads = Reloads ? S.TileLoads : S.TileLoadsOnChange;
+  uint64_t WLoads = Steps > 1 ? S.OgLoads : S.OgLoadsOnChange;
   uint64_t Bytes = AllTileBytes * MapLoads +
                    uint64_t(Hw.LanesPerVmac) * 2 * P.ogLoadWords(KK * Cin, true, Hw) * WLoads +
                    OutBytes;
@@ -193,42 +203,47 @@ Cost snow::compiler::convCost(const LayerPlan &P, const RoundSummary &S, const i
   const bool WholeRows = P.Wt >= L.Out.W; // A tile's stores: one DMA, else one per row.
   uint64_t ChanFree = 0, CPrev = 0, CPrev2 = 0, Pending = 0, Issued = 0;
   bool FirstStep = true;
+  // CUs splitting an item's chunks (LayerPlan::Parts): a step's loads are
+  // one a CU, each its own chunk; one CU stores the sums.
+  const unsigned Parts = P.Parts;
   for (const RoundInfo &I : S.Rounds)
-    for (unsigned C = 0; C < P.NChunks; ++C) {
-      const bool Last = C + 1 == P.NChunks;
+    for (unsigned C = 0; C < Steps; ++C) {
+      const bool Last = C + 1 == Steps;
+      const uint64_t Stored = I.Active / Parts;
       uint64_t Comp = I.Pixels * Trace[C] + StepOverhead;
       if (Last)
-        Comp += I.Pixels * Wb + timing::accumulatorReady(Hw, 0);
+        Comp +=
+            I.Pixels * Wb + timing::accumulatorReady(Hw, 0) + (Parts > 1 ? timing::CuSumCycles : 0);
       // Ctrl: instructions issued; Code: instructions fetched (a trace
       // loop's body of about 12 once).
       uint64_t In = 0, Ctrl = I.Pixels * 4 + I.Rows * 4 + 16, Code = TraceLoopCode;
-      if (!FirstStep && (P.NChunks > 1 || I.OgChanged)) {
-        In += I.Ogs * OgBytes(C);
-        Ctrl += I.Ogs * V * 3 + 2;
-        Code += I.Ogs * V * 3 + 2;
+      if (!FirstStep && (Steps > 1 || I.OgChanged)) {
+        In += I.Ogs * Parts * OgBytes(C);
+        Ctrl += I.Ogs * Parts * V * 3 + 2;
+        Code += I.Ogs * Parts * V * 3 + 2;
       }
-      if (Chunked || (C == 0 && I.TileChanged)) {
-        In += I.Tiles * TileBytes[C];
-        Ctrl += I.Tiles * (Series(MapDmas) + 4) + 2;
-        Code += I.Tiles * (seriesCode(MapDmas) + 4) + 2;
+      if (Reloads || (C == 0 && I.TileChanged)) {
+        In += I.Tiles * Parts * TileBytes[C];
+        Ctrl += I.Tiles * Parts * (Series(MapDmas) + 4) + 2;
+        Code += I.Tiles * Parts * (seriesCode(MapDmas) + 4) + 2;
       }
       if (Last) {
-        const uint64_t Moves = I.Active * (L.HasResidual ? 2 : 1);
+        const uint64_t Moves = Stored * (L.HasResidual ? 2 : 1);
         Ctrl += Moves * Series(WholeRows ? 1 : I.Rows) + 6;
         Code += Moves * seriesCode(WholeRows ? 1 : I.Rows) + 6;
       }
       if (Last && L.HasResidual) // The residual tile, loaded before the writeback.
-        In += uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut;
+        In += Stored * (I.Pixels << P.PixLog) * PixelOut;
       // The first weights load under the layer before's last step, as far
       // as the window it leaves (LayerPlan::PrefetchWindow); the rest
       // holds up the channel.
       if (FirstStep)
-        ChanFree = exposedCycles(Channel.cycles(I.Ogs * OgBytes(C)), P.PrefetchWindow);
+        ChanFree = exposedCycles(Channel.cycles(I.Ogs * Parts * OgBytes(C)), P.PrefetchWindow);
       uint64_t Start = std::max(ChanFree, CPrev2);
       const uint64_t Chan = Channel.cycles(In + Pending) + fetchCycles(Hw, Code);
       ChanFree = Start + Chan;
       uint64_t Ready = In ? Start + timing::dmaCompletion(Hw, Chan) : 0;
-      Pending = Last ? uint64_t(I.Active) * (I.Pixels << P.PixLog) * PixelOut : 0;
+      Pending = Last ? Stored * (I.Pixels << P.PixLog) * PixelOut : 0;
       Issued += Ctrl;
       CPrev2 = CPrev;
       CPrev = std::max(std::max(CPrev, Ready) + Comp, Issued);

@@ -88,7 +88,7 @@ std::string CompileOptions::planningKey() const {
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
       FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise,      LargeTripleTiles,
-      BlockedConcats,   BesidePairs};
+      BlockedConcats,   BesidePairs,      PartPlans,         ForceCuSums};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;
@@ -117,6 +117,7 @@ CompileOptions CompileOptions::forLayer(const ir::Layer &L) const {
       if (T->Off >> K & 1)
         O.*S[K].Member = false;
     O.PlanRank = T->Rank;
+    O.ForceCuSums |= T->Sum;
   }
   return O;
 }
@@ -144,6 +145,10 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
       T.Apart = true;
       continue;
     }
+    if (N == "sum") {
+      T.Sum = true;
+      continue;
+    }
     if (N.consume_front("rank")) {
       if (N.getAsInteger(10, T.Rank) || T.Rank > 99)
         return Err("a rank is rank0 to rank99");
@@ -157,9 +162,9 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
       std::string Known;
       for (const LayerSwitch &W : S)
         Known += std::string(Known.empty() ? "" : ", ") + W.Name;
-      return Err(
-          fmt::format("unknown switch '{}' (one a layer may turn off: {}; or rankN, late, apart)",
-                      N.str(), Known));
+      return Err(fmt::format(
+          "unknown switch '{}' (one a layer may turn off: {}; or rankN, late, apart, sum)", N.str(),
+          Known));
     }
     T.Off |= 1u << K;
   }
@@ -169,6 +174,7 @@ llvm::Error snow::compiler::addLayerOff(const std::string &Spec, CompileOptions 
     Old.Rank = T.Rank;
   Old.Late |= T.Late;
   Old.Apart |= T.Apart;
+  Old.Sum |= T.Sum;
   return llvm::Error::success();
 }
 
@@ -184,6 +190,8 @@ std::string snow::compiler::tweakSpec(const CompileOptions::LayerTweak &T) {
     Parts.push_back("late");
   if (T.Apart)
     Parts.push_back("apart");
+  if (T.Sum)
+    Parts.push_back("sum");
   return llvm::join(Parts, ",");
 }
 

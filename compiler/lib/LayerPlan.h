@@ -150,6 +150,23 @@ struct LayerPlan {
   /// multiplies by zero cross-group weights are those inside the output
   /// group only. For groups too wide for GroupK passes in a weights bank.
   bool GroupChunks = false;
+  /// CUs that split each item's input chunks (cu_sum_writeback): every
+  /// round is one item (output group, tile) on all Parts CUs, CU p tracing
+  /// chunks partChunk(c, p) for its steps' chunks c < NChunks / Parts (all
+  /// of one size), and one vwb with sum writes their partial sums added
+  /// into CU 0, which stores them (Replan.cpp: planCuSums; docs/
+  /// compiler.md, step 3). A map too small for a tile a CU keeps every CU
+  /// busy so. 1: each CU traces all of its item's chunks.
+  unsigned Parts = 1;
+  /// The chunk CU Part traces in a step of chunk C (Parts > 1).
+  unsigned partChunk(unsigned C, unsigned Part) const { return Part * (NChunks / Parts) + C; }
+  /// Whether chunk C's weight blocks of output group Og carry a tail (the
+  /// bias word, and the table): its first chunk's, a depthwise conv's
+  /// every one, and with Parts each CU's first chunk's (vbias reads every
+  /// CU's; the bias word is zero but in CU 0's).
+  bool tailedChunk(unsigned C, unsigned Og) const {
+    return C == ogChunks(Og).first || Depthwise || (Parts > 1 && C % (NChunks / Parts) == 0);
+  }
   /// Elements of slack before (and after) the maps in the input region, so
   /// that shifted passes stay inside it: GroupK - 1. (Or, a block triple's
   /// copied stem on four banks, as many as its projection's output tile:
@@ -574,6 +591,8 @@ struct LayerPlan {
   /// The input chunks output group Og reads: all of them, or with
   /// GroupChunks those of its own channels, [first, second).
   std::pair<unsigned, unsigned> ogChunks(unsigned Og) const {
+    if (Parts > 1)
+      return {0, NChunks / Parts};
     if (!GroupChunks)
       return {0, NChunks};
     return {Og * OgSpan, std::min(NChunks, (Og + 1) * OgSpan)};

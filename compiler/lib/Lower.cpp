@@ -492,6 +492,12 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   Inst Wb = AccMove(Opcode::VWB, L.InFrac + L.WFrac - L.writebackFrac());
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
+  if (P.Parts > 1) {
+    // CUs splitting the item's chunks: their partial sums, added, into CU
+    // 0, which stores them (the others' bias words are zeros).
+    Wb.sum = 1;
+    Wb.skip = ((1u << NCu) - 1) & ~1u;
+  }
   if (P.StoresToo) {
     // The same entries again (vwb leaves the accumulators as they are)
     // into the area, the output group's channels at their offset of each

@@ -163,6 +163,15 @@ void Lowerer::forEachWeightBlock(
     const Step &S,
     llvm::function_ref<void(const LayerPlan &, unsigned, unsigned, uint32_t, uint32_t)> Fn) const {
   auto Blocks = [&](const LayerPlan &P, const Round &Rd, unsigned Chunk, uint32_t Off) {
+    // CUs splitting an item's chunks (LayerPlan::Parts) load each its own.
+    if (P.Parts > 1) {
+      for (unsigned Cu = 0; Cu < P.Parts; ++Cu)
+        if (Rd.Cus[Cu].active())
+          for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm)
+            Fn(P, P.wIndex(unsigned(Rd.Cus[Cu].Og), P.partChunk(Chunk, Cu), Vm, V), Vm, 1u << Cu,
+               Off);
+      return;
+    }
     // CUs computing the same output group share one load.
     // (A depthwise conv's output group reads its own chunk: where a round
     // gives its CUs different groups, LayerPlan::ReadsWindow, each its own.)
@@ -317,15 +326,28 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
   // A depthwise round may give its CUs output groups of their own (rounds
   // packed by channels): each loads its group's chunk of its tile, a DMA
   // series a distinct tile and group.
+  // CUs splitting the tile's chunks (LayerPlan::Parts): each loads its own.
   const bool OwnChunks = P.Depthwise && !Part && !P.FullDepth;
-  const int NOg = int(P.NOg);
-  const auto Loads =
-      OwnChunks ? distinctMasks(S.round(), [NOg](const Work &W) { return W.Tile * NOg + W.Og; })
-                : Tiles;
+  const bool PartChunks = P.Parts > 1 && !Part && !P.FullDepth;
+  const int NOg = int(P.NOg), Parts = int(P.Parts);
+  auto Loads = OwnChunks
+                   ? distinctMasks(S.round(), [NOg](const Work &W) { return W.Tile * NOg + W.Og; })
+                   : Tiles;
+  if (PartChunks) {
+    Loads.clear();
+    for (auto [Tile, Mask] : Tiles)
+      for (int Cu = 0; Cu < Parts; ++Cu)
+        if (Mask >> Cu & 1)
+          Loads.push_back({Tile * Parts + Cu, 1u << Cu});
+  }
+  auto ChunkOf = [&](int Key) {
+    return OwnChunks ? unsigned(Key % NOg) : P.partChunk(S.Chunk, unsigned(Key % Parts));
+  };
   for (auto [Key, Mask] : Loads) {
-    const int Tile = OwnChunks ? Key / NOg : Key;
-    const unsigned C0 = OwnChunks ? P.chunkBegin(unsigned(Key % NOg)) : First;
-    const unsigned Cn = OwnChunks ? P.chunkSize(unsigned(Key % NOg), Cin) : Count;
+    const bool Own = OwnChunks || PartChunks;
+    const int Tile = OwnChunks ? Key / NOg : PartChunks ? Key / Parts : Key;
+    const unsigned C0 = Own ? P.chunkBegin(ChunkOf(Key)) : First;
+    const unsigned Cn = Own ? P.chunkSize(ChunkOf(Key), Cin) : Count;
     TileGeom T = geometry(P, Tile, S.round().wholeWindows());
     if (T.Y1 <= T.Y0 || T.X1 <= T.X0)
       continue;
@@ -417,6 +439,9 @@ void Lowerer::outputSlice(const Step &S, unsigned Cu, unsigned &Chan0, unsigned 
     Chan0 = P.OcBase + unsigned(S.round().Cus[Cu].Og) * GroupCh;
     NCh = Chan0 < End ? std::min(GroupCh, End - Chan0) : 0;
     Entry = OgCh;
+    // CUs splitting the item's chunks (LayerPlan::Parts): CU 0 holds the sums.
+    if (P.Parts > 1 && Cu != 0)
+      NCh = 0;
   } else {
     // A framed pool's CUs pool chunks of their own (LayerPlan::framedPool).
     const unsigned Chunk = P.framedPool() ? unsigned(S.round().Cus[Cu].Og) : S.Chunk;

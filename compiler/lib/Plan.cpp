@@ -253,7 +253,45 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Packings.push_back(Packing::Balanced);
     const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u}) * P.pix();
     const unsigned MinChunks = ceilDiv(C, (B.WCap - P.TailWords) / KKw);
-    for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
+    // Every CU on one item, each tracing a share of its input chunks, the
+    // writeback adding them up (LayerPlan::Parts): weighed only where
+    // Replan.cpp's planCuSums asks, for a conv that runs alone. Chunks of
+    // one size, as many as CUs or a multiple. (ForceCuSums, for tests: the
+    // other plans only where none of these fits.)
+    // (Multi-pixel traces too, each pixel group reading its own pixel of
+    // the CU's chunk; not banked, wide or copied regions, laid out for a
+    // chunk of all CUs.)
+    if (Opts.PartPlans && NCu > 1 && Hw.CuSumWriteback && !P.Wide && !P.Banked && !P.CopyBanks &&
+        !L.HasResidual && L.Groups == 1) {
+      P.Parts = NCu;
+      for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
+        for (bool MS : {false, true}) {
+          if (R * roundUp(Wt, P.pix()) > PMax)
+            continue;
+          setTile(P, R, Wt, 0, 0, B);
+          if (MS && (!Opts.LoopReorder || P.NOg == 1 || P.NTiles == 1))
+            continue;
+          P.MapStationary = MS;
+          const RoundSummary S = summarizeRounds(P, NCu, Packing::Parts);
+          for (unsigned N = roundUp(MinChunks, NCu), Tried = 0; N <= C && Tried < 3; N += NCu) {
+            if (C % N)
+              continue;
+            ++Tried;
+            P.Chunk = C / N;
+            P.NChunks = N;
+            P.FullDepth = false;
+            if (!setTile(P, R, Wt, P.Chunk, 0, B))
+              continue;
+            Consider(Penalized(convCost(P, S, Hw, Bar().Score), Packing::Parts, MS),
+                     {R, Wt, P.Chunk, MS, false, Packing::Parts});
+          }
+        }
+      P.Parts = 1;
+    }
+    const bool PartsOnly = Opts.ForceCuSums && Opts.PartPlans && !Kept.empty();
+    const auto Shapes = PartsOnly ? std::vector<std::pair<unsigned, unsigned>>()
+                                  : tileShapes(L.Out.H, L.Out.W, PMax);
+    for (auto [R, Wt] : Shapes)
       for (bool MS : {false, true}) {
         if (R * roundUp(Wt, P.pix()) > PMax)
           continue;
@@ -335,6 +373,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
   P.MapStationary = Best.MS;
   if (P.IsConv && !P.Depthwise)
     Stride = Best.Full ? C : P.Chunk;
+  P.Parts = Best.How == Packing::Parts ? NCu : 1;
   bool Fits = setTile(P, Best.R, Best.Wt, Stride, Extra, B);
   assert(Fits && "the chosen tile was checked when it was considered");
   (void)Fits;
@@ -378,6 +417,10 @@ planFresh(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConf
   std::vector<LayerPlan> Best;
   Best.push_back(std::move(Whole->first));
   Cost BestCost = Whole->second;
+  // Forced (tests): the whole layer with its CUs splitting the chunks, if
+  // that fits (planPart weighed only those then).
+  if (Opts.ForceCuSums && Opts.PartPlans && Best.front().Parts > 1)
+    return Best;
   // A grouped conv per group on vdw, if that is cheaper than the best dense
   // plan (which then is the whole layer: a grouped conv has no remainder
   // worth multi-pixel traces that would beat it).

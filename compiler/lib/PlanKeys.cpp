@@ -70,7 +70,7 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
                  P.NTiles, P.EvenRows, P.Frames, P.FrameShift, P.PerFrame, P.NOg, P.MapStationary,
                  P.BesideOf, P.BesideCycles, P.ShareOffset, P.PadValue, P.Dynamic, P.ZeroWord,
                  P.EstCycles, P.EstDramBytes, P.PrefetchWindow);
-  fmt::format_to(std::back_inserter(S), " {} {}", P.OgSpan, P.FlatW);
+  fmt::format_to(std::back_inserter(S), " {} {} {}", P.OgSpan, P.FlatW, P.Parts);
   return S;
 }
 

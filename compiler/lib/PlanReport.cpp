@@ -33,29 +33,31 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.TileCols = P.Wt;
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
-  D.Order = fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
-                        P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
-                        P.PixLog ? fmt::format("+{}{}",
-                                               P.Wide        ? "wide"
-                                               : P.Banked    ? "banked"
-                                               : P.CopyBanks ? "copied"
-                                                             : "pix",
-                                               P.pix())
-                                 : "",
-                        P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
-                        P.GroupChunks ? "+gchunks" : "",
-                        !P.Depthwise   ? ""
-                        : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())
-                                       : "+dw",
-                        P.ToMid && P.FromMid ? "+fused<>" // a block triple's depthwise conv
-                        : P.ToMid            ? "+fused>"
-                        : P.FromMid          ? "+fused<"
-                                             : "",
-                        P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
-                        P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
-                        P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "",
-                        P.MidOut || P.AccLimit ? "+block" : "", // a block triple's
-                        P.clippedRounds() ? "+clipped" : "", P.FlatW ? "+flat" : "");
+  D.Order =
+      fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+                  P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
+                  P.Parts > 1 ? fmt::format("+sum{}", P.Parts) : "",
+                  P.PixLog ? fmt::format("+{}{}",
+                                         P.Wide        ? "wide"
+                                         : P.Banked    ? "banked"
+                                         : P.CopyBanks ? "copied"
+                                                       : "pix",
+                                         P.pix())
+                           : "",
+                  P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
+                  P.GroupChunks ? "+gchunks" : "",
+                  !P.Depthwise   ? ""
+                  : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())
+                                 : "+dw",
+                  P.ToMid && P.FromMid ? "+fused<>" // a block triple's depthwise conv
+                  : P.ToMid            ? "+fused>"
+                  : P.FromMid          ? "+fused<"
+                                       : "",
+                  P.framedPool() ? "+framed" : "", P.PinWeights ? "+pinned" : "",
+                  P.EvenRows ? "+even" : "", P.ShareOffset ? "+shared" : "",
+                  P.BesideOf >= 0 ? "+beside" : "", P.mixedRounds() ? "+mixed" : "",
+                  P.MidOut || P.AccLimit ? "+block" : "", // a block triple's
+                  P.clippedRounds() ? "+clipped" : "", P.FlatW ? "+flat" : "");
   if (P.BesideOf >= 0)
     D.Beside = G.Layers[size_t(P.BesideOf)].Name;
   D.EstCycles = P.BesideOf < 0 ? P.EstCycles : P.BesideCycles ? P.BesideCycles : besideCost(P, Hw);

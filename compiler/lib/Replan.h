@@ -33,6 +33,14 @@ void planFlatPointwise(const ir::Graph &G, const isa::HwConfig &Hw, const Buffer
                        const CompileOptions &Opts, const std::vector<unsigned> &Frames,
                        const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
 
+/// After planFlatPointwise: each conv left to run alone (one frame, no
+/// residual) is planned again with its CUs splitting each tile's input
+/// chunks as well (LayerPlan::Parts, cu_sum_writeback), and taken so where
+/// that is cheaper.
+void planCuSums(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
+                const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+                const std::vector<uint64_t> &Penalty, std::vector<LayerPlan> &Plans);
+
 } // namespace snow::compiler
 
 #endif

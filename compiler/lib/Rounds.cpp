@@ -69,6 +69,16 @@ void forEachRound(const LayerPlan &P, unsigned NCu, Packing How,
     Rd.ExtC = std::max(Rd.ExtC, Extent[unsigned(W.Tile)].second);
     ++Filled;
   };
+  if (How == Packing::Parts) {
+    for (unsigned A = 0; A < (P.MapStationary ? NT : NOg); ++A)
+      for (unsigned B = 0; B < (P.MapStationary ? NOg : NT); ++B) {
+        const Work W = P.MapStationary ? Work{int(B), int(A)} : Work{int(A), int(B)};
+        for (unsigned Cu = 0; Cu < NCu; ++Cu)
+          Put(Cu, W);
+        Flush();
+      }
+    return;
+  }
   if (How == Packing::Tiles || How == Packing::Channels) {
     // Aligned rounds: a group of NCu tiles (or output groups) never mixes
     // with the next output group (or tile).

@@ -29,6 +29,8 @@ enum class Packing {
   Channels, ///< CUs take consecutive output groups of one tile.
   Mixed,    ///< Items in loop order, NCu to a round, whatever they are.
   Balanced, ///< As Mixed, but the largest tiles first (rounds of like sizes).
+  Parts,    ///< An item a round, on every CU: each a share of its input
+            ///< chunks (LayerPlan::Parts).
 };
 
 /// Whether two rounds give every CU the same Field of its work (and the same

@@ -89,6 +89,8 @@ static std::pair<unsigned, unsigned> readChannels(const Step &S) {
     // the first's to the last's (a mixed round's may leave a gap between,
     // which is only waited for too).
     unsigned First = S.Chunk, Last = S.Chunk;
+    if (P.Parts > 1) // each CU its share's chunk (LayerPlan::partChunk)
+      Last = P.partChunk(S.Chunk, P.Parts - 1);
     if (P.Depthwise)
       for (const Work &W : S.round().Cus)
         if (W.active()) {

@@ -95,7 +95,7 @@ public:
     for (const PlanPart &P : Parts) {
       if (!T.Parts.count(P.Layer))
         T.Order.push_back(P.Layer);
-      T.Parts[P.Layer] += fmt::format("{} {}x{} {}x{} {} {} {} {} {};", P.Name, P.Chunks,
+      T.Parts[P.Layer] += fmt::format("{} {} {}x{} {}x{} {} {} {} {} {};", P.Type, P.Name, P.Chunks,
                                       P.ChunkChannels, P.TileRows, P.TileCols, P.Rounds,
                                       P.OutputGroups, P.Order, P.Beside, P.Hosted);
     }
@@ -240,6 +240,13 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
         C.insert(L);
   }
 
+  // Convs planned alone (no fusion, not depthwise), which may try "sum".
+  std::set<std::string> Alone;
+  for (const auto &[L, D] : Base.Parts)
+    if (llvm::StringRef(D).startswith("conv ") && D.find("fused") == std::string::npos &&
+        D.find("dw") == std::string::npos)
+      Alone.insert(L);
+
   // Layer by layer: its candidates side by side, the fastest kept.
   std::vector<std::string> Names = Base.Order;
   std::set<std::string> Planned(Base.Order.begin(), Base.Order.end());
@@ -296,6 +303,13 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
             Tw.Rank = Rank;
             Add(Tw, fmt::format("rank {}", Tw.Rank));
           }
+        // Its CUs splitting each tile's input channels (planCuSums), for a
+        // conv planned alone: measured here, as the estimates cannot say.
+        if (!Now.Sum && Hw.CuSumWriteback && Hw.cus() > 1 && Alone.count(Layer)) {
+          CompileOptions::LayerTweak Tw = Now;
+          Tw.Sum = true;
+          Add(Tw, "sum");
+        }
         // A member of a merged conv computed apart: the merged conv of
         // the others has another name, and loses the options it had.
         if (!Now.Apart) {

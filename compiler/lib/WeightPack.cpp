@@ -37,13 +37,15 @@ void layoutLayer(LayerPlan &P, const isa::HwConfig &Hw, uint64_t DataAddr, uint6
       if (P.Depthwise && C != Og)
         continue; // Group Og only ever meets chunk Og.
       auto [C0, C1] = P.ogChunks(Og);
+      if (P.Parts > 1)
+        C1 = P.NChunks; // every CU's chunks
       if (C < C0 || C >= C1)
         continue; // GroupChunks: not one of Og's chunks.
       for (unsigned S = 0; S < Sub; ++S) {
         Size = alignTo(Size, Hw.DramBurstBytes);
         unsigned K = P.wIndex(Og, C, S, V);
         P.WAddr[K] = DataAddr + Size;
-        P.WWords[K] = P.kernelWords(C) + (C == C0 || P.Depthwise ? P.tailWords(S) : 0);
+        P.WWords[K] = P.kernelWords(C) + (P.tailedChunk(C, Og) ? P.tailWords(S) : 0);
         Blocks.push_back({&P, Og, C, S, Size});
         Size += uint64_t(P.WWords[K]) * 2 * Hw.LanesPerVmac;
       }
@@ -123,7 +125,9 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   // The bias word, then the activation table where the block carries it
   // (LayerPlan::tailWords: block 0 of a group, which vlut reads).
   auto Tail = [&] {
-    Word([&](unsigned O) { return L.QBias[O]; });
+    // (LayerPlan::Parts: the CUs' sums are added; one carries the bias.)
+    const bool Bias = P.Parts == 1 || B.C == 0;
+    Word([&](unsigned O) { return Bias ? L.QBias[O] : int16_t(0); });
     if (P.tailWords(B.S) > 1)
       tableWords(L, Out);
   };
@@ -192,7 +196,7 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
           });
       }
   }
-  if (B.C == P.ogChunks(B.Og).first || P.Depthwise)
+  if (P.tailedChunk(B.C, B.Og))
     Tail();
 }
 

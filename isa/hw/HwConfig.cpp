@@ -136,6 +136,11 @@ const KeyInfo HwKeys[] = {
      "move per CU, "
      "through a maps port of as many lane words: each accumulator entry takes "
      "⌈vmacs_per_cu / writeback_words⌉ cycles"},
+    {"cu_sum_writeback", &HwConfig::CuSumWriteback, "0 or 1", 0, 1, false, "",
+     "1: a `vwb` with `sum` writes, into every CU it writes, the sum over all CUs of the "
+     "accumulator words it reads (an adder tree across the CUs in the writeback path: CUs "
+     "that traced shares of a conv's input channels write the whole sums); 0: `sum` must be "
+     "0"},
     {"writeback_overlap", &HwConfig::WritebackOverlap, "0 or 1", 0, 1, false, "",
      "1: a `vwb` holds the compute unit one cycle and writes back beside the operations after "
      "it; a MAC trace waits for it only where it reads a maps bank the `vwb` writes or "

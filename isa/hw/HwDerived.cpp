@@ -16,6 +16,11 @@
 
 using namespace snow::isa;
 
+std::string HwConfig::sumFault() const {
+  return "sum=1 needs cu_sum_writeback (an adder tree across the CUs), which this hardware does "
+         "not have";
+}
+
 std::string HwConfig::wpixFault(unsigned Wpix, unsigned Idx) const {
   if (Wpix == 0)
     return "";

@@ -118,6 +118,7 @@ uint64_t timing::unitCycles(const Inst &I, const isa::HwConfig &Hw, uint64_t A2)
   case Opcode::VAVG:
     return traceCycles(uint64_t(I.rows), uint64_t(I.len));
   case Opcode::VWB:
+    return writebackCycles(Hw, accMoveEntries(I)) + (I.sum ? CuSumCycles : 0);
   case Opcode::VPRE:
   case Opcode::VMUL:
     return writebackCycles(Hw, accMoveEntries(I));

@@ -96,6 +96,8 @@ int main(int Argc, char **Argv) {
   P("POOL_WORDS", C->poolWords(), "lane words a vmax/vavg computes at once at most");
   P("WB_CYCLES", C->writebackCyclesPerEntry(), "vwb/vpre cycles per accumulator entry");
   P("WB_OVERLAP", C->WritebackOverlap, "1: a vwb holds the compute unit one cycle (§3.2)");
+  P("CU_SUM", C->CuSumWriteback, "1: a vwb with sum writes the sum over the CUs");
+  P("CU_SUM_CYCLES", timing::CuSumCycles, "cycles the adder tree adds to a vwb with sum");
   P("DRAM_LAT", C->DramLatencyCycles, "");
   P("DRAM_BURST", C->DramBurstBytes, "bytes; power of two");
   P("DRAM_BURST_LOG2", log2Ceil(C->DramBurstBytes), "");

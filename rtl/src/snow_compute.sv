@@ -317,9 +317,15 @@ module snow_compute
   // The maps write of this cycle: the words of a writeback group (vMACs
   // wb_o * WB_WORDS on; the last group may be partial) or a pool result
   // (the scheduler never runs both at once: a pool waits for the vwb).
+  // A vwb with sum (CU_SUM) writes every CU the sum of all CUs' words: the
+  // adder tree across the CUs, as wide as an accumulator (wrapping as one).
+  logic wb_sum;
+  assign wb_sum = CU_SUM != 0 && f_sum(wb_e.inst) != 0;
   always_comb begin
     logic [15:0] y;
+    logic [ACC_BITS-1:0] a;
     y = '0;
+    a = '0;
     mw_en = wb_active || (do_pool && last);
     mw_mask = wb_active ? ~CUS'(f_skip(wb_e.inst)) : '1;
     mw_addr = wb_active ? 32'(wb_addr) : e.a1;
@@ -330,8 +336,14 @@ module snow_compute
         for (int l = 0; l < LANES; l++) begin
           y = '0;
           for (int v = 0; v < VMACS; v++)
-            if (wb_o * 64'(WB_WORDS) + 64'(w) == 64'(v))
-              y = sat16(round_shift(64'(signed'(acc_rd[c][v][l])), wb_shift));
+            if (wb_o * 64'(WB_WORDS) + 64'(w) == 64'(v)) begin
+              a = acc_rd[c][v][l];
+              if (wb_sum) begin
+                a = '0;
+                for (int s = 0; s < CUS; s++) a = a + acc_rd[s][v][l];
+              end
+              y = sat16(round_shift(64'(signed'(a)), wb_shift));
+            end
           if (wb_lut) y = lut_lookup(lut[c], y);
           mw_data[c][w * LANES + l] = wb_active ? (wb_relu && y[15] ? 16'd0 : y)
                                       : pool_out[c][w * LANES + l];

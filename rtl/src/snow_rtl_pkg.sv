@@ -94,6 +94,9 @@ package snow_rtl_pkg;
   function automatic logic [F_SKIP_W-1:0] f_skip(input logic [INST_BITS-1:0] i);
     return i[F_SKIP_LO +: F_SKIP_W];
   endfunction
+  function automatic logic [F_SUM_W-1:0] f_sum(input logic [INST_BITS-1:0] i);
+    return i[F_SUM_LO +: F_SUM_W];
+  endfunction
 
   // MAC trace timing (docs/architecture.md §3.2), shared by the scheduler
   // (durations) and the compute datapath (its walk). Steps of a row: vdw one

@@ -576,7 +576,9 @@ module snow_sched
             end
             OP_VWB, OP_VPRE, OP_VMUL: begin
               taps = rows * acc_cols(op, in);  // accumulator entries
-              dur = taps * 64'(WB_CYCLES);
+              // A vwb with sum: the adder tree across the CUs is one more stage.
+              dur = taps * 64'(WB_CYCLES) +
+                    (op == OP_VWB && f_sum(in) != 0 ? 64'(CU_SUM_CYCLES) : 64'd0);
               comp = t + dur;
               ext = acc_span(op, in);
               if (taps == 0 || 64'(e.a1) + taps > 64'(ACC_ENTRIES)) begin
@@ -584,6 +586,8 @@ module snow_sched
               end else if (64'(e.a2) + ext > 64'(MAPS_ELEMS)) begin
                 flt = 1'b1; fcode = FAULT_BUF_RANGE; fa0 = 64'd0; fa1 = 64'(e.a2);
                 fa2 = 64'(e.a2) + ext;
+              end else if (op == OP_VWB && f_sum(in) != 0 && CU_SUM == 0) begin
+                flt = 1'b1; fcode = FAULT_SUM; fa0 = 64'(f_sum(in));
               end
               if (!flt) begin
                 weights = 1'b0; write = op == OP_VWB; lo = 64'(e.a2); hi = lo + ext;

@@ -316,6 +316,8 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   const unsigned L = Hw.LanesPerVmac, V = Hw.VmacsPerCu;
   if (auto Err = checkAccEntries(I, E, T))
     return Err;
+  if (I.sum && !Hw.CuSumWriteback)
+    return fault(E, T, Hw.sumFault());
   if (Opts.TimingOnly)
     return llvm::Error::success();
   // The hardware writes writeback_words vMACs' words per cycle: groups of
@@ -323,6 +325,17 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
   // entries overlap, that order decides which value stays.
   const unsigned Wb = Hw.writebackWords();
   const uint64_t Cols = timing::accMoveCols(I);
+  // sum: every CU writes the sum over all CUs of the words, wrapped to the
+  // accumulators' width (their adder tree is acc_bits wide).
+  auto Word = [&](unsigned Cu, unsigned V2, uint64_t Entry, unsigned Lane) {
+    const uint64_t At = (E.A1 + Entry) * L + Lane;
+    if (!I.sum)
+      return signExtend(Acc[Cu * V + V2][At], Hw.AccBits);
+    uint64_t Sum = 0;
+    for (unsigned C = 0; C < Hw.cus(); ++C)
+      Sum += uint64_t(Acc[C * V + V2][At]);
+    return signExtend(int64_t(Sum), Hw.AccBits);
+  };
   for (unsigned Cu = 0; Cu < Hw.cus(); ++Cu) {
     if (I.skip >> Cu & 1)
       continue; // skip: this CU's buffer stays as it is
@@ -331,9 +344,8 @@ llvm::Error Machine::vwb(const Inst &I, const Entry &E, uint64_t T) {
         for (unsigned V2 = G0; V2 < std::min(V, G0 + Wb); ++V2) {
           const uint64_t At = E.A2 + Entry / Cols * I.bstride + Entry % Cols * I.cstride;
           int16_t *Out = &Maps[Cu][At + V2 * L];
-          const int64_t *Src = &Acc[Cu * V + V2][(E.A1 + Entry) * L];
           for (unsigned Lane = 0; Lane < L; ++Lane) {
-            int16_t Y = saturate16(roundShift(signExtend(Src[Lane], Hw.AccBits), I.shift));
+            int16_t Y = saturate16(roundShift(Word(Cu, V2, Entry, Lane), I.shift));
             if (I.lut)
               Y = isa::lutLookup(Lut[Cu].data(), Y);
             Out[Lane] = I.relu && Y < 0 ? 0 : Y;

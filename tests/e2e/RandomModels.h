@@ -80,6 +80,24 @@ inline std::string convCase(unsigned Seed, uint64_t Budget = MacBudget) {
   }
 }
 
+/// A conv of 24, 48, 72 or 96 input channels (shares of one size on 3, 4
+/// and 8 CUs), a kernel of 1 to 5 with stride 1 or 2 and padding, 8 to 200
+/// output channels on a 3x3 to 16x16 map, with ReLU, a SiLU (an activation
+/// table, which each CU's first chunk carries) or neither.
+inline std::string sumCase(unsigned Seed) {
+  Rng R(Seed * 6007 + 11);
+  const unsigned Cin = 24 * pick(R, 1, 4), Cout = pick(R, 8, 200), K = pick(R, 1, 5);
+  const unsigned S = pick(R, 1, 2), Pad = pick(R, 0, K / 2), H = pick(R, K, 16), W = pick(R, K, 16);
+  const unsigned Act = pick(R, 0, 2);
+  std::string Y = modelHeader(fmt::format("sum{}", Seed), Cin, H, W, Seed) +
+                  fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: {}, stride: "
+                              "{}, pad: {}, relu: {}}}\n",
+                              Cout, K, S, Pad, Act == 1 ? "true" : "false");
+  if (Act == 2)
+    Y += "  - {name: a, type: silu}\n";
+  return Y;
+}
+
 /// One max pooling layer, kernels 1-5 (not always square), strides 1-3, ceil mode.
 inline std::string poolCase(unsigned Seed) {
   Rng R(Seed * 104729 + 5);

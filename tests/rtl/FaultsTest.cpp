@@ -128,6 +128,11 @@ TEST_F(RtlFaults, MasksAndIndices) {
               "wpix=1 needs wpix_loads (weights loads into pixel groups), which this machine "
               "does not have",
               "zc706_paper");
+  // A vwb's sum needs the adder tree across the CUs (cu_sum_writeback).
+  expectFault("vwb r0, r0, rows=1, bstride=0, shift=0, relu=0, sum=1\nhalt\n",
+              "sum=1 needs cu_sum_writeback (an adder tree across the CUs), which this hardware "
+              "does not have",
+              "zc706_paper");
   expectFault(li(1, 0x10000) + "st.map r1, r0, idx=1, rows=1, len=16, dstride=0, bstride=0\n"
                                "halt\n",
               "CU index 1 out of range (1 CUs)");

@@ -161,6 +161,44 @@ TEST_P(RtlInstructionsOn, TracesBiasAndWriteback) {
   EXPECT_TRUE(coSimulate("traces.bin"));
 }
 
+// vwb's sum (cu_sum_writeback): every CU traces its own maps (CU c's start
+// 16 c elements further into the input), so the sums over the CUs differ
+// from each CU's words; written with and without sum, skipping CU 0 or none,
+// with ReLU and at three shifts (one saturating), a trace right behind a
+// sum's writeback into the bank it reads; stored from CU 0 and from the last.
+TEST_P(RtlInstructionsOn, WritebackOfSums) {
+  auto Hw = isa::loadHwConfig(GetParam());
+  ASSERT_TRUE(bool(Hw));
+  ASSERT_TRUE(Hw->CuSumWriteback) << "the presets tested here have cu_sum_writeback";
+  const unsigned V = Hw->VmacsPerCu, L = Hw->LanesPerVmac, Row = V * L, N = Hw->cus();
+  const unsigned All = (1u << N) - 1;
+  std::string S = tracesHeader("sums", *Hw, 3, 4) + weightData(V, L, 0x100000, 2000);
+  for (unsigned C = 0; C < N; ++C)
+    S += li(1, 0x10000 + 32 * C) +
+         fmt::format("ld.map r1, r0, rows=1, len=384, dstride=0, bstride=0, mask={}\n", 1u << C);
+  S += weightLoads(V, 0x100000, All) + "signal.ld idx=0\nwait.ex idx=0\n";
+  S += li(2, 500) + "vbias r2, shift=4\n";
+  S += li(3, 0) + li(4, 0) + li(5, 0) + "vmac r3, r4, r5, rows=2, len=40, bstride=100, init=1\n";
+  S += li(3, 1) + li(4, 200) + li(5, 10) + "vmac r3, r4, r5, rows=3, len=20, bstride=64, init=1\n";
+  S += li(3, 2) + li(4, 1) + li(5, 100) + "vmac r3, r4, r5, rows=1, len=9, bstride=0, init=1\n";
+  const std::string Rows = ", rows=3, bstride=" + std::to_string(Row);
+  S += li(6, 0) + li(7, 2048) + "vwb r6, r7" + Rows + ", shift=8, relu=0, sum=1\n";
+  S += li(7, 4096) + "vwb r6, r7" + Rows + ", shift=12, relu=1, sum=1, skip=1\n";
+  // Reads the bank the writeback above writes: it waits for the sums.
+  S += li(3, 3) + li(4, 4100) + li(5, 0) + "vmac r3, r4, r5, rows=1, len=8, bstride=0, init=1\n";
+  S += li(7, 6144) + "vwb r6, r7" + Rows + ", shift=0, relu=0, sum=1\n";
+  S += li(7, 8192) + "vwb r6, r7" + Rows + ", shift=0, relu=0\n";
+  S += "signal.ex idx=1\nwait.st idx=1\n";
+  const unsigned From[4][2] = {{2048, 0}, {4096, N - 1}, {6144, N - 1}, {8192, 0}};
+  for (unsigned K = 0; K < 4; ++K)
+    S += li(8, 0x40000 + K * 6 * Row) + li(9, From[K][0]) +
+         fmt::format("st.map r8, r9, idx={0}, rows=3, len={1}, dstride={2}, bstride={1}\n",
+                     From[K][1], Row, 2 * Row);
+  S += "halt\n";
+  assembleFor("sums.bin", S, GetParam());
+  EXPECT_TRUE(coSimulate("sums.bin"));
+}
+
 // Traces pushed around the last cycle of the trace before (trace_lookahead):
 // after k scalar instructions each, k from 0 to 19, so the control core falls
 // behind and the next trace arrives two cycles before, one cycle before, in or

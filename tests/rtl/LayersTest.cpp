@@ -65,6 +65,7 @@ class RtlRandomInceptionOneFormat : public RandomLayers {};
 class RtlRandomProduct : public RandomLayers {};
 class RtlRandomLayerNorm : public RandomLayers {};
 class RtlRandomShuffle : public RandomLayers {};
+class RtlRandomSum : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -129,6 +130,9 @@ TEST_P(RtlRandomProduct, SimAndRtlAgree) { check(productCase(GetParam())); }
 TEST_P(RtlRandomLayerNorm, SimAndRtlAgree) { check(layerNormCase(GetParam())); }
 // ShuffleNet v2 units, their channel moves folded (FoldSelections.cpp).
 TEST_P(RtlRandomShuffle, SimAndRtlAgree) { check(shuffleCase(GetParam())); }
+// Convs whose CUs split each tile's input channels, the writeback adding
+// their sums (vwb's sum; mini64's one CU traces them all).
+TEST_P(RtlRandomSum, SimAndRtlAgree) { check(sumCase(GetParam()), {"--layer-off", "c=sum"}); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -168,6 +172,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSqueezeExcite, ::testing::Range(0u, 9u)
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomLayerNorm, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomShuffle, ::testing::Range(0u, 6u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSum, ::testing::Range(0u, 9u));
 
 class RtlGrouped : public CoSimTest {};
 

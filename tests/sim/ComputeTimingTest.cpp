@@ -102,6 +102,14 @@ TEST(ComputeTiming, WritebackTakesRowsTimesWordGroups) {
   }
 }
 
+// A vwb with sum (cu_sum_writeback) takes timing::CuSumCycles (1) more for
+// its adder tree across the CUs: rows = 5 -> 1 + 10 + 1.
+TEST(ComputeTiming, WritebackOfSumsTakesACycleMore) {
+  EXPECT_EQ(
+      runText("vwb r0, r0, rows=5, bstride=64, shift=0, relu=0, sum=1\nhalt\n", timingHw()).Cycles,
+      1 + 5 * WbCycles + 1);
+}
+
 // vbias and mark take one cycle: three of them start in 1, 2, 3 -> total 4.
 TEST(ComputeTiming, BiasAndMarkTakeOneCycle) {
   isa::HwConfig Hw = timingHw();

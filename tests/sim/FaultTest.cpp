@@ -83,6 +83,21 @@ TEST(Faults, WeightLoadsIntoPixelGroups) {
                         1, "ld.wgt", "wpix=1 needs wpix_loads"));
 }
 
+// A vwb's sum needs cu_sum_writeback (zc706_paper has none): the fault
+// names the pc and the reason, in timing-only runs too.
+TEST(Faults, WritebackOfSumsNeedsTheAdderTree) {
+  const std::string Wb = "vwb r0, r0, rows=1, bstride=0, shift=0, relu=0, sum=1\nhalt\n";
+  EXPECT_FALSE(faultOf(Wb).Faulted);
+  isa::HwConfig Paper = timingHw();
+  Paper.CuSumWriteback = 0;
+  for (bool TimingOnly : {false, true}) {
+    sim::SimOptions Opts;
+    Opts.TimingOnly = TimingOnly;
+    EXPECT_TRUE(isFaultAt(runForFault(assembleOrFail(Wb, Paper), Opts), 0, "vwb",
+                          "sum=1 needs cu_sum_writeback"));
+  }
+}
+
 // DRAM is 1 GiB: 32 bytes at 2^30 - 32 are the last legal ones (the load runs:
 // posted 2, D 4, done 38); two bytes later the row ends past DRAM.
 TEST(Faults, DramAddressOutOfRange) {

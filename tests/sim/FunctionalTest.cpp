@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SimTestUtil.h"
+#include <algorithm>
+#include <fmt/format.h>
 
 using namespace snow;
 using namespace snow::test;
@@ -207,6 +209,58 @@ TEST(Functional, BiasTraceWritebackRoundsSaturatesAndRelus) {
   EXPECT_EQ(slice(Out, 16, 16), Zero);
   EXPECT_EQ(slice(Out, 48, 16), Zero);
   EXPECT_EQ(slice(Out, 80, 16), Zero);
+}
+
+// vwb's sum: CU c traces x_c = 1000 (c + 1) by vMAC 0's weights w_l = l + 1,
+// so lane l of CU c holds 1000 (c + 1)(l + 1) and the sum over the four CUs
+// 10000 (l + 1): 10000, 20000, 30000, then saturated at 32767. Written with
+// skip 14 only CU 0 writes (CU 1's buffer keeps its zeros); without sum CU 0
+// writes its own 1000 (l + 1); with shift 1 the halves, 5000 (l + 1),
+// saturated from lane 6 on, here from CU 3. vMACs 1-3 write zeros.
+TEST(Functional, WritebackOfSumsAddsEveryCusAccumulators) {
+  std::vector<int> W;
+  for (int L = 0; L < 16; ++L)
+    W.push_back(L + 1);
+  std::string Text = ".output 0x40000 64 1 1\n" + data16(0x30000, {1000, 2000, 3000, 4000}) +
+                     data16(0x30040, W) +
+                     "li r2, imm=0x30040\n"
+                     "ld.wgt r2, r0, idx=0, rows=1, len=1, dstride=0, bstride=0, mask=15\n";
+  for (int C = 0; C < 4; ++C)
+    Text += fmt::format("li r1, imm={}\nld.map r1, r0, rows=1, len=1, dstride=0, bstride=0, "
+                        "mask={}\n",
+                        0x30000 + 2 * C, 1 << C);
+  Text += "signal.ld idx=0\n"
+          "wait.ex idx=0\n"
+          "vmac r0, r0, r0, rows=1, len=1, bstride=0, init=1\n"
+          "li r8, imm=128\n"
+          "li r9, imm=256\n"
+          "li r10, imm=384\n"
+          "vwb r0, r8, rows=1, bstride=0, shift=0, relu=0, sum=1, skip=14\n"
+          "vwb r0, r9, rows=1, bstride=0, shift=0, relu=0\n"
+          "vwb r0, r10, rows=1, bstride=0, shift=1, relu=0, sum=1\n"
+          "signal.ex idx=1\n"
+          "wait.st idx=1\n"
+          "li r11, imm=0x40000\n"
+          "st.map r11, r8, idx=0, rows=1, len=16, dstride=0, bstride=0\n"
+          "li r11, imm=0x40020\n"
+          "st.map r11, r8, idx=1, rows=1, len=16, dstride=0, bstride=0\n"
+          "li r11, imm=0x40040\n"
+          "st.map r11, r9, idx=0, rows=1, len=16, dstride=0, bstride=0\n"
+          "li r11, imm=0x40060\n"
+          "st.map r11, r10, idx=3, rows=1, len=16, dstride=0, bstride=0\n"
+          "halt\n";
+  std::vector<int16_t> Out = runForOutput(Text);
+  ASSERT_EQ(Out.size(), 64u);
+  std::vector<int16_t> Sum, Own, Half;
+  for (int L = 0; L < 16; ++L) {
+    Sum.push_back(int16_t(std::min(10000 * (L + 1), 32767)));
+    Own.push_back(int16_t(1000 * (L + 1)));
+    Half.push_back(int16_t(std::min(5000 * (L + 1), 32767)));
+  }
+  EXPECT_EQ(slice(Out, 0, 16), Sum);
+  EXPECT_EQ(slice(Out, 16, 16), std::vector<int16_t>(16, 0));
+  EXPECT_EQ(slice(Out, 32, 16), Own);
+  EXPECT_EQ(slice(Out, 48, 16), Half);
 }
 
 // vmul: each lane multiplies its accumulator, rounded (half up) and

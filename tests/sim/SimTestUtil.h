@@ -54,6 +54,7 @@ inline const char *const TimingHwYaml = "base: zc706\n"
                                         "maps_ports_per_bank: 1\n"
                                         "writeback_words: 2\n"
                                         "writeback_overlap: 0\n"
+                                        "cu_sum_writeback: 1\n"
                                         "pool_words: 1\n"
                                         "imem_kib: 0\n";
 

@@ -70,6 +70,8 @@ std::string snow::rtl::faultReason(const isa::Program &P, const std::vector<isa:
                        A0, uint64_t(1) << A0, Hw.VmacsPerCu);
   case FaultCode::WPIX:
     return Hw.wpixFault(unsigned(A0), unsigned(A1));
+  case FaultCode::SUM:
+    return Hw.sumFault();
   case FaultCode::POOL_WORDS:
     return fmt::format("words={} asks for {} lane words, more than the {} a pool computes at once",
                        A0, A0 + 1, Hw.poolWords());

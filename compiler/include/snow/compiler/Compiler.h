@@ -252,6 +252,16 @@ struct CompileOptions {
   /// pixels then split evenly over the CUs (Replan.cpp: planFlatPointwise;
   /// docs/compiler.md, step 3).
   bool FlatPointwise = true;
+  /// Plan every conv that runs alone with its CUs on one tile, each tracing
+  /// a share of its input channels, and the writeback adding the CUs' sums
+  /// (cu_sum_writeback), where such a plan fits (Replan.cpp: planCuSums;
+  /// docs/compiler.md, step 3). Set per layer (LayerTweak::Sum, what
+  /// --tune searches), or for all (tests): the cost model's estimates of
+  /// these plans are not close enough to choose them by.
+  bool ForceCuSums = false;
+  /// Internal (planCuSums sets it on its copy): planLayer weighs those
+  /// plans (LayerPlan::Parts), and with ForceCuSums only those.
+  bool PartPlans = false;
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
@@ -331,6 +341,8 @@ struct CompileOptions {
     /// A member of a merged conv (canonicalize(), step 8) is computed as a
     /// conv of its own (ir::keepApart; applyApart does it to the graph).
     bool Apart = false;
+    /// Its CUs split each tile's input channels (ForceCuSums for it).
+    bool Sum = false;
     bool operator==(const LayerTweak &) const = default;
   };
   std::map<std::string, LayerTweak> LayerOff;

@@ -85,6 +85,9 @@ struct HwConfig {
   /// 1: ld.wgt's wpix writes vMAC idx of every vmacp pixel group at once
   /// (one DRAM transfer for the blocks the groups share); 0: wpix must be 0.
   unsigned WpixLoads = zc706::wpix_loads;
+  /// 1: a vwb with sum writes the sum of every CU's accumulator words (an
+  /// adder tree across the CUs in the writeback path); 0: sum must be 0.
+  unsigned CuSumWriteback = zc706::cu_sum_writeback;
   /// Lane words vwb / vpre / vmul move per cycle per CU.
   unsigned WritebackWords = zc706::writeback_words;
   /// 1: a vwb holds the compute unit one cycle and writes back beside the
@@ -135,6 +138,8 @@ struct HwConfig {
   /// Why an ld.wgt's wpix and vMAC index name no vMAC of 2^wpix pixel groups
   /// on this machine (the fault the simulator and the RTL report), or "".
   std::string wpixFault(unsigned Wpix, unsigned Idx) const;
+  /// Why a vwb's sum cannot run here (no cu_sum_writeback).
+  std::string sumFault() const;
   /// Whether instructions are fetched from DRAM (imem_kib > 0).
   bool fetchesCode() const { return ImemKib != 0; }
   /// Bytes of one fetch block (a line of the instruction memory). Inline:

@@ -136,6 +136,12 @@ inline uint64_t writebackCycles(const isa::HwConfig &Hw, uint64_t Entries) {
   return Entries * Hw.writebackCyclesPerEntry();
 }
 
+/// A vwb with sum (cu_sum_writeback): the adder tree across the CUs is one
+/// more register stage between the accumulators' read port and the
+/// writeback's rounding, so its last word lands a cycle later than a plain
+/// vwb's (docs/architecture.md, "Writeback across CUs").
+constexpr uint64_t CuSumCycles = 1;
+
 /// Weight words an activation table occupies (LutEntries int16 values,
 /// LanesPerVmac to a word): what vlut reads, one word a cycle.
 inline uint64_t lutWords(const isa::HwConfig &Hw) {
