@@ -253,6 +253,15 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       Packings.push_back(Packing::Balanced);
     const unsigned PMax = std::min({Hw.AccEntries, B.OutCap / G, 4095u}) * P.pix();
     const unsigned MinChunks = ceilDiv(C, (B.WCap - P.TailWords) / KKw);
+    // A tile shape and loop order to weigh: its entries within the
+    // accumulators, and map-stationary only where that is another order.
+    auto Shape = [&](unsigned R, unsigned Wt, bool MS) {
+      if (R * roundUp(Wt, P.pix()) > PMax)
+        return false;
+      setTile(P, R, Wt, 0, 0, B);
+      // With one output group or one tile both loop orders are the same.
+      return !MS || (Opts.LoopReorder && P.NOg > 1 && P.NTiles > 1);
+    };
     // Every CU on one item, each tracing a share of its input chunks, the
     // writeback adding them up (LayerPlan::Parts): weighed only where
     // Replan.cpp's planCuSums asks, for a conv that runs alone. Chunks of
@@ -266,10 +275,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
       P.Parts = NCu;
       for (auto [R, Wt] : tileShapes(L.Out.H, L.Out.W, PMax))
         for (bool MS : {false, true}) {
-          if (R * roundUp(Wt, P.pix()) > PMax)
-            continue;
-          setTile(P, R, Wt, 0, 0, B);
-          if (MS && (!Opts.LoopReorder || P.NOg == 1 || P.NTiles == 1))
+          if (!Shape(R, Wt, MS))
             continue;
           P.MapStationary = MS;
           const RoundSummary S = summarizeRounds(P, NCu, Packing::Parts);
@@ -293,11 +299,7 @@ planPart(const ir::Layer &L, unsigned Index, bool OutIsSlice, const isa::HwConfi
                                   : tileShapes(L.Out.H, L.Out.W, PMax);
     for (auto [R, Wt] : Shapes)
       for (bool MS : {false, true}) {
-        if (R * roundUp(Wt, P.pix()) > PMax)
-          continue;
-        setTile(P, R, Wt, 0, 0, B);
-        // With one output group or one tile both loop orders are the same.
-        if (MS && (!Opts.LoopReorder || P.NOg == 1 || P.NTiles == 1))
+        if (!Shape(R, Wt, MS))
           continue;
         for (Packing How : Packings) {
           // Skip packings that give the same rounds as another: Mixed is

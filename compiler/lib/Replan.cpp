@@ -152,6 +152,21 @@ void snow::compiler::planPrefetchWindows(const ir::Graph &G, const isa::HwConfig
   });
 }
 
+/// Whether layer plans [K, End) are a conv that runs alone: no fusion, no
+/// pool beside it, one frame (a fusion's area, a pool beside it and a
+/// batch's frames are laid out by the map's rows), run-time weights none.
+static bool runsAlone(const std::vector<LayerPlan> &Plans, size_t K, size_t End,
+                      const std::vector<unsigned> &Frames, const std::vector<bool> &HasBeside) {
+  const LayerPlan &P = Plans[K];
+  if (!P.IsConv || P.Depthwise || P.Elementwise || P.Dynamic || Frames[P.Index] != 1 ||
+      HasBeside[P.Index] || P.BesideOf >= 0)
+    return false;
+  for (size_t J = K; J < End; ++J)
+    if (Plans[J].FusedWith >= 0 || Plans[J].ToMid || Plans[J].FromMid)
+      return false;
+  return true;
+}
+
 void snow::compiler::planFlatPointwise(const ir::Graph &G, const isa::HwConfig &Hw,
                                        const BufferMap &B, const CompileOptions &Opts,
                                        const std::vector<unsigned> &Frames,
@@ -163,20 +178,16 @@ void snow::compiler::planFlatPointwise(const ir::Graph &G, const isa::HwConfig &
     const LayerPlan &P = Plans[K];
     const unsigned I = P.Index;
     const ir::Layer &L = G.Layers[I];
-    // Only a layer alone: a fusion's area, a pool beside it and a batch's
-    // frames are laid out by the map's rows. A layer given a rank
-    // (CompileOptions::LayerOff, rankN) takes its N+1-th plan on rows: the
-    // ranks a search walks stay those of one list.
+    // Only a layer alone. A layer given a rank (CompileOptions::LayerOff,
+    // rankN) takes its N+1-th plan on rows: the ranks a search walks stay
+    // those of one list.
     std::optional<CompileOptions> Own;
     const CompileOptions &LOpts = Opts.forLayer(L, Own);
-    if (!LOpts.FlatPointwise || LOpts.PlanRank || !P.IsConv || P.Depthwise || P.Elementwise ||
-        P.Dynamic || !pointwise(L) || L.Out.H < 2 || Frames[I] != 1 || HasBeside[I] ||
-        P.BesideOf >= 0)
+    if (!LOpts.FlatPointwise || LOpts.PlanRank || !pointwise(L) || L.Out.H < 2 ||
+        !runsAlone(Plans, K, End, Frames, HasBeside))
       return std::nullopt;
     uint64_t Cycles = 0, Compute = 0;
     for (size_t J = K; J < End; ++J) {
-      if (Plans[J].FusedWith >= 0 || Plans[J].ToMid || Plans[J].FromMid)
-        return std::nullopt;
       Cycles += Plans[J].EstCycles;
       Compute += convComputeCycles(Plans[J], Hw);
     }
@@ -230,12 +241,8 @@ void snow::compiler::planCuSums(const ir::Graph &G, const isa::HwConfig &Hw, con
     // layer alone, as planFlatPointwise's.
     std::optional<CompileOptions> Own;
     const CompileOptions &LOpts = Opts.forLayer(L, Own);
-    if (!LOpts.ForceCuSums || !P.IsConv || P.Depthwise || P.Elementwise || P.Dynamic ||
-        L.HasResidual || Frames[I] != 1 || HasBeside[I] || P.BesideOf >= 0)
+    if (!LOpts.ForceCuSums || L.HasResidual || !runsAlone(Plans, K, End, Frames, HasBeside))
       return std::nullopt;
-    for (size_t J = K; J < End; ++J)
-      if (Plans[J].FusedWith >= 0 || Plans[J].ToMid || Plans[J].FromMid)
-        return std::nullopt;
     CompileOptions Parts = LOpts;
     Parts.PartPlans = true;
     Parts.PlanRank = 0;
