@@ -240,11 +240,13 @@ llvm::Expected<TuneResult> snow::compiler::tune(const ir::Graph &G, const isa::H
         C.insert(L);
   }
 
-  // Convs planned alone (no fusion, not depthwise), which may try "sum".
+  // Convs planned alone (no fusion, not depthwise), which may try "sum":
+  // read from their parts' orders (--emit=plan's, "+fused<" and "+dw"),
+  // not from the layer names the descriptions also hold.
   std::set<std::string> Alone;
   for (const auto &[L, D] : Base.Parts)
-    if (llvm::StringRef(D).startswith("conv ") && D.find("fused") == std::string::npos &&
-        D.find("dw") == std::string::npos)
+    if (llvm::StringRef(D).startswith("conv ") && D.find("+fused") == std::string::npos &&
+        D.find("+dw") == std::string::npos && D.find("+gdw") == std::string::npos)
       Alone.insert(L);
 
   // Layer by layer: its candidates side by side, the fastest kept.
