@@ -118,6 +118,15 @@ Cost concatPairCost(const std::vector<LayerPlan> &Ds, const std::vector<LayerPla
 Cost windowPairCost(const LayerPlan &D, const LayerPlan &Q, const isa::HwConfig &Hw,
                     std::vector<uint64_t> *Shares = nullptr, const LayerPlan *Proj = nullptr);
 
+/// A split block triple (FuseBlocks.cpp: bestSplitTriple): the map is one
+/// tile on every CU, D's output groups side by side a round, Q's outputs
+/// kept in the area, then Proj (LayerPlan::Parts) over them. The channel
+/// moves D's input once, every plan's weights once (D's and Q's a round,
+/// exposed beyond Q's step; Proj's a step, beyond the step before) and
+/// Proj's output (and residual). With Shares, the three plans' parts.
+Cost splitTripleCost(const LayerPlan &D, const LayerPlan &Q, const LayerPlan &Proj,
+                     const isa::HwConfig &Hw, std::vector<uint64_t> *Shares = nullptr);
+
 } // namespace snow::compiler
 
 #endif

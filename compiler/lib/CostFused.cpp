@@ -346,3 +346,56 @@ Cost snow::compiler::windowPairCost(const LayerPlan &D, const LayerPlan &Q, cons
   }
   return Total;
 }
+
+Cost snow::compiler::splitTripleCost(const LayerPlan &D, const LayerPlan &Q, const LayerPlan &Proj,
+                                     const isa::HwConfig &Hw, std::vector<uint64_t> *Shares) {
+  const ir::Layer &DL = *D.L;
+  const unsigned NCu = Hw.cus();
+  // D's input, the whole map, loaded once into every CU (one DMA a row).
+  const uint64_t MapBytes =
+      uint64_t(DL.In.H) * timing::rowSpanBytes(Hw, uint64_t(DL.In.W) * DL.In.C * 2, std::nullopt);
+  const uint64_t Own[3] = {convCompute(D, summarize(D, NCu), Hw), depthwiseCompute(Q, Hw),
+                           convCompute(Proj, summarize(Proj, NCu), Hw)};
+  // A round loads a block of D's for each CU a chunk, each under the step
+  // before (the round's first under Q's step), and a block of Q's.
+  uint64_t RoundBytes = NCu * ogWeightBytes(Q, 0, Hw);
+  for (unsigned C = 0; C < D.NChunks; ++C)
+    RoundBytes += NCu * ogWeightBytes(D, C, Hw);
+  const size_t Rounds = std::max<size_t>(1, D.Rounds.size());
+  const uint64_t DSteps = Rounds * D.NChunks;
+  uint64_t Exposed = 0;
+  const uint64_t DLoad = timing::dmaChannelCycles(Hw, RoundBytes / D.NChunks);
+  const uint64_t DUnder = (Own[0] + Own[1]) / DSteps;
+  if (DLoad > DUnder)
+    Exposed += (DSteps - 1) * (DLoad - DUnder);
+  // Proj's steps: a chunk's block for each CU, loaded under the step
+  // before (each CU's first chunk carries the bias word).
+  const unsigned Steps = Proj.NChunks / Proj.Parts;
+  uint64_t ProjBytes = 0;
+  for (unsigned C = 0; C < Steps; ++C)
+    ProjBytes += NCu * ogWeightBytes(Proj, C, Hw);
+  const uint64_t StepLoad = timing::dmaChannelCycles(Hw, ProjBytes / std::max(1u, Steps));
+  const uint64_t StepCompute = Own[2] / std::max<uint64_t>(1, uint64_t(Proj.NOg) * Steps);
+  if (StepLoad > StepCompute)
+    Exposed += (uint64_t(Proj.NOg) * Steps - 1) * (StepLoad - StepCompute);
+  const uint64_t Bytes =
+      MapBytes + Rounds * RoundBytes + Proj.NOg * ProjBytes +
+      uint64_t(Proj.Frames) * Proj.L->Out.elems() * 2 * (Proj.L->HasResidual ? 2 : 1);
+  // The map loads before anything computes, and the first round's weights
+  // as far as they do not load under the layer before (PrefetchWindow);
+  // the last output group's stores after.
+  const uint64_t RoundLoad0 = DLoad;
+  const uint64_t First =
+      timing::dmaChannelCycles(Hw, MapBytes) +
+      (RoundLoad0 > D.PrefetchWindow ? RoundLoad0 - D.PrefetchWindow : 0) +
+      timing::dmaChannelCycles(Hw, Proj.L->Out.elems() * 2 / std::max(1u, Proj.NOg));
+  const Cost Total(
+      std::max(Own[0] + Own[1] + Own[2] + Exposed, timing::dmaChannelCycles(Hw, Bytes)) + First,
+      Bytes, Hw);
+  if (Shares) {
+    const uint64_t Sum = std::max<uint64_t>(1, Own[0] + Own[1] + Own[2]);
+    *Shares = {Total.Cycles - Total.Cycles * (Own[1] + Own[2]) / Sum, Total.Cycles * Own[1] / Sum,
+               Total.Cycles * Own[2] / Sum};
+  }
+  return Total;
+}

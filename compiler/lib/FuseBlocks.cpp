@@ -28,6 +28,7 @@
 
 #include "Cost.h"
 #include "Fuse.h"
+#include "FuseTriple.h"
 #include "FuseWindows.h"
 #include "PlanKeys.h"
 #include "Rounds.h"
@@ -39,11 +40,6 @@ using namespace snow;
 using namespace snow::compiler;
 
 namespace {
-
-struct Triple {
-  LayerPlan Exp, Dw, Proj;
-  Cost Estimate;
-};
 
 /// Whether P is a 1x1 conv that can read depthwise conv Q's output groups
 /// as its channel chunks: a whole plan of one output group at a pixel a
@@ -289,13 +285,23 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
 }
 
 /// bestTriple, recalled where the same three plans were weighed before
-/// (recallPair): a --tune search compiles thousands of programs that
-/// differ in a layer or two.
+/// (recallTriple).
 std::optional<Triple> cachedTriple(const LayerPlan &E, const LayerPlan &Q, const LayerPlan &P,
                                    const isa::HwConfig &Hw, const BufferMap &B,
                                    const CompileOptions &EOpts, bool Half) {
-  PairChoice C = recallPair(&PlanCache::BlockTriples, {&E, &Q, &P}, EOpts, Half ? "half" : "", [&] {
-    std::optional<Triple> Best = bestTriple(E, Q, P, Hw, B, EOpts, Half);
+  return recallTriple(E, Q, P, Hw, EOpts, Half ? "half" : "",
+                      [&] { return bestTriple(E, Q, P, Hw, B, EOpts, Half); });
+}
+
+} // namespace
+
+std::optional<Triple>
+snow::compiler::recallTriple(const LayerPlan &E, const LayerPlan &Q, const LayerPlan &P,
+                             const isa::HwConfig &Hw, const CompileOptions &EOpts,
+                             const std::string &Tag,
+                             llvm::function_ref<std::optional<Triple>()> Search) {
+  PairChoice C = recallPair(&PlanCache::BlockTriples, {&E, &Q, &P}, EOpts, Tag, [&] {
+    std::optional<Triple> Best = Search();
     return Best ? PairChoice{{std::move(Best->Exp), std::move(Best->Dw), std::move(Best->Proj)},
                              Best->Estimate.Cycles,
                              Best->Estimate.Bytes}
@@ -306,8 +312,6 @@ std::optional<Triple> cachedTriple(const LayerPlan &E, const LayerPlan &Q, const
   return Triple{std::move(C.Plans[0]), std::move(C.Plans[1]), std::move(C.Plans[2]),
                 Cost(C.Cycles, C.Bytes, Hw)};
 }
-
-} // namespace
 
 void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &Hw,
                                       const BufferMap &B, const CompileOptions &Opts,
@@ -336,14 +340,27 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // overlap: its stage-2 units took triples on the estimate, measured
     // 6.5 k cycles faster with the hardware's format but 2.3 k slower with
     // calibrated ones (2026-12-04).
-    if (!windowProducer(E, B) || E.L->Out.C <= E.L->In.C || Readers[E.Index] != 1)
+    if (!windowProducer(E, B) || Readers[E.Index] != 1)
       continue;
+    // (A split triple computes no window twice: a 1x1 conv that does not
+    // widen the map may start one, ShuffleNet v2's 7x7 units.)
+    const bool Widens = E.L->Out.C > E.L->In.C;
     size_t J = readerAfter(Plans, EEnd, E.Index);
     if (J == Plans.size() || Readers[Plans[J].Index] != 1 ||
         !(depthwiseReader(Plans[J], E) || framedPoolReader(Plans[J], E, Gch)) || Plans[J].PoolBlock)
       continue;
     size_t J2 = readerAfter(Plans, J + 1, Plans[J].Index);
-    if (J2 == Plans.size() || !projectionReader(Plans[J2], Plans[J], Gch))
+    if (J2 == Plans.size())
+      continue;
+    // (A projection planned in two parts, LayerPlan::RestTiles, is weighed
+    // whole for a split triple, as the expansion is.)
+    std::optional<LayerPlan> WholeP;
+    if (Whole && layerEnd(Plans, J2) - J2 == 2 && Plans[J2 + 1].RestTiles && Plans[J2].FirstPart)
+      WholeP = Whole(Plans[J2]);
+    const LayerPlan &P = WholeP ? *WholeP : Plans[J2];
+    const bool Plain = Widens && projectionReader(Plans[J2], Plans[J], Gch);
+    const bool CanSplit = depthwiseReader(Plans[J], E) && splitProjectionReader(P, Plans[J]);
+    if (!Plain && !CanSplit)
       continue;
     // The plans between the three move after them: the projection's
     // residual must not be one of theirs.
@@ -359,8 +376,11 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
       continue;
     // Whether the triple pays is weighed with the projection's tile in half
     // the accumulators; once it does, its tiles may take more (below).
-    std::optional<Triple> Best = cachedTriple(E, Plans[J], Plans[J2], Hw, B, EOpts, true);
-    if (!Best)
+    std::optional<Triple> Best =
+        Plain ? cachedTriple(E, Plans[J], Plans[J2], Hw, B, EOpts, true) : std::nullopt;
+    std::optional<Triple> Split =
+        CanSplit ? cachedSplitTriple(E, Plans[J], P, Hw, B, EOpts) : std::nullopt;
+    if (!Best && !Split)
       continue;
     // Against the better of the two pairs the three could form instead:
     // the depthwise conv and the projection (Fuse.cpp), which saves at
@@ -381,6 +401,8 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // (33.3 k cycles against 23.5 k estimated, there).
     uint64_t Apart = cyclesBeside(Plans[J], E.Index, Hw) + Plans[J2].EstCycles, EBytes = 0,
              ECycles = 0;
+    if (WholeP) // (and the projection's other part)
+      Apart += Plans[J2 + 1].EstCycles;
     for (size_t I = K; I < EEnd; ++I) // Apart, E runs as planned.
       EBytes += Plans[I].EstDramBytes, ECycles += Plans[I].EstCycles;
     if (std::optional<PairEstimate> DwPair =
@@ -408,26 +430,41 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // stem triple, in mixed rounds, weighed 0.3 % under its layers apart
     // and ran 45 % over them (0.55 M cycles of waiting on DRAM in the stem
     // and the projection that the estimate does not see; 2026-12-05).
-    if (!clearlyCheaper(Best->Estimate.Cycles, Apart) && !EOpts.ForceBlockTriples)
+    // (A split triple is taken where the expansion asks for the writeback
+    // across CUs, "sum", as --tune may: the estimate of its layers apart
+    // may be far under their cycles, as MobileNet v2's block 17's, 93.0 k
+    // against 120.6 k run, where the split triple's, 99.0 k, ran 101.1 k.)
+    const bool ForceSplit = Split && EOpts.ForceCuSums;
+    const bool TakeSplit = Split && (ForceSplit || !Best || Split->Estimate < Best->Estimate);
+    if (!clearlyCheaper((TakeSplit ? Split : Best)->Estimate.Cycles, Apart) &&
+        !EOpts.ForceBlockTriples && !ForceSplit)
       continue;
+    if (TakeSplit)
+      Best = std::move(Split);
     // Its tiles then in as many accumulators as the producer's bands leave
     // (MobileNet v2 on zc706: the stem's 9x14 tiles 13x14, block3's 14x8
     // 12x14, less of each window computed twice; 1,785,432 -> 1,776,375
     // cycles). Not to decide on the triple: with the larger tiles narrow8's
     // stem triple (5x5 tiles) weighed 21 % under its layers apart and ran
     // 32 % over them, the stem's DRAM waits again unseen.
-    if (EOpts.LargeTripleTiles)
+    if (EOpts.LargeTripleTiles && !TakeSplit)
       if (std::optional<Triple> Larger = cachedTriple(E, Plans[J], Plans[J2], Hw, B, EOpts, false);
           Larger && Larger->Estimate < Best->Estimate)
         Best = std::move(Larger);
     std::vector<uint64_t> Shares;
-    windowPairCost(Best->Exp, Best->Dw, Hw, &Shares, &Best->Proj);
+    if (TakeSplit)
+      splitTripleCost(Best->Exp, Best->Dw, Best->Proj, Hw, &Shares);
+    else
+      windowPairCost(Best->Exp, Best->Dw, Hw, &Shares, &Best->Proj);
     Best->Exp.EstCycles = Shares[0];
     Best->Exp.EstDramBytes = Best->Estimate.Bytes;
     Best->Dw.EstCycles = Shares[1];
     Best->Proj.EstCycles = Shares[2];
     Best->Dw.EstDramBytes = Best->Proj.EstDramBytes = 0; // all counted on the expansion
-    // The expansion's other part goes: the triple's is the whole layer.
+    // The projection's and the expansion's other parts go: the triple's
+    // are the whole layers.
+    if (TakeSplit && WholeP)
+      Plans.erase(Plans.begin() + long(J2) + 1);
     Plans.erase(Plans.begin() + long(K) + 1, Plans.begin() + long(EEnd));
     J -= EEnd - K - 1;
     J2 -= EEnd - K - 1;

@@ -52,6 +52,7 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
       {"colocated-weights", &CompileOptions::ColocatedWeights},
       {"flat-pointwise", &CompileOptions::FlatPointwise},
       {"large-triple-tiles", &CompileOptions::LargeTripleTiles},
+      {"split-triples", &CompileOptions::SplitTriples},
   };
   assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
   return Switches;
@@ -88,7 +89,7 @@ std::string CompileOptions::planningKey() const {
       ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
       StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
       FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise,      LargeTripleTiles,
-      BlockedConcats,   BesidePairs,      PartPlans,         ForceCuSums};
+      BlockedConcats,   BesidePairs,      PartPlans,         ForceCuSums,        SplitTriples};
   uint64_t Bits = 0;
   for (size_t K = 0; K < std::size(Flags); ++K)
     Bits |= uint64_t(Flags[K]) << K;

@@ -66,7 +66,10 @@ uint64_t LayerPlan::inputElems(unsigned Lanes) const {
 }
 
 unsigned LayerPlan::kernelWords(unsigned C) const {
-  return L->KH * traceCols() * (Depthwise ? passes() : chunkSize(C, L->In.C));
+  // CUs splitting an item's chunks trace chunks of one size (a block
+  // triple's last may lie partly or wholly past the channels: zeros).
+  const unsigned Cn = Parts > 1 ? Chunk : chunkSize(C, L->In.C);
+  return L->KH * traceCols() * (Depthwise ? passes() : Cn);
 }
 
 LayerPlan::WindowShape LayerPlan::windowShape(unsigned T) const {

@@ -235,6 +235,15 @@ struct LayerPlan {
   /// before it leaves alone (its bands use the AccLimit entries below:
   /// LayerPlan::accLimit). 0: no triple.
   uint32_t MidOut = 0;
+  /// A block triple of one tile on CUs side by side (FuseBlocks.cpp:
+  /// bestSplitTriple): the depthwise conv's round r writes its CUs' output
+  /// groups MidSlot elements apart from MidOut on (slot r), and its 1x1
+  /// reader, its input channels split over the CUs (Parts), reads the
+  /// chunk of its step C in slot C, after every depthwise round. 0: one
+  /// slot, read right after each round.
+  uint32_t MidSlot = 0;
+  /// Where a block triple's chunk C lies in the area (elements).
+  uint32_t midChunkAt(unsigned C) const { return MidOut + C * MidSlot; }
   /// Elements a pixel of that tile takes in the area (the CU's lane groups;
   /// the 1x1 reader's chunk may be fewer channels: LayerPlan::pixelStride).
   /// On a concat's producer (ToMid, not FromMid; FuseConcat.cpp): the
@@ -599,8 +608,9 @@ struct LayerPlan {
   }
   /// GroupChunks: chunks per output group (its G channels / Chunk).
   unsigned OgSpan = 1;
+  /// (0 for a chunk past the channels: a split triple's last, Parts.)
   unsigned chunkSize(unsigned C, unsigned Total) const {
-    return std::min(Total, (C + 1) * Chunk) - C * Chunk;
+    return C * Chunk >= Total ? 0 : std::min(Total, (C + 1) * Chunk) - C * Chunk;
   }
   /// Elements between two pixels in the buffer for chunk C.
   unsigned pixelStride(unsigned C, unsigned Lanes) const;

@@ -86,7 +86,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     Rows = Rd.ExtR;
   // A block triple's 1x1 conv reads its depthwise producer's chunk
   // (LayerPlan::MidOut) and accumulates from entry AccBase on.
-  const uint32_t Maps = P.readsMidOut() ? midBase(S) + P.MidOut
+  // (A split triple's, LayerPlan::MidSlot: the slot of its step's chunk.)
+  const uint32_t Maps = P.readsMidOut() ? midBase(S) + P.midChunkAt(S.Chunk)
                         : P.FromMid     ? midBase(S)
                                         : inBase(S) + P.InSkew;
   E.li(3, B.WBase[S.WBuf] + S.WOff);
@@ -163,7 +164,7 @@ void Lowerer::copyRegion(const Step &S) {
          "a copied region holds one chunk for two pixel groups");
   // One-tap windows: each vmax moves poolWords lane words a cycle.
   const unsigned Width = LayerPlan::copyWidth(Hw), Stride = P.pixelStride(S.Chunk, Lanes);
-  const uint32_t Base = P.readsMidOut() ? midBase(S) + P.MidOut : inBase(S) + P.InSkew;
+  const uint32_t Base = P.readsMidOut() ? midBase(S) + P.midChunkAt(S.Chunk) : inBase(S) + P.InSkew;
   const uint32_t Src = Base + P.copyShift(Stride);
   E.li(9, Base + P.CopyBanks * Hw.mapsBankElems());
   E.li(6, Src);
@@ -453,9 +454,10 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   // concat's pixels (FuseConcat.cpp).
   const bool Concat = P.concatProducer();
   const unsigned Pitch = Concat ? P.MidPitch : Area && !P.MidOut ? L.Out.C << P.PixLog : G;
-  const uint32_t Base = Concat ? midBase(S) + P.MidChannel + Rd.firstOg() * P.ogChannels(G)
-                        : Area ? midBase(S) + (P.MidOut ? P.MidOut : P.chunkBegin(S.Chunk))
-                               : B.OutBase[S.OutBuf];
+  const uint32_t Base =
+      Concat ? midBase(S) + P.MidChannel + Rd.firstOg() * P.ogChannels(G)
+      : Area ? midBase(S) + (P.MidOut ? P.midChunkAt(S.Chunk) : P.chunkBegin(S.Chunk))
+             : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds a share of each row in each
   // bank.
   const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;

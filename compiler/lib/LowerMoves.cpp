@@ -537,5 +537,13 @@ void Lowerer::loadResidual(const Step &S) {
       E.wait(Unit::Load, LayerDone);
   E.wait(Unit::Load, OutFree + S.OutBuf);
   tileRuns(S, S.P->Res, Opcode::LD_MAP);
+  // CUs splitting the item's chunks (LayerPlan::Parts) add up their
+  // accumulators: the residual goes to CU 0's (outputSlice), zeros to the
+  // others' entries, so that it is added once.
+  if (S.P->Parts > 1) {
+    const Round &Rd = S.round();
+    const unsigned Entries = Rd.ExtR * Rd.ExtC >> S.P->PixLog;
+    fill(B.OutBase[S.OutBuf], 1, Entries * G, Entries * G, ((1u << NCu) - 1) & ~1u, 0);
+  }
   E.signal(Unit::Load, ResFull + S.OutBuf);
 }

@@ -41,7 +41,7 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
   // A field added to LayerPlan must be added here (unless it is derived
   // from these, as the rounds are); this assertion fails so that nobody
   // forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(LayerPlan) == 648, "LayerPlan changed: update planFingerprint");
+  static_assert(sizeof(LayerPlan) == 656, "LayerPlan changed: update planFingerprint");
   auto View = [](const TensorView &V) {
     return fmt::format("{},{},{},{},{}", V.Addr, V.W, V.Stride, V.Offset, V.FrameBytes);
   };
@@ -56,8 +56,8 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
                  P.FusedWith, P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide,
                  P.Banked, P.CopyBanks, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,
                  P.OutIsSlice, P.StepY, P.StepX, P.Ordinal, P.NeedsDone);
-  fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {}", P.MidOut, P.MidPitch,
-                 P.MidChannel, P.AccBase, P.AccLimit, P.BankLog, P.Straddles);
+  fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", P.MidOut, P.MidSlot,
+                 P.MidPitch, P.MidChannel, P.AccBase, P.AccLimit, P.BankLog, P.Straddles);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", View(P.In), View(P.Out),
                  View(P.Res), P.PoolBlock, View(P.PoolOut), P.PoolMult, P.PoolShift, View(P.In2));
   for (const OutPiece &Pc : P.Pieces)

@@ -81,21 +81,31 @@ static std::vector<Step> fusedSteps(const LayerPlan &D, const std::vector<const 
   // round, the reader's right after the producer's (its CUs' area holds
   // one round's windows).
   // A block triple's 1x1 conv (LayerPlan::MidOut) takes the chunk each
-  // round's depthwise step leaves in the area right after it.
+  // round's depthwise step leaves in the area right after it; a split
+  // triple's (LayerPlan::MidSlot) takes them all after the last round.
   if (D.Window.R) {
     std::vector<std::vector<Step>> QS;
     for (const LayerPlan *Q : Ps)
       QS.push_back(planSteps(*Q));
     assert(Ps.size() <= 2 && (Ps.size() == 1 || Ps[1]->readsMidOut()) &&
            "FuseWindows.cpp, FuseBlocks.cpp: a step each a round");
+    // (A split triple's expansion may take several steps a round, its
+    // chunks: the reader's step follows the round's last.)
+    const bool Split = Ps.size() == 2 && Ps[1]->MidSlot;
     std::vector<Step> Out;
+    size_t Round = 0;
     for (size_t K = 0; K < DS.size(); ++K) {
       Out.push_back(DS[K]);
-      for (const std::vector<Step> &Q : QS) {
-        assert(Q.size() == DS.size() && "a step each a round");
-        Out.push_back(Q[K]);
+      if (!DS[K].completesGroup())
+        continue;
+      for (size_t I = 0; I < QS.size() - Split; ++I) {
+        assert(QS[I].size() == D.Rounds.size() && "a step each a round");
+        Out.push_back(QS[I][Round]);
       }
+      ++Round;
     }
+    if (Split)
+      Out.insert(Out.end(), QS[1].begin(), QS[1].end());
     return Out;
   }
   const size_t Groups = D.Rounds.size() / D.NOg;
@@ -452,8 +462,11 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       S.NewW = false;
     // (FuseWindows.cpp co-locates where every round changes the groups, so
     // the producer loads a block each step.)
+    // (A split triple's depthwise conv too, LayerPlan::MidSlot, whose
+    // projection's steps come after every round.)
     if (P.CoWeights && S.NewW && K + 1 < Steps.size() && Steps[K + 1].P->ReadsWindow &&
-        !Steps[K + 1].P->ToMid && Steps[K + 1].P->FusedWith == P.FusedWith) {
+        (!Steps[K + 1].P->ToMid || Steps[K + 1].P->MidSlot) &&
+        Steps[K + 1].P->FusedWith == P.FusedWith) {
       S.CoReader = Steps[K + 1].P;
       S.CoRound = Steps[K + 1].RoundIdx;
     }

@@ -72,6 +72,7 @@ void tableWords(const ir::Layer &L, uint8_t *Out) {
 void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
   const LayerPlan &P = *B.P;
   const ir::Layer &L = *P.L;
+  uint8_t *const Start = Out;
   const unsigned Lanes = Hw.LanesPerVmac, G = Hw.VmacsPerCu * Lanes;
   const unsigned Cin = L.In.C, Cout = L.Out.C;
   // Grouped (not depthwise) convolutions run as dense ones whose cross-group
@@ -196,8 +197,12 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
           });
       }
   }
-  if (P.tailedChunk(B.C, B.Og))
+  // (A chunk of CUs splitting an item's chunks, LayerPlan::Parts, may hold
+  // fewer channels than its block's words: the rest stay zero.)
+  if (P.tailedChunk(B.C, B.Og)) {
+    Out = Start + size_t(P.kernelWords(B.C)) * 2 * Lanes;
     Tail();
+  }
 }
 
 } // namespace
@@ -229,8 +234,11 @@ std::optional<PinnedWeights> snow::compiler::pinWeights(const LayerPlan &D, cons
 }
 
 bool snow::compiler::colocatesWeights(const LayerPlan &D, const LayerPlan &Q, uint32_t WCap) {
-  if (!D.Window.R || D.NChunks != 1 || !Q.IsConv || !Q.Depthwise || D.Rounds.empty() || D.Dynamic ||
-      Q.Dynamic || D.WeightsOnce || Q.WeightsOnce || D.PinWeights || Q.PinWeights)
+  // (A split triple's producer may trace chunks: the reader's blocks ride
+  // with its last, past its widest block.)
+  if (!D.Window.R || (D.NChunks != 1 && !Q.MidSlot) || !Q.IsConv || !Q.Depthwise ||
+      D.Rounds.empty() || D.Dynamic || Q.Dynamic || D.WeightsOnce || Q.WeightsOnce ||
+      D.PinWeights || Q.PinWeights)
     return false;
   for (size_t K = 1; K < D.Rounds.size(); ++K)
     if (sameWork(D.Rounds[K - 1], D.Rounds[K], &Work::Og))

@@ -279,6 +279,11 @@ static cl::opt<bool> NoFourBankAreas(
     cl::desc("Read a concat pair's area at most two pixels a step from two banks, never four "
              "from four banks across both input regions"),
     cl::cat(Cat));
+static cl::opt<bool> NoSplitTriples(
+    "no-split-triples",
+    cl::desc("Never run a block triple of a one-tile map on every CU at once (its projection's "
+             "input channels split over the CUs)"),
+    cl::cat(Cat));
 static cl::opt<bool> NoLargeTripleTiles(
     "no-large-triple-tiles",
     cl::desc("Keep a block triple's projection tile in half the accumulators (its windows then "
@@ -460,6 +465,7 @@ static int compileModel() {
   Opts.FuseConcats = !NoFuseConcats;
   Opts.FourBankAreas = !NoFourBankAreas;
   Opts.LargeTripleTiles = !NoLargeTripleTiles;
+  Opts.SplitTriples = !NoSplitTriples;
   Opts.WholeMapWindows = !NoWholeMapWindows;
   Opts.ColocatedWeights = !NoColocatedWeights;
   Opts.WeightRiders = !NoWeightRiders;

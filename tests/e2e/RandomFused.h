@@ -277,6 +277,29 @@ inline std::string invertedResidualCase(unsigned Seed) {
   return Y;
 }
 
+/// An inverted residual block on a map small enough for one tile (3x3 to
+/// 8x8): a 1x1 expansion of its input's 8-160 channels to 4-12 output
+/// groups of 64 (the last often partial), a padded 3x3 or 5x5
+/// depthwise conv of stride 1, a 1x1 projection of 8-300 channels (over an
+/// output group or several, a partial last), with the block's residual
+/// every other time: what a split triple (FuseBlocks.cpp: bestSplitTriple)
+/// runs on every CU at once, some CUs' last round past the channels.
+inline std::string splitTripleCase(unsigned Seed) {
+  Rng R(Seed * 4481 + 3);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const unsigned H = Pick(3, 8), W = Pick(3, 8), Cin = Pick(8, 160);
+  const unsigned C = 64 * Pick(4, 12) - Pick(0, 40), K = Seed % 3 == 2 ? 5 : 3;
+  const bool Residual = Seed % 2 == 1;
+  const unsigned Out = Residual ? Cin : Pick(8, 300);
+  std::string Y = modelHeader(fmt::format("split{}", Seed), Cin, H, W, 3);
+  Y += fmt::format("  - {{name: e, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += depthwiseLayer(C, K, 1, K / 2, Seed % 4 != 0);
+  Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Out);
+  if (Residual)
+    Y += "  - {name: a, type: add, inputs: [p, data]}\n";
+  return Y;
+}
+
 /// A network's stem and its first inverted residual block without the
 /// expansion (MobileNet v2's conv1, block1_dw and block1_project): a 3x3
 /// conv of 1-4 channels, stride 2 (every fourth case 1), padded or not, into

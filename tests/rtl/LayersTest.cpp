@@ -66,6 +66,7 @@ class RtlRandomProduct : public RandomLayers {};
 class RtlRandomLayerNorm : public RandomLayers {};
 class RtlRandomShuffle : public RandomLayers {};
 class RtlRandomSum : public RandomLayers {};
+class RtlRandomSplitTriple : public RandomLayers {};
 
 TEST_P(RtlRandomConv, SimAndRtlAgree) { check(convCase(GetParam(), 1'500'000)); }
 TEST_P(RtlRandomPool, SimAndRtlAgree) { check(poolCase(GetParam())); }
@@ -133,6 +134,11 @@ TEST_P(RtlRandomShuffle, SimAndRtlAgree) { check(shuffleCase(GetParam())); }
 // Convs whose CUs split each tile's input channels, the writeback adding
 // their sums (vwb's sum; mini64's one CU traces them all).
 TEST_P(RtlRandomSum, SimAndRtlAgree) { check(sumCase(GetParam()), {"--layer-off", "c=sum"}); }
+// Inverted residual blocks of one tile on every CU at once, the
+// projection's chunks split over the CUs (FuseBlocks.cpp: bestSplitTriple).
+TEST_P(RtlRandomSplitTriple, SimAndRtlAgree) {
+  check(splitTripleCase(GetParam()), {"--layer-off", "e=sum"});
+}
 
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomConv, ::testing::Range(0u, 36u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPool, ::testing::Range(0u, 12u));
@@ -173,6 +179,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomProduct, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomLayerNorm, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomShuffle, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSum, ::testing::Range(0u, 9u));
+// (zc706 and big1024: mini64's one CU takes no split triple.)
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomSplitTriple, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
 
 class RtlGrouped : public CoSimTest {};
 

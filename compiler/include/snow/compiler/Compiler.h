@@ -220,6 +220,13 @@ struct CompileOptions {
   /// of each window is computed twice (FuseBlocks.cpp; docs/compiler.md,
   /// step 9f).
   bool LargeTripleTiles = true;
+  /// Let a block triple of a map small enough for one tile (7x7) run on
+  /// every CU at once, its expansion's output groups side by side, the
+  /// depthwise outputs kept in the area and the projection's input
+  /// channels split over the CUs, added by the writeback across CUs
+  /// (cu_sum_writeback; FuseBlocks.cpp: bestSplitTriple; docs/compiler.md,
+  /// step 9f).
+  bool SplitTriples = true;
   /// Let a window pair of one tile, the whole map (its CUs taking the
   /// producer's output groups side by side), lay the producer's input out
   /// in a whole input region, its area in the other, where the window with
@@ -257,7 +264,8 @@ struct CompileOptions {
   /// (cu_sum_writeback), where such a plan fits (Replan.cpp: planCuSums;
   /// docs/compiler.md, step 3). Set per layer (LayerTweak::Sum, what
   /// --tune searches), or for all (tests): the cost model's estimates of
-  /// these plans are not close enough to choose them by.
+  /// these plans are not close enough to choose them by. Of an expansion:
+  /// its split triple where one fits (FuseSplitTriple.cpp).
   bool ForceCuSums = false;
   /// Internal (planCuSums sets it on its copy): planLayer weighs those
   /// plans (LayerPlan::Parts), and with ForceCuSums only those.
@@ -341,7 +349,9 @@ struct CompileOptions {
     /// A member of a merged conv (canonicalize(), step 8) is computed as a
     /// conv of its own (ir::keepApart; applyApart does it to the graph).
     bool Apart = false;
-    /// Its CUs split each tile's input channels (ForceCuSums for it).
+    /// Its CUs split each tile's input channels (ForceCuSums for it); of
+    /// an expansion, its block runs as a split triple where one fits
+    /// (FuseSplitTriple.cpp), whatever the estimate.
     bool Sum = false;
     bool operator==(const LayerTweak &) const = default;
   };

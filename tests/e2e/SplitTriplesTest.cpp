@@ -1,0 +1,89 @@
+//===- SplitTriplesTest.cpp - Block triples on every CU at once -----------===//
+//
+// An inverted residual block on a map small enough for one tile (7x7) runs
+// on every CU at once: each round gives each CU an output group of the
+// expansion over the whole map, its depthwise conv keeps its output in the
+// area, and the projection's input channels are split over the CUs, their
+// partial sums added by the writeback across CUs (FuseBlocks.cpp:
+// bestSplitTriple; LayerPlan::MidSlot, Parts; docs/compiler.md, step 9f).
+// These tests check that the planner takes it where it pays, that it runs
+// faster there, and bit-exact against the reference on random blocks
+// forced onto it (the expansion's "sum"), with residuals, partial groups
+// and presets of 3, 4 and 8 CUs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayersHarness.h"
+#include "PassHarness.h"
+#include "RandomFused.h"
+#include <fmt/format.h>
+
+using namespace snow;
+using namespace snow::test;
+
+namespace {
+
+/// MobileNet v2's block 16 at 7x7: 160 -> 960 -> 160 channels, residual.
+const std::string Block7 = header("block7", 160, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 960, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 960, kernel: 3, pad: 1, groups: 960, relu: true}
+  - {name: p, type: conv, out_channels: 160, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+)";
+
+/// A ShuffleNet v2 unit's branch at 7x7: 232 channels throughout (four
+/// output groups, the last of 40), no widening.
+const std::string Unit7 = header("unit7", 232, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 232, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 232, kernel: 3, pad: 1, groups: 232}
+  - {name: p, type: conv, out_channels: 232, kernel: 1, relu: true}
+)";
+
+TEST(Passes, SevenBySevenBlocksRunOnEveryCuAtOnce) {
+  // zc706, 2026-12-07: Block7 in 15 rounds of tiles apart, 1x13-pixel
+  // runs, or as a split triple (four rounds, the projection's 16 chunks
+  // four a CU); Unit7 likewise (one round).
+  for (const std::string *Yaml : {&Block7, &Unit7}) {
+    SCOPED_TRACE(*Yaml);
+    EXPECT_TRUE(hasPart(zc706Parts(*Yaml), "p", {"sum4", "fused<", "block"}));
+    const OnOff R = withAndWithout(*Yaml, "zc706", &compiler::CompileOptions::SplitTriples);
+    EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
+  }
+  compiler::CompileOptions Off;
+  Off.SplitTriples = false;
+  EXPECT_FALSE(hasPart(zc706Parts(Block7, Off), "p", {"sum4"}));
+}
+
+TEST(Passes, ASplitTripleKeepsItsDepthwiseOutputsInSlots) {
+  // Four rounds of the 15 groups (the fourth CU's last round computes the
+  // 15th again, its projection weights zeros): the depthwise conv writes
+  // four slots, the projection reads them, its sums added by vwb.
+  RunResult R;
+  ASSERT_TRUE(runModel(Block7, "zc706", R, {}));
+  EXPECT_TRUE(sameBits(R));
+  const unsigned Sums = countInsts(R.Prog, [](const isa::Inst &I) {
+    return I.Op == isa::Opcode::VWB && I.sum && I.skip == 0xe;
+  });
+  EXPECT_EQ(Sums, 3u) << "one a projection output group (160 = 64 + 64 + 32)";
+}
+
+TEST(Layers, RandomSplitTriplesAreBitExact) {
+  // (RtlRandomSplitTriple co-simulates these cases.)
+  compiler::CompileOptions Opts;
+  llvm::Error Err = compiler::addLayerOff("e=sum", Opts);
+  ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
+  unsigned Split = 0;
+  for (unsigned Seed = 0; Seed < 24; ++Seed) {
+    const std::string Yaml = splitTripleCase(Seed);
+    SCOPED_TRACE(Yaml);
+    Split += hasPart(zc706Parts(Yaml, Opts), "p", {"sum4", "fused<"});
+    for (const char *Hw : {"zc706", "narrow8", "big1024"})
+      cyclesOf(Yaml, Hw, Opts);
+  }
+  // Every map fits a tile and every projection's entries half zc706's
+  // accumulators; an expansion or projection planned in parts of two
+  // pixel modes (a remainder of 32 channels or fewer) makes no triple.
+  EXPECT_GE(Split, 16u) << "of 24";
+}
+
+} // namespace
