@@ -340,7 +340,9 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // overlap: its stage-2 units took triples on the estimate, measured
     // 6.5 k cycles faster with the hardware's format but 2.3 k slower with
     // calibrated ones (2026-12-04).
-    if (!windowProducer(E, B) || Readers[E.Index] != 1)
+    // (A split triple's expansion traces chunks: any input channels.)
+    const bool Producer = windowProducer(E, B);
+    if ((!Producer && !windowProducer(E, B, /*Chunked=*/true)) || Readers[E.Index] != 1)
       continue;
     // (A split triple computes no window twice: a 1x1 conv that does not
     // widen the map may start one, ShuffleNet v2's 7x7 units.)
@@ -358,7 +360,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     if (Whole && layerEnd(Plans, J2) - J2 == 2 && Plans[J2 + 1].RestTiles && Plans[J2].FirstPart)
       WholeP = Whole(Plans[J2]);
     const LayerPlan &P = WholeP ? *WholeP : Plans[J2];
-    const bool Plain = Widens && projectionReader(Plans[J2], Plans[J], Gch);
+    const bool Plain = Producer && Widens && projectionReader(Plans[J2], Plans[J], Gch);
     const bool CanSplit = depthwiseReader(Plans[J], E) && splitProjectionReader(P, Plans[J]);
     if (!Plain && !CanSplit)
       continue;

@@ -201,11 +201,12 @@ uint64_t snow::compiler::pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw)
 
 /// Whether plan D is a dense conv that can compute its reader's windows
 /// into the area: one channel chunk, its own plan, no residual.
-bool snow::compiler::windowProducer(const LayerPlan &D, const BufferMap &B) {
+bool snow::compiler::windowProducer(const LayerPlan &D, const BufferMap &B, bool Chunked) {
   const ir::Layer &L = *D.L;
   return D.IsConv && !D.Depthwise && !D.Elementwise && !D.GroupChunks && !D.Dynamic && !D.ToMid &&
          !D.FromMid && D.FirstPart && D.LastPart && !D.OutIsSlice && D.BesideOf < 0 &&
-         L.Groups == 1 && !L.HasResidual && L.KH * L.KW * L.In.C + D.TailWords <= B.WCap;
+         L.Groups == 1 && !L.HasResidual &&
+         (Chunked || L.KH * L.KW * L.In.C + D.TailWords <= B.WCap);
 }
 
 namespace {

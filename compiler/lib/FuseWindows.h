@@ -52,7 +52,10 @@ bool mixableWindows(const LayerPlan &Dn, const LayerPlan &Q, const CompileOption
 /// output's round trip through DRAM.
 uint64_t pairSaving(const LayerPlan &Q, const isa::HwConfig &Hw);
 /// Whether D is a dense conv that can compute its reader's windows.
-bool windowProducer(const LayerPlan &D, const BufferMap &B);
+/// Chunked: its kernel may take several chunks of a lane group's
+/// channels (a split triple's expansion, FuseSplitTriple.cpp), so need not
+/// fit a weights bank whole.
+bool windowProducer(const LayerPlan &D, const BufferMap &B, bool Chunked = false);
 /// The estimated cycles of the cheapest window pair of producer D and
 /// reader Q, if one fits.
 std::optional<uint64_t> windowPairCycles(const LayerPlan &D, const LayerPlan &Q,
