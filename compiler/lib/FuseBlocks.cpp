@@ -42,15 +42,17 @@ using namespace snow::compiler;
 namespace {
 
 /// Whether P is a 1x1 conv that can read depthwise conv Q's output groups
-/// as its channel chunks: a whole plan of one output group at a pixel a
-/// trace (the accumulators hold a tile of it), no activation table (the
-/// other two's vluts come between its first chunk's, which loads its
-/// table, and its writeback).
-bool projectionReader(const LayerPlan &P, const LayerPlan &Q, unsigned Gch) {
+/// as its channel chunks: a whole plan of at most MaxOut output channels
+/// at a pixel a trace, no activation table (the other two's vluts come
+/// between its first chunk's, which loads its table, and its writeback).
+/// A tiled triple's holds one output group of its tile in the accumulators
+/// (MaxOut: a group's channels); a split triple's runs its groups after
+/// every round (FuseSplitTriple.cpp: any).
+bool projectionReader(const LayerPlan &P, const LayerPlan &Q, unsigned MaxOut) {
   const ir::Layer &L = *P.L;
   return P.IsConv && !P.Depthwise && !P.Elementwise && !P.GroupChunks && !P.Dynamic &&
          pointwise(L) && P.FirstPart && P.LastPart && !P.ToMid && !P.FromMid && !P.PoolBlock &&
-         P.BesideOf < 0 && L.input() == int(Q.Index) && L.In.C == Q.L->Out.C && L.Out.C <= Gch &&
+         P.BesideOf < 0 && L.input() == int(Q.Index) && L.In.C == Q.L->Out.C && L.Out.C <= MaxOut &&
          L.QLut.empty() && P.Frames == Q.Frames;
 }
 
@@ -361,7 +363,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
       WholeP = Whole(Plans[J2]);
     const LayerPlan &P = WholeP ? *WholeP : Plans[J2];
     const bool Plain = Producer && Widens && projectionReader(Plans[J2], Plans[J], Gch);
-    const bool CanSplit = depthwiseReader(Plans[J], E) && splitProjectionReader(P, Plans[J]);
+    const bool CanSplit = depthwiseReader(Plans[J], E) && projectionReader(P, Plans[J], UINT32_MAX);
     if (!Plain && !CanSplit)
       continue;
     // The plans between the three move after them: the projection's

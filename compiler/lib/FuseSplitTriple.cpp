@@ -9,9 +9,11 @@
 // (LayerPlan::MidSlot); then the projection, its input channels split
 // over the CUs (LayerPlan::Parts: CU c's chunks are its groups), runs an
 // output group a round over the slots, and one vwb with sum adds the CUs'
-// partial sums (cu_sum_writeback) into CU 0, which stores them. Nothing of
-// the block crosses the channel but its input, once, the weights, once,
-// and its output. docs/compiler.md, step 9f ("Split triples").
+// partial sums (cu_sum_writeback) into CU 0, which stores them (a
+// residual goes into CU 0's accumulators only: Lowerer::loadResidual).
+// Nothing of the block crosses the channel but its input, once, the
+// weights, once, and its output. docs/compiler.md, step 9f ("Split
+// triples").
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,17 +26,6 @@
 
 using namespace snow;
 using namespace snow::compiler;
-
-/// (Any output channels; its input channels are split over the CUs,
-/// LayerPlan::Parts, whose partial sums the writeback adds: a residual is
-/// loaded into CU 0's accumulators only, Lowerer::loadResidual.)
-bool snow::compiler::splitProjectionReader(const LayerPlan &P, const LayerPlan &Q) {
-  const ir::Layer &L = *P.L;
-  return P.IsConv && !P.Depthwise && !P.Elementwise && !P.GroupChunks && !P.Dynamic &&
-         pointwise(L) && P.FirstPart && P.LastPart && !P.ToMid && !P.FromMid && !P.PoolBlock &&
-         P.BesideOf < 0 && L.input() == int(Q.Index) && L.In.C == Q.L->Out.C && L.QLut.empty() &&
-         P.Frames == Q.Frames && P.Frames == 1;
-}
 
 namespace {
 

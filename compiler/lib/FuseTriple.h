@@ -31,10 +31,6 @@ std::optional<Triple> recallTriple(const LayerPlan &E, const LayerPlan &Q, const
                                    const std::string &Tag,
                                    llvm::function_ref<std::optional<Triple>()> Search);
 
-/// Whether P is a 1x1 conv that can read depthwise conv Q's output groups
-/// kept in the area of a split triple (cachedSplitTriple).
-bool splitProjectionReader(const LayerPlan &P, const LayerPlan &Q);
-
 /// The split triple of expansion E, depthwise conv Q and projection P, if
 /// one fits (FuseSplitTriple.cpp), recalled where the same three plans
 /// were weighed before (recallPair).

@@ -167,60 +167,76 @@ static bool runsAlone(const std::vector<LayerPlan> &Plans, size_t K, size_t End,
   return true;
 }
 
+/// replanLayers over the convs that run alone (runsAlone): Again gets a
+/// layer's plans [K, End), the layer, its options (CompileOptions::
+/// forLayer) and whether its output is a slice of a concat's tensor.
+static void
+replanAlone(const ir::Graph &G, const CompileOptions &Opts, const std::vector<unsigned> &Frames,
+            std::vector<LayerPlan> &Plans,
+            llvm::function_ref<std::optional<std::vector<LayerPlan>>(
+                size_t K, size_t End, const ir::Layer &L, const CompileOptions &LOpts, bool Sliced)>
+                Again) {
+  const std::vector<bool> HasBeside = poolsBeside(G, Plans);
+  const std::vector<bool> Sliced = slicedOutputs(G);
+  replanLayers(Plans, [&](size_t K, size_t End) -> std::optional<std::vector<LayerPlan>> {
+    if (!runsAlone(Plans, K, End, Frames, HasBeside))
+      return std::nullopt;
+    const unsigned I = Plans[K].Index;
+    std::optional<CompileOptions> Own;
+    return Again(K, End, G.Layers[I], Opts.forLayer(G.Layers[I], Own), Sliced[I]);
+  });
+}
+
 void snow::compiler::planFlatPointwise(const ir::Graph &G, const isa::HwConfig &Hw,
                                        const BufferMap &B, const CompileOptions &Opts,
                                        const std::vector<unsigned> &Frames,
                                        const std::vector<uint64_t> &Penalty,
                                        std::vector<LayerPlan> &Plans) {
-  const std::vector<bool> HasBeside = poolsBeside(G, Plans);
-  const std::vector<bool> Sliced = slicedOutputs(G);
-  replanLayers(Plans, [&](size_t K, size_t End) -> std::optional<std::vector<LayerPlan>> {
-    const LayerPlan &P = Plans[K];
-    const unsigned I = P.Index;
-    const ir::Layer &L = G.Layers[I];
-    // Only a layer alone. A layer given a rank (CompileOptions::LayerOff,
-    // rankN) takes its N+1-th plan on rows: the ranks a search walks stay
-    // those of one list.
-    std::optional<CompileOptions> Own;
-    const CompileOptions &LOpts = Opts.forLayer(L, Own);
-    if (!LOpts.FlatPointwise || LOpts.PlanRank || !pointwise(L) || L.Out.H < 2 ||
-        !runsAlone(Plans, K, End, Frames, HasBeside))
-      return std::nullopt;
-    uint64_t Cycles = 0, Compute = 0;
-    for (size_t J = K; J < End; ++J) {
-      Cycles += Plans[J].EstCycles;
-      Compute += convComputeCycles(Plans[J], Hw);
-    }
-    auto Flat = std::make_shared<ir::Layer>(L);
-    Flat->In.W = Flat->Out.W = L.Out.H * L.Out.W;
-    Flat->In.H = Flat->Out.H = 1;
-    // (With the window its plan had for its first weights, if replanned
-    // for one: planPrefetchWindows.)
-    auto Again = planLayer(*Flat, I, Sliced[I], Hw, B, Opts, 1, Penalty[I], P.PrefetchWindow);
-    if (!Again) {
-      llvm::consumeError(Again.takeError());
-      return std::nullopt;
-    }
-    uint64_t FlatCycles = 0, FlatCompute = 0;
-    for (LayerPlan &F : *Again) {
-      F.FlatW = L.Out.W;
-      F.Flat = Flat;
-      FlatCycles += F.EstCycles;
-      FlatCompute += convComputeCycles(F, Hw);
-    }
-    // Only where its rounds compute less (the pixels split more evenly)
-    // and it saves over 2 % in all: the estimate is good to a few percent,
-    // and a flattened plan's first step loads more of the map than a
-    // tile of rows does, which the layer before's stores overlap less.
-    // Without the first, GoogLeNet's i4c pool projection took two rounds
-    // of 25-pixel runs for one of 7x7 tiles (estimated 3.5 % cheaper, ran
-    // 2.3 k slower), MobileNet v2's block11 expansion short rounds that
-    // issue-bound it (10 %, 3.7 k slower); without the second, ResNeXt-50's
-    // layer4 1x1 convs ran 6.2 k slower each for 24 cycles estimated.
-    if (FlatCompute >= Compute || !clearlyCheaper(FlatCycles, Cycles))
-      return std::nullopt;
-    return std::move(*Again);
-  });
+  replanAlone(G, Opts, Frames, Plans,
+              [&](size_t K, size_t End, const ir::Layer &L, const CompileOptions &LOpts,
+                  bool Sliced) -> std::optional<std::vector<LayerPlan>> {
+                const LayerPlan &P = Plans[K];
+                const unsigned I = P.Index;
+                // A layer given a rank (CompileOptions::LayerOff, rankN) takes its
+                // N+1-th plan on rows: the ranks a search walks stay those of one list.
+                if (!LOpts.FlatPointwise || LOpts.PlanRank || !pointwise(L) || L.Out.H < 2)
+                  return std::nullopt;
+                uint64_t Cycles = 0, Compute = 0;
+                for (size_t J = K; J < End; ++J) {
+                  Cycles += Plans[J].EstCycles;
+                  Compute += convComputeCycles(Plans[J], Hw);
+                }
+                auto Flat = std::make_shared<ir::Layer>(L);
+                Flat->In.W = Flat->Out.W = L.Out.H * L.Out.W;
+                Flat->In.H = Flat->Out.H = 1;
+                // (With the window its plan had for its first weights, if replanned
+                // for one: planPrefetchWindows.)
+                auto Again =
+                    planLayer(*Flat, I, Sliced, Hw, B, Opts, 1, Penalty[I], P.PrefetchWindow);
+                if (!Again) {
+                  llvm::consumeError(Again.takeError());
+                  return std::nullopt;
+                }
+                uint64_t FlatCycles = 0, FlatCompute = 0;
+                for (LayerPlan &F : *Again) {
+                  F.FlatW = L.Out.W;
+                  F.Flat = Flat;
+                  FlatCycles += F.EstCycles;
+                  FlatCompute += convComputeCycles(F, Hw);
+                }
+                // Only where its rounds compute less (the pixels split more evenly)
+                // and it saves over 2 % in all: the estimate is good to a few percent,
+                // and a flattened plan's first step loads more of the map than a
+                // tile of rows does, which the layer before's stores overlap less.
+                // Without the first, GoogLeNet's i4c pool projection took two rounds
+                // of 25-pixel runs for one of 7x7 tiles (estimated 3.5 % cheaper, ran
+                // 2.3 k slower), MobileNet v2's block11 expansion short rounds that
+                // issue-bound it (10 %, 3.7 k slower); without the second, ResNeXt-50's
+                // layer4 1x1 convs ran 6.2 k slower each for 24 cycles estimated.
+                if (FlatCompute >= Compute || !clearlyCheaper(FlatCycles, Cycles))
+                  return std::nullopt;
+                return std::move(*Again);
+              });
 }
 
 void snow::compiler::planCuSums(const ir::Graph &G, const isa::HwConfig &Hw, const BufferMap &B,
@@ -229,32 +245,28 @@ void snow::compiler::planCuSums(const ir::Graph &G, const isa::HwConfig &Hw, con
                                 std::vector<LayerPlan> &Plans) {
   if (!Hw.CuSumWriteback || Hw.cus() < 2)
     return;
-  const std::vector<bool> HasBeside = poolsBeside(G, Plans);
-  const std::vector<bool> Sliced = slicedOutputs(G);
-  replanLayers(Plans, [&](size_t K, size_t End) -> std::optional<std::vector<LayerPlan>> {
-    const LayerPlan &P = Plans[K];
-    const unsigned I = P.Index;
-    const ir::Layer &L = G.Layers[I];
-    // Only where asked (a layer's "sum", --tune's; measured: the estimates
-    // of these plans were 8 % off either way on SqueezeNet 1.1's 13x13
-    // convs, so taken by them GoogLeNet ran 12.6 k cycles slower), and a
-    // layer alone, as planFlatPointwise's.
-    std::optional<CompileOptions> Own;
-    const CompileOptions &LOpts = Opts.forLayer(L, Own);
-    if (!LOpts.ForceCuSums || L.HasResidual || !runsAlone(Plans, K, End, Frames, HasBeside))
-      return std::nullopt;
-    CompileOptions Parts = LOpts;
-    Parts.PartPlans = true;
-    Parts.PlanRank = 0;
-    auto Again = planLayer(L, I, Sliced[I], Hw, B, Parts, 1, Penalty[I], P.PrefetchWindow);
-    if (!Again) {
-      llvm::consumeError(Again.takeError());
-      return std::nullopt;
-    }
-    if (Again->size() != 1 || Again->front().Parts < 2)
-      return std::nullopt; // none fits
-    return std::move(*Again);
-  });
+  replanAlone(G, Opts, Frames, Plans,
+              [&](size_t K, size_t, const ir::Layer &L, const CompileOptions &LOpts,
+                  bool Sliced) -> std::optional<std::vector<LayerPlan>> {
+                // Only where asked (a layer's "sum", --tune's; measured: the estimates
+                // of these plans were 8 % off either way on SqueezeNet 1.1's 13x13
+                // convs, so taken by them GoogLeNet ran 12.6 k cycles slower).
+                if (!LOpts.ForceCuSums || L.HasResidual)
+                  return std::nullopt;
+                CompileOptions Parts = LOpts;
+                Parts.PartPlans = true;
+                Parts.PlanRank = 0;
+                const LayerPlan &P = Plans[K];
+                auto Again = planLayer(L, P.Index, Sliced, Hw, B, Parts, 1, Penalty[P.Index],
+                                       P.PrefetchWindow);
+                if (!Again) {
+                  llvm::consumeError(Again.takeError());
+                  return std::nullopt;
+                }
+                if (Again->size() != 1 || Again->front().Parts < 2)
+                  return std::nullopt; // none fits
+                return std::move(*Again);
+              });
 }
 
 void snow::compiler::replanLayers(std::vector<LayerPlan> &Plans, const PlansAgain &Again) {
