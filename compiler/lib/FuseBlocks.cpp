@@ -403,10 +403,16 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // rows, beside those stores: where the two take the channel longer
     // than the expansion's estimate, the expansion runs that much longer
     // (33.3 k cycles against 23.5 k estimated, there).
-    uint64_t Apart = cyclesBeside(Plans[J], E.Index, Hw) + Plans[J2].EstCycles, EBytes = 0,
+    // The projection's other parts (RestTiles, or output channels past a
+    // part's: MobileNet v2's block 17, 320 in two) run apart too; the
+    // depthwise pair below plans it whole. (Without them its layers apart
+    // were weighed at 93.0 k cycles, the window pair and the projection's
+    // first 256 channels, and ran 120.6 k; split, 101.0 k.)
+    uint64_t POther = 0;
+    for (size_t I = J2 + 1; I < layerEnd(Plans, J2); ++I)
+      POther += Plans[I].EstCycles;
+    uint64_t Apart = cyclesBeside(Plans[J], E.Index, Hw) + Plans[J2].EstCycles + POther, EBytes = 0,
              ECycles = 0;
-    if (WholeP) // (and the projection's other part)
-      Apart += Plans[J2 + 1].EstCycles;
     for (size_t I = K; I < EEnd; ++I) // Apart, E runs as planned.
       EBytes += Plans[I].EstDramBytes, ECycles += Plans[I].EstCycles;
     if (std::optional<PairEstimate> DwPair =
@@ -418,7 +424,7 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     }
     Apart += ECycles;
     if (std::optional<uint64_t> Pair = windowPairCycles(E, Plans[J], Hw, B, EOpts))
-      Apart = std::min(Apart, *Pair + Plans[J2].EstCycles);
+      Apart = std::min(Apart, *Pair + Plans[J2].EstCycles + POther);
     // A projection that could compute its own depthwise reader's windows
     // (MobileNet v1's conv2 1x1 conv, conv3's) loses that pair in a triple:
     // without this, MobileNet v1's stem, conv2_dw and conv2's 1x1 conv made
@@ -436,8 +442,9 @@ void snow::compiler::fuseBlockTriples(const ir::Graph &G, const isa::HwConfig &H
     // and the projection that the estimate does not see; 2026-12-05).
     // (A split triple is taken where the expansion asks for the writeback
     // across CUs, "sum", as --tune may: the estimate of its layers apart
-    // may be far under their cycles, as MobileNet v2's block 17's, 93.0 k
-    // against 120.6 k run, where the split triple's, 99.0 k, ran 101.1 k.)
+    // may be far under their cycles, as MobileNet v2's block 17's was
+    // before its projection's second part counted, 93.0 k against 120.6 k
+    // run, where the split triple's, 99.0 k, ran 101.1 k.)
     const bool ForceSplit = Split && EOpts.ForceCuSums;
     const bool TakeSplit = Split && (ForceSplit || !Best || Split->Estimate < Best->Estimate);
     if (!clearlyCheaper((TakeSplit ? Split : Best)->Estimate.Cycles, Apart) &&
