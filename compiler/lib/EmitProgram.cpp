@@ -178,6 +178,22 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     Low.loadMaps(S);
     Preloaded[J] = true;
   };
+  // The step after K's next steps of layers without weights (a pool's)
+  // that is a conv's or loads weights (or the end); K + 1 where the next
+  // is one.
+  auto PastWeightless = [&](size_t K) {
+    size_t J = K + 1;
+    while (J < Steps.size() && !Steps[J].P->IsConv && !Steps[J].NewW)
+      ++J;
+    return J;
+  };
+  // Whether step J, past such steps, loads weights that may load ahead of
+  // them, where nothing loads them already.
+  auto LoadsAhead = [&](size_t K, size_t J) {
+    const Step &T = Steps[J];
+    return J != K + 1 && J < Steps.size() && T.NewW && !T.P->Dynamic && !T.PinReader &&
+           !T.P->WeightsOnce && !WPreloaded[J];
+  };
   // A layer boundary through layers without weights (conv, pool, conv): the
   // pool's maps wait for this layer's LayerDone, and the next conv's first
   // weights, prefetched with the pool's last step, queue behind its maps and
@@ -196,12 +212,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const LayerPlan &P = *Steps[K].P;
     if (K + 1 >= Steps.size() || !Steps[K + 1].FirstOfLayer || !P.IsConv || P.Depthwise)
       return;
-    size_t J = K + 1;
-    while (J < Steps.size() && !Steps[J].P->IsConv && !Steps[J].NewW)
-      ++J;
-    if (J == K + 1 || J >= Steps.size() || !Steps[J].FirstOfLayer || !Steps[J].NewW ||
-        Steps[J].P->Dynamic || Steps[J].P->FromMid || Steps[J].PinReader ||
-        Steps[J].P->WeightsOnce || WPreloaded[J])
+    const size_t J = PastWeightless(K);
+    if (!LoadsAhead(K, J) || !Steps[J].FirstOfLayer || Steps[J].P->FromMid)
       return;
     const uint64_t Idle = lastStepIdle(P, stepCount(P), Hw);
     const uint64_t W = Hw.dramCycles(Low.weightBytes(Steps[J]));
@@ -230,24 +242,18 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // (i5a, i5b) then wait up to 1.5 k cycles more, and their 1x1 convs
   // 3.9 k less.
   auto PreloadBehindMaps = [&](size_t K) {
-    if (K + 2 >= Steps.size())
+    if (K + 1 >= Steps.size() || Steps[K + 1].P->Dynamic)
       return;
-    const Step &Between = Steps[K + 1];
-    if (Between.P->IsConv || Between.P->Dynamic)
-      return;
-    size_t J = K + 1;
-    while (J < Steps.size() && Steps[J].P == Between.P && !Steps[J].NewW)
-      ++J;
-    if (J >= Steps.size() || Steps[J].P == Between.P)
+    const size_t J = PastWeightless(K);
+    if (!LoadsAhead(K, J) || !Steps[J].P->IsConv || Steps[J].PinProducer || Steps[J].Rides)
       return;
     const Step &T = Steps[J];
-    if (!T.NewW || !T.P->IsConv || T.P->Dynamic || T.PinReader || T.PinProducer ||
-        T.P->WeightsOnce || T.Rides || WPreloaded[J])
-      return;
-    // No step from this one on frees T's bank: the WFree it waits for was
-    // signalled by a step whose compute is emitted already.
+    // Past one layer's steps only, and no step from this one on frees T's
+    // bank: the WFree it waits for was signalled by a step whose compute is
+    // emitted already.
     for (size_t L = K; L < J; ++L)
-      if ((Steps[L].LastWUse && Steps[L].WBuf == T.WBuf) || Steps[L].FreeW2 >= 0)
+      if ((L > K && Steps[L].P != Steps[K + 1].P) ||
+          (Steps[L].LastWUse && Steps[L].WBuf == T.WBuf) || Steps[L].FreeW2 >= 0)
         return;
     Low.loadWeights(T);
     WPreloaded[J] = true;

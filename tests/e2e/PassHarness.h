@@ -95,6 +95,15 @@ inline void expectFaster(const OnOff &R, const std::string &Name) {
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
 }
 
+// ShuffleNet v2's stage-4 branch at 7x7: 1x1, 3x3 depthwise, 1x1, 232
+// channels throughout (four output groups, the last of 40), no widening;
+// two 108 KB weight sets around 4 KB (SplitTriplesTest, WeightRidersTest).
+inline const std::string ShuffleBranch7 = header("branch7", 232, 7, 7) + R"(
+  - {name: e, type: conv, out_channels: 232, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 232, kernel: 3, pad: 1, groups: 232}
+  - {name: p, type: conv, out_channels: 232, kernel: 1, relu: true}
+)";
+
 // 16 and 48 output channels leave 3/4 and 1/4 of the lanes of a 64-channel
 // output group idle; 208 = 3 x 64 + 16 is planned in two parts.
 inline const std::string FewChannels =

@@ -9,8 +9,9 @@
 // stalling the control core, a conv after a pool loads its weights early
 // (beside the conv before, or behind the pool's maps where those load
 // early), a layer's first weights spread over the rounds before it, a
-// one-tile layer keeps its maps across weight chunks. The passes that overlap layers (pools
-// beside convs, steps started on rows, fused pairs) are OverlapTest.cpp's.
+// one-tile layer keeps its maps across weight chunks. The passes that
+// overlap layers (pools beside convs, steps started on rows, fused pairs)
+// are OverlapTest.cpp's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -41,19 +41,11 @@ const std::string Block17 = header("block17", 160, 7, 7) + R"(
   - {name: p, type: conv, out_channels: 320, kernel: 1}
 )";
 
-/// A ShuffleNet v2 unit's branch at 7x7: 232 channels throughout (four
-/// output groups, the last of 40), no widening.
-const std::string Unit7 = header("unit7", 232, 7, 7) + R"(
-  - {name: e, type: conv, out_channels: 232, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 232, kernel: 3, pad: 1, groups: 232}
-  - {name: p, type: conv, out_channels: 232, kernel: 1, relu: true}
-)";
-
 TEST(Passes, SevenBySevenBlocksRunOnEveryCuAtOnce) {
   // zc706, 2026-12-07: Block7 in 15 rounds of tiles apart, 1x13-pixel
   // runs, or as a split triple (four rounds, the projection's 16 chunks
-  // four a CU); Unit7 likewise (one round); Block17 too.
-  for (const std::string *Yaml : {&Block7, &Unit7, &Block17}) {
+  // four a CU); ShuffleBranch7 likewise (one round); Block17 too.
+  for (const std::string *Yaml : {&Block7, &ShuffleBranch7, &Block17}) {
     SCOPED_TRACE(*Yaml);
     EXPECT_TRUE(hasPart(zc706Parts(*Yaml), "p", {"sum4", "fused<", "block"}));
     const OnOff R = withAndWithout(*Yaml, "zc706", &compiler::CompileOptions::SplitTriples);
