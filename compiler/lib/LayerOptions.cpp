@@ -11,50 +11,40 @@
 //===----------------------------------------------------------------------===//
 
 #include "snow/compiler/Compiler.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <fmt/format.h>
+#include <iterator>
 
 using namespace snow;
 using namespace snow::compiler;
 
 const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
-  // Names as snowc's --no-... flags. Appending keeps the bits of the ones
+  // Names of compileSwitches(). Appending keeps the bits of the ones
   // before; the list must stay within LayerOff's 32 bits.
-  static const std::vector<LayerSwitch> Switches = {
-      {"loop-reorder", &CompileOptions::LoopReorder},
-      {"full-depth", &CompileOptions::FullDepthMaps},
-      {"remainder-tiles", &CompileOptions::RemainderTiles},
-      {"gather", &CompileOptions::GatherStrided},
-      {"split-channels", &CompileOptions::SplitChannels},
-      {"balance", &CompileOptions::BalanceRounds},
-      {"multi-pixel", &CompileOptions::MultiPixel},
-      {"wide-traces", &CompileOptions::WideTraces},
-      {"banked-reads", &CompileOptions::BankedReads},
-      {"copied-windows", &CompileOptions::CopiedWindows},
-      {"mixed-windows", &CompileOptions::MixedWindows},
-      {"clipped-windows", &CompileOptions::ClippedWindows},
-      {"grouped-vdw", &CompileOptions::GroupedVdw},
-      {"dw-pixel-pairs", &CompileOptions::DwPixelPairs},
-      {"even-rows", &CompileOptions::EvenRows},
-      {"fuse-depthwise", &CompileOptions::FuseDepthwise},
-      {"beside-pairs", &CompileOptions::BesidePairs},
-      {"fuse-dense", &CompileOptions::FuseDense},
-      {"full-depth-pairs", &CompileOptions::FullDepthPairs},
-      {"chunk-banks", &CompileOptions::ChunkBanks},
-      {"pin-pair-weights", &CompileOptions::PinPairWeights},
-      {"fuse-conv-pools", &CompileOptions::FuseConvPools},
-      {"fuse-expansions", &CompileOptions::FuseExpansions},
-      {"fuse-blocks", &CompileOptions::FuseBlocks},
-      {"fuse-concats", &CompileOptions::FuseConcats},
-      {"four-bank-areas", &CompileOptions::FourBankAreas},
-      {"whole-map-windows", &CompileOptions::WholeMapWindows},
-      {"pipeline-pools", &CompileOptions::PipelinePools},
-      {"colocated-weights", &CompileOptions::ColocatedWeights},
-      {"flat-pointwise", &CompileOptions::FlatPointwise},
-      {"large-triple-tiles", &CompileOptions::LargeTripleTiles},
-      {"split-triples", &CompileOptions::SplitTriples},
-  };
-  assert(Switches.size() <= 32 && "LayerOff holds 32 bits");
+  static const std::vector<LayerSwitch> Switches = [] {
+    static const char *const Names[] = {
+        "loop-reorder",      "full-depth",      "remainder-tiles",    "gather",
+        "split-channels",    "balance",         "multi-pixel",        "wide-traces",
+        "banked-reads",      "copied-windows",  "mixed-windows",      "clipped-windows",
+        "grouped-vdw",       "dw-pixel-pairs",  "even-rows",          "fuse-depthwise",
+        "beside-pairs",      "fuse-dense",      "full-depth-pairs",   "chunk-banks",
+        "pin-pair-weights",  "fuse-conv-pools", "fuse-expansions",    "fuse-blocks",
+        "fuse-concats",      "four-bank-areas", "whole-map-windows",  "pipeline-pools",
+        "colocated-weights", "flat-pointwise",  "large-triple-tiles", "split-triples"};
+    static_assert(std::size(Names) <= 32, "LayerOff holds 32 bits");
+    std::vector<LayerSwitch> S;
+    for (const char *N : Names) {
+      const auto &All = compileSwitches();
+      auto It =
+          llvm::find_if(All, [&](const CompileSwitch &W) { return llvm::StringRef(W.Name) == N; });
+      if (It == All.end()) // (CompileSwitchesTest checks every name.)
+        llvm::report_fatal_error(llvm::Twine("layer switch '") + N + "' is no compile switch");
+      S.push_back({It->Name, It->Member});
+    }
+    return S;
+  }();
   return Switches;
 }
 
@@ -74,25 +64,20 @@ std::string CompileOptions::tweakKey(const ir::Layer &L) const {
 }
 
 std::string CompileOptions::planningKey() const {
-  // Every switch: a field added to CompileOptions must be added here if
-  // planning can read it; this assertion fails so that nobody forgets
-  // (sizes on x86-64 Linux).
+  // Every switch, and the other fields planning reads: a field added to
+  // CompileOptions that is no switch of compileSwitches() must be added
+  // here if planning can read it; this assertion fails so that nobody
+  // forgets (sizes on x86-64 Linux).
   static_assert(sizeof(CompileOptions) == 128, "CompileOptions changed: update planningKey");
-  const bool Flags[] = {
-      DoubleBuffer,     LoopReorder,      FullDepthMaps,     PrefetchWindows,    GatherStrided,
-      PreciseLayerDeps, SplitChannels,    BalanceRounds,     RemainderTiles,     MultiPixel,
-      WideTraces,       BankedReads,      CopiedWindows,     GroupedVdw,         ScheduleLayers,
-      BalanceLoads,     EarlyWeights,     SpreadWeights,     DmaLoops,           ReusePlans,
-      PipelinePools,    SharePoolRegions, TwoPoolsBeside,    PoolsBetweenChunks, StartOnRows,
-      StartOnChannels,  FullDepthPairs,   FuseDepthwise,     FuseDense,          FuseConvPools,
-      FuseExpansions,   HostBlockPools,   PinPairWeights,    DwPixelPairs,       EvenRows,
-      ChunkBanks,       SpreadGroupLoads, PadPixels,         MixedWindows,       SpreadMapLoads,
-      StartAfterHost,   FuseBlocks,       ForceBlockTriples, ClippedWindows,     FuseConcats,
-      FourBankAreas,    WholeMapWindows,  ColocatedWeights,  FlatPointwise,      LargeTripleTiles,
-      BlockedConcats,   BesidePairs,      PartPlans,         ForceCuSums,        SplitTriples};
+  const auto &S = compileSwitches();
+  const bool Others[] = {ReusePlans, ForceBlockTriples, PartPlans, ForceCuSums};
+  if (S.size() + std::size(Others) > 64)
+    llvm::report_fatal_error("planningKey: more switches than a uint64_t's bits");
   uint64_t Bits = 0;
-  for (size_t K = 0; K < std::size(Flags); ++K)
-    Bits |= uint64_t(Flags[K]) << K;
+  for (size_t K = 0; K < S.size(); ++K)
+    Bits |= uint64_t(this->*S[K].Member) << K;
+  for (size_t K = 0; K < std::size(Others); ++K)
+    Bits |= uint64_t(Others[K]) << (S.size() + K);
   return fmt::format("{:x}/{}/{}", Bits, PlanRank, Batch);
 }
 

@@ -26,13 +26,31 @@
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <csignal>
+#include <deque>
 #include <fmt/format.h>
 #include <future>
+#include <memory>
 
 using namespace snow;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory Cat("snowc options");
+/// --no-NAME of each planner switch (compiler::compileSwitches(), whose
+/// help they print), made before the command line is parsed.
+static std::vector<std::unique_ptr<cl::opt<bool>>> &switchFlags() {
+  static std::deque<std::string> Names; // cl::opt keeps a reference to its name
+  static std::vector<std::unique_ptr<cl::opt<bool>>> Flags = [] {
+    std::vector<std::unique_ptr<cl::opt<bool>>> F;
+    for (const compiler::CompileSwitch &S : compiler::compileSwitches()) {
+      Names.push_back(std::string("no-") + S.Name);
+      F.push_back(std::make_unique<cl::opt<bool>>(llvm::StringRef(Names.back()), cl::desc(S.Help),
+                                                  cl::cat(Cat)));
+    }
+    return F;
+  }();
+  return Flags;
+}
+
 static cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.yaml|model.onnx>"),
                                       cl::Required, cl::cat(Cat));
 static cl::opt<std::string> OutPath("o", cl::desc("Output file ('-' for stdout with --emit=asm)"),
@@ -49,72 +67,6 @@ static cl::opt<EmitKind>
                                "the plan with each layer's exact cycles, as JSON "
                                "(docs/timing.md)")),
          cl::cat(Cat));
-static cl::opt<bool> NoDoubleBuffer("no-double-buffer",
-                                    cl::desc("Do not overlap loads with compute"), cl::cat(Cat));
-static cl::opt<bool> NoLoopReorder("no-loop-reorder", cl::desc("Always keep kernels stationary"),
-                                   cl::cat(Cat));
-static cl::opt<bool> NoFullDepth("no-full-depth",
-                                 cl::desc("Reload a 1-wide kernel's tile chunk by chunk for each "
-                                          "weight chunk, not keep all its channels on chip"),
-                                 cl::cat(Cat));
-static cl::opt<bool> NoPrefetchWindows(
-    "no-prefetch-windows",
-    cl::desc("Plan every conv as if its first weights were prefetched under the layer before, "
-             "however long that layer's last step"),
-    cl::cat(Cat));
-static cl::opt<bool> NoRemainderTiles(
-    "no-remainder-tiles",
-    cl::desc("Plan a conv's output groups beyond whole rounds of CUs on the tiles of the others, "
-             "not on smaller tiles of their own"),
-    cl::cat(Cat));
-static cl::opt<bool> NoGather("no-gather", cl::desc("Load whole regions for 1x1 strided convs"),
-                              cl::cat(Cat));
-static cl::opt<bool> NoSplit("no-split-channels",
-                             cl::desc("CUs always take different tiles, never different output "
-                                      "channels of one tile"),
-                             cl::cat(Cat));
-static cl::opt<bool> NoBalance("no-balance", cl::desc("Do not pack rounds of CU work by tile size"),
-                               cl::cat(Cat));
-static cl::opt<bool> NoGroupedVdw("no-grouped-vdw",
-                                  cl::desc("Run grouped convolutions as dense ones with zero "
-                                           "cross-group weights, never per group on vdw"),
-                                  cl::cat(Cat));
-static cl::opt<bool> NoMultiPixel("no-multi-pixel",
-                                  cl::desc("Never give the vMACs of a CU different pixels "
-                                           "(vmacp), even where lanes would idle"),
-                                  cl::cat(Cat));
-static cl::opt<bool> NoWideTraces("no-wide-traces",
-                                  cl::desc("Never run multi-pixel traces as widened vmac traces "
-                                           "with shifted weights (vmacp only)"),
-                                  cl::cat(Cat));
-static cl::opt<bool> NoCopiedWindows("no-copied-windows",
-                                     cl::desc("Never trace two pixels a step from a conv's window "
-                                              "and a shifted copy of it in another bank"),
-                                     cl::cat(Cat));
-static cl::opt<bool> NoBankedReads("no-banked-reads",
-                                   cl::desc("Never split a 1x1 conv's maps over two banks to "
-                                            "read two pixels a step (vmacp in one bank only)"),
-                                   cl::cat(Cat));
-static cl::opt<bool> NoSchedule("no-schedule", cl::desc("Run layers in the model's order"),
-                                cl::cat(Cat));
-static cl::opt<bool> NoBalanceLoads("no-balance-loads",
-                                    cl::desc("Issue each step's loads all at once, before the "
-                                             "previous step's traces"),
-                                    cl::cat(Cat));
-static cl::opt<bool> NoEarlyWeights("no-early-weights",
-                                    cl::desc("Load a conv's first weights after the maps of the "
-                                             "pool before it, not before them"),
-                                    cl::cat(Cat));
-static cl::opt<bool> NoSpreadWeights(
-    "no-spread-weights",
-    cl::desc("Load a layer's first weights in the last step of the layer before, not spread "
-             "over its steps that keep one weight set"),
-    cl::cat(Cat));
-static cl::opt<bool> NoDmaLoops("no-dma-loops",
-                                cl::desc("Unroll every DMA operation (larger code)"), cl::cat(Cat));
-static cl::opt<bool> NoPreciseDeps("no-precise-deps",
-                                   cl::desc("Every layer waits for the previous layer's stores"),
-                                   cl::cat(Cat));
 static cl::opt<bool> Summary("summary",
                              cl::desc("Print per-layer output shapes, MACs and parameters of the "
                                       "model as written, and stop"),
@@ -149,176 +101,10 @@ static cl::opt<unsigned>
                    "tiles); snowsim --input then takes exactly N frames (docs/batch.md)"),
           cl::value_desc("N"), cl::init(1), cl::cat(Cat));
 
-static cl::opt<bool> NoSharePoolRegions(
-    "no-shared-pool-regions",
-    cl::desc("Load a pipelined pool's maps into an input region of their own, not into the "
-             "banks the conv beside it leaves unused"),
-    cl::cat(Cat));
-static cl::opt<bool> NoTwoPoolsBeside(
-    "no-two-pools-beside",
-    cl::desc("Run at most one pool beside a conv (not also a pool of its output beside a conv "
-             "that hosts a pool of older layers)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoPoolsBetweenChunks(
-    "no-pools-between-chunks",
-    cl::desc("Run a pipelined pool's steps only after the steps of the conv beside it that write "
-             "an output group, not between its chunks"),
-    cl::cat(Cat));
-static cl::opt<bool> NoStartOnRows(
-    "no-start-on-rows",
-    cl::desc("A layer that reads the conv before it waits for all of that conv's stores, not "
-             "only for the rows it reads"),
-    cl::cat(Cat));
-static cl::opt<bool> NoStartOnChannels(
-    "no-start-on-channels",
-    cl::desc("A layer that reads some channels of the conv before it waits for the rows of all "
-             "its output groups, not only of those channels"),
-    cl::cat(Cat));
-static cl::opt<bool> NoStartAfterHost(
-    "no-start-after-host",
-    cl::desc("A conv that reads a pool run beside another conv waits for the pool's last stores, "
-             "not only for that conv's"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFullDepthPairs(
-    "no-full-depth-pairs",
-    cl::desc("A fused depthwise producer of one group of tiles loads its input chunk by chunk "
-             "into the first bank of either input region, not full depth into one region"),
-    cl::cat(Cat));
-static cl::opt<bool> NoPipelinePools(
-    "no-pipeline-pools",
-    cl::desc("Run each pooling layer after the conv it reads, not beside it as the conv "
-             "stores the rows it reads"),
-    cl::cat(Cat));
-
-static cl::opt<bool> NoMixedWindows(
-    "no-mixed-windows",
-    cl::desc("Give a round of a 1x1 conv computing its depthwise reader's windows only windows "
-             "of one padding shape (no zeroing of one CU's padding while the others skip it)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoClippedWindows(
-    "no-clipped-windows",
-    cl::desc("In such a round of windows of different padding, have every CU trace its whole "
-             "window, padding included, rather than its pixels inside the map"),
-    cl::cat(Cat));
-static cl::opt<bool> NoPadPixels(
-    "no-pad-pixels",
-    cl::desc("Store every tensor with a pixel stride of its channels, even where its pixels "
-             "are not whole DRAM bursts and layers move it in channel groups"),
-    cl::cat(Cat));
-static cl::opt<bool> NoBlockedConcats(
-    "no-blocked-concats",
-    cl::desc("Lay every concat out as one tensor, its inputs' channels side by side in each "
-             "pixel, even where their runs start or end inside DRAM bursts"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseConvPools(
-    "no-fuse-conv-pools",
-    cl::desc("Do not fuse a conv with the pool that alone reads it (the conv stores its "
-             "output and the pool loads it)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseExpansions(
-    "no-fuse-expansions",
-    cl::desc("Do not fuse a 1x1 conv with the depthwise conv that alone reads it (the 1x1 conv "
-             "stores its output and the depthwise conv loads it)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseBlocks(
-    "no-fuse-blocks",
-    cl::desc("Do not fuse an inverted residual block's projection with the expansion / "
-             "depthwise window pair before it (the depthwise conv stores its output and the "
-             "projection loads it)"),
-    cl::cat(Cat));
 static cl::opt<bool> ForceBlockTriples(
     "force-block-triples",
     cl::desc("Take every block triple that fits, whatever the cost model says (for tests)"),
     cl::Hidden, cl::cat(Cat));
-static cl::opt<bool> NoHostBlockPools(
-    "no-host-block-pools",
-    cl::desc("Do not have a depthwise conv average its output in blocks for the average pool "
-             "that reads it (the pool loads the map back)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoPinPairWeights(
-    "no-pin-pair-weights",
-    cl::desc("Load a fused depthwise / 1x1 pair's weights for each group of tiles and output "
-             "group, even where they all fit the weights buffer at once"),
-    cl::cat(Cat));
-static cl::opt<bool> NoDwPixelPairs(
-    "no-dw-pixel-pairs",
-    cl::desc("Trace one pixel an entry in a depthwise conv of half an output group's channels "
-             "or fewer (half its lanes idle)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoEvenRows(
-    "no-even-rows",
-    cl::desc("Tile rows in blocks of the tile's height and a shorter last one, never in blocks "
-             "of even sizes"),
-    cl::cat(Cat));
-static cl::opt<bool> NoChunkBanks(
-    "no-chunk-banks",
-    cl::desc("Interleave a full-depth depthwise producer's chunks in every pixel of its region "
-             "(its traces wait for all of them)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoSpreadMapLoads(
-    "no-spread-map-loads",
-    cl::desc("Load a conv step's new maps one step ahead, not tile by tile over the steps "
-             "since its input region was freed"),
-    cl::cat(Cat));
-static cl::opt<bool> NoSpreadGroupLoads(
-    "no-spread-group-loads",
-    cl::desc("Load a full-depth fused producer's next group of tiles at once, two steps ahead"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseDense(
-    "no-fuse-dense",
-    cl::desc("Do not fuse a dense 1x1 conv with the 1x1 convs right after it (the producer "
-             "stores its output and writes it on chip for them)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseConcats(
-    "no-fuse-concats",
-    cl::desc("Store the convs a concat joins and read the concat back, never computing them "
-             "on chip for the 1x1 convs that read it"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFourBankAreas(
-    "no-four-bank-areas",
-    cl::desc("Read a concat pair's area at most two pixels a step from two banks, never four "
-             "from four banks across both input regions"),
-    cl::cat(Cat));
-static cl::opt<bool> NoSplitTriples(
-    "no-split-triples",
-    cl::desc("Never run a block triple of a one-tile map on every CU at once (its projection's "
-             "input channels split over the CUs)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoLargeTripleTiles(
-    "no-large-triple-tiles",
-    cl::desc("Keep a block triple's projection tile in half the accumulators (its windows then "
-             "overlap more)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoWholeMapWindows(
-    "no-whole-map-windows",
-    cl::desc("Never give a window pair's producer a whole input region for a whole-map window "
-             "that does not fit one bank (its expansion then stores its output for the "
-             "depthwise conv)"),
-    cl::cat(Cat));
-static cl::opt<bool> NoColocatedWeights(
-    "no-colocated-weights",
-    cl::desc("Load a window pair's depthwise reader's weights into the weights bank its "
-             "producer does not use, never beside the producer's in one bank"),
-    cl::cat(Cat));
-static cl::opt<bool> NoWeightRiders(
-    "no-weight-riders",
-    cl::desc("Load a depthwise conv's weights into a bank of their own, never with the load of "
-             "the conv step before it"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFlatPointwise(
-    "no-flat-pointwise",
-    cl::desc("Plan every 1x1 conv on its map's rows, never on the map as one row of pixels"),
-    cl::cat(Cat));
-static cl::opt<bool> NoBesidePairs(
-    "no-beside-pairs",
-    cl::desc("Never run a pool beside a conv fused with the 1x1 convs that read it: the pool "
-             "stores its output and they load it after the conv"),
-    cl::cat(Cat));
-static cl::opt<bool> NoFuseDepthwise(
-    "no-fuse-depthwise",
-    cl::desc("Run each depthwise conv or pool and the 1x1 convs that read it as separate "
-             "layers through DRAM, never fused on chip"),
-    cl::cat(Cat));
 
 static cl::list<std::string> LayerOffArgs(
     "layer-off",
@@ -357,6 +143,7 @@ int main(int Argc, char **Argv) {
   // Past a file-size limit the output's reservation fails with EFBIG and is
   // reported like a full disk; the signal would only add LLVM's stack dump.
   std::signal(SIGXFSZ, SIG_IGN);
+  switchFlags();
   if (!parseToolCommandLine(Argc, Argv, "snowc", "Snowflake compiler\n", Cat))
     return 1;
   if (TimeTrace.empty())
@@ -426,62 +213,12 @@ static int compileModel() {
   if (auto Err = ir::canonicalize(*G, {/*OneFormat=*/UniformFormat}))
     return fail(llvm::toString(std::move(Err)));
   compiler::CompileOptions Opts;
-  Opts.DoubleBuffer = !NoDoubleBuffer;
-  Opts.LoopReorder = !NoLoopReorder;
-  Opts.FullDepthMaps = !NoFullDepth;
-  Opts.PrefetchWindows = !NoPrefetchWindows;
-  Opts.RemainderTiles = !NoRemainderTiles;
-  Opts.GatherStrided = !NoGather;
-  Opts.PreciseLayerDeps = !NoPreciseDeps;
-  Opts.SplitChannels = !NoSplit;
-  Opts.BalanceRounds = !NoBalance;
-  Opts.MultiPixel = !NoMultiPixel;
-  Opts.WideTraces = !NoWideTraces;
-  Opts.BankedReads = !NoBankedReads;
-  Opts.CopiedWindows = !NoCopiedWindows;
-  Opts.GroupedVdw = !NoGroupedVdw;
-  Opts.ScheduleLayers = !NoSchedule;
-  Opts.BalanceLoads = !NoBalanceLoads;
-  Opts.EarlyWeights = !NoEarlyWeights;
-  Opts.SpreadWeights = !NoSpreadWeights;
-  Opts.DmaLoops = !NoDmaLoops;
+  for (size_t K = 0; K < switchFlags().size(); ++K)
+    Opts.*compiler::compileSwitches()[K].Member = !*switchFlags()[K];
   if (Batch == 0)
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
-  Opts.PipelinePools = !NoPipelinePools;
-  Opts.SharePoolRegions = !NoSharePoolRegions;
-  Opts.TwoPoolsBeside = !NoTwoPoolsBeside;
-  Opts.PoolsBetweenChunks = !NoPoolsBetweenChunks;
-  Opts.StartOnRows = !NoStartOnRows;
-  Opts.StartOnChannels = !NoStartOnChannels;
-  Opts.StartAfterHost = !NoStartAfterHost;
-  Opts.FullDepthPairs = !NoFullDepthPairs;
-  Opts.FuseDepthwise = !NoFuseDepthwise;
-  Opts.BesidePairs = !NoBesidePairs;
-  Opts.FuseDense = !NoFuseDense;
-  Opts.FuseConvPools = !NoFuseConvPools;
-  Opts.FuseExpansions = !NoFuseExpansions;
-  Opts.FuseBlocks = !NoFuseBlocks;
-  Opts.FuseConcats = !NoFuseConcats;
-  Opts.FourBankAreas = !NoFourBankAreas;
-  Opts.LargeTripleTiles = !NoLargeTripleTiles;
-  Opts.SplitTriples = !NoSplitTriples;
-  Opts.WholeMapWindows = !NoWholeMapWindows;
-  Opts.ColocatedWeights = !NoColocatedWeights;
-  Opts.WeightRiders = !NoWeightRiders;
-  Opts.FlatPointwise = !NoFlatPointwise;
   Opts.ForceBlockTriples = ForceBlockTriples;
-  Opts.HostBlockPools = !NoHostBlockPools;
-  Opts.PinPairWeights = !NoPinPairWeights;
-  Opts.DwPixelPairs = !NoDwPixelPairs;
-  Opts.EvenRows = !NoEvenRows;
-  Opts.ChunkBanks = !NoChunkBanks;
-  Opts.SpreadGroupLoads = !NoSpreadGroupLoads;
-  Opts.SpreadMapLoads = !NoSpreadMapLoads;
-  Opts.PadPixels = !NoPadPixels;
-  Opts.BlockedConcats = !NoBlockedConcats;
-  Opts.MixedWindows = !NoMixedWindows;
-  Opts.ClippedWindows = !NoClippedWindows;
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));

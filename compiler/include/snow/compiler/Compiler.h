@@ -388,6 +388,15 @@ struct LayerSwitch {
 };
 /// Every such switch; bit K of CompileOptions::LayerOff is element K.
 const std::vector<LayerSwitch> &layerSwitches();
+/// A planner switch that snowc turns off with --no-NAME.
+struct CompileSwitch {
+  const char *Name; ///< The flag without "no-": "loop-reorder".
+  bool CompileOptions::*Member;
+  const char *Help; ///< What the program does without it (snowc --help).
+};
+/// Every such switch (CompileSwitches.cpp): snowc's flags, planningKey's
+/// bits and layerSwitches' names and members come from it.
+const std::vector<CompileSwitch> &compileSwitches();
 /// Adds "LAYER=switch,switch..." (snowc --layer-off; the layer's name is
 /// what precedes the last '='; "rankN" among the switches sets its
 /// PlanRank, "late" its Late, "apart" its Apart) to Opts.LayerOff.
