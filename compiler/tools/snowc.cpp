@@ -5,7 +5,8 @@
 // snowc MODEL.onnx -o prog.bin [--const NAME=FILE ...]   (docs/onnx.md)
 // snowc MODEL.yaml --export-onnx MODEL.onnx
 //
-// A thin driver over snow_ir (front end) and snow_compiler (lowering). Every
+// A thin driver over snow_ir (front end) and snow_compiler (lowering); its
+// --no-NAME flags are the planner's switches, compiler::compileSwitches(). Every
 // failure is one line on stderr and a non-zero exit; the output file is
 // written atomically, so a failed run never leaves half a program behind.
 //

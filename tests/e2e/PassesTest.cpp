@@ -410,24 +410,15 @@ TEST(Passes, PixelGroupsShareOneWeightsLoad) {
 
 TEST(Passes, EverySwitchOffKeepsValues) {
   // Two models (one with depthwise / 1x1 pairs) through every switch
-  // turned off alone.
-  for (int K = 0; K < 76; ++K) {
-    const std::string &Yaml = K < 38 ? FewChannels : Pairs;
-    compiler::CompileOptions O;
-    bool *Flags[] = {&O.DoubleBuffer,     &O.LoopReorder,    &O.GatherStrided,  &O.PreciseLayerDeps,
-                     &O.SplitChannels,    &O.BalanceRounds,  &O.MultiPixel,     &O.ScheduleLayers,
-                     &O.BalanceLoads,     &O.DmaLoops,       &O.GroupedVdw,     &O.WideTraces,
-                     &O.PipelinePools,    &O.FuseDepthwise,  &O.BankedReads,    &O.EarlyWeights,
-                     &O.SharePoolRegions, &O.StartOnRows,    &O.PadPixels,      &O.StartOnChannels,
-                     &O.FullDepthPairs,   &O.SpreadWeights,  &O.FuseDense,      &O.FullDepthMaps,
-                     &O.PrefetchWindows,  &O.RemainderTiles, &O.FuseConvPools,  &O.FuseExpansions,
-                     &O.PinPairWeights,   &O.DwPixelPairs,   &O.EvenRows,       &O.ChunkBanks,
-                     &O.SpreadGroupLoads, &O.CopiedWindows,  &O.HostBlockPools, &O.SpreadMapLoads,
-                     &O.StartAfterHost,   &O.BlockedConcats};
-    *Flags[K % 38] = false;
-    SCOPED_TRACE(K);
-    cyclesOf(Yaml, "zc706", O);
-  }
+  // turned off alone (compileSwitches(): each has a --no- flag).
+  const auto &Switches = compiler::compileSwitches();
+  for (const std::string *Yaml : {&FewChannels, &Pairs})
+    for (const compiler::CompileSwitch &S : Switches) {
+      compiler::CompileOptions O;
+      O.*S.Member = false;
+      SCOPED_TRACE(::testing::Message() << (Yaml == &Pairs ? "pairs" : "few") << ", no-" << S.Name);
+      cyclesOf(*Yaml, "zc706", O);
+    }
 }
 
 } // namespace
