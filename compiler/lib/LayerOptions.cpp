@@ -34,9 +34,9 @@ const std::vector<LayerSwitch> &snow::compiler::layerSwitches() {
         "fuse-concats",      "four-bank-areas", "whole-map-windows",  "pipeline-pools",
         "colocated-weights", "flat-pointwise",  "large-triple-tiles", "split-triples"};
     static_assert(std::size(Names) <= 32, "LayerOff holds 32 bits");
+    const auto &All = compileSwitches();
     std::vector<LayerSwitch> S;
     for (const char *N : Names) {
-      const auto &All = compileSwitches();
       auto It =
           llvm::find_if(All, [&](const CompileSwitch &W) { return llvm::StringRef(W.Name) == N; });
       if (It == All.end()) // (CompileSwitchesTest checks every name.)
