@@ -13,6 +13,9 @@
 #define SNOW_IR_CHANNELMOVES_H
 
 #include "snow/ir/Graph.h"
+#include <algorithm>
+#include <cassert>
+#include <vector>
 
 namespace snow::ir::detail {
 
@@ -26,7 +29,14 @@ bool isPermutation(const std::vector<uint32_t> &Rows, uint32_t C);
 /// afterwards logical channel i's values are physical channel Map[i]'s (Map
 /// a permutation): a depthwise conv's weights and bias, a batchnorm's
 /// statistics, computing the physical channels of a permuted input.
-void permuteChannels(std::vector<float> &Values, const std::vector<uint32_t> &Map, size_t K = 1);
+template <typename T>
+void permuteChannels(std::vector<T> &Values, const std::vector<uint32_t> &Map, size_t K = 1) {
+  assert(Values.size() == Map.size() * K && "K values a channel");
+  std::vector<T> P(Values.size());
+  for (size_t I = 0; I < Map.size(); ++I)
+    std::copy_n(&Values[I * K], K, &P[Map[I] * K]);
+  Values = std::move(P);
+}
 
 /// For a selection layer, the input channel each output channel copies.
 std::vector<uint32_t> selectRows(const Layer &L);

@@ -125,15 +125,6 @@ bool snow::ir::detail::isPermutation(const std::vector<uint32_t> &Rows, uint32_t
   return true;
 }
 
-void snow::ir::detail::permuteChannels(std::vector<float> &Values, const std::vector<uint32_t> &Map,
-                                       size_t K) {
-  assert(Values.size() == Map.size() * K && "K values a channel");
-  std::vector<float> P(Values.size());
-  for (size_t I = 0; I < Map.size(); ++I)
-    std::copy_n(&Values[I * K], K, &P[Map[I] * K]);
-  Values = std::move(P);
-}
-
 bool snow::ir::detail::foldChannelMoves(Graph &G) {
   if (llvm::none_of(G.Layers, [](const Layer &L) {
         return L.isChannelCopy() && (L.TypeName == "shuffle" || L.TypeName == "slice");

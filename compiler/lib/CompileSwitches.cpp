@@ -155,6 +155,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"weight-riders", &CompileOptions::WeightRiders,
        "Load a depthwise conv's weights into a bank of their own, never with the"
        " load of the conv step before it"},
+      {"align-slices", &CompileOptions::AlignSlices,
+       "Keep the output channels of a conv read through slices in the order "
+       "written, whatever output groups cut its slices"},
       {"flat-pointwise", &CompileOptions::FlatPointwise,
        "Plan every 1x1 conv on its map's rows, never on the map as one row of "
        "pixels"},

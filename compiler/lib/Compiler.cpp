@@ -267,6 +267,10 @@ llvm::Error snow::compiler::checkLayerOff(const ir::Graph &G, const CompileOptio
   return llvm::Error::success();
 }
 
+unsigned snow::compiler::alignSlices(ir::Graph &G, const isa::HwConfig &Hw) {
+  return ir::alignSlices(G, Hw.VmacsPerCu * Hw.LanesPerVmac, Hw.DramBurstBytes / 2);
+}
+
 llvm::Expected<isa::Program> snow::compiler::compile(const ir::Graph &G, const isa::HwConfig &Hw,
                                                      const CompileOptions &Opts,
                                                      std::vector<PlanPart> *Parts,

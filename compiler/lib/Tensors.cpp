@@ -9,6 +9,7 @@
 
 #include "Tensors.h"
 #include "Rounds.h"
+#include "snow/support/Bursts.h"
 #include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
@@ -63,19 +64,6 @@ TensorUse tensorUse(const ir::Graph &G, const isa::HwConfig &Hw,
       U.Accesses.push_back({P.Index, Groups ? Og : 0});
   }
   return U;
-}
-
-/// Bursts a pixel (over the pixels' repeating pattern) of one DMA row a
-/// pixel moving channels [Off, Off + Len) of a tensor of Stride channels a
-/// pixel, bursts of Burst channels.
-double rowBursts(unsigned Stride, unsigned Off, unsigned Len, unsigned Burst) {
-  const unsigned Period = Burst / std::gcd(Stride, Burst);
-  uint64_t Sum = 0;
-  for (unsigned P = 0; P < Period; ++P) {
-    const uint64_t Lo = uint64_t(P) * Stride + Off, Hi = Lo + Len;
-    Sum += (Hi + Burst - 1) / Burst - Lo / Burst;
-  }
-  return double(Sum) / Period;
 }
 
 /// What moving a view of channels [Off, Off + Len) in groups of Group

@@ -228,6 +228,8 @@ static int compileModel() {
   if (!compiler::keepsApart(Opts))
     if (auto Err = compiler::checkLayerOff(*G, Opts))
       return fail(llvm::toString(std::move(Err)));
+  if (Opts.AlignSlices)
+    compiler::alignSlices(*G, *Hw);
   if (UniformFormat && !CalibrateFrames.empty())
     return fail("--uniform-format and --calibrate contradict each other: one format everywhere, "
                 "or formats chosen from the frames");

@@ -67,6 +67,8 @@ inline std::vector<uint8_t> compiledBytes(const std::string &Yaml, const std::st
   std::optional<ir::Graph> G = quantizedGraph(Yaml, *Hw, Values);
   if (!G)
     return {};
+  if (Opts.AlignSlices)
+    compiler::alignSlices(*G, *Hw);
   auto P = compiler::compile(*G, *Hw, Opts);
   EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
   return P ? isa::serialize(*P) : std::vector<uint8_t>();
@@ -135,15 +137,24 @@ inline ::testing::AssertionResult runModel(const std::string &Yaml, const std::s
   R.OutFrac.clear();
   for (const ir::Layer &L : G->Layers)
     R.OutFrac.push_back(L.OutFrac);
-  // Members of merged convs kept apart are compiled as convs of their own,
-  // as snowc does; the reference runs the graph merged, as snowref does.
+  // Sliced convs' channels ordered by output groups (ir::alignSlices) and
+  // members of merged convs kept apart as convs of their own, as snowc
+  // compiles them; the reference runs the graph as canonicalized, as
+  // snowref does.
+  std::optional<ir::Graph> Aligned;
+  if (Opts.AlignSlices) {
+    Aligned = *G;
+    if (!compiler::alignSlices(*Aligned, *Hw))
+      Aligned.reset();
+  }
+  const ir::Graph &Compiled = Aligned ? *Aligned : *G;
   std::optional<ir::Graph> Apart;
   if (compiler::keepsApart(Opts)) {
-    Apart = *G;
+    Apart = Compiled;
     if (auto Err = compiler::applyApart(*Apart, Opts))
       return ::testing::AssertionFailure() << "apart: " << llvm::toString(std::move(Err));
   }
-  auto P = compiler::compile(Apart ? *Apart : *G, *Hw, Opts);
+  auto P = compiler::compile(Apart ? *Apart : Compiled, *Hw, Opts);
   if (!P)
     return ::testing::AssertionFailure() << "compile: " << llvm::toString(P.takeError());
   R.Prog = std::move(*P);

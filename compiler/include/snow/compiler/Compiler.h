@@ -247,6 +247,12 @@ struct CompileOptions {
   /// (Sequence.cpp, Step::Riders; docs/compiler.md, step 8). Decided after
   /// planning: plans do not read it.
   bool WeightRiders = true;
+  /// Order the output channels of a conv read only through slices so that
+  /// its output groups do not cut the slices, where that cuts fewer
+  /// (ir::alignSlices, run by snowc on the graph before planning: each
+  /// output group then stores whole slices, not a short DMA row a pixel of
+  /// each piece; docs/compiler.md, step 11).
+  bool AlignSlices = true;
   /// Let a pool that runs beside a conv (PipelinePools) and the 1x1 convs
   /// that alone read it run as a fused pair beside that conv: each group
   /// of tiles' pool step and 1x1 steps between two of the conv's steps,
@@ -463,6 +469,12 @@ using LayerPlansPtr = std::shared_ptr<const LayerPlans>;
 /// error here, as compile() would.
 llvm::Expected<LayerPlansPtr> planLayers(const ir::Graph &G, const isa::HwConfig &Hw,
                                          const CompileOptions &Opts);
+
+/// ir::alignSlices for Hw's output groups (vMACs x lanes) and DRAM bursts:
+/// what snowc does to a canonical graph before planning where
+/// CompileOptions::AlignSlices (tests that compile as snowc does call it
+/// too). Returns how many convs it reordered.
+unsigned alignSlices(ir::Graph &G, const isa::HwConfig &Hw);
 
 /// Compiles a quantized graph (ir::quantize already applied) for Hw. With
 /// Parts, also lists the plan of every part in program order. With

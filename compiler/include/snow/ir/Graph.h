@@ -271,6 +271,22 @@ struct CanonOptions {
 /// On error G is left partly rewritten and should be discarded.
 llvm::Error canonicalize(Graph &G, const CanonOptions &Opts = {});
 
+/// Orders the output channels of each conv read only through slices so that
+/// its output groups of \p Group channels (the machine's vMACs x lanes) cut
+/// its slices where that costs least: sliceCutCost's bursts, \p Burst
+/// channels each (a DRAM burst), where that is less than the order as is.
+/// The conv's weight and bias rows move and each slice's SliceBegin, so
+/// every value is the one computed before, in another place of an output
+/// that only the slices read (AlignSlices.cpp). Returns how many convs it
+/// reordered. (snowc, before planning.)
+unsigned alignSlices(Graph &G, unsigned Group, unsigned Burst);
+/// What the output groups of \p Group channels that store each slice of a
+/// conv read only through slices cost beyond the slices' bytes, in DRAM
+/// bursts of \p Burst channels a pixel, summed over such convs: a slice
+/// that one group stores moves as one stream; one that groups cut moves as
+/// a DMA row a pixel of each piece.
+double sliceCutCost(const Graph &G, unsigned Group, unsigned Burst);
+
 /// Undoes canonicalize()'s merge of sibling convs for one member: the slice
 /// named \p Member of a merged conv becomes a conv of its own (the merged
 /// conv's window, post-processing and formats, its rows of the weights),
