@@ -68,9 +68,10 @@ double orderCost(const std::vector<Run> &Runs, const std::vector<size_t> &Order,
 }
 
 /// The order of Runs that costs least (orderCost), by a search over orders,
-/// longest runs tried first, that gives up a branch once it costs as much
-/// as the best so far. Runs are few (a ShuffleNet v2 unit's conv has eight);
-/// more than MaxRuns keep their order.
+/// longest runs tried first (one of each length at each place), that gives
+/// up a branch once it costs as much as the best so far. Runs are few (a
+/// ShuffleNet v2 unit's conv has eight); more than MaxRuns keep their order
+/// (at most 10! orders to weigh).
 std::vector<size_t> bestOrder(const std::vector<Run> &Runs, unsigned Group, unsigned Burst) {
   constexpr size_t MaxRuns = 10;
   std::vector<size_t> Now(Runs.size());
@@ -91,10 +92,12 @@ std::vector<size_t> bestOrder(const std::vector<Run> &Runs, unsigned Group, unsi
       BestCost = Cost;
       return;
     }
+    unsigned Tried = 0; // runs of one length are interchangeable here: try one
     for (size_t I : BySize) {
-      if (Used[I])
+      if (Used[I] || Runs[I].Count == Tried)
         continue;
       const unsigned C = Runs[I].Count;
+      Tried = C;
       Used[I] = true;
       Path.push_back(I);
       Self(Self, At + C, Cost + cutCost(At, C, Group, Burst));
