@@ -8,13 +8,14 @@
 // boundary is stored in two pieces, each a short DMA row a pixel that
 // starts or ends inside a DRAM burst: ShuffleNet v2's stage-3 units wrote
 // their 58-channel half as 6 and 52 channels a pixel, in 12- and 104-byte
-// rows 116 bytes apart (13 k cycles of burst time in all beyond the bytes).
-// alignSlices orders such a conv's output channels so that every slice of
-// at most a group's channels lies inside one group, where that takes no
-// more groups: the same values, each slice's channels still in order and
-// together, only in another place of the conv's output (its weights and
-// bias rows move, and each slice's SliceBegin). Nothing reads the conv but
-// the slices, so no other layer sees the order.
+// rows 116 bytes apart (docs/compiler.md step 11, "Aligned slices").
+// alignSlices orders such a conv's output channels so that its groups cut
+// the slices where that costs least (sliceCutCost: the bursts a pixel a
+// cut slice's pieces take beyond its bytes), where that is less than the
+// order as written: the same values, each slice's channels still in order
+// and together, only in another place of the conv's output (its weights
+// and bias rows move, and each slice's SliceBegin). Nothing reads the conv
+// but the slices, so no other layer sees the order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 using namespace snow;
@@ -67,22 +69,23 @@ double orderCost(const std::vector<Run> &Runs, const std::vector<size_t> &Order,
   return Cost;
 }
 
-/// The order of Runs that costs least (orderCost), by a search over orders,
-/// longest runs tried first (one of each length at each place), that gives
-/// up a branch once it costs as much as the best so far. Runs are few (a
-/// ShuffleNet v2 unit's conv has eight); more than MaxRuns keep their order
-/// (at most 10! orders to weigh).
-std::vector<size_t> bestOrder(const std::vector<Run> &Runs, unsigned Group, unsigned Burst) {
+/// The order of Runs that costs less than theirs (orderCost) and least, if
+/// any, by a search over orders, longest runs tried first (one of each
+/// length at each place), that gives up a branch once it costs as much as
+/// the best so far. Runs are few (a ShuffleNet v2 unit's conv has eight);
+/// more than MaxRuns keep their order (at most 10! orders to weigh).
+std::optional<std::vector<size_t>> bestOrder(const std::vector<Run> &Runs, unsigned Group,
+                                             unsigned Burst) {
   constexpr size_t MaxRuns = 10;
-  std::vector<size_t> Now(Runs.size());
-  std::iota(Now.begin(), Now.end(), 0);
   if (Runs.size() > MaxRuns)
-    return Now;
-  std::vector<size_t> BySize = Now;
+    return std::nullopt;
+  std::vector<size_t> BySize(Runs.size());
+  std::iota(BySize.begin(), BySize.end(), 0);
+  double BestCost = orderCost(Runs, BySize, Group, Burst); // (the order as is)
   std::stable_sort(BySize.begin(), BySize.end(),
                    [&](size_t A, size_t B) { return Runs[A].Count > Runs[B].Count; });
-  std::vector<size_t> Best = Now, Path;
-  double BestCost = orderCost(Runs, Now, Group, Burst);
+  std::optional<std::vector<size_t>> Best;
+  std::vector<size_t> Path;
   std::vector<bool> Used(Runs.size(), false);
   auto Search = [&](auto &Self, unsigned At, double Cost) -> void {
     if (Cost >= BestCost - 1e-9)
@@ -167,6 +170,8 @@ double snow::ir::sliceCutCost(const Graph &G, unsigned Group, unsigned Burst) {
   const std::vector<std::vector<size_t>> Readers = slicedBy(G);
   double Cost = 0;
   for (size_t X = 0; X < G.Layers.size(); ++X) {
+    if (Readers[X].empty())
+      continue;
     std::vector<int> SliceRun;
     const std::vector<Run> Runs = runsOf(G, X, Readers[X], SliceRun);
     std::vector<size_t> Now(Runs.size());
@@ -190,16 +195,14 @@ unsigned snow::ir::alignSlices(Graph &G, unsigned Group, unsigned Burst) {
     const std::vector<Run> Runs = runsOf(G, X, Readers[X], SliceRun);
     if (Runs.empty())
       continue;
-    std::vector<size_t> Now(Runs.size());
-    std::iota(Now.begin(), Now.end(), 0);
-    const std::vector<size_t> Order = bestOrder(Runs, Group, Burst);
-    if (orderCost(Runs, Order, Group, Burst) >= orderCost(Runs, Now, Group, Burst) - 1e-9)
+    const std::optional<std::vector<size_t>> Order = bestOrder(Runs, Group, Burst);
+    if (!Order)
       continue;
     // Map[old channel] = its new place; each run's new first channel.
     std::vector<uint32_t> Map(L.Out.C);
     std::vector<unsigned> NewBegin(Runs.size());
     unsigned Next = 0;
-    for (size_t I : Order) {
+    for (size_t I : *Order) {
       NewBegin[I] = Next;
       for (unsigned C = 0; C < Runs[I].Count; ++C)
         Map[Runs[I].Begin + C] = Next + C;

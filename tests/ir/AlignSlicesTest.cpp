@@ -86,9 +86,11 @@ TEST(AlignSlices, ShuffleNetV2SlicesLieInWholeOutputGroups) {
   // 14, 7, 4, 2, 1 and 1) fit whole groups: 58 + 4 + 2 and the rest.
   EXPECT_GE(alignSlices(After, 64, 32), 2u);
   EXPECT_LT(sliceCutCost(After, 64, 32), sliceCutCost(Before, 64, 32));
-  for (const Layer &L : After.Layers)
-    if (L.Kind == LayerKind::Slice && L.Name.rfind("stage3_0_", 0) == 0)
+  for (const Layer &L : After.Layers) {
+    if (L.Kind == LayerKind::Slice && L.Name.rfind("stage3_0_", 0) == 0) {
       EXPECT_EQ(L.SliceBegin / 64, (L.SliceBegin + L.Out.C - 1) / 64) << L.Name;
+    }
+  }
   expectSlicesDisjoint(After, "shufflenet");
   snow::test::expectSameFunction(Before, After, "shufflenet_v2_x1_0 with its slices aligned");
   Graph Again = After;

@@ -248,10 +248,10 @@ struct CompileOptions {
   /// planning: plans do not read it.
   bool WeightRiders = true;
   /// Order the output channels of a conv read only through slices so that
-  /// its output groups do not cut the slices, where that cuts fewer
-  /// (ir::alignSlices, run by snowc on the graph before planning: each
-  /// output group then stores whole slices, not a short DMA row a pixel of
-  /// each piece; docs/compiler.md, step 11).
+  /// its output groups cut the slices where storing them costs fewest DRAM
+  /// bursts (ir::alignSlices, run by snowc on the graph before planning: a
+  /// slice one group stores moves as one stream, a cut one as a short DMA
+  /// row a pixel of each piece; docs/compiler.md, step 11).
   bool AlignSlices = true;
   /// Let a pool that runs beside a conv (PipelinePools) and the 1x1 convs
   /// that alone read it run as a fused pair beside that conv: each group
