@@ -118,6 +118,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"dw-pixel-pairs", &CompileOptions::DwPixelPairs,
        "Trace one pixel an entry in a depthwise conv of half an output group's "
        "channels or fewer (half its lanes idle)"},
+      {"dw-halves", &CompileOptions::DwHalves,
+       "Trace one pixel an entry in a stride-2 depthwise conv of a block triple "
+       "(its expansion writing its windows' columns in order)"},
       {"even-rows", &CompileOptions::EvenRows,
        "Tile rows in blocks of the tile's height and a shorter last one, never "
        "in blocks of even sizes"},

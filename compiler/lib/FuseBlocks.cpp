@@ -70,6 +70,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       const size_t N = std::min<size_t>(NCu, Tiles.size() - I);
       Round Re, Rq, Rp;
       const LayerPlan::WindowShape First = Exp.windowShape(Tiles[I]);
+      Re.Mixed = Exp.Halves; // (a round of one shape too)
       for (size_t J = 0; J < N; ++J) {
         const unsigned T = Tiles[I + J];
         Rp.Cus[J] = Re.Cus[J] = Work{0, int(T)};
@@ -80,7 +81,9 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
         Re.Mixed |= Exp.windowShape(T) != First;
       }
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
-      clipMixedRound(Re, Exp, Clip);
+      clipMixedRound(Re, Exp, Clip && !Exp.Halves);
+      if (Exp.Halves) // its windows' columns, odd or not (LayerPlan::halfEntries)
+        Re.ExtC = First.Width;
       // (its entries' pixels, as the expansion's; a banked pool's tile of a
       // width not a multiple of its banks a column or more wider, which the
       // projection computes and does not store)
@@ -154,8 +157,13 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // copied region's), where a banked projection needs the depthwise conv
   // one pixel an entry: its even and odd columns go to two banks, and one
   // vwb of a two-pixel entry cannot split them.
-  const bool CanCopyOut =
-      CanBank && MaxPix && CopyBank && dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true);
+  // Of stride 2, the same from windows its copied expansion writes in
+  // halves, even columns then odd (LayerPlan::Halves): MobileNet v2's
+  // block2 and block4 depthwise convs on every lane.
+  const bool Halves = !Pool && Opts.MultiPixel && Opts.DwHalves && Q.Depthwise &&
+                      Q.GroupK == 1 && QL.SW == 2 && QL.KW > 1 && Hw.VmacsPerCu % 2 == 0;
+  const bool CanCopyOut = CanBank && MaxPix && CopyBank &&
+                          (dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true) || Halves);
   // A projection of at most a quarter of a group's channels may read four
   // pixels a trace from four banks, the depthwise conv (one pixel an entry)
   // or pool writing each bank's columns in turn to its end: the area then
@@ -195,7 +203,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2;
         if ((Copy && (!CopyBank || (Four && !CopyFour))) || Wq % (1u << BankLog) ||
-            (CopyOut && !PixLog))
+            (CopyOut && !PixLog) || (CopyOut && Halves && !Copy))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a
@@ -231,8 +239,10 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.Chunk = Pool ? std::min(C, Gch >> PixLog) : Gch >> PixLog;
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
         Qn.PixLog = CopyOut;
+        Qn.Halves = CopyOut && Halves;
         if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Pool ? Lanes : 0, Area) ||
-            Qn.ColsIn > AccBase)
+            Qn.ColsIn > AccBase ||
+            uint64_t(Qn.RowsIn) * Qn.areaRowPixels() * Qn.pixelStride(0, Lanes) > Area.InCap)
           continue;
         if (Pool)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
@@ -243,6 +253,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
             !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
           continue;
+        En.Halves = Qn.Halves; // its copy two pixels over
         // A pool reads its lane words at the producer's pixel stride.
         if (Pool && Qn.pixelStride(0, Lanes) != En.ogChannels(Gch))
           continue;
@@ -250,7 +261,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
                      En.copyElems(En.Chunk) + En.copyShift(En.Chunk) + En.copyWidth(Hw) > CopyRoom))
           continue;
         setWindow(En, Qn);
-        En.Window.AreaCols = Qn.ColsIn;
+        En.Window.AreaCols = Qn.areaRowPixels();
         LayerPlan Pn = plainFusedPlan(P, E.Index);
         Pn.FromMid = true;
         Pn.ToMid = Pn.ReadsWindow = Pn.StoresToo = Pn.PinWeights = Pn.WeightsOnce = false;
@@ -270,8 +281,10 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.OcCount = P.L->Out.C;
         setTile(Pn, Rq, Wq, Gch, 0, Any);
         for (unsigned Way = 0; Way < 2; ++Way) {
+          // (Halves: every round traces its whole windows, whose columns
+          // land in both halves, Lowerer::windowWriteBack.)
           const bool Mixed = Way == 1;
-          if (Mixed && !mixableWindows(En, Q, Opts))
+          if ((Mixed && !mixableWindows(En, Q, Opts)) || (Qn.Halves && !Mixed))
             continue;
           tripleRounds(En, Qn, Pn, NCu, Mixed, Opts.ClippedWindows);
           if (Mixed && !En.mixedRounds())

@@ -396,11 +396,37 @@ struct LayerPlan {
   /// compute unit writes the copy with one-tap vmax windows, poolWords lane
   /// words a cycle (Lowerer::copyRegion). 0: no copy.
   unsigned CopyBanks = 0;
+  /// A stride-2 depthwise conv on pixel pairs (PixLog 1, 32-channel chunks)
+  /// and the producer that computes its windows (a block triple's copied
+  /// expansion: FuseBlocks.cpp). Output pixels o and o + 1 read input
+  /// columns two apart, which vdw's second pixel group (its vMACs past the
+  /// first half, a pixel's channels past the first group's) can only read
+  /// where each window row holds its even columns, then its odd ones
+  /// (halfPixels() each): column x at x / 2 of half x mod 2, so that two
+  /// columns apart are a pixel apart. The depthwise conv traces each entry
+  /// twice, over its even kernel columns, then its odd ones (its weights
+  /// packed so); the producer computes columns x and x + 2 an entry (its
+  /// copy shifted two pixels), a row's half-0 entries (x mod 4 = 0) in
+  /// turn, then its half-1 ones, and writes each half with one vwb.
+  bool Halves = false;
+  bool writesHalves() const { return Halves && !Depthwise; }
+  bool readsHalves() const { return Halves && Depthwise; }
+  /// Pixels of each half of a window row (the depthwise conv's ColsIn
+  /// columns, the producer's traced width rounded to pixel pairs), a whole
+  /// number of pixel pairs; and a window row's pixels in the area.
+  unsigned halfPixels() const { return 2 * (((ColsIn + 1) / 2 * 2 + 3) / 4); }
+  unsigned areaRowPixels() const { return Halves ? 2 * halfPixels() : ColsIn; }
+  /// A producer's entries in half Side of a row of a round ExtC columns
+  /// wide (its windows' width: FuseBlocks.cpp, tripleRounds), and in both.
+  static unsigned halfEntries(unsigned Side, unsigned ExtC) {
+    return ((ExtC + 1 - Side) / 2 + 1) / 2;
+  }
+  static unsigned halvesEntries(unsigned ExtC) { return halfEntries(0, ExtC) + halfEntries(1, ExtC); }
   /// Elements of a region of Stride-element pixels the copy moves (the
   /// tile's window, whole rows; a vmax's width more is read past it and
   /// written past the copy), and how far the copy is shifted.
   uint64_t copyElems(unsigned Stride) const { return uint64_t(RowsIn) * ColsIn * Stride; }
-  unsigned copyShift(unsigned Stride) const { return bufStrideX() * Stride; }
+  unsigned copyShift(unsigned Stride) const { return (Halves ? 2 : 1) * bufStrideX() * Stride; }
   /// Elements one copying vmax moves (the pooling unit's width), and how
   /// many copy a region of Stride-element pixels.
   static unsigned copyWidth(const isa::HwConfig &Hw) { return Hw.poolWords() * Hw.LanesPerVmac; }
@@ -572,7 +598,7 @@ struct LayerPlan {
   /// as fit them (Lowerer::compute's bands).
   unsigned bandRows(const Round &Rd, unsigned AccEntries) const {
     // An entry holds pix() pixels of a row.
-    const unsigned RowEntries = Rd.ExtC >> PixLog;
+    const unsigned RowEntries = writesHalves() ? halvesEntries(Rd.ExtC) : Rd.ExtC >> PixLog;
     return (Depthwise || Window.R) && Rd.ExtR * RowEntries > AccEntries ? AccEntries / RowEntries
                                                                         : Rd.ExtR;
   }

@@ -79,7 +79,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // A depthwise conv reading its windows (ReadsWindow) finds them in the
   // area laid out as its input region.
   const bool AreaTile = P.FromMid && !P.ReadsWindow;
-  const unsigned Cols = AreaTile ? Rd.ExtC : P.ColsIn;
+  // (A depthwise conv reading windows in halves, rows of areaRowPixels().)
+  const unsigned Cols = AreaTile ? Rd.ExtC : P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
   const int64_t Pitch = int64_t(AreaTile ? 1 : P.bufStrideY()) *
                         (P.readsBanked() ? Cols / P.bankSides() : Cols) * Stride;
   if (Rows == 0)
@@ -99,11 +100,13 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   Mac.rs2 = 6;
   Mac.rs3 = 3;
   Mac.rows = L.KH;
-  Mac.bstride = P.ColsIn * Stride;
+  Mac.bstride = (P.readsHalves() ? P.areaRowPixels() : P.ColsIn) * Stride;
   Mac.init = First;
   if (P.Depthwise) {
     Mac.Op = Opcode::VDW;
-    Mac.len = L.KW;
+    // In halves, the even kernel columns a pixel apart in the first half
+    // (then the odd ones in the second: Entry below).
+    Mac.len = P.readsHalves() ? (L.KW + 1) / 2 : L.KW;
     Mac.cstride = Stride;
   } else {
     Mac.Op = P.PixLog && !P.Wide ? Opcode::VMACP : Opcode::VMAC;
@@ -122,11 +125,26 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // Banked (a fused 1x1 conv and its producer): an entry's pixels are one
   // column of each bank's share; the producer traces the columns of each
   // bank in turn (x mod Sides = 0 first), Sides columns apart.
-  const int64_t Step = int64_t(P.Banked ? 1 : P.pix()) * P.bufStrideX() * Stride;
-  const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
+  // In halves, the next pixel pair of a depthwise conv's row reads the
+  // next two pixels of each half; a producer's entries of a half are four
+  // columns apart, its half-1 entries start a column in.
+  const int64_t Step = int64_t(P.Banked ? 1 : P.pix()) *
+                       (P.readsHalves() ? 1 : P.bufStrideX()) * Stride;
+  const unsigned Sides = P.writesBanked() ? P.bankSides() : P.writesHalves() ? 2 : 1;
+  const int64_t SideStep = P.writesHalves() ? int64_t(P.bufStrideX()) * Stride : Step;
   const unsigned KK = L.KH * L.KW;
   auto Entry = [&] {
-    if (P.passes() == 1) {
+    if (P.readsHalves()) {
+      E.emit(Mac);
+      Inst Odd = Mac; // the odd kernel columns, their weights after the even ones'
+      Odd.len = L.KW / 2;
+      Odd.init = false;
+      Odd.rs2 = 10;
+      Odd.rs3 = 11;
+      E.addi(10, 6, int64_t(P.halfPixels()) * Stride);
+      E.addi(11, 3, int64_t(L.KH) * Mac.len);
+      E.emit(Odd);
+    } else if (P.passes() == 1) {
       E.emit(Mac);
     } else {
       // Grouped conv on vdw: pass Pass reads the pixel's channels shifted
@@ -148,13 +166,17 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     return;
   }
   assert(!P.AccBase && "a banked producer's entries start at 0");
-  const unsigned Share = Rd.ExtC / Sides;
+  unsigned Entry0 = 0;
   for (unsigned Side = 0; Side < Sides; ++Side) {
+    const unsigned Share =
+        P.writesHalves() ? LayerPlan::halfEntries(Side, Rd.ExtC) : Rd.ExtC / Sides;
     if (Side) { // Column Side.
-      E.li(5, Maps + Offset + RowBegin * Pitch + Side * Step);
+      E.li(5, Maps + Offset + RowBegin * Pitch + Side * SideStep);
       E.addi(6, 5, 0);
     }
-    rowLoop(Share, Rows, Pitch, Entry, Side ? nullptr : Mid, Side * Rows * Share);
+    if (Share)
+      rowLoop(Share, Rows, Pitch, Entry, Side ? nullptr : Mid, Entry0);
+    Entry0 += Rows * Share;
   }
 }
 

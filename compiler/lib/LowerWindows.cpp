@@ -12,6 +12,7 @@
 #include "Lowerer.h"
 #include "Rounds.h"
 #include <algorithm>
+#include <cassert>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -95,7 +96,25 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
-  if (Rd.Clipped) {
+  if (P.writesHalves()) {
+    // Each half's entries (traced a half at a time, Lowerer::convLoop),
+    // every row of them in one vwb: a half's even number of pixels a row,
+    // so no entry runs into the next half or row. (Its rounds are all
+    // Mixed, FuseBlocks.cpp: each CU's padding is zeroed below.)
+    assert(Rd.Mixed && !Rd.Clipped && "a producer in halves traces its whole windows");
+    for (unsigned Side = 0, Entry0 = 0; Side < 2; ++Side) {
+      const unsigned N = LayerPlan::halfEntries(Side, Rd.ExtC);
+      Inst I = Wb;
+      I.rows = Rows;
+      I.len = N;
+      I.bstride = RowElems;
+      I.cstride = G;
+      E.li(4, Entry0);
+      Entry0 += Rows * N;
+      E.li(9, Window0 + RowBegin * RowElems + Side * P.halfPixels() * PixElems);
+      E.emit(I);
+    }
+  } else if (Rd.Clipped) {
     const auto Places = distinctMasks(Rd, [&](const Work &W) {
       const LayerPlan::WindowShape S = P.windowShape(unsigned(W.Tile));
       return std::make_pair(S.Top, S.Left);
@@ -176,12 +195,29 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     };
     const auto Pads =
         distinctMasks(Rd, [&](const Work &W) { return P.windowShape(unsigned(W.Tile)); });
+    // In halves, columns [A, B) are the half's own run in each half (its
+    // even ones from A / 2 on in the first, its odd ones in the second),
+    // and a padding row the area's whole row.
+    auto HalfRuns = [&](unsigned A, unsigned Bx, uint32_t Skip) {
+      for (unsigned Side = 0; Side < 2; ++Side) {
+        const unsigned F = A + (A % 2 != Side);
+        if (F < Bx)
+          ZeroRun(Window0 + (Side * P.halfPixels() + F / 2) * PixElems, (Bx - 1 - F) / 2 + 1,
+                  Height, RowElems, Skip);
+      }
+    };
+    const unsigned RowPixels = P.writesHalves() ? P.Window.AreaCols : Width;
     for (const auto &[Pad, Mask] : Pads) {
       const uint32_t Skip = AllMask & ~Mask;
       for (unsigned Y = 0; Y < Pad.Top; ++Y)
-        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
+        ZeroRun(Window0 + Y * RowElems, RowPixels, 1, 0, Skip);
       for (unsigned Y = Height - Pad.Bottom; Y < Height; ++Y)
-        ZeroRun(Window0 + Y * RowElems, Width, 1, 0, Skip);
+        ZeroRun(Window0 + Y * RowElems, RowPixels, 1, 0, Skip);
+      if (P.writesHalves()) {
+        HalfRuns(0, Pad.Left, Skip);
+        HalfRuns(Width - Pad.Right, Width, Skip);
+        continue;
+      }
       if (Pad.Left)
         ZeroRun(Window0, Pad.Left, Height, RowElems, Skip);
       if (Pad.Right)

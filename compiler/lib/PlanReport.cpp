@@ -34,7 +34,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
   D.Rounds = unsigned(P.Rounds.size());
   D.OutputGroups = P.NOg;
   D.Order =
-      fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
+      fmt::format("{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", P.MapStationary ? "maps" : "kernel",
                   P.SplitChannels ? "+split" : "", P.Balanced ? "+balance" : "",
                   P.Parts > 1 ? fmt::format("+sum{}", P.Parts) : "",
                   P.PixLog ? fmt::format("+{}{}",
@@ -44,7 +44,7 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                                                        : "pix",
                                          P.pix())
                            : "",
-                  P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
+                  P.Halves ? "+halves" : "", P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
                   P.GroupChunks ? "+gchunks" : "",
                   !P.Depthwise   ? ""
                   : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())

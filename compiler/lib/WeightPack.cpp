@@ -182,6 +182,13 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
           }
         }
       }
+  } else if (P.readsHalves()) {
+    // Its even kernel columns, row by row, then its odd ones (a trace each:
+    // Lowerer::convLoop).
+    for (unsigned Odd = 0; Odd < 2; ++Odd)
+      for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+        for (unsigned Col = Odd; Col < L.KW; Col += 2)
+          Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
   } else {
     for (unsigned Ky = 0; Ky < L.KH; ++Ky)
       for (unsigned Col = 0; Col < P.traceCols(); ++Col) {
