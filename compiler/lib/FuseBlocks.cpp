@@ -160,10 +160,9 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // Of stride 2, the same from windows its copied expansion writes in
   // halves, even columns then odd (LayerPlan::Halves): MobileNet v2's
   // block2 and block4 depthwise convs on every lane.
-  const bool Halves = !Pool && Opts.MultiPixel && Opts.DwHalves && Q.Depthwise &&
-                      Q.GroupK == 1 && QL.SW == 2 && QL.KW > 1 && Hw.VmacsPerCu % 2 == 0;
-  const bool CanCopyOut = CanBank && MaxPix && CopyBank &&
-                          (dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true) || Halves);
+  const bool Halves = !Pool && dwHalves(QL, Hw, Opts);
+  const bool CanCopyOut =
+      CanBank && MaxPix && CopyBank && (dwPixelPairs(QL, Hw, Opts, /*Chunked=*/true) || Halves);
   // A projection of at most a quarter of a group's channels may read four
   // pixels a trace from four banks, the depthwise conv (one pixel an entry)
   // or pool writing each bank's columns in turn to its end: the area then

@@ -319,10 +319,15 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
       }
       Rd.ExtC = roundUp(Rd.ExtC, P.pix()); // A multi-pixel trace takes pix() pixels.
       const LayerPlan::WindowShape First = Win.windowShape(unsigned(Rd.Cus[0].Tile));
-      Rd.Mixed = P.ToMid && std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
-                   return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
-                 });
-      clipMixedRound(Rd, Win, Clip);
+      // (A producer in halves traces its whole windows in every round,
+      // their own width: LayerPlan::halfEntries.)
+      Rd.Mixed =
+          P.ToMid && (P.Halves || std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
+                        return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
+                      }));
+      clipMixedRound(Rd, Win, Clip && !P.Halves);
+      if (P.writesHalves())
+        Rd.ExtC = First.Width;
       P.Rounds.push_back(Rd);
     }
   }
@@ -390,6 +395,10 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // two pixels and no lane idles (LayerPlan::PixLog on vdw).
         if (PixLog && dwPixelPairs(QL, Hw, Opts, Chunked))
           Qn.PixLog = 1;
+        // Of stride 2, from windows in halves written by a copied
+        // producer (LayerPlan::Halves).
+        if (Copy && dwHalves(QL, Hw, Opts))
+          Qn.PixLog = Qn.Halves = true;
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with
         // an entry of slack after it (Lowerer::windowWriteBack).
@@ -402,7 +411,9 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         const unsigned Slack = (PixLog ? Gch : 0) + (Framed ? Lanes : 0);
         if (Qn.outElems(Rq, Wq, Gch) > B.OutCap ||
             !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Slack, Area) ||
-            Qn.ColsIn > Hw.AccEntries)
+            Qn.ColsIn > Hw.AccEntries ||
+            uint64_t(Qn.RowsIn) * Qn.areaRowPixels() * Qn.pixelStride(0, Lanes) + Slack >
+                Area.InCap)
           continue;
         if (Framed)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart
@@ -422,7 +433,9 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
           continue;
       }
       // The copy's last vmax reads and writes a pooling unit's width past
-      // the window and its copy, still in their banks.
+      // the window and its copy, still in their banks (in halves, a copy
+      // two pixels over).
+      Dn.Halves = Qn.Halves;
       if (Copy && !Dn.copyFits(Dn.Chunk, Hw))
         continue;
       setWindow(Dn, Qn);
@@ -430,13 +443,14 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         makeRounds(Dn, NCu, Packing::Tiles);
         makeRounds(Qn, NCu, Packing::Tiles);
       } else {
-        Dn.Window.AreaCols = Qn.ColsIn;
+        Dn.Window.AreaCols = Qn.areaRowPixels();
       }
       // Rounds of windows of one shape, then (where the pair allows) of
       // one extent; a tie stays with the first.
       for (unsigned Way2 = 0; Way2 < 4; ++Way2) {
         const bool Packed = Way2 & 1, Mixed = Way2 & 2;
-        if ((Pool && Packed) || (Mixed && (Pool || !mixableWindows(Dn, Q, Opts))))
+        if ((Pool && Packed) || (Mixed && (Pool || !mixableWindows(Dn, Q, Opts))) ||
+            (Qn.Halves && !Mixed))
           continue;
         if (!Pool) {
           windowRounds(Dn, Dn, NCu, Packed, Mixed, Opts.ClippedWindows);

@@ -421,7 +421,9 @@ struct LayerPlan {
   static unsigned halfEntries(unsigned Side, unsigned ExtC) {
     return ((ExtC + 1 - Side) / 2 + 1) / 2;
   }
-  static unsigned halvesEntries(unsigned ExtC) { return halfEntries(0, ExtC) + halfEntries(1, ExtC); }
+  static unsigned halvesEntries(unsigned ExtC) {
+    return halfEntries(0, ExtC) + halfEntries(1, ExtC);
+  }
   /// Elements of a region of Stride-element pixels the copy moves (the
   /// tile's window, whole rows; a vmax's width more is read past it and
   /// written past the copy), and how far the copy is shifted.

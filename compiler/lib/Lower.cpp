@@ -128,8 +128,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // In halves, the next pixel pair of a depthwise conv's row reads the
   // next two pixels of each half; a producer's entries of a half are four
   // columns apart, its half-1 entries start a column in.
-  const int64_t Step = int64_t(P.Banked ? 1 : P.pix()) *
-                       (P.readsHalves() ? 1 : P.bufStrideX()) * Stride;
+  const int64_t Step =
+      int64_t(P.Banked ? 1 : P.pix()) * (P.readsHalves() ? 1 : P.bufStrideX()) * Stride;
   const unsigned Sides = P.writesBanked() ? P.bankSides() : P.writesHalves() ? 2 : 1;
   const int64_t SideStep = P.writesHalves() ? int64_t(P.bufStrideX()) * Stride : Step;
   const unsigned KK = L.KH * L.KW;

@@ -66,6 +66,13 @@ bool snow::compiler::dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw,
          Hw.VmacsPerCu % 2 == 0;
 }
 
+bool snow::compiler::dwHalves(const ir::Layer &L, const isa::HwConfig &Hw,
+                              const CompileOptions &Opts) {
+  return Opts.MultiPixel && Opts.DwPixelPairs && Opts.DwHalves && L.Kind == ir::LayerKind::Conv &&
+         L.Groups > 1 && L.Groups == L.In.C && L.Groups == L.Out.C && L.SW == 2 && L.KW > 1 &&
+         Hw.VmacsPerCu % 2 == 0;
+}
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
 /// traces (PixLog > 0 for dense convs, read as Pix says, and PixLog 1 for
 /// depthwise convs where dwPixelPairs allows), grouped convs as Mode says.

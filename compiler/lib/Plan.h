@@ -27,6 +27,13 @@ namespace snow::compiler {
 bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts,
                   bool Chunked = false);
 
+/// Whether depthwise conv L, of stride 2, may trace two pixels an entry
+/// from windows its producer writes in halves, their even columns then
+/// their odd ones (LayerPlan::Halves: its vMACs past the first half then
+/// read two columns over), a window producer's chunks of half a group's
+/// channels a pixel.
+bool dwHalves(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts);
+
 /// The candidates CompileOptions::PlanRank chooses among (the last kept is
 /// taken): Kept holds the Keep best so far, best first. A new candidate goes
 /// before the first kept one it is Ahead of (a predicate on that one), and

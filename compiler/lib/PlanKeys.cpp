@@ -52,9 +52,10 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
       P.FullDepth, P.PerBank, P.WeightsOnce, P.ToMid, P.FromMid, P.ReadsWindow, P.StoresToo,
       P.PinWeights, P.CoWeights, W.R, W.Wt, W.KH, W.KW, W.SH, W.SW, W.PadT, W.PadL, W.OutH, W.OutW,
       W.InH, W.InW, W.AreaCols);
-  fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
-                 P.FusedWith, P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide,
-                 P.Banked, P.CopyBanks, P.Halves, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,
+  fmt::format_to(std::back_inserter(S),
+                 " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", P.FusedWith,
+                 P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide, P.Banked,
+                 P.CopyBanks, P.Halves, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,
                  P.OutIsSlice, P.StepY, P.StepX, P.Ordinal, P.NeedsDone);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", P.MidOut, P.MidSlot,
                  P.MidPitch, P.MidChannel, P.AccBase, P.AccLimit, P.BankLog, P.Straddles);
