@@ -411,10 +411,12 @@ struct LayerPlan {
   bool Halves = false;
   bool writesHalves() const { return Halves && !Depthwise; }
   bool readsHalves() const { return Halves && Depthwise; }
-  /// Pixels of each half of a window row (the depthwise conv's ColsIn
-  /// columns, the producer's traced width rounded to pixel pairs), a whole
-  /// number of pixel pairs; and a window row's pixels in the area.
-  unsigned halfPixels() const { return 2 * (((ColsIn + 1) / 2 * 2 + 3) / 4); }
+  /// Pixels of each half of a window row (of the depthwise conv's ColsIn
+  /// columns: the producer's area rows, Window.AreaCols, are two halves), a
+  /// whole number of pixel pairs; and a window row's pixels in the area.
+  unsigned halfPixels() const {
+    return writesHalves() ? Window.AreaCols / 2 : 2 * (((ColsIn + 1) / 2 * 2 + 3) / 4);
+  }
   unsigned areaRowPixels() const { return Halves ? 2 * halfPixels() : ColsIn; }
   /// A producer's entries in half Side of a row of a round ExtC columns
   /// wide (its windows' width: FuseBlocks.cpp, tripleRounds), and in both.
