@@ -202,7 +202,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         const unsigned PixLog = Way > 0;
         const bool Copy = Way == 2;
         if ((Copy && (!CopyBank || (Four && !CopyFour))) || Wq % (1u << BankLog) ||
-            (CopyOut && !PixLog) || (CopyOut && Halves && !Copy))
+            (CopyOut && !PixLog) || (CopyOut && Halves && !Copy) ||
+            (Opts.ForceDwHalves && CanCopyOut && Halves && !(CopyOut && Copy)))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
         // output tile at the area's end (banked: each half at the end of a

@@ -399,6 +399,8 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         // producer (LayerPlan::Halves).
         if (Copy && dwHalves(QL, Hw, Opts))
           Qn.PixLog = Qn.Halves = true;
+        else if (Opts.ForceDwHalves && MaxPix && CopyBank && dwHalves(QL, Hw, Opts))
+          continue;
         // A depthwise reader reads one chunk's window a step, laid out as
         // its own input region would be, in the area (windowRounds), with
         // an entry of slack after it (Lowerer::windowWriteBack).

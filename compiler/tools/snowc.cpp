@@ -107,6 +107,11 @@ static cl::opt<bool> ForceBlockTriples(
     cl::desc("Take every block triple that fits, whatever the cost model says (for tests)"),
     cl::Hidden, cl::cat(Cat));
 
+static cl::opt<bool> ForceDwHalves(
+    "force-dw-halves",
+    cl::desc("Read a stride-2 depthwise conv's windows in halves wherever it can (for tests)"),
+    cl::Hidden, cl::cat(Cat));
+
 static cl::list<std::string> LayerOffArgs(
     "layer-off",
     cl::desc("Options of one layer of the compiled graph: LAYER=what[,what...], each a "
@@ -220,6 +225,7 @@ static int compileModel() {
     return fail("--batch must be at least 1");
   Opts.Batch = Batch;
   Opts.ForceBlockTriples = ForceBlockTriples;
+  Opts.ForceDwHalves = ForceDwHalves;
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));

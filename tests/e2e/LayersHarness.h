@@ -35,15 +35,21 @@ inline std::vector<std::string> rotatedPreset(unsigned Seed) {
   return {Presets[Seed % 3]};
 }
 
-/// The parts of Yaml's plan on zc706 with Opts (--emit=plan's rows).
-inline std::vector<compiler::PlanPart> zc706Parts(const std::string &Yaml,
-                                                  const compiler::CompileOptions &Opts = {}) {
+/// The parts of Yaml's plan on Preset with Opts (--emit=plan's rows).
+inline std::vector<compiler::PlanPart> planParts(const std::string &Yaml, const std::string &Preset,
+                                                 const compiler::CompileOptions &Opts = {}) {
   std::vector<compiler::PlanPart> Parts;
-  auto Hw = isa::loadHwConfig("zc706");
+  auto Hw = isa::loadHwConfig(Preset);
   EXPECT_TRUE(bool(Hw));
   std::optional<ir::Graph> G = Hw ? quantizedGraph(Yaml, *Hw) : std::nullopt;
   EXPECT_TRUE(G && compiler::compile(*G, *Hw, Opts, &Parts));
   return Parts;
+}
+
+/// The parts of Yaml's plan on zc706 with Opts.
+inline std::vector<compiler::PlanPart> zc706Parts(const std::string &Yaml,
+                                                  const compiler::CompileOptions &Opts = {}) {
+  return planParts(Yaml, "zc706", Opts);
 }
 
 /// Whether Parts has a part of layer Name whose order has every one of Tags.

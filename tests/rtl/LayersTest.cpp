@@ -47,6 +47,7 @@ class RtlRandomExpansion : public RandomLayers {};
 class RtlRandomBlockTriple : public RandomLayers {};
 class RtlRandomStemTriple : public RandomLayers {};
 class RtlRandomWideTriple : public RandomLayers {};
+class RtlRandomHalves : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomPoolTriple : public RandomLayers {};
 class RtlRandomFirePair : public RandomLayers {};
@@ -89,6 +90,11 @@ TEST_P(RtlRandomStemTriple, SimAndRtlAgree) {
 // Wide expansions on pixel pairs in block triples, rounds mixing paddings.
 TEST_P(RtlRandomWideTriple, SimAndRtlAgree) {
   check(wideTripleCase(GetParam()), {"--force-block-triples"});
+}
+// Its blocks of stride 2 with their depthwise conv's windows in halves
+// wherever they fit (LayerPlan::Halves).
+TEST_P(RtlRandomHalves, SimAndRtlAgree) {
+  check(wideTripleCase(2 * GetParam() + 1), {"--force-block-triples", "--force-dw-halves"});
 }
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
@@ -150,6 +156,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomExpansion, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomBlockTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
+// (zc706 and big1024: mini64 takes no halves.)
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomHalves, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPoolTriple, ::testing::Range(0u, 8u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFirePair, ::testing::Range(0u, 8u));
@@ -480,6 +488,25 @@ TEST_F(RtlPoolBoundaries, ACopiedBlockTripleAgrees) {
   // from it and from a copy one pixel over in the next bank, which vmax
   // one-tap windows write before each chunk's traces.
   agrees("copiedtriple", 24, 28, TripleLayers, "copied2+fused<+block");
+}
+
+TEST_F(RtlPoolBoundaries, StrideTwoWindowsInHalvesAgree) {
+  // MobileNet v2's block2 shape (16 -> 96 -> 24, a stride-2 depthwise
+  // conv) as a block triple, and as a window pair where a 3x3 conv reads
+  // the depthwise output too: the expansion writes its windows' even
+  // columns, then their odd ones, two pixels an entry from a copy two
+  // columns over; the depthwise conv traces each entry twice, its even
+  // kernel columns, then its odd ones (LayerPlan::Halves).
+  const std::string Block =
+      R"(  - {name: e, type: conv, out_channels: 96, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 96, kernel: 3, stride: 2, pad: 1, groups: 96, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+)";
+  agrees("halvestriple", 16, 40, Block, "pix2+halves+dw+fused<>");
+  agrees("halvespair", 16, 40,
+         Block + "  - {name: q, type: conv, input: d, out_channels: 8, kernel: 3, pad: 1}\n"
+                 "  - {name: cat, type: concat, inputs: [p, q]}\n",
+         "pix2+halves+dw+fused<");
 }
 
 } // namespace

@@ -279,6 +279,9 @@ struct CompileOptions {
   /// Take every block triple that fits, whatever the cost model says: for
   /// tests, which exercise the lowering on shapes the planner rarely fuses.
   bool ForceBlockTriples = false;
+  /// Where a stride-2 depthwise conv could read its windows in halves
+  /// (LayerPlan::Halves), weigh only the plans that do: for tests.
+  bool ForceDwHalves = false;
   /// Have a depthwise conv average its output in blocks for the average
   /// pool that reads it (squeeze-and-excitation's first step,
   /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole
