@@ -240,6 +240,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
         Qn.PixLog = CopyOut;
         Qn.Halves = CopyOut && Halves;
+        if (Qn.Halves && !halvesTileFits(QL, Wq))
+          continue;
         if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Pool ? Lanes : 0, Area) ||
             Qn.ColsIn > AccBase ||
             uint64_t(Qn.RowsIn) * Qn.areaRowPixels() * Qn.pixelStride(0, Lanes) > Area.InCap)

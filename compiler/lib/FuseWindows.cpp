@@ -397,7 +397,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
           Qn.PixLog = 1;
         // Of stride 2, from windows in halves written by a copied
         // producer (LayerPlan::Halves).
-        if (Copy && dwHalves(QL, Hw, Opts))
+        if (Copy && dwHalves(QL, Hw, Opts) && halvesTileFits(QL, Wq))
           Qn.PixLog = Qn.Halves = true;
         else if (Opts.ForceDwHalves && MaxPix && CopyBank && dwHalves(QL, Hw, Opts))
           continue;

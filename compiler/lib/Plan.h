@@ -33,6 +33,13 @@ bool dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOpti
 /// read two columns over), a window producer's chunks of half a group's
 /// channels a pixel.
 bool dwHalves(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts);
+/// Whether its output tiles of Wt columns may read halves: at least four
+/// (or the map's width). Narrower, a window row's halves are mostly
+/// rounding (a 2-column tile's 5 window columns take 8 pixels of area) and
+/// the tile's rows store a burst each: ShuffleNet v2 on big1024 took 7x2
+/// tiles for a unit's branch and ran 5.6 k cycles slower, its store queue
+/// full, which the cost model does not see.
+inline bool halvesTileFits(const ir::Layer &L, unsigned Wt) { return Wt >= 4 || Wt >= L.Out.W; }
 
 /// The candidates CompileOptions::PlanRank chooses among (the last kept is
 /// taken): Kept holds the Keep best so far, best first. A new candidate goes
