@@ -119,8 +119,8 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
        "Trace one pixel an entry in a depthwise conv of half an output group's "
        "channels or fewer (half its lanes idle)"},
       {"dw-halves", &CompileOptions::DwHalves,
-       "Trace one pixel an entry in a stride-2 depthwise conv of a block triple "
-       "(its expansion writing its windows' columns in order)"},
+       "Trace one pixel an entry in a stride-2 depthwise conv whose producer computes "
+       "its windows (written in column order, not even columns then odd)"},
       {"even-rows", &CompileOptions::EvenRows,
        "Tile rows in blocks of the tile's height and a shorter last one, never "
        "in blocks of even sizes"},

@@ -301,10 +301,10 @@ struct CompileOptions {
   /// vMACs past the first half read the next pixel), instead of leaving
   /// half its lanes idle (Plan.cpp: dwPixelPairs; docs/compiler.md, step 4).
   bool DwPixelPairs = true;
-  /// A stride-2 depthwise conv in a block triple traces two pixels an entry
-  /// too where the cost model says so, its expansion writing the windows'
-  /// even and odd columns apart (LayerPlan::Halves; docs/compiler.md, step
-  /// 9f).
+  /// A stride-2 depthwise conv whose windows its producer computes (a block
+  /// triple's or a window pair's) traces two pixels an entry too where the
+  /// cost model says so, the producer writing the windows' even and odd
+  /// columns apart (LayerPlan::Halves; docs/compiler.md, step 9f).
   bool DwHalves = true;
   /// Row blocks of sizes within one of each other, not R rows each and a
   /// short last block, where the cost model says so on the tile chosen
