@@ -100,10 +100,13 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     // Each half's entries (traced a half at a time, Lowerer::convLoop),
     // every row of them in one vwb: a half's even number of pixels a row,
     // so no entry runs into the next half or row. (Its rounds are all
-    // Mixed, FuseBlocks.cpp: each CU's padding is zeroed below.)
+    // Mixed, tripleRounds and windowRounds: each CU's padding is zeroed
+    // below.)
     assert(Rd.Mixed && !Rd.Clipped && "a producer in halves traces its whole windows");
     for (unsigned Side = 0, Entry0 = 0; Side < 2; ++Side) {
       const unsigned N = LayerPlan::halfEntries(Side, Rd.ExtC);
+      if (!N)
+        continue; // (a vwb of len 0 writes one entry a row)
       Inst I = Wb;
       I.rows = Rows;
       I.len = N;
