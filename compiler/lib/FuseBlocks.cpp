@@ -243,8 +243,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         if (Qn.Halves && !halvesTileFits(QL, Wq))
           continue;
         if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Pool ? Lanes : 0, Area) ||
-            Qn.ColsIn > AccBase ||
-            uint64_t(Qn.RowsIn) * Qn.areaRowPixels() * Qn.pixelStride(0, Lanes) > Area.InCap)
+            Qn.ColsIn > AccBase)
           continue;
         if (Pool)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart

@@ -413,9 +413,7 @@ std::optional<WindowPair> bestWindowPair(const LayerPlan &D, const LayerPlan &Q,
         const unsigned Slack = (PixLog ? Gch : 0) + (Framed ? Lanes : 0);
         if (Qn.outElems(Rq, Wq, Gch) > B.OutCap ||
             !setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Slack, Area) ||
-            Qn.ColsIn > Hw.AccEntries ||
-            uint64_t(Qn.RowsIn) * Qn.areaRowPixels() * Qn.pixelStride(0, Lanes) + Slack >
-                Area.InCap)
+            Qn.ColsIn > Hw.AccEntries)
           continue;
         if (Framed)
           Qn.Window.AreaCols = Qn.ColsIn; // Lowerer::poolLoop: rows ColsIn apart

@@ -138,7 +138,8 @@ bool snow::compiler::setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Str
   P.EvenRows = false;
   P.RowsIn = (R - 1) * P.bufStrideY() + L.KH;
   P.ColsIn = (roundUp(Wt, P.pix()) - 1) * P.bufStrideX() + L.KW;
-  if (uint64_t(P.RowsIn) * P.ColsIn * Stride + Extra > B.InCap)
+  const unsigned RowPixels = P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
+  if (uint64_t(P.RowsIn) * RowPixels * Stride + Extra > B.InCap)
     return false;
   P.NRowBlocks = ceilDiv(L.Out.H, R);
   P.NColBlocks = ceilDiv(L.Out.W, Wt);

@@ -397,8 +397,9 @@ struct LayerPlan {
   /// words a cycle (Lowerer::copyRegion). 0: no copy.
   unsigned CopyBanks = 0;
   /// A stride-2 depthwise conv on pixel pairs (PixLog 1, 32-channel chunks)
-  /// and the producer that computes its windows (a block triple's copied
-  /// expansion: FuseBlocks.cpp). Output pixels o and o + 1 read input
+  /// and the producer that computes its windows (a copied expansion or
+  /// stem of a block triple or window pair: FuseBlocks.cpp,
+  /// FuseWindows.cpp). Output pixels o and o + 1 read input
   /// columns two apart, which vdw's second pixel group (its vMACs past the
   /// first half, a pixel's channels past the first group's) can only read
   /// where each window row holds its even columns, then its odd ones
@@ -411,18 +412,19 @@ struct LayerPlan {
   bool Halves = false;
   bool writesHalves() const { return Halves && !Depthwise; }
   bool readsHalves() const { return Halves && Depthwise; }
-  /// Pixels of each half of a window row (of the depthwise conv's ColsIn
-  /// columns: the producer's area rows, Window.AreaCols, are two halves), a
-  /// whole number of pixel pairs; and a window row's pixels in the area.
-  unsigned halfPixels() const {
-    return writesHalves() ? Window.AreaCols / 2 : 2 * (((ColsIn + 1) / 2 * 2 + 3) / 4);
-  }
-  unsigned areaRowPixels() const { return Halves ? 2 * halfPixels() : ColsIn; }
   /// A producer's entries in half Side of a row of a round ExtC columns
-  /// wide (its windows' width: FuseBlocks.cpp, tripleRounds), and in both.
+  /// wide (its windows' width: tripleRounds, windowRounds), and in both.
   static unsigned halfEntries(unsigned Side, unsigned ExtC) {
     return ((ExtC + 1 - Side) / 2 + 1) / 2;
   }
+  /// Pixels of each half of a window row: the entries of the widest window's
+  /// first half (the depthwise conv's ColsIn columns; the producer's area
+  /// rows, Window.AreaCols, are two halves), so no entry runs past its half;
+  /// and a window row's pixels in the area.
+  unsigned halfPixels() const {
+    return writesHalves() ? Window.AreaCols / 2 : 2 * halfEntries(0, ColsIn);
+  }
+  unsigned areaRowPixels() const { return Halves ? 2 * halfPixels() : ColsIn; }
   static unsigned halvesEntries(unsigned ExtC) {
     return halfEntries(0, ExtC) + halfEntries(1, ExtC);
   }
@@ -669,7 +671,8 @@ std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wo
 
 /// Fills the tile fields of P for shape (R, Wt), in row blocks of R rows
 /// (EvenRows off); false if the input region (Stride elements a pixel, Extra
-/// more) does not fit B's.
+/// more; a depthwise conv reading halves, rows of areaRowPixels()) does not
+/// fit B's.
 bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
              const BufferMap &B);
 

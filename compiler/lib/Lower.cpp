@@ -80,7 +80,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // area laid out as its input region.
   const bool AreaTile = P.FromMid && !P.ReadsWindow;
   // (A depthwise conv reading windows in halves, rows of areaRowPixels().)
-  const unsigned Cols = AreaTile ? Rd.ExtC : P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
+  const unsigned WindowCols = P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
+  const unsigned Cols = AreaTile ? Rd.ExtC : WindowCols;
   const int64_t Pitch = int64_t(AreaTile ? 1 : P.bufStrideY()) *
                         (P.readsBanked() ? Cols / P.bankSides() : Cols) * Stride;
   if (Rows == 0)
@@ -100,7 +101,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   Mac.rs2 = 6;
   Mac.rs3 = 3;
   Mac.rows = L.KH;
-  Mac.bstride = (P.readsHalves() ? P.areaRowPixels() : P.ColsIn) * Stride;
+  Mac.bstride = WindowCols * Stride;
   Mac.init = First;
   if (P.Depthwise) {
     Mac.Op = Opcode::VDW;

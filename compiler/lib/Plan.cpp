@@ -58,19 +58,23 @@ static bool bankedFits(const LayerPlan &P, unsigned Stride, const isa::HwConfig 
   return P.ColsIn % 2 == 0 && uint64_t(P.RowsIn) * (P.ColsIn / 2) * Stride <= Hw.mapsBankElems();
 }
 
+/// Whether L is a depthwise conv whose entries may hold two pixels, where
+/// Opts allow it: its vMACs in two pixel groups.
+static bool pairableDepthwise(const ir::Layer &L, const isa::HwConfig &Hw,
+                              const CompileOptions &Opts) {
+  return Opts.MultiPixel && Opts.DwPixelPairs && L.Kind == ir::LayerKind::Conv && L.Groups > 1 &&
+         L.Groups == L.In.C && L.Groups == L.Out.C && Hw.VmacsPerCu % 2 == 0;
+}
+
 bool snow::compiler::dwPixelPairs(const ir::Layer &L, const isa::HwConfig &Hw,
                                   const CompileOptions &Opts, bool Chunked) {
   const unsigned G = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  return Opts.MultiPixel && Opts.DwPixelPairs && L.Kind == ir::LayerKind::Conv && L.Groups > 1 &&
-         L.Groups == L.In.C && L.Groups == L.Out.C && (Chunked || L.Out.C <= G / 2) && L.SW == 1 &&
-         Hw.VmacsPerCu % 2 == 0;
+  return pairableDepthwise(L, Hw, Opts) && (Chunked || L.Out.C <= G / 2) && L.SW == 1;
 }
 
 bool snow::compiler::dwHalves(const ir::Layer &L, const isa::HwConfig &Hw,
                               const CompileOptions &Opts) {
-  return Opts.MultiPixel && Opts.DwPixelPairs && Opts.DwHalves && L.Kind == ir::LayerKind::Conv &&
-         L.Groups > 1 && L.Groups == L.In.C && L.Groups == L.Out.C && L.SW == 2 && L.KW > 1 &&
-         Hw.VmacsPerCu % 2 == 0;
+  return pairableDepthwise(L, Hw, Opts) && Opts.DwHalves && L.SW == 2 && L.KW > 1;
 }
 
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
