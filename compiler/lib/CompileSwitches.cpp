@@ -121,6 +121,10 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"dw-halves", &CompileOptions::DwHalves,
        "Trace one pixel an entry in a stride-2 depthwise conv whose producer computes "
        "its windows (written in column order, not even columns then odd)"},
+      {"dw-quarters", &CompileOptions::DwQuarters,
+       "Trace one pixel an entry in a stride-1 depthwise conv whose projection reads "
+       "four pixels a step from four banks (its producer writing its windows in column "
+       "order, not by column mod 4)"},
       {"even-rows", &CompileOptions::EvenRows,
        "Tile rows in blocks of the tile's height and a shorter last one, never "
        "in blocks of even sizes"},

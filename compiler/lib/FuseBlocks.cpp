@@ -70,7 +70,7 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
       const size_t N = std::min<size_t>(NCu, Tiles.size() - I);
       Round Re, Rq, Rp;
       const LayerPlan::WindowShape First = Exp.windowShape(Tiles[I]);
-      Re.Mixed = Exp.Halves; // (a round of one shape too)
+      Re.Mixed = Exp.writesPhases(); // (a round of one shape too)
       for (size_t J = 0; J < N; ++J) {
         const unsigned T = Tiles[I + J];
         Rp.Cus[J] = Re.Cus[J] = Work{0, int(T)};
@@ -81,13 +81,16 @@ void tripleRounds(LayerPlan &Exp, LayerPlan &Dw, LayerPlan &Proj, unsigned NCu, 
         Re.Mixed |= Exp.windowShape(T) != First;
       }
       Re.ExtC = roundUp(Re.ExtC, Exp.pix()); // A multi-pixel trace takes pix() pixels.
-      clipMixedRound(Re, Exp, Clip && !Exp.Halves);
-      if (Exp.Halves) // its windows' columns, odd or not (LayerPlan::halfEntries)
+      clipMixedRound(Re, Exp, Clip && !Exp.writesPhases());
+      if (Exp.writesPhases()) // its windows' columns, all (LayerPlan::phaseEntries)
         Re.ExtC = First.Width;
       // (its entries' pixels, as the expansion's; a banked pool's tile of a
       // width not a multiple of its banks a column or more wider, which the
       // projection computes and does not store)
-      Rq.ExtC = roundUp(Rq.ExtC, Dw.isPool() && Dw.Banked ? Dw.bankSides() : Dw.pix());
+      // (A quarters reader's, whole entries of each bank: eight columns.)
+      Rq.ExtC = roundUp(Rq.ExtC, Dw.readsQuarters()         ? 8
+                                 : Dw.isPool() && Dw.Banked ? Dw.bankSides()
+                                                            : Dw.pix());
       Rp.ExtR = Rq.ExtR;
       Rp.ExtC = Rq.ExtC;
       for (unsigned Og = 0; Og < Dw.NOg; ++Og) {
@@ -181,11 +184,17 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
   // and its 16-channel projection on four banks.
   const bool CopyFour = CanBank4 && CopyBank == 2 && !P.L->HasResidual &&
                         B.InBase[1] + B.InCap + (CopyBank - 1) * Bank == B.OutBase[1];
-  const unsigned Outs = CanBank4 ? 4 : CanCopyOut ? 3 : CanBank ? 2 : 1;
+  // A stride-1 depthwise conv may also trace two pixels an entry for such
+  // a projection, x and x + 4, where its producer writes its windows in
+  // quarters (LayerPlan::Quarters): a copied producer on four banks, its
+  // copy four pixels over (MobileNet v2's block1 on zc706).
+  const bool Quarters = CopyFour && !Pool && dwQuarters(QL, Hw, Opts);
+  const unsigned Outs = Quarters ? 5 : CanBank4 ? 4 : CanCopyOut ? 3 : CanBank ? 2 : 1;
   std::optional<Triple> Best;
   for (unsigned Out = 0; Out < Outs; ++Out) {
-    // Plain, banked, copied, or banked in four banks.
-    const bool Banked = Out == 1 || Out == 3, CopyOut = Out == 2, Four = Out == 3;
+    // Plain, banked, copied, banked in four banks, or that in quarters.
+    const bool Quart = Out == 4;
+    const bool Banked = Out == 1 || Out == 3 || Quart, CopyOut = Out == 2, Four = Out >= 3;
     if (CopyOut && !CanCopyOut)
       continue;
     const unsigned BankLog = Four ? 2 : Out ? 1 : 0; // the tile's pixels in 2^BankLog banks
@@ -203,6 +212,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         const bool Copy = Way == 2;
         if ((Copy && (!CopyBank || (Four && !CopyFour))) || Wq % (1u << BankLog) ||
             (CopyOut && !PixLog) || (CopyOut && Halves && !Copy) ||
+            (Quart && (!Copy || !quartersTileFits(Wq))) ||
+            (Opts.ForceDwQuarters && Quarters && !Quart) ||
             (Opts.ForceDwHalves && CanCopyOut && Halves && !(CopyOut && Copy)))
           continue;
         // The projection's tile in the accumulators' last entries, the depthwise
@@ -238,8 +249,9 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Qn.Straddles = Four;
         Qn.Chunk = Pool ? std::min(C, Gch >> PixLog) : Gch >> PixLog;
         Qn.NChunks = Qn.NOg = ceilDiv(C, Qn.Chunk);
-        Qn.PixLog = CopyOut;
+        Qn.PixLog = CopyOut || Quart;
         Qn.Halves = CopyOut && Halves;
+        Qn.Quarters = Quart;
         if (Qn.Halves && !halvesTileFits(QL, Wq))
           continue;
         if (!setTile(Qn, Rq, Wq, Qn.pixelStride(0, Lanes), Pool ? Lanes : 0, Area) ||
@@ -254,7 +266,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         if (!traceProducerWay(En, Way, CopyBank, Hw, B, Opts) ||
             !setTile(En, Qn.RowsIn, Qn.ColsIn, En.pixelStride(0, Lanes), 0, EIn))
           continue;
-        En.Halves = Qn.Halves; // its copy two pixels over
+        En.Halves = Qn.Halves;     // its copy two pixels over
+        En.Quarters = Qn.Quarters; // four
         // A pool reads its lane words at the producer's pixel stride.
         if (Pool && Qn.pixelStride(0, Lanes) != En.ogChannels(Gch))
           continue;
@@ -285,7 +298,7 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
           // (Halves: every round traces its whole windows, whose columns
           // land in both halves, Lowerer::windowWriteBack.)
           const bool Mixed = Way == 1;
-          if ((Mixed && !mixableWindows(En, Q, Opts)) || (Qn.Halves && !Mixed))
+          if ((Mixed && !mixableWindows(En, Q, Opts)) || (En.writesPhases() && !Mixed))
             continue;
           tripleRounds(En, Qn, Pn, NCu, Mixed, Opts.ClippedWindows);
           if (Mixed && !En.mixedRounds())

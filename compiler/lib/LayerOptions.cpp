@@ -70,7 +70,8 @@ std::string CompileOptions::planningKey() const {
   // forgets (sizes on x86-64 Linux).
   static_assert(sizeof(CompileOptions) == 136, "CompileOptions changed: update planningKey");
   const auto &S = compileSwitches();
-  const bool Others[] = {ReusePlans, ForceBlockTriples, PartPlans, ForceCuSums, ForceDwHalves};
+  const bool Others[] = {ReusePlans,  ForceBlockTriples, PartPlans,
+                         ForceCuSums, ForceDwHalves,     ForceDwQuarters};
   if (S.size() + std::size(Others) > 64)
     llvm::report_fatal_error("planningKey: more switches than a uint64_t's bits");
   uint64_t Bits = 0;

@@ -69,7 +69,8 @@ unsigned LayerPlan::kernelWords(unsigned C) const {
   // CUs splitting an item's chunks trace chunks of one size (a block
   // triple's last may lie partly or wholly past the channels: zeros).
   const unsigned Cn = Parts > 1 ? Chunk : chunkSize(C, L->In.C);
-  return L->KH * traceCols() * (Depthwise ? passes() : Cn);
+  // (A quarters reader's kernel for each bank it writes: WeightPack.cpp.)
+  return L->KH * traceCols() * (Depthwise ? passes() : Cn) * (readsQuarters() ? 4 : 1);
 }
 
 LayerPlan::WindowShape LayerPlan::windowShape(unsigned T) const {
@@ -138,7 +139,7 @@ bool snow::compiler::setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Str
   P.EvenRows = false;
   P.RowsIn = (R - 1) * P.bufStrideY() + L.KH;
   P.ColsIn = (roundUp(Wt, P.pix()) - 1) * P.bufStrideX() + L.KW;
-  const unsigned RowPixels = P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
+  const unsigned RowPixels = P.Depthwise ? P.areaRowPixels() : P.ColsIn;
   if (uint64_t(P.RowsIn) * RowPixels * Stride + Extra > B.InCap)
     return false;
   P.NRowBlocks = ceilDiv(L.Out.H, R);

@@ -403,36 +403,60 @@ struct LayerPlan {
   /// columns two apart, which vdw's second pixel group (its vMACs past the
   /// first half, a pixel's channels past the first group's) can only read
   /// where each window row holds its even columns, then its odd ones
-  /// (halfPixels() each): column x at x / 2 of half x mod 2, so that two
+  /// (phasePixels() each): column x at x / 2 of half x mod 2, so that two
   /// columns apart are a pixel apart. The depthwise conv traces each entry
   /// twice, over its even kernel columns, then its odd ones (its weights
   /// packed so); the producer computes columns x and x + 2 an entry (its
   /// copy shifted two pixels), a row's half-0 entries (x mod 4 = 0) in
   /// turn, then its half-1 ones, and writes each half with one vwb.
   bool Halves = false;
+  /// A stride-1 depthwise conv on pixel pairs (one 32-channel chunk) whose
+  /// output a projection reads four pixels a step from four banks (a block
+  /// triple's: FuseBlocks.cpp), and the copied producer that computes its
+  /// windows. An entry of the projection's input holds pixels x and x + 4
+  /// (x mod 8 < 4) in bank x mod 4, so the depthwise conv computes those
+  /// two a trace: its windows' rows hold their columns by x mod 4 (four
+  /// quarters of phasePixels() each, column x at x / 4 of quarter x mod 4),
+  /// so that four columns apart are a pixel apart. The depthwise conv
+  /// traces an entry's kernel columns a run of quarters at a time (a run
+  /// ends where the next column wraps to quarter 0, a pixel on: one or two
+  /// traces an entry), its weights packed so for each quarter it starts
+  /// in; the producer computes columns x and x + 4 an entry (its copy
+  /// shifted four pixels), a quarter at a time, and writes each quarter
+  /// with one vwb (as Halves, with four phases).
+  bool Quarters = false;
   bool writesHalves() const { return Halves && !Depthwise; }
   bool readsHalves() const { return Halves && Depthwise; }
-  /// A producer's entries in half Side of a row of a round ExtC columns
-  /// wide (its windows' width: tripleRounds, windowRounds), and in both.
-  static unsigned halfEntries(unsigned Side, unsigned ExtC) {
-    return ((ExtC + 1 - Side) / 2 + 1) / 2;
+  bool readsQuarters() const { return Quarters && Depthwise; }
+  /// A producer writing its windows in phases (Halves: 2, Quarters: 4).
+  unsigned phases() const { return Quarters ? 4 : Halves ? 2 : 1; }
+  bool writesPhases() const { return (Halves || Quarters) && !Depthwise; }
+  /// A producer's entries in phase Side of N of a row of a round ExtC
+  /// columns wide (its windows' width: tripleRounds, windowRounds):
+  /// columns Side, Side + 2N, ... each with the one N over.
+  static unsigned phaseEntries(unsigned N, unsigned Side, unsigned ExtC) {
+    return Side < ExtC ? (ExtC - Side + 2 * N - 1) / (2 * N) : 0;
   }
-  /// Pixels of each half of a window row: the entries of the widest window's
-  /// first half (the depthwise conv's ColsIn columns; the producer's area
-  /// rows, Window.AreaCols, are two halves), so no entry runs past its half;
-  /// and a window row's pixels in the area.
-  unsigned halfPixels() const {
-    return writesHalves() ? Window.AreaCols / 2 : 2 * halfEntries(0, ColsIn);
+  /// Pixels of each phase of a window row: the entries of the widest window's
+  /// first phase (the depthwise conv's ColsIn columns; the producer's area
+  /// rows, Window.AreaCols, are phases() phases), so no entry runs past its
+  /// phase; and a window row's pixels in the area.
+  unsigned phasePixels() const {
+    return writesPhases() ? Window.AreaCols / phases() : 2 * phaseEntries(phases(), 0, ColsIn);
   }
-  unsigned areaRowPixels() const { return Halves ? 2 * halfPixels() : ColsIn; }
-  static unsigned halvesEntries(unsigned ExtC) {
-    return halfEntries(0, ExtC) + halfEntries(1, ExtC);
+  unsigned areaRowPixels() const { return phases() > 1 ? phases() * phasePixels() : ColsIn; }
+  /// A producer's entries in all phases of a row ExtC columns wide.
+  unsigned phasesEntries(unsigned ExtC) const {
+    unsigned N = 0;
+    for (unsigned Side = 0; Side < phases(); ++Side)
+      N += phaseEntries(phases(), Side, ExtC);
+    return N;
   }
   /// Elements of a region of Stride-element pixels the copy moves (the
   /// tile's window, whole rows; a vmax's width more is read past it and
   /// written past the copy), and how far the copy is shifted.
   uint64_t copyElems(unsigned Stride) const { return uint64_t(RowsIn) * ColsIn * Stride; }
-  unsigned copyShift(unsigned Stride) const { return (Halves ? 2 : 1) * bufStrideX() * Stride; }
+  unsigned copyShift(unsigned Stride) const { return phases() * bufStrideX() * Stride; }
   /// Elements one copying vmax moves (the pooling unit's width), and how
   /// many copy a region of Stride-element pixels.
   static unsigned copyWidth(const isa::HwConfig &Hw) { return Hw.poolWords() * Hw.LanesPerVmac; }
@@ -604,7 +628,7 @@ struct LayerPlan {
   /// as fit them (Lowerer::compute's bands).
   unsigned bandRows(const Round &Rd, unsigned AccEntries) const {
     // An entry holds pix() pixels of a row.
-    const unsigned RowEntries = writesHalves() ? halvesEntries(Rd.ExtC) : Rd.ExtC >> PixLog;
+    const unsigned RowEntries = writesPhases() ? phasesEntries(Rd.ExtC) : Rd.ExtC >> PixLog;
     return (Depthwise || Window.R) && Rd.ExtR * RowEntries > AccEntries ? AccEntries / RowEntries
                                                                         : Rd.ExtR;
   }

@@ -79,8 +79,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // A depthwise conv reading its windows (ReadsWindow) finds them in the
   // area laid out as its input region.
   const bool AreaTile = P.FromMid && !P.ReadsWindow;
-  // (A depthwise conv reading windows in halves, rows of areaRowPixels().)
-  const unsigned WindowCols = P.readsHalves() ? P.areaRowPixels() : P.ColsIn;
+  // (A depthwise conv reading windows in phases, rows of areaRowPixels().)
+  const unsigned WindowCols = P.Depthwise ? P.areaRowPixels() : P.ColsIn;
   const unsigned Cols = AreaTile ? Rd.ExtC : WindowCols;
   const int64_t Pitch = int64_t(AreaTile ? 1 : P.bufStrideY()) *
                         (P.readsBanked() ? Cols / P.bankSides() : Cols) * Stride;
@@ -108,7 +108,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     // In halves, the even kernel columns a pixel apart in the first half
     // (then the odd ones in the second: Entry below).
     Mac.len = P.readsHalves() ? (L.KW + 1) / 2 : L.KW;
-    Mac.cstride = Stride;
+    // In quarters, the kernel columns of a run a quarter apart.
+    Mac.cstride = P.readsQuarters() ? P.phasePixels() * Stride : Stride;
   } else {
     Mac.Op = P.PixLog && !P.Wide ? Opcode::VMACP : Opcode::VMAC;
     // Contiguous: Stride == Cn, or KW == 1 for full depth. A wide trace's
@@ -129,20 +130,44 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // In halves, the next pixel pair of a depthwise conv's row reads the
   // next two pixels of each half; a producer's entries of a half are four
   // columns apart, its half-1 entries start a column in.
+  // In quarters, a depthwise conv's entries of bank x mod 4 (pixels x and
+  // x + 4) start in quarter x mod 4, a pixel pair apart; a producer's
+  // entries of a phase are 2 x phases() columns apart.
   const int64_t Step =
       int64_t(P.Banked ? 1 : P.pix()) * (P.readsHalves() ? 1 : P.bufStrideX()) * Stride;
-  const unsigned Sides = P.writesBanked() ? P.bankSides() : P.writesHalves() ? 2 : 1;
-  const int64_t SideStep = P.writesHalves() ? int64_t(P.bufStrideX()) * Stride : Step;
+  const unsigned Sides = P.writesBanked() ? P.bankSides() : P.writesPhases() ? P.phases() : 1;
+  const int64_t SideStep = P.writesPhases()    ? int64_t(P.bufStrideX()) * Stride
+                           : P.readsQuarters() ? int64_t(P.phasePixels()) * Stride
+                                               : Step;
+  const int64_t Advance = P.readsQuarters() ? 2 * int64_t(Stride) : Sides * Step;
   const unsigned KK = L.KH * L.KW;
+  // A quarters reader's runs of kernel columns for entries of bank Side:
+  // [0, Run0) from quarter Side on, the rest from quarter 0 a pixel on,
+  // their weights KK words a bank (WeightPack.cpp).
+  unsigned Side = 0;
   auto Entry = [&] {
-    if (P.readsHalves()) {
+    if (P.readsQuarters()) {
+      const unsigned Run0 = std::min(L.KW, 4 - Side);
+      Inst Run = Mac;
+      Run.len = Run0;
+      Run.rs3 = 14;
+      E.emit(Run);
+      if (Run0 < L.KW) {
+        Run.len = L.KW - Run0;
+        Run.init = false;
+        Run.rs2 = 10;
+        Run.rs3 = 15;
+        E.addi(10, 6, int64_t(Stride) - int64_t(Side) * int64_t(P.phasePixels()) * Stride);
+        E.emit(Run);
+      }
+    } else if (P.readsHalves()) {
       E.emit(Mac);
       Inst Odd = Mac; // the odd kernel columns, their weights after the even ones'
       Odd.len = L.KW / 2;
       Odd.init = false;
       Odd.rs2 = 10;
       Odd.rs3 = 11;
-      E.addi(10, 6, int64_t(P.halfPixels()) * Stride);
+      E.addi(10, 6, int64_t(P.phasePixels()) * Stride);
       E.addi(11, 3, int64_t(L.KH) * Mac.len);
       E.emit(Odd);
     } else if (P.passes() == 1) {
@@ -160,7 +185,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
         E.emit(M);
       }
     }
-    E.addi(6, 6, Sides * Step);
+    E.addi(6, 6, Advance);
   };
   if (Sides == 1) {
     rowLoop(RowEntries, Rows, Pitch, Entry, Mid, P.AccBase);
@@ -168,12 +193,18 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   }
   assert(!P.AccBase && "a banked producer's entries start at 0");
   unsigned Entry0 = 0;
-  for (unsigned Side = 0; Side < Sides; ++Side) {
-    const unsigned Share =
-        P.writesHalves() ? LayerPlan::halfEntries(Side, Rd.ExtC) : Rd.ExtC / Sides;
+  for (Side = 0; Side < Sides; ++Side) {
+    const unsigned Share = P.writesPhases()    ? LayerPlan::phaseEntries(Sides, Side, Rd.ExtC)
+                           : P.readsQuarters() ? Rd.ExtC / Sides / 2 // pixel pairs
+                                               : Rd.ExtC / Sides;
     if (Side) { // Column Side.
       E.li(5, Maps + Offset + RowBegin * Pitch + Side * SideStep);
       E.addi(6, 5, 0);
+    }
+    if (P.readsQuarters()) { // Bank Side's weights: its runs' words.
+      const uint32_t W = B.WBase[S.WBuf] + S.WOff + Side * KK;
+      E.li(14, W);
+      E.li(15, W + L.KH * std::min(L.KW, 4 - Side));
     }
     if (Share)
       rowLoop(Share, Rows, Pitch, Entry, Side ? nullptr : Mid, Entry0);
@@ -483,8 +514,11 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
              : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds a share of each row in each
   // bank.
+  // (A quarters reader's entry of two pixels, x and x + 4, is two of its
+  // bank's pixels.)
   const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
-  const uint32_t Row0 = Sides > 1 ? RowBegin * (Rd.ExtC / Sides) : RowBegin * Rd.ExtC >> P.PixLog;
+  const unsigned SideEntries = Rd.ExtC / Sides >> (P.readsQuarters() ? 1 : 0);
+  const uint32_t Row0 = Sides > 1 ? RowBegin * SideEntries : RowBegin * Rd.ExtC >> P.PixLog;
   // A dense producer's output group, at its channels of each pixel (C
   // apart) in the area and in its group residual.
   const uint32_t OgAt =
@@ -541,7 +575,7 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   // The band's columns of each bank, traced in turn (x mod Sides = 0
   // first), each to its bank.
-  const unsigned Share = Rows * Rd.ExtC / Sides;
+  const unsigned Share = Rows * SideEntries;
   Wb.rows = Share;
   for (unsigned Side = 0; Side < Sides; ++Side) {
     if (Side) {

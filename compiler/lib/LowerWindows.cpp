@@ -96,15 +96,15 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   Wb.shift = L.InFrac + L.WFrac - L.writebackFrac();
   Wb.relu = L.Relu;
   Wb.lut = !L.QLut.empty();
-  if (P.writesHalves()) {
-    // Each half's entries (traced a half at a time, Lowerer::convLoop),
-    // every row of them in one vwb: a half's even number of pixels a row,
-    // so no entry runs into the next half or row. (Its rounds are all
+  if (P.writesPhases()) {
+    // Each phase's entries (traced a phase at a time, Lowerer::convLoop),
+    // every row of them in one vwb: a phase's even number of pixels a row,
+    // so no entry runs into the next phase or row. (Its rounds are all
     // Mixed, tripleRounds and windowRounds: each CU's padding is zeroed
     // below.)
-    assert(Rd.Mixed && !Rd.Clipped && "a producer in halves traces its whole windows");
-    for (unsigned Side = 0, Entry0 = 0; Side < 2; ++Side) {
-      const unsigned N = LayerPlan::halfEntries(Side, Rd.ExtC);
+    assert(Rd.Mixed && !Rd.Clipped && "a producer in phases traces its whole windows");
+    for (unsigned Side = 0, Entry0 = 0; Side < P.phases(); ++Side) {
+      const unsigned N = LayerPlan::phaseEntries(P.phases(), Side, Rd.ExtC);
       if (!N)
         continue; // (a vwb of len 0 writes one entry a row)
       Inst I = Wb;
@@ -114,7 +114,7 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
       I.cstride = G;
       E.li(4, Entry0);
       Entry0 += Rows * N;
-      E.li(9, Window0 + RowBegin * RowElems + Side * P.halfPixels() * PixElems);
+      E.li(9, Window0 + RowBegin * RowElems + Side * P.phasePixels() * PixElems);
       E.emit(I);
     }
   } else if (Rd.Clipped) {
@@ -198,27 +198,28 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     };
     const auto Pads =
         distinctMasks(Rd, [&](const Work &W) { return P.windowShape(unsigned(W.Tile)); });
-    // In halves, columns [A, B) are the half's own run in each half (its
-    // even ones from A / 2 on in the first, its odd ones in the second),
-    // and a padding row the area's whole row.
-    auto HalfRuns = [&](unsigned A, unsigned Bx, uint32_t Skip) {
-      for (unsigned Side = 0; Side < 2; ++Side) {
-        const unsigned F = A + (A % 2 != Side);
+    // In phases, columns [A, B) are the phase's own run in each phase (in
+    // halves its even ones from A / 2 on in the first, its odd ones in the
+    // second), and a padding row the area's whole row.
+    const unsigned N = P.phases();
+    auto PhaseRuns = [&](unsigned A, unsigned Bx, uint32_t Skip) {
+      for (unsigned Side = 0; Side < N; ++Side) {
+        const unsigned F = A + (Side + N - A % N) % N;
         if (F < Bx)
-          ZeroRun(Window0 + (Side * P.halfPixels() + F / 2) * PixElems, (Bx - 1 - F) / 2 + 1,
+          ZeroRun(Window0 + (Side * P.phasePixels() + F / N) * PixElems, (Bx - 1 - F) / N + 1,
                   Height, RowElems, Skip);
       }
     };
-    const unsigned RowPixels = P.writesHalves() ? P.Window.AreaCols : Width;
+    const unsigned RowPixels = P.writesPhases() ? P.Window.AreaCols : Width;
     for (const auto &[Pad, Mask] : Pads) {
       const uint32_t Skip = AllMask & ~Mask;
       for (unsigned Y = 0; Y < Pad.Top; ++Y)
         ZeroRun(Window0 + Y * RowElems, RowPixels, 1, 0, Skip);
       for (unsigned Y = Height - Pad.Bottom; Y < Height; ++Y)
         ZeroRun(Window0 + Y * RowElems, RowPixels, 1, 0, Skip);
-      if (P.writesHalves()) {
-        HalfRuns(0, Pad.Left, Skip);
-        HalfRuns(Width - Pad.Right, Width, Skip);
+      if (P.writesPhases()) {
+        PhaseRuns(0, Pad.Left, Skip);
+        PhaseRuns(Width - Pad.Right, Width, Skip);
         continue;
       }
       if (Pad.Left)

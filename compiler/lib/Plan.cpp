@@ -77,6 +77,12 @@ bool snow::compiler::dwHalves(const ir::Layer &L, const isa::HwConfig &Hw,
   return pairableDepthwise(L, Hw, Opts) && Opts.DwHalves && L.SW == 2 && L.KW > 1;
 }
 
+bool snow::compiler::dwQuarters(const ir::Layer &L, const isa::HwConfig &Hw,
+                                const CompileOptions &Opts) {
+  return pairableDepthwise(L, Hw, Opts) && Opts.DwQuarters && L.SW == 1 && L.KW <= 5 &&
+         Hw.VmacsPerCu % 4 == 0;
+}
+
 /// Plans output channels [OcBase, OcBase + OcCount) of L with 2^PixLog-pixel
 /// traces (PixLog > 0 for dense convs, read as Pix says, and PixLog 1 for
 /// depthwise convs where dwPixelPairs allows), grouped convs as Mode says.

@@ -40,6 +40,15 @@ bool dwHalves(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions 
 /// tiles for a unit's branch and ran 5.6 k cycles slower, its store queue
 /// full, which the cost model does not see.
 inline bool halvesTileFits(const ir::Layer &L, unsigned Wt) { return Wt >= 4 || Wt >= L.Out.W; }
+/// Whether depthwise conv L, of stride 1 and a kernel at most five columns
+/// wide, may trace two pixels an entry, x and x + 4, for a projection that
+/// reads four pixels a step from four banks, from windows its producer
+/// writes in quarters (LayerPlan::Quarters: its vMACs past the first half
+/// then read four columns over).
+bool dwQuarters(const ir::Layer &L, const isa::HwConfig &Hw, const CompileOptions &Opts);
+/// Whether its output tiles of Wt columns may read quarters: whole entries
+/// of eight columns (x mod 8 < 4 and x + 4) in each bank's share.
+inline bool quartersTileFits(unsigned Wt) { return Wt % 8 == 0; }
 
 /// The candidates CompileOptions::PlanRank chooses among (the last kept is
 /// taken): Kept holds the Keep best so far, best first. A new candidate goes

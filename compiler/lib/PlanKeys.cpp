@@ -53,10 +53,10 @@ std::string snow::compiler::planFingerprint(const LayerPlan &P) {
       P.PinWeights, P.CoWeights, W.R, W.Wt, W.KH, W.KW, W.SH, W.SW, W.PadT, W.PadL, W.OutH, W.OutW,
       W.InH, W.InW, W.AreaCols);
   fmt::format_to(std::back_inserter(S),
-                 " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", P.FusedWith,
+                 " | {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", P.FusedWith,
                  P.ProducerOrdinal, P.Balanced, P.SplitChannels, P.PixLog, P.Wide, P.Banked,
-                 P.CopyBanks, P.Halves, P.OcBase, P.OcCount, P.FirstPart, P.LastPart, P.RestTiles,
-                 P.OutIsSlice, P.StepY, P.StepX, P.Ordinal, P.NeedsDone);
+                 P.CopyBanks, P.Halves, P.Quarters, P.OcBase, P.OcCount, P.FirstPart, P.LastPart,
+                 P.RestTiles, P.OutIsSlice, P.StepY, P.StepX, P.Ordinal, P.NeedsDone);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", P.MidOut, P.MidSlot,
                  P.MidPitch, P.MidChannel, P.AccBase, P.AccLimit, P.BankLog, P.Straddles);
   fmt::format_to(std::back_inserter(S), " | {} {} {} {} {} {} {} {}", View(P.In), View(P.Out),

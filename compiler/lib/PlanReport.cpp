@@ -44,8 +44,11 @@ PlanPart snow::compiler::describePart(const LayerPlan &P, const ir::Graph &G,
                                                        : "pix",
                                          P.pix())
                            : "",
-                  P.Halves ? "+halves" : "", P.FullDepth ? "+fulldepth" : "",
-                  P.StepY * P.StepX > 1 ? "+gather" : "", P.GroupChunks ? "+gchunks" : "",
+                  P.Halves     ? "+halves"
+                  : P.Quarters ? "+quarters"
+                               : "",
+                  P.FullDepth ? "+fulldepth" : "", P.StepY * P.StepX > 1 ? "+gather" : "",
+                  P.GroupChunks ? "+gchunks" : "",
                   !P.Depthwise   ? ""
                   : P.GroupK > 1 ? fmt::format("+gdw{}", P.passes())
                                  : "+dw",

@@ -163,7 +163,9 @@ public:
         Tiles[NumTiles++] = W.Tile;
     }
     First = false;
-    I.Pixels = Rd.pixels() >> P.PixLog; // Traces: one per accumulator entry.
+    // Traces: one per accumulator entry (a producer in phases: each
+    // phase's own, LayerPlan::phaseEntries).
+    I.Pixels = P.writesPhases() ? Rd.ExtR * P.phasesEntries(Rd.ExtC) : Rd.pixels() >> P.PixLog;
     I.Rows = Rd.ExtR;
     I.Ogs = NumOgs;
     I.Tiles = NumTiles;

@@ -189,6 +189,16 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
       for (unsigned Ky = 0; Ky < L.KH; ++Ky)
         for (unsigned Col = Odd; Col < L.KW; Col += 2)
           Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
+  } else if (P.readsQuarters()) {
+    // For the entries of each bank Side (Lowerer::convLoop), its runs of
+    // kernel columns, each row by row: [0, 4 - Side), then the rest.
+    for (unsigned Side = 0; Side < 4; ++Side) {
+      const unsigned Run0 = std::min(L.KW, 4 - Side);
+      for (unsigned Run = 0; Run < 2; ++Run)
+        for (unsigned Ky = 0; Ky < L.KH; ++Ky)
+          for (unsigned Col = Run ? Run0 : 0; Col < (Run ? L.KW : Run0); ++Col)
+            Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
+    }
   } else {
     for (unsigned Ky = 0; Ky < L.KH; ++Ky)
       for (unsigned Col = 0; Col < P.traceCols(); ++Col) {

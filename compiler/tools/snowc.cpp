@@ -112,6 +112,11 @@ static cl::opt<bool> ForceDwHalves(
     cl::desc("Read a stride-2 depthwise conv's windows in halves wherever it can (for tests)"),
     cl::Hidden, cl::cat(Cat));
 
+static cl::opt<bool> ForceDwQuarters(
+    "force-dw-quarters",
+    cl::desc("Read a stride-1 depthwise conv's windows in quarters wherever it can (for tests)"),
+    cl::Hidden, cl::cat(Cat));
+
 static cl::list<std::string> LayerOffArgs(
     "layer-off",
     cl::desc("Options of one layer of the compiled graph: LAYER=what[,what...], each a "
@@ -226,6 +231,7 @@ static int compileModel() {
   Opts.Batch = Batch;
   Opts.ForceBlockTriples = ForceBlockTriples;
   Opts.ForceDwHalves = ForceDwHalves;
+  Opts.ForceDwQuarters = ForceDwQuarters;
   for (const std::string &Spec : LayerOffArgs)
     if (auto Err = compiler::addLayerOff(Spec, Opts))
       return fail(llvm::toString(std::move(Err)));

@@ -322,6 +322,31 @@ inline std::string stemTripleCase(unsigned Seed) {
   return Y;
 }
 
+/// A block triple whose stride-1 depthwise conv may read its windows in
+/// quarters (LayerPlan::Quarters): a 3x3 stem of 1-24 channels of stride 1
+/// or 2 (every third case a 1x1 expansion from 8-24 channels instead) into
+/// 32, 64 or 96 channels, a padded 3x3 or 5x5 depthwise conv of stride 1,
+/// and a projection of 4-16 channels (four pixels a step from four banks),
+/// on maps 4k pixels wide (8k every other case) and 6-60 high.
+inline std::string quartersCase(unsigned Seed) {
+  Rng R(Seed * 6007 + 11);
+  auto Pick = [&](unsigned Lo, unsigned Hi) { return Lo + unsigned(R.next() % (Hi - Lo + 1)); };
+  const bool Stem = Seed % 3 != 2;
+  const unsigned S = Stem && Seed % 4 == 1 ? 2 : 1, C = 32 * Pick(1, 3);
+  const unsigned Wo = (Seed % 2 ? 8 : 4) * Pick(2, Seed % 2 ? 8 : 14), K = Seed % 5 == 3 ? 5 : 3;
+  std::string Y = modelHeader(fmt::format("quarters{}", Seed), Stem ? Pick(1, 24) : Pick(8, 24),
+                              S * Pick(6, 60), S * Wo, 4);
+  if (Stem)
+    Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: 3, stride: {}, pad: 1, "
+                     "relu: true}}\n",
+                     C, S);
+  else
+    Y += fmt::format("  - {{name: c, type: conv, out_channels: {}, kernel: 1, relu: true}}\n", C);
+  Y += depthwiseLayer(C, K, 1, K / 2, Seed % 2 == 0);
+  Y += fmt::format("  - {{name: p, type: conv, out_channels: {}, kernel: 1}}\n", Pick(4, 16));
+  return Y;
+}
+
 /// An inverted residual block whose expansion's channels fill half output
 /// groups better than whole ones (64k + 8..32 of them from 8-40 inputs,
 /// every third 96 or 144 as MobileNet v2's), a padded 3x3 or 5x5 depthwise

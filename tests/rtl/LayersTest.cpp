@@ -48,6 +48,7 @@ class RtlRandomBlockTriple : public RandomLayers {};
 class RtlRandomStemTriple : public RandomLayers {};
 class RtlRandomWideTriple : public RandomLayers {};
 class RtlRandomHalves : public RandomLayers {};
+class RtlRandomQuarters : public RandomLayers {};
 class RtlRandomFramedPool : public RandomLayers {};
 class RtlRandomPoolTriple : public RandomLayers {};
 class RtlRandomFirePair : public RandomLayers {};
@@ -95,6 +96,11 @@ TEST_P(RtlRandomWideTriple, SimAndRtlAgree) {
 // wherever they fit (LayerPlan::Halves).
 TEST_P(RtlRandomHalves, SimAndRtlAgree) {
   check(wideTripleCase(2 * GetParam() + 1), {"--force-block-triples", "--force-dw-halves"});
+}
+// Stride-1 depthwise convs tracing pixels x and x + 4 an entry from
+// windows their copied producer writes in quarters (LayerPlan::Quarters).
+TEST_P(RtlRandomQuarters, SimAndRtlAgree) {
+  check(quartersCase(GetParam()), {"--force-block-triples", "--force-dw-quarters"});
 }
 // Convs computing their pool's windows, zeros in its padding.
 TEST_P(RtlRandomFramedPool, SimAndRtlAgree) { check(framedPoolCase(GetParam())); }
@@ -158,6 +164,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
 // (zc706 and big1024: mini64 takes no halves.)
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomHalves, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomQuarters, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPoolTriple, ::testing::Range(0u, 8u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFirePair, ::testing::Range(0u, 8u));

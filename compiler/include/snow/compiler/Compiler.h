@@ -282,6 +282,10 @@ struct CompileOptions {
   /// Where a stride-2 depthwise conv could read its windows in halves
   /// (LayerPlan::Halves), weigh only the plans that do: for tests.
   bool ForceDwHalves = false;
+  /// Where a block triple's stride-1 depthwise conv could read its windows
+  /// in quarters (LayerPlan::Quarters), weigh only the triples that do: for
+  /// tests.
+  bool ForceDwQuarters = false;
   /// Have a depthwise conv average its output in blocks for the average
   /// pool that reads it (squeeze-and-excitation's first step,
   /// ir::Layer::PoolBlock), as it writes each tile back: its tiles are whole
@@ -306,6 +310,12 @@ struct CompileOptions {
   /// cost model says so, the producer writing the windows' even and odd
   /// columns apart (LayerPlan::Halves; docs/compiler.md, step 9f).
   bool DwHalves = true;
+  /// A stride-1 depthwise conv whose windows a block triple's copied
+  /// producer computes, and whose projection reads four pixels a step from
+  /// four banks, traces two pixels an entry where the cost model says so,
+  /// the producer writing the windows' columns by x mod 4
+  /// (LayerPlan::Quarters; docs/compiler.md, step 9f).
+  bool DwQuarters = true;
   /// Row blocks of sizes within one of each other, not R rows each and a
   /// short last block, where the cost model says so on the tile chosen
   /// (LayerPlan::EvenRows; docs/compiler.md, step 3).
