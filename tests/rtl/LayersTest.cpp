@@ -164,7 +164,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomStemTriple, ::testing::Range(0u, 6u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomWideTriple, ::testing::Range(0u, 6u));
 // (zc706 and big1024: mini64 takes no halves.)
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomHalves, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
-INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomQuarters, ::testing::Values(1u, 2u, 4u, 5u, 7u, 8u));
+// (Each takes quarters: zc706 for seeds 1 mod 3, big1024 for 2 mod 3.)
+INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomQuarters, ::testing::Values(1u, 2u, 5u, 7u, 8u, 10u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFramedPool, ::testing::Range(0u, 9u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomPoolTriple, ::testing::Range(0u, 8u));
 INSTANTIATE_TEST_SUITE_P(Cases, RtlRandomFirePair, ::testing::Range(0u, 8u));
