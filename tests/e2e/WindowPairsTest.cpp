@@ -408,14 +408,15 @@ TEST(Passes, ATripleThatPaysTakesMoreThanHalfTheAccumulators) {
 /// projection p reads four pixels a step from four banks, faster than on
 /// two; bit-exact there and on machines that take two banks or none.
 void checkFourBankTriple(const std::string &Yaml, const char *Layer,
-                         std::initializer_list<const char *> Tags) {
-  const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
+                         std::initializer_list<const char *> Tags,
+                         const compiler::CompileOptions &Opts = {}) {
+  const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml, Opts);
   EXPECT_TRUE(hasPart(Parts, Layer, Tags));
   EXPECT_TRUE(hasPart(Parts, "p", {"banked4", "fused<", "block"}));
-  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::FourBankAreas);
+  const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::FourBankAreas, Opts);
   EXPECT_LT(R.On.Stats.Cycles, R.Off.Stats.Cycles);
   for (const char *Hw : {"big1024", "mini64", "zc706_paper"})
-    cyclesOf(Yaml, Hw, {});
+    cyclesOf(Yaml, Hw, Opts);
 }
 
 TEST(Passes, ASixteenChannelProjectionReadsFourPixelsAStep) {
@@ -455,9 +456,12 @@ TEST(Passes, ACopiedProducerKeepsItsCopyOnFourBanks) {
   - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
   - {name: p, type: conv, out_channels: 16, kernel: 1}
 )";
+  // (Its depthwise conv one pixel an entry: with quarters, QuartersTest.cpp.)
+  compiler::CompileOptions NoQuarters;
+  NoQuarters.DwQuarters = false;
   for (const std::string &Yaml : {Stem, std::string(CopiedFourBankYaml)}) {
     SCOPED_TRACE(Yaml.substr(6, 5));
-    checkFourBankTriple(Yaml, "c", {"copied2", "fused>", "block"});
+    checkFourBankTriple(Yaml, "c", {"copied2", "fused>", "block"}, NoQuarters);
   }
 }
 

@@ -447,7 +447,13 @@ TEST_F(RtlPoolBoundaries, AStemTripleAgrees) {
 
 TEST_F(RtlPoolBoundaries, AMixedStemTripleAgrees) {
   // The same in rounds of mixed padding, as it compiles now.
-  agrees("stemmix", 3, 64, StemTripleLayers, "copied2+fused>+mixed+block");
+  agrees("stemmix", 3, 64, StemTripleLayers, "copied2+fused>+mixed+block", {"--no-dw-quarters"});
+}
+
+TEST_F(RtlPoolBoundaries, AStemTripleInQuartersAgrees) {
+  // And with its depthwise conv on pixels x and x + 4 from windows in
+  // quarters (LayerPlan::Quarters), as it compiles now.
+  agrees("stemquart", 3, 64, StemTripleLayers, "copied2+quarters+fused>+mixed+block");
 }
 
 TEST_F(RtlPoolBoundaries, AClippedBlockTripleAgrees) {

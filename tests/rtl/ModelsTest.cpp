@@ -299,7 +299,8 @@ TEST_F(RtlBatch, BlockedConcatAgrees) {
 TEST_F(RtlBatch, FourBankTriplesAgree) {
   coSimulatePlanned("pool4.bin", FourBankPoolYaml, "banked4+fused<+block");
   coSimulatePlanned("round4.bin", FourBankRoundYaml, "banked4+fused<+block");
-  coSimulatePlanned("copy4.bin", CopiedFourBankYaml, "copied2+fused>");
+  coSimulatePlanned("copy4.bin", CopiedFourBankYaml, "copied2+fused>", {"--no-dw-quarters"});
+  coSimulatePlanned("quart4.bin", CopiedFourBankYaml, "copied2+quarters+fused>");
 }
 
 /// A fused pair whose 1x1 conv reads a banked area (LayerPlan::Banked):
