@@ -23,6 +23,17 @@ inline std::string header(const std::string &Name, unsigned C, unsigned H, unsig
   return modelHeader(Name, C, H, W, 5);
 }
 
+/// MobileNet v2's stem (3 -> 32, stride 2) and block1 without an expansion
+/// (a 3x3 depthwise conv of 32 channels, a 16-channel projection) at
+/// 224x224: a block triple whose projection reads four pixels a step.
+inline std::string stemBlock1(const std::string &Name) {
+  return header(Name, 3, 224, 224) + R"(
+  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
+  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
+  - {name: p, type: conv, out_channels: 16, kernel: 1}
+)";
+}
+
 /// Runs Yaml with Opts on Hw and checks it bit-exact; returns the total cycles.
 inline uint64_t cyclesOf(const std::string &Yaml, const std::string &Hw,
                          const compiler::CompileOptions &Opts, RunResult *Out = nullptr) {

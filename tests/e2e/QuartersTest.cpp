@@ -21,17 +21,11 @@ using namespace snow::test;
 namespace {
 
 TEST(Passes, AStemBlockReadsItsWindowsInQuarters) {
-  // MobileNet v2's stem (3 -> 32, stride 2) and block1 (a 3x3 depthwise
-  // conv of 32 channels and a 16-channel projection) at 224x224: on zc706
-  // a triple whose projection reads four banks and whose depthwise conv
-  // traces two pixels an entry (one an entry, half its lanes idle,
-  // without quarters); faster than without, bit-exact either way, and on
-  // the other machines.
-  const std::string Yaml = header("stem1", 3, 224, 224) + R"(
-  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 16, kernel: 1}
-)";
+  // MobileNet v2's stem and block1 (stemBlock1): on zc706 a triple whose
+  // projection reads four banks and whose depthwise conv traces two pixels
+  // an entry (one an entry, half its lanes idle, without quarters); faster
+  // than without, bit-exact either way, and on the other machines.
+  const std::string Yaml = stemBlock1("stem1");
   const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
   EXPECT_TRUE(hasPart(Parts, "c", {"copied2", "quarters", "block"}));
   EXPECT_TRUE(hasPart(Parts, "d", {"banked2", "quarters", "fused<>", "block"}));

@@ -451,11 +451,7 @@ TEST(Passes, ACopiedProducerKeepsItsCopyOnFourBanks) {
   // its copy on four banks and the triple kept two). Faster than on two
   // banks (MobileNet v2's stem and block1 alone: 207,834 -> 194,863 cycles
   // on zc706), bit-exact there and on machines that take two banks or none.
-  const std::string Stem = header("stem", 3, 224, 224) + R"(
-  - {name: c, type: conv, out_channels: 32, kernel: 3, stride: 2, pad: 1, relu: true}
-  - {name: d, type: conv, out_channels: 32, kernel: 3, pad: 1, groups: 32, relu: true}
-  - {name: p, type: conv, out_channels: 16, kernel: 1}
-)";
+  const std::string Stem = stemBlock1("stem");
   // (Its depthwise conv one pixel an entry: with quarters, QuartersTest.cpp.)
   compiler::CompileOptions NoQuarters;
   NoQuarters.DwQuarters = false;
