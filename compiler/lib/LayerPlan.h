@@ -428,6 +428,10 @@ struct LayerPlan {
   bool writesHalves() const { return Halves && !Depthwise; }
   bool readsHalves() const { return Halves && Depthwise; }
   bool readsQuarters() const { return Quarters && Depthwise; }
+  /// A quarters reader's first run of kernel columns for the entries of
+  /// bank Side: [0, quarterRun) from quarter Side on, the rest (a second
+  /// trace) from quarter 0 a pixel on.
+  static unsigned quarterRun(unsigned KW, unsigned Side) { return std::min(KW, 4 - Side); }
   /// A producer writing its windows in phases (Halves: 2, Quarters: 4).
   unsigned phases() const { return Quarters ? 4 : Halves ? 2 : 1; }
   bool writesPhases() const { return (Halves || Quarters) && !Depthwise; }

@@ -141,13 +141,13 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
                                                : Step;
   const int64_t Advance = P.readsQuarters() ? 2 * int64_t(Stride) : Sides * Step;
   const unsigned KK = L.KH * L.KW;
-  // A quarters reader's runs of kernel columns for entries of bank Side:
-  // [0, Run0) from quarter Side on, the rest from quarter 0 a pixel on,
-  // their weights KK words a bank (WeightPack.cpp).
+  // A quarters reader's runs of kernel columns for entries of bank Side
+  // (LayerPlan::quarterRun), their weights KK words a bank (WeightPack.cpp),
+  // in r14 and r15 (registers no load, store or loop of a step uses).
   unsigned Side = 0;
   auto Entry = [&] {
     if (P.readsQuarters()) {
-      const unsigned Run0 = std::min(L.KW, 4 - Side);
+      const unsigned Run0 = LayerPlan::quarterRun(L.KW, Side);
       Inst Run = Mac;
       Run.len = Run0;
       Run.rs3 = 14;
@@ -204,7 +204,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     if (P.readsQuarters()) { // Bank Side's weights: its runs' words.
       const uint32_t W = B.WBase[S.WBuf] + S.WOff + Side * KK;
       E.li(14, W);
-      E.li(15, W + L.KH * std::min(L.KW, 4 - Side));
+      E.li(15, W + L.KH * LayerPlan::quarterRun(L.KW, Side));
     }
     if (Share)
       rowLoop(Share, Rows, Pitch, Entry, Side ? nullptr : Mid, Entry0);

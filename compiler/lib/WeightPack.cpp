@@ -191,9 +191,9 @@ void fillBlock(const WeightBlock &B, const isa::HwConfig &Hw, uint8_t *Out) {
           Word([&](unsigned O) { return L.QWeights[(size_t(O) * L.KH + Ky) * L.KW + Col]; });
   } else if (P.readsQuarters()) {
     // For the entries of each bank Side (Lowerer::convLoop), its runs of
-    // kernel columns, each row by row: [0, 4 - Side), then the rest.
+    // kernel columns (LayerPlan::quarterRun), each row by row.
     for (unsigned Side = 0; Side < 4; ++Side) {
-      const unsigned Run0 = std::min(L.KW, 4 - Side);
+      const unsigned Run0 = LayerPlan::quarterRun(L.KW, Side);
       for (unsigned Run = 0; Run < 2; ++Run)
         for (unsigned Ky = 0; Ky < L.KH; ++Ky)
           for (unsigned Col = Run ? Run0 : 0; Col < (Run ? L.KW : Run0); ++Col)
