@@ -295,8 +295,8 @@ std::optional<Triple> bestTriple(const LayerPlan &E, const LayerPlan &Q, const L
         Pn.OcCount = P.L->Out.C;
         setTile(Pn, Rq, Wq, Gch, 0, Any);
         for (unsigned Way = 0; Way < 2; ++Way) {
-          // (Halves: every round traces its whole windows, whose columns
-          // land in both halves, Lowerer::windowWriteBack.)
+          // (In phases every round traces its whole windows, whose columns
+          // land in every phase, Lowerer::windowWriteBack.)
           const bool Mixed = Way == 1;
           if ((Mixed && !mixableWindows(En, Q, Opts)) || (En.writesPhases() && !Mixed))
             continue;

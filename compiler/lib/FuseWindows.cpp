@@ -319,14 +319,14 @@ void windowRounds(LayerPlan &P, const LayerPlan &Win, unsigned NCu, bool Packed,
       }
       Rd.ExtC = roundUp(Rd.ExtC, P.pix()); // A multi-pixel trace takes pix() pixels.
       const LayerPlan::WindowShape First = Win.windowShape(unsigned(Rd.Cus[0].Tile));
-      // (A producer in halves traces its whole windows in every round,
-      // their own width: LayerPlan::halfEntries.)
-      Rd.Mixed =
-          P.ToMid && (P.Halves || std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
-                        return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
-                      }));
-      clipMixedRound(Rd, Win, Clip && !P.Halves);
-      if (P.writesHalves())
+      // (A producer in phases traces its whole windows in every round,
+      // their own width: LayerPlan::phaseEntries.)
+      Rd.Mixed = P.ToMid &&
+                 (P.writesPhases() || std::any_of(Rd.Cus.begin(), Rd.Cus.end(), [&](const Work &W) {
+                    return W.active() && Win.windowShape(unsigned(W.Tile)) != First;
+                  }));
+      clipMixedRound(Rd, Win, Clip && !P.writesPhases());
+      if (P.writesPhases())
         Rd.ExtC = First.Width;
       P.Rounds.push_back(Rd);
     }

@@ -381,6 +381,11 @@ struct LayerPlan {
   /// then straddles both input regions).
   unsigned BankLog = 1;
   unsigned bankSides() const { return Banked ? 1u << BankLog : 1; }
+  /// A banked writer's entries in each bank of a row ExtC columns wide (a
+  /// quarters reader's entry holds two of its bank's pixels, x and x + 4).
+  unsigned bankEntries(unsigned ExtC) const {
+    return ExtC / bankSides() >> (readsQuarters() ? 1 : 0);
+  }
   /// A plan of a fusion whose area straddles both input regions (four
   /// banks): from the first region's second bank into the second region,
   /// whose last bank holds the fusion's maps loaded there (Lowerer::
@@ -425,7 +430,6 @@ struct LayerPlan {
   /// shifted four pixels), a quarter at a time, and writes each quarter
   /// with one vwb (as Halves, with four phases).
   bool Quarters = false;
-  bool writesHalves() const { return Halves && !Depthwise; }
   bool readsHalves() const { return Halves && Depthwise; }
   bool readsQuarters() const { return Quarters && Depthwise; }
   /// A quarters reader's first run of kernel columns for the entries of
@@ -699,7 +703,7 @@ std::vector<std::pair<unsigned, unsigned>> tileShapes(unsigned Hout, unsigned Wo
 
 /// Fills the tile fields of P for shape (R, Wt), in row blocks of R rows
 /// (EvenRows off); false if the input region (Stride elements a pixel, Extra
-/// more; a depthwise conv reading halves, rows of areaRowPixels()) does not
+/// more; a depthwise conv reading phases, rows of areaRowPixels()) does not
 /// fit B's.
 bool setTile(LayerPlan &P, unsigned R, unsigned Wt, unsigned Stride, unsigned Extra,
              const BufferMap &B);

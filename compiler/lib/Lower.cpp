@@ -194,9 +194,8 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   assert(!P.AccBase && "a banked producer's entries start at 0");
   unsigned Entry0 = 0;
   for (Side = 0; Side < Sides; ++Side) {
-    const unsigned Share = P.writesPhases()    ? LayerPlan::phaseEntries(Sides, Side, Rd.ExtC)
-                           : P.readsQuarters() ? Rd.ExtC / Sides / 2 // pixel pairs
-                                               : Rd.ExtC / Sides;
+    const unsigned Share =
+        P.writesPhases() ? LayerPlan::phaseEntries(Sides, Side, Rd.ExtC) : P.bankEntries(Rd.ExtC);
     if (Side) { // Column Side.
       E.li(5, Maps + Offset + RowBegin * Pitch + Side * SideStep);
       E.addi(6, 5, 0);
@@ -514,10 +513,8 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
              : B.OutBase[S.OutBuf];
   // A banked area (LayerPlan::Banked) holds a share of each row in each
   // bank.
-  // (A quarters reader's entry of two pixels, x and x + 4, is two of its
-  // bank's pixels.)
   const unsigned Sides = P.writesBanked() ? P.bankSides() : 1;
-  const unsigned SideEntries = Rd.ExtC / Sides >> (P.readsQuarters() ? 1 : 0);
+  const unsigned SideEntries = P.bankEntries(Rd.ExtC);
   const uint32_t Row0 = Sides > 1 ? RowBegin * SideEntries : RowBegin * Rd.ExtC >> P.PixLog;
   // A dense producer's output group, at its channels of each pixel (C
   // apart) in the area and in its group residual.
