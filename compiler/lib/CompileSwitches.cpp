@@ -134,6 +134,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"spread-map-loads", &CompileOptions::SpreadMapLoads,
        "Load a conv step's new maps one step ahead, not tile by tile over the "
        "steps since its input region was freed"},
+      {"early-residuals", &CompileOptions::EarlyResiduals,
+       "Load a fused 1x1 conv's residual one step ahead of its writeback, not "
+       "half way through its group of tiles' steps"},
       {"spread-group-loads", &CompileOptions::SpreadGroupLoads,
        "Load a full-depth fused producer's next group of tiles at once, two "
        "steps ahead"},

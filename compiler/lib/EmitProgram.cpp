@@ -30,6 +30,10 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // Maps of fused depthwise steps loaded two steps ahead, and weights of a
   // layer loaded across a pool before it (both below).
   std::vector<bool> Preloaded(Steps.size(), false), WPreloaded(Steps.size(), false);
+  // Residuals loaded early (below), and the steps after whose prefetch each
+  // goes.
+  std::vector<bool> ResPreloaded(Steps.size(), false);
+  std::vector<std::vector<size_t>> ResidualAt(Steps.size());
   // A conv started on the rows of the conv before it (startOnRows): its
   // first step's maps load before that conv's last step runs, but not its
   // residual. A residual load takes the output region's OutFree before the
@@ -43,7 +47,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       Low.loadWeights(S);
     if (Maps && S.NewMap && !Preloaded[I] && S.ChunkAt.empty())
       Low.loadMaps(S);
-    if (Residual && S.Writes && S.P->L->HasResidual && !S.P->groupResidual())
+    if (Residual && S.Writes && S.P->L->HasResidual && !S.P->groupResidual() && !ResPreloaded[I])
       Low.loadResidual(S);
   };
   // A fused 1x1 conv's step's stores, where the next step is its plan's,
@@ -333,6 +337,54 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       PartsAfter[std::min(At + 1, J - 1)].push_back({J, Ch});
     }
   }
+  // A fused 1x1 conv's residual (a block triple's projection's, a fused
+  // pair's 1x1 conv's) loads, one step ahead of its writeback, into the
+  // output region once the store unit has read the group of tiles before
+  // out of it (Lowerer::loadResidual). In a block triple that step is its
+  // group's last depthwise one: the channel idles through the group's
+  // other steps (their maps are on chip), and at the block's end the next
+  // block's first windows queue behind the residual (MobileNet v2's block3
+  // on zc706: a 37 KB residual from 3.3 k cycles before the block's end,
+  // block4's windows after it, its first trace 4.8 k cycles after block3's
+  // last). Loaded half way through the group's steps instead, after the
+  // stores of the group before in program order (the OutFree it waits for
+  // is theirs), it comes in under the group's traces; at least two steps
+  // after those stores, so that the loads queued behind it (the next steps'
+  // weights) do not wait for them. The first group's from the fusion's
+  // first step on, where that step's maps (which waited for the layer
+  // they read) are the block's input, the residual.
+  // The load unit reaches the residual's OutFree wait only after the
+  // weights queued before it, whose WFree a step after From signals: by
+  // then the compute unit has passed every writeback before, which waits
+  // for OutFree too (the two units would race for one signal otherwise;
+  // the fusion's steps between write the area, not the output region).
+  if (Opts.EarlyResiduals)
+    for (size_t J = 1; J < Steps.size(); ++J) {
+      const Step &S = Steps[J];
+      const LayerPlan &P = *S.P;
+      if (!S.Writes || !P.FromMid || !P.MidOut || P.ToMid || !P.L->HasResidual ||
+          P.groupResidual() || ResidualAfterDone(S))
+        continue;
+      // The step that wrote the group before, with only the fusion's steps
+      // since, or the fusion's first.
+      size_t From = J;
+      bool Group = false;
+      for (size_t K = J; K-- > 0 && Steps[K].P->FusedWith == P.FusedWith;) {
+        From = K;
+        if ((Group = Steps[K].P == &P && Steps[K].Writes))
+          break;
+      }
+      if (!Group && !(Steps[From].NewMap && Steps[From].P->L->input() == P.L->Residual))
+        continue;
+      const size_t At = From + std::max<size_t>(2, (J - From) / 2);
+      if (At + 1 >= J)
+        continue;
+      const Step &W = Steps[At + 1], &Before = Steps[At - 1];
+      if (!W.NewW || WPreloaded[At + 1] || !Before.LastWUse || Before.WBuf != W.WBuf)
+        continue;
+      ResidualAt[At].push_back(J);
+      ResPreloaded[J] = true;
+    }
   if (!Steps.empty())
     Loads(Steps[0], true, true, true);
   for (size_t K = 0; K < Steps.size(); ++K) {
@@ -380,6 +432,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
         Low.loadWeightsPart(Steps[J], Part, WParts[J]);
       for (auto [J, Part] : MapPartsAt[K])
         Low.loadMapsPart(Steps[J], Part, MapParts[J]);
+      for (size_t J : ResidualAt[K])
+        Low.loadResidual(Steps[J]);
       const uint64_t Room = Hw.QueueDepth * 3 / 4;
       if (Opts.BalanceLoads && Low.ops() > Room) {
         // Cut at the last safe place with at most three quarters of a

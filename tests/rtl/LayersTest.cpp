@@ -471,6 +471,22 @@ TEST_F(RtlPoolBoundaries, AClippedBlockTripleAgrees) {
          "fused>+mixed+block+clipped");
 }
 
+TEST_F(RtlPoolBoundaries, EarlyResidualsAgree) {
+  // A block triple of four groups of tiles (24 -> 144 -> 24 at 42x42) whose
+  // residuals load half way through each group's steps
+  // (CompileOptions::EarlyResiduals), its OutFree wait long after the
+  // stores of the group before, and the next block's expansion: 152 k
+  // cycles.
+  agrees("residuals", 24, 42,
+         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
+)",
+         "fused<+block");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

@@ -335,6 +335,11 @@ struct CompileOptions {
   /// load tile by tile over those steps, not all one step ahead, where the
   /// channel would leave the compute unit waiting (EmitProgram.cpp).
   bool SpreadMapLoads = true;
+  /// A fused 1x1 conv's residual (a block triple's projection's) loads
+  /// half way through its group of tiles' steps, where the channel idles,
+  /// not one step ahead of its writeback, where it queues the next layer's
+  /// first maps behind it (EmitProgram.cpp).
+  bool EarlyResiduals = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
