@@ -137,6 +137,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"early-residuals", &CompileOptions::EarlyResiduals,
        "Load a fused 1x1 conv's residual one step ahead of its writeback, not "
        "half way through its group of tiles' steps"},
+      {"early-block-windows", &CompileOptions::EarlyBlockWindows,
+       "Load a block triple's first windows one step ahead of its first step, "
+       "not over the last steps of the block triple before it"},
       {"spread-group-loads", &CompileOptions::SpreadGroupLoads,
        "Load a full-depth fused producer's next group of tiles at once, two "
        "steps ahead"},

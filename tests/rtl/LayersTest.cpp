@@ -487,6 +487,25 @@ TEST_F(RtlPoolBoundaries, EarlyResidualsAgree) {
          "fused<+block");
 }
 
+TEST_F(RtlPoolBoundaries, EarlyBlockWindowsAgree) {
+  // Two block triples (24 -> 144 -> 24 and 24 -> 144 -> 32 of stride 2 at
+  // 42x42), the second started on the first's rows, its first windows
+  // loaded over the first's last group of tiles
+  // (CompileOptions::EarlyBlockWindows), each waiting for the RowsDone of
+  // the rows it reads and the first triple's two LayerDone signals (given
+  // with their first steps).
+  agrees("blockwin", 24, 42,
+         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
+  - {name: p2, type: conv, out_channels: 32, kernel: 1}
+)",
+         "fused<+block");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

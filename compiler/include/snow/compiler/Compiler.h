@@ -340,6 +340,10 @@ struct CompileOptions {
   /// not one step ahead of its writeback, where it queues the next layer's
   /// first maps behind it (EmitProgram.cpp).
   bool EarlyResiduals = true;
+  /// A block triple started on the rows of the triple before it loads its
+  /// first windows over that triple's last steps, where the channel idles,
+  /// not one step ahead of its own first step (EmitProgram.cpp).
+  bool EarlyBlockWindows = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst
