@@ -386,11 +386,16 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       for (size_t K = K0; K < J; ++K)
         if (Steps[K].NewMap)
           K0 = K + 1;
-      // Over the triple before's steps only, none waiting for rows.
+      // Over the triple before's steps only, none waiting for rows, and
+      // every other step's chunk waits (PartsAfter) on their side of J's in
+      // program order: RowsDone signals go to waits in that order.
       bool Over = K0 + 2 < J;
       for (size_t K = K0; Over && K < J; ++K)
         Over = Steps[K].P->FusedWith == Steps[J - 1].P->FusedWith && !Steps[K].DoneWaits &&
                Steps[K].ChunkWaits.empty();
+      for (size_t K = 0; Over && K < J; ++K)
+        for (auto [Jp, Ch] : PartsAfter[K])
+          Over &= K < K0 && Jp < J;
       // Each part ahead of an expansion step, the triple's longest: ahead of
       // a depthwise or projection step, a part held the next step's weights
       // (behind it in the load queue) past that short step's end, and
@@ -409,8 +414,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       for (unsigned Part = 0; Part < N; ++Part)
         MapPartsAt[At[Part]].push_back({J, Part});
     }
-  // A fused 1x1 conv's residual (a block triple's projection's, a fused
-  // pair's 1x1 conv's) loads, one step ahead of its writeback, into the
+  // A fused 1x1 conv's residual loads, one step ahead of its writeback, into the
   // output region once the store unit has read the group of tiles before
   // out of it (Lowerer::loadResidual). In a block triple that step is its
   // group's last depthwise one: the channel idles through the group's
@@ -424,7 +428,10 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // after those stores, so that the loads queued behind it (the next steps'
   // weights) do not wait for them. The first group's from the fusion's
   // first step on, where that step's maps (which waited for the layer
-  // they read) are the block's input, the residual.
+  // they read) are the block's input, the residual. Only a triple's
+  // projection: a fused pair's 1x1 conv shares the channel with its
+  // depthwise conv's loads, and EfficientNet-B0's pairs so ran 18.0 k
+  // cycles longer.
   // The load unit reaches the residual's OutFree wait only after the
   // weights queued before it, whose WFree a step after From signals: by
   // then the compute unit has passed every writeback before, which waits

@@ -471,39 +471,15 @@ TEST_F(RtlPoolBoundaries, AClippedBlockTripleAgrees) {
          "fused>+mixed+block+clipped");
 }
 
-TEST_F(RtlPoolBoundaries, EarlyResidualsAgree) {
-  // A block triple of four groups of tiles (24 -> 144 -> 24 at 42x42) whose
-  // residuals load half way through each group's steps
-  // (CompileOptions::EarlyResiduals), its OutFree wait long after the
-  // stores of the group before, and the next block's expansion: 152 k
-  // cycles.
-  agrees("residuals", 24, 42,
-         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 24, kernel: 1}
-  - {name: a, type: add, inputs: [p, data]}
-  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
-)",
-         "fused<+block");
-}
-
-TEST_F(RtlPoolBoundaries, EarlyBlockWindowsAgree) {
-  // Two block triples (24 -> 144 -> 24 and 24 -> 144 -> 32 of stride 2 at
-  // 42x42), the second started on the first's rows, its first windows
-  // loaded over the first's last group of tiles
-  // (CompileOptions::EarlyBlockWindows), each waiting for the RowsDone of
-  // the rows it reads and the first triple's two LayerDone signals (given
-  // with their first steps).
-  agrees("blockwin", 24, 42,
-         R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
-  - {name: p, type: conv, out_channels: 24, kernel: 1}
-  - {name: a, type: add, inputs: [p, data]}
-  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
-  - {name: p2, type: conv, out_channels: 32, kernel: 1}
-)",
-         "fused<+block");
+TEST_F(RtlPoolBoundaries, EarlyResidualsAndBlockWindowsAgree) {
+  // MobileNet v2's blocks 3 and 4 at 42x42 (ResidualTriplesLayers): the
+  // first triple's residuals load half way through each of its four groups
+  // of tiles (CompileOptions::EarlyResiduals), their OutFree waits long
+  // after the stores of the group before; the second's first windows over
+  // the first's last group (EarlyBlockWindows), each waiting for the
+  // RowsDone of the rows it reads and the first triple's expansion's and
+  // depthwise conv's LayerDone, given with their first steps: 153 k cycles.
+  agrees("residuals", 24, 42, ResidualTriplesLayers, "fused<+block");
 }
 
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {

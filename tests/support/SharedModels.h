@@ -37,6 +37,21 @@ inline const char *const WindowTriplesLayers =
   - {name: p2, type: conv, out_channels: 32, kernel: 1}
 )";
 
+/// MobileNet v2's blocks 3 and 4 in small (its layers only, for a header of
+/// 24 channels and any size): e, d and p a block triple, p's residual the
+/// block's input, whose residuals load under its groups of tiles; then e2,
+/// d2 and p2 another, started on p's rows, whose first windows load over
+/// the first's last group (docs/compiler.md, step 9f).
+inline const char *const ResidualTriplesLayers =
+    R"(  - {name: e, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 144, kernel: 3, pad: 1, groups: 144, relu: true}
+  - {name: p, type: conv, out_channels: 24, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+  - {name: e2, type: conv, out_channels: 144, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 144, kernel: 3, stride: 2, pad: 1, groups: 144, relu: true}
+  - {name: p2, type: conv, out_channels: 32, kernel: 1}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a
