@@ -73,9 +73,13 @@ std::optional<Triple> bestSplitTriple(const LayerPlan &E, const LayerPlan &Q, co
   // loads only that chunk's blocks for the CUs, under the step before: a
   // round's blocks for every input channel at once (ShuffleNet v2's 232,
   // 119 KB) waited on the channel, which the layer before kept busy.
+  // Chunks of one size (160 channels: 54, 54, 52): the next round's first
+  // chunk's blocks load under this round's last chunk and depthwise conv,
+  // and a short last chunk (64, 64, 32) left them waiting (MobileNet v2's
+  // blocks 15 to 17 on zc706: 743 cycles a round, 8.0 k in all).
   if (E.L->In.C > Gch) {
-    En.Chunk = Gch;
     En.NChunks = ceilDiv(E.L->In.C, Gch);
+    En.Chunk = ceilDiv(E.L->In.C, En.NChunks);
     En.FullDepth = true;
   }
   if (!traceProducerWay(En, 0, 0, Hw, B, Opts))

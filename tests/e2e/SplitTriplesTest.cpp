@@ -69,6 +69,23 @@ TEST(Passes, ASplitTripleKeepsItsDepthwiseOutputsInSlots) {
   EXPECT_EQ(Sums, 3u) << "one a projection output group (160 = 64 + 64 + 32)";
 }
 
+TEST(Passes, ASplitTripleTracesItsExpansionInChunksOfOneSize) {
+  // Block7's expansion traces its 160 input channels in three chunks of 54
+  // (the last 52), not 64, 64 and 32: the next round's first weights (a
+  // chunk's blocks for four output groups) load under the last chunk's
+  // traces and the depthwise conv's, which a 32-channel chunk left too
+  // short (MobileNet v2 on zc706, 2026-12-07: 743 cycles waited at each
+  // of blocks 15 to 17's round boundaries; 1,696,500 -> 1,688,546 cycles).
+  const std::vector<compiler::PlanPart> Parts = zc706Parts(Block7);
+  const auto E = std::find_if(Parts.begin(), Parts.end(),
+                              [](const compiler::PlanPart &P) { return P.Layer == "e"; });
+  ASSERT_NE(E, Parts.end());
+  EXPECT_EQ(E->Chunks, 3u);
+  EXPECT_EQ(E->ChunkChannels, 54u);
+  EXPECT_TRUE(hasPart(Parts, "p", {"sum4", "fused<", "block"}));
+  cyclesOf(Block7, "zc706", {});
+}
+
 TEST(Layers, RandomSplitTriplesAreBitExact) {
   // (RtlRandomSplitTriple co-simulates these cases.)
   compiler::CompileOptions Opts;
