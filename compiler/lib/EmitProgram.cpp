@@ -12,6 +12,7 @@
 #include "Lowerer.h"
 #include <algorithm>
 #include <cassert>
+#include <numeric>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -135,6 +136,18 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // maps, so the round's row waits (RowsDone) stay in program order.
   std::vector<std::vector<std::pair<size_t, unsigned>>> MapPartsAt(Steps.size());
   std::vector<unsigned> MapParts(Steps.size(), 0);
+  // Step J's maps spread: a part a tile of its round at most, part p loaded
+  // with the prefetch of step At[p].
+  auto SpreadMaps = [&](size_t J, const std::vector<size_t> &At) {
+    const Round &Rd = Steps[J].round();
+    const unsigned Tiles = unsigned(
+        std::count_if(Rd.Cus.begin(), Rd.Cus.end(), [](const Work &W) { return W.active(); }));
+    const unsigned N = unsigned(std::min<size_t>(At.size(), std::max(1u, Tiles)));
+    MapParts[J] = N;
+    Preloaded[J] = true;
+    for (unsigned Part = 0; Part < N; ++Part)
+      MapPartsAt[At[Part]].push_back({J, Part});
+  };
   for (size_t J = 1; J < Steps.size(); ++J) {
     const Step &S = Steps[J];
     const LayerPlan &P = *S.P;
@@ -170,13 +183,9 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     }
     if (!Readers)
       continue;
-    const unsigned Tiles = unsigned(std::count_if(S.round().Cus.begin(), S.round().Cus.end(),
-                                                  [](const Work &W) { return W.active(); }));
-    const unsigned N = unsigned(std::min<size_t>(J - 1 - K0, std::max(1u, Tiles)));
-    MapParts[J] = N;
-    Preloaded[J] = true;
-    for (unsigned Part = 0; Part < N; ++Part)
-      MapPartsAt[K0 + Part].push_back({J, Part});
+    std::vector<size_t> At(J - 1 - K0);
+    std::iota(At.begin(), At.end(), K0); // the steps from K0 on
+    SpreadMaps(J, At);
   }
   // A fused pair's next group of tiles: its first depthwise chunks load
   // while the 1x1 steps before them compute (they load no maps, so both
@@ -404,15 +413,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       for (size_t K = K0; Over && K + 1 < J; ++K)
         if (Steps[K + 1].P->ToMid && !Steps[K + 1].P->FromMid)
           At.push_back(K);
-      if (!Over || At.empty())
-        continue;
-      const unsigned Tiles = unsigned(std::count_if(S.round().Cus.begin(), S.round().Cus.end(),
-                                                    [](const Work &W) { return W.active(); }));
-      const unsigned N = unsigned(std::min<size_t>(At.size(), std::max(1u, Tiles)));
-      MapParts[J] = N;
-      Preloaded[J] = true;
-      for (unsigned Part = 0; Part < N; ++Part)
-        MapPartsAt[At[Part]].push_back({J, Part});
+      if (Over && !At.empty())
+        SpreadMaps(J, At);
     }
   // A fused 1x1 conv's residual loads, one step ahead of its writeback, into the
   // output region once the store unit has read the group of tiles before
