@@ -140,6 +140,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"early-block-windows", &CompileOptions::EarlyBlockWindows,
        "Load a block triple's first windows one step ahead of its first step, "
        "not over the last steps of the block triple before it"},
+      {"feed-next", &CompileOptions::FeedNext,
+       "Load a 1x1 conv's maps from DRAM where the conv before it, on the same "
+       "tiles, could write them into its input region as well as its output"},
       {"spread-group-loads", &CompileOptions::SpreadGroupLoads,
        "Load a full-depth fused producer's next group of tiles at once, two "
        "steps ahead"},

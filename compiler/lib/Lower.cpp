@@ -48,7 +48,9 @@ void Lowerer::rowLoop(unsigned RowEntries, unsigned Rows, int64_t RowPitch, Entr
 void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBegin, unsigned Rows) {
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
-  const unsigned Stride = P.pixelStride(S.Chunk, Lanes);
+  // Fed (FeedNext.cpp): a pixel's channels are its runs in the output
+  // groups the conv before wrote, FeedSpan apart.
+  const unsigned Stride = S.Fed ? S.FedW : P.pixelStride(S.Chunk, Lanes);
   const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
   if (First && RowBegin == 0) { // Bias and table stay for a tile's later bands.
     E.li(12, tailAddr(S));
@@ -80,7 +82,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   // area laid out as its input region.
   const bool AreaTile = P.FromMid && !P.ReadsWindow;
   // (A depthwise conv reading windows in phases, rows of areaRowPixels().)
-  const unsigned WindowCols = P.Depthwise ? P.areaRowPixels() : P.ColsIn;
+  const unsigned WindowCols = S.Fed ? S.FedCols : P.Depthwise ? P.areaRowPixels() : P.ColsIn;
   const unsigned Cols = AreaTile ? Rd.ExtC : WindowCols;
   const int64_t Pitch = int64_t(AreaTile ? 1 : P.bufStrideY()) *
                         (P.readsBanked() ? Cols / P.bankSides() : Cols) * Stride;
@@ -115,6 +117,11 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     // Contiguous: Stride == Cn, or KW == 1 for full depth. A wide trace's
     // row spans its pixel groups' windows (their weights are shifted).
     Mac.len = P.traceCols() * Cn;
+    if (S.Fed) {
+      Mac.rows = S.FedSlabs;
+      Mac.len = S.FedW;
+      Mac.bstride = S.FeedSpan;
+    }
     if (Mac.Op == Opcode::VMACP) {
       Mac.pix = P.PixLog;
       // The next pixel of the row: next to this one, banked, at the same
@@ -363,7 +370,7 @@ void Lowerer::compute(const Step &S, const Emitter::Block *Mid) {
     E.append(*Mid); // No loop to put it in.
     Mid = nullptr;
   }
-  if (S.NewMap || S.WaitsBank)
+  if ((S.NewMap && !S.Fed) || S.WaitsBank)
     E.wait(Unit::Compute, InFull + S.InBuf);
   // A block triple's projection copies each chunk's tile its depthwise
   // conv has just written (FuseBlocks.cpp).
@@ -568,6 +575,12 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   if (Sides == 1) {
     E.emit(Wb);
+    if (S.FeedBuf >= 0) {
+      // Again, where the next conv reads it (FeedNext.cpp).
+      E.li(4, P.AccBase);
+      E.li(9, B.InBase[S.FeedBuf] + Rd.firstOg() * S.FeedSpan + Row0 * Pitch);
+      E.emit(Wb);
+    }
     return;
   }
   // The band's columns of each bank, traced in turn (x mod Sides = 0

@@ -135,6 +135,18 @@ struct Step {
   /// blocks with that conv's first: FuseBeside.cpp).
   bool Rides = false;
   long RideOn = -1;
+  /// Maps written on chip for the next conv (CompileOptions::FeedNext,
+  /// FeedNext.cpp): a conv step that writes an output group writes it
+  /// again into input region FeedBuf (>= 0), output group g FeedSpan
+  /// elements after g - 1, laid out as in its output region.
+  int FeedBuf = -1;
+  uint32_t FeedSpan = 0;
+  /// A step of that next conv (a 1x1 conv on the same tiles): it reads
+  /// them there, pixel (r, c) of its tile (r x FedCols + c) x FedW into each
+  /// of FedSlabs output groups (its channels in order), FeedSpan apart; its
+  /// first step loads no maps (the load unit only takes the region).
+  bool Fed = false;
+  unsigned FedCols = 0, FedW = 0, FedSlabs = 0;
   const Round &round() const { return P->Rounds[RoundIdx]; }
   /// Whether the step completes its output group, which it then writes
   /// back: a conv's last input chunk of the group, a depthwise conv's or

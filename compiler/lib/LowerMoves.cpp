@@ -202,6 +202,9 @@ uint64_t Lowerer::weightBytes(const Step &S) const {
 
 void Lowerer::loadMaps(const Step &S) {
   const LayerPlan &P = *S.P;
+  // Maps the conv before wrote on chip (FeedNext.cpp): the region only.
+  if (S.Fed)
+    return E.wait(Unit::Load, InFree + S.InBuf);
   // A step started on channels loads chunk by chunk, each part placed in
   // program order by EmitProgram.cpp (Step::ChunkAt), never here.
   assert(S.ChunkWaits.empty() && "EmitProgram.cpp loads it with loadMapsChunk");
@@ -227,6 +230,11 @@ void Lowerer::loadMapsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
   assert(!P.PerBank && !P.groupResidual() && !P.Elementwise &&
          "EmitProgram.cpp splits no region of chunks, residual or second operand");
+  if (S.Fed) { // (loadMaps)
+    if (Part == 0)
+      E.wait(Unit::Load, InFree + S.InBuf);
+    return;
+  }
   if (Part == 0)
     waitForRegion(S);
   const unsigned N = unsigned(roundTiles(S.round()).size());
@@ -261,6 +269,7 @@ void Lowerer::waitForRegion(const Step &S) {
 
 void Lowerer::loadMapsChunk(const Step &S, unsigned Ch) {
   const LayerPlan &P = *S.P;
+  assert(!S.Fed && "a fed conv starts on no channels");
   if (Ch == 0)
     waitForRegion(S);
   for (unsigned F = 0; F < (Ch < S.ChunkWaits.size() ? S.ChunkWaits[Ch] : 0); ++F)

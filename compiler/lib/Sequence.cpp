@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cost.h"
+#include "FeedNext.h"
 #include "Lowerer.h"
 #include "RowSignals.h"
 #include "WeightPack.h"
@@ -308,6 +309,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       for (size_t &At : S.ChunkAt)
         At += Last;
   };
+  std::vector<std::pair<size_t, size_t>> Feeds; // (P's steps' first, Q's first)
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
       // A concat's producers, one after another (FuseConcat.cpp).
@@ -344,9 +346,17 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     // Not a conv with a pool beside it: the pool's steps, among its own,
     // wait for its rows on the same semaphore, and could take a signal
     // meant for it (a token is a token).
-    if (!Beside)
-      TryStartOnRows(Plans[I], Own);
-    TryStartAfterHost(Own);
+    // Its maps written on chip by the conv before it (FeedNext.cpp): no
+    // rows of that conv to wait for.
+    if (Opts.FeedNext && Opts.DoubleBuffer && !Beside && LastPlan && !Own.empty() &&
+        feedsOnChip(*LastPlan, Plans[I], Hw)) {
+      markFed(Own, *LastPlan, Hw);
+      Feeds.push_back({Last, Steps.size()});
+    } else {
+      if (!Beside)
+        TryStartOnRows(Plans[I], Own);
+      TryStartAfterHost(Own);
+    }
     LastPlan = nullptr;
     Host = nullptr;
     if (Beside) {
@@ -602,5 +612,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     }
     Steps[First].TakeMid = !Deferred;
   }
+  for (auto [PFrom, QAt] : Feeds)
+    feedSteps(Steps, PFrom, QAt);
   return Steps;
 }

@@ -482,6 +482,14 @@ TEST_F(RtlPoolBoundaries, EarlyResidualsAndBlockWindowsAgree) {
   agrees("residuals", 24, 42, ResidualTriplesLayers, "fused<+block");
 }
 
+TEST_F(RtlPoolBoundaries, AnExpansionFedOnChipAgrees) {
+  // MobileNet v2's blocks 12 and 13 (FedBlocksLayers): the projection p
+  // writes each output group again into e2's input region (vwb), e2's
+  // first step loads nothing and its traces read a pixel as three runs of
+  // 32 channels (vmac rows 3, bstride a group's span): 213 k cycles.
+  agrees("fed", 96, 14, FedBlocksLayers, "kernel");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

@@ -52,6 +52,23 @@ inline const char *const ResidualTriplesLayers =
   - {name: p2, type: conv, out_channels: 32, kernel: 1}
 )";
 
+/// MobileNet v2's blocks 12 and 13 (14x14, 96 -> 576 -> 96, their
+/// residuals): on zc706 each expansion runs alone on four 7x7 tiles, its
+/// depthwise conv and projection as a pair on the same tiles, and the
+/// second expansion e2 reads the first block's output (p's, after its
+/// residual) where p's writeback wrote it into e2's input region
+/// (CompileOptions::FeedNext) instead of loading it.
+inline const char *const FedBlocksLayers =
+    R"(  - {name: e, type: conv, out_channels: 576, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 576, kernel: 3, pad: 1, groups: 576, relu: true}
+  - {name: p, type: conv, out_channels: 96, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+  - {name: e2, type: conv, out_channels: 576, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 576, kernel: 3, pad: 1, groups: 576, relu: true}
+  - {name: p2, type: conv, out_channels: 96, kernel: 1}
+  - {name: a2, type: add, inputs: [p2, a]}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a

@@ -344,6 +344,11 @@ struct CompileOptions {
   /// first windows over that triple's last steps, where the channel idles,
   /// not one step ahead of its own first step (EmitProgram.cpp).
   bool EarlyBlockWindows = true;
+  /// A 1x1 conv on the tiles of the conv before it, each CU's the same,
+  /// reads that conv's output where its writeback wrote it again, output
+  /// group by output group, into the input region of the 1x1 conv's first
+  /// step, not through DRAM (FeedNext.cpp).
+  bool FeedNext = true;
   /// Give a tensor whose pixels are not a whole number of DRAM bursts a
   /// pixel stride of whole bursts where the layers that move it then move
   /// fewer bursts: each group of channels' DMA row starts on a burst

@@ -1,0 +1,148 @@
+//===- FeedNext.cpp - A conv's output written on chip for the 1x1 conv after it -===//
+//
+// MobileNet v2's 14x14 blocks end in a projection whose four CUs each hold
+// one 7x7 tile; the next block's expansion, a 1x1 conv on the same four
+// tiles, stored it and loaded it straight back: its first step waited for
+// the projection's last stores and then for its own maps (3.8 k cycles a
+// block). Here the projection's writeback of each output group also goes
+// into the input region of the expansion's first step, laid out as in its
+// output region (pixel (r, c) at (r x ExtC + c) x the group's channels,
+// a pixel pair an entry where it traces two), group after group; the
+// expansion's traces read a pixel's channels there as the groups' runs
+// (vmac rows = groups, bstride = a group's span), in channel order, so its
+// weights are packed as for any full-depth 1x1 conv. The output is still
+// stored (the block's residual and other readers read it from DRAM).
+//
+// Synchronization: the 1x1 conv's first step loads nothing. The load unit
+// still takes the region (an InFree wait without a load, as a full-depth
+// pair takes its area: Step::TakeMid), so the region's next load waits for
+// the 1x1 conv's own InFree; the compute unit, in order, has written the
+// region before tracing it, and its last reader before writing it. The
+// 1x1 conv waits for no LayerDone or rows of the conv before it (the
+// next layer's first load consumes that LayerDone), and does not start on
+// its rows (RowSignals.cpp), which would leave RowsDone signals no step
+// consumes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FeedNext.h"
+#include "llvm/Support/Error.h"
+
+using namespace snow;
+using namespace snow::compiler;
+
+namespace {
+
+/// The tile each CU of plan P works on in every round, or an empty vector
+/// where a round leaves a CU idle or gives it another tile.
+std::vector<int> fixedTiles(const LayerPlan &P, unsigned NCu) {
+  std::vector<int> Tiles(NCu, -1);
+  for (const Round &Rd : P.Rounds)
+    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+      const Work &W = Rd.Cus[Cu];
+      if (!W.active() || (Tiles[Cu] >= 0 && Tiles[Cu] != W.Tile))
+        return {};
+      Tiles[Cu] = W.Tile;
+    }
+  return P.Rounds.empty() ? std::vector<int>() : Tiles;
+}
+
+} // namespace
+
+bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw) {
+  const ir::Layer &L = *Q.L;
+  const unsigned NCu = Hw.cus(), G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  // P: a conv writing whole output groups of its own tensor, one group for
+  // every CU a round, a pixel or a pixel pair an entry.
+  if (!P.IsConv || P.Depthwise || P.Parts > 1 || !P.FirstPart || !P.LastPart || P.ToMid ||
+      P.OutIsSlice || !P.Pieces.empty() || P.Frames != 1 || P.writesBanked() || P.writesPhases() ||
+      P.PoolBlock || P.Wide || P.OcBase || P.Window.R)
+    return false;
+  const unsigned OgCh = G >> P.PixLog;
+  if (P.ogChannels(G) != OgCh || P.L->Out.C % OgCh || P.NOg * OgCh != P.L->Out.C)
+    return false;
+  for (const Round &Rd : P.Rounds)
+    for (unsigned Cu = 0; Cu < NCu; ++Cu)
+      if (Rd.Cus[Cu].Og != int(Rd.firstOg()))
+        return false;
+  // Q: a dense 1x1 conv reading exactly that tensor, full depth, a pixel an
+  // entry, loading its maps once.
+  if (!Q.IsConv || Q.Depthwise || L.Groups != 1 || L.KH != 1 || L.KW != 1 || L.SH != 1 ||
+      L.SW != 1 || L.PadT || L.PadL || L.HasResidual || L.Inputs.size() != 1 || Q.FromMid ||
+      Q.ToMid || Q.ReadsWindow || Q.Window.R || Q.BesideOf >= 0 || Q.Elementwise || Q.Dynamic ||
+      Q.PerBank || Q.readsBanked() || Q.Banked || Q.CopyBanks || Q.Wide || Q.PixLog || Q.InSkew ||
+      Q.Parts > 1 || !Q.FirstPart || !Q.LastPart || Q.Frames != 1 || Q.NChunks != 1 ||
+      Q.In.Addr != P.Out.Addr || !Q.In.dense(L.In.C) || L.In.C != P.L->Out.C ||
+      Q.NeedsDone != P.Ordinal)
+    return false;
+  // Every CU on one tile, the same in both, over the same pixels.
+  const std::vector<int> PT = fixedTiles(P, NCu), QT = fixedTiles(Q, NCu);
+  if (PT.empty() || PT != QT)
+    return false;
+  for (int T : PT) {
+    const unsigned U = unsigned(T);
+    if (P.tileY0(U) != Q.tileY0(U) || P.tileX0(U) != Q.tileX0(U) ||
+        P.validRows(U) != Q.validRows(U) || P.validCols(U) != Q.validCols(U))
+      return false;
+  }
+  const Round &PR = P.Rounds.front();
+  for (const Round &Rd : P.Rounds)
+    if (Rd.ExtR != PR.ExtR || Rd.ExtC != PR.ExtC)
+      return false;
+  for (const Round &Rd : Q.Rounds)
+    if (Rd.ExtR != PR.ExtR || Rd.ExtC > PR.ExtC)
+      return false;
+  auto B = makeBufferMap(Hw);
+  if (!B) {
+    llvm::consumeError(B.takeError());
+    return false;
+  }
+  const uint64_t Span = uint64_t(PR.ExtR) * PR.ExtC * OgCh;
+  return Span * P.NOg <= B->InCap && Span < (1u << 20); // vmac's bstride
+}
+
+void snow::compiler::markFed(std::vector<Step> &QSteps, const LayerPlan &P,
+                             const isa::HwConfig &Hw) {
+  const unsigned OgCh = (Hw.VmacsPerCu * Hw.LanesPerVmac) >> P.PixLog;
+  const Round &PR = P.Rounds.front();
+  for (Step &S : QSteps) {
+    S.Fed = true;
+    S.FedCols = PR.ExtC;
+    S.FedW = OgCh;
+    S.FedSlabs = P.NOg;
+    S.FeedSpan = PR.ExtR * PR.ExtC * OgCh;
+  }
+}
+
+bool snow::compiler::feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QAt) {
+  const LayerPlan &P = *Steps[QAt - 1].P;
+  const unsigned Region = Steps[QAt].InBuf;
+  size_t FirstWrite = QAt;
+  for (size_t K = PFrom; K < QAt; ++K)
+    if (Steps[K].P == &P && Steps[K].Writes) {
+      FirstWrite = K;
+      break;
+    }
+  // Nothing may hold maps in the region from P's first writeback on: no
+  // step's own maps (a 1x1 reader of a pair reads its area instead), no
+  // fused pair's area.
+  bool Free = FirstWrite < QAt && Steps[QAt].NewMap;
+  for (size_t K = FirstWrite; Free && K < QAt; ++K) {
+    const Step &S = Steps[K];
+    const bool Area = S.P->FromMid || S.P->ToMid;
+    // (A straddling area holds both regions: Step::FreeOther, TakeOther.)
+    Free = (S.P->FromMid || S.InBuf != Region) && (!Area || S.MidBuf != Region) &&
+           !(Area && S.P->Straddles) && !S.FreeOther && !S.TakeOther && !S.SharesRegion;
+  }
+  if (!Free) {
+    for (size_t K = QAt; K < Steps.size() && Steps[K].P == Steps[QAt].P; ++K)
+      Steps[K].Fed = false;
+    return false;
+  }
+  for (size_t K = FirstWrite; K < QAt; ++K)
+    if (Steps[K].P == &P && Steps[K].Writes) {
+      Steps[K].FeedBuf = int(Region);
+      Steps[K].FeedSpan = Steps[QAt].FeedSpan;
+    }
+  return true;
+}

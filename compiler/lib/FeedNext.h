@@ -1,0 +1,32 @@
+//===- FeedNext.h - A conv's output written on chip for the 1x1 conv after it -*- C++ -*-===//
+//
+// CompileOptions::FeedNext (FeedNext.cpp): the conv before a 1x1 conv on
+// the same tiles writes each output group into that conv's input region
+// as well as its output region, and the 1x1 conv reads it there.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SNOW_COMPILER_FEEDNEXT_H
+#define SNOW_COMPILER_FEEDNEXT_H
+
+#include "Lower.h"
+
+namespace snow::compiler {
+
+/// Whether conv plan P, whose steps come right before those of 1x1 conv
+/// plan Q, can write Q's maps on chip: the plans' conditions (the regions
+/// are feedSteps').
+bool feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw);
+
+/// Marks Q's steps (QSteps) as reading P's output groups (Step::Fed).
+void markFed(std::vector<Step> &QSteps, const LayerPlan &P, const isa::HwConfig &Hw);
+
+/// With bank parities assigned: P's steps are Steps[PFrom, QAt) (among its
+/// producer's, if a pair's 1x1 conv), Q's (marked) from QAt on. Where no
+/// step from P's first writeback on holds maps in the input region of Q's
+/// first step, P's writing steps write there too (Step::FeedBuf); else Q's
+/// steps are unmarked and load their maps. Whether they are fed.
+bool feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QAt);
+
+} // namespace snow::compiler
+
+#endif
