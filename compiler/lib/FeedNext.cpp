@@ -26,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "FeedNext.h"
+#include "Lowerer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Error.h"
 
 using namespace snow;
@@ -49,35 +51,51 @@ std::vector<int> fixedTiles(const LayerPlan &P, unsigned NCu) {
 
 } // namespace
 
-bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw) {
-  const ir::Layer &L = *Q.L;
+/// Whether conv plan P writes whole output groups of its own tensor, one
+/// group for every CU a round, each CU on one tile (PT), rounds of one
+/// extent: a pixel an entry, or (Pairs) a pixel pair.
+static bool writesWholeGroups(const LayerPlan &P, const isa::HwConfig &Hw, bool Pairs,
+                              std::vector<int> &PT) {
   const unsigned NCu = Hw.cus(), G = Hw.VmacsPerCu * Hw.LanesPerVmac;
-  // P: a conv writing whole output groups of its own tensor, one group for
-  // every CU a round, a pixel or a pixel pair an entry.
   if (!P.IsConv || P.Depthwise || P.Parts > 1 || !P.FirstPart || !P.LastPart || P.ToMid ||
       P.OutIsSlice || !P.Pieces.empty() || P.Frames != 1 || P.writesBanked() || P.writesPhases() ||
-      P.PoolBlock || P.Wide || P.OcBase || P.Window.R)
+      P.PoolBlock || P.Wide || P.OcBase || P.Window.R || (P.PixLog && !Pairs))
     return false;
   const unsigned OgCh = G >> P.PixLog;
-  if (P.ogChannels(G) != OgCh || P.L->Out.C % OgCh || P.NOg * OgCh != P.L->Out.C)
+  if (P.ogChannels(G) != OgCh || P.NOg * OgCh != P.L->Out.C)
     return false;
-  for (const Round &Rd : P.Rounds)
+  const Round &PR = P.Rounds.front();
+  for (const Round &Rd : P.Rounds) {
+    if (Rd.ExtR != PR.ExtR || Rd.ExtC != PR.ExtC)
+      return false;
     for (unsigned Cu = 0; Cu < NCu; ++Cu)
       if (Rd.Cus[Cu].Og != int(Rd.firstOg()))
         return false;
-  // Q: a dense 1x1 conv reading exactly that tensor, full depth, a pixel an
-  // entry, loading its maps once.
-  if (!Q.IsConv || Q.Depthwise || L.Groups != 1 || L.KH != 1 || L.KW != 1 || L.SH != 1 ||
-      L.SW != 1 || L.PadT || L.PadL || L.HasResidual || L.Inputs.size() != 1 || Q.FromMid ||
-      Q.ToMid || Q.ReadsWindow || Q.Window.R || Q.BesideOf >= 0 || Q.Elementwise || Q.Dynamic ||
-      Q.PerBank || Q.readsBanked() || Q.Banked || Q.CopyBanks || Q.Wide || Q.PixLog || Q.InSkew ||
-      Q.Parts > 1 || !Q.FirstPart || !Q.LastPart || Q.Frames != 1 || Q.NChunks != 1 ||
-      Q.In.Addr != P.Out.Addr || !Q.In.dense(L.In.C) || L.In.C != P.L->Out.C ||
-      Q.NeedsDone != P.Ordinal)
+  }
+  PT = fixedTiles(P, NCu);
+  return !PT.empty();
+}
+
+/// Whether conv plan Q reads exactly the tensor conv plan P writes, whole
+/// pixels, loading its maps once, and reads nothing newer.
+static bool readsWholeOutput(const LayerPlan &P, const LayerPlan &Q) {
+  const ir::Layer &L = *Q.L;
+  return Q.IsConv && !Q.Depthwise && L.Groups == 1 && L.KH == 1 && L.KW == 1 && L.SH == 1 &&
+         L.SW == 1 && !L.PadT && !L.PadL && !L.HasResidual && L.Inputs.size() == 1 && !Q.FromMid &&
+         !Q.ReadsWindow && Q.BesideOf < 0 && !Q.Elementwise && !Q.Dynamic && !Q.PerBank &&
+         !Q.readsBanked() && !Q.Banked && !Q.CopyBanks && !Q.Wide && !Q.InSkew && Q.Parts <= 1 &&
+         Q.FirstPart && Q.LastPart && Q.Frames == 1 && Q.NChunks == 1 && Q.In.Addr == P.Out.Addr &&
+         Q.In.dense(L.In.C) && L.In.C == P.L->Out.C && Q.NeedsDone == P.Ordinal;
+}
+
+bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw) {
+  const unsigned NCu = Hw.cus(), G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  std::vector<int> PT;
+  if (!writesWholeGroups(P, Hw, true, PT) || !readsWholeOutput(P, Q) || Q.ToMid || Q.Window.R ||
+      Q.PixLog)
     return false;
   // Every CU on one tile, the same in both, over the same pixels.
-  const std::vector<int> PT = fixedTiles(P, NCu), QT = fixedTiles(Q, NCu);
-  if (PT.empty() || PT != QT)
+  if (PT != fixedTiles(Q, NCu))
     return false;
   for (int T : PT) {
     const unsigned U = unsigned(T);
@@ -86,9 +104,6 @@ bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const i
       return false;
   }
   const Round &PR = P.Rounds.front();
-  for (const Round &Rd : P.Rounds)
-    if (Rd.ExtR != PR.ExtR || Rd.ExtC != PR.ExtC)
-      return false;
   for (const Round &Rd : Q.Rounds)
     if (Rd.ExtR != PR.ExtR || Rd.ExtC > PR.ExtC)
       return false;
@@ -97,8 +112,40 @@ bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const i
     llvm::consumeError(B.takeError());
     return false;
   }
-  const uint64_t Span = uint64_t(PR.ExtR) * PR.ExtC * OgCh;
+  const uint64_t Span = uint64_t(PR.ExtR) * PR.ExtC * (G >> P.PixLog);
   return Span * P.NOg <= B->InCap && Span < (1u << 20); // vmac's bstride
+}
+
+bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw,
+                                 Step &QFirst) {
+  const unsigned NCu = Hw.cus();
+  std::vector<int> PT;
+  // Q: a window producer (FuseWindows.cpp) whose one region of whole
+  // pixels holds each CU's window, round after round.
+  if (!writesWholeGroups(P, Hw, false, PT) || !readsWholeOutput(P, Q) || !Q.Window.R ||
+      Q.pixelStride(0, Hw.LanesPerVmac) != Q.L->In.C || Q.StepX != 1 || Q.StepY != 1)
+    return false;
+  const std::vector<int> QT = fixedTiles(Q, NCu);
+  const bool Whole = Q.Rounds.front().wholeWindows();
+  if (QT.empty() ||
+      llvm::any_of(Q.Rounds, [&](const Round &Rd) { return Rd.wholeWindows() != Whole; }))
+    return false;
+  // Each CU's tile, whole rounds of it, inside its window's pixels in the
+  // map.
+  const Round &PR = P.Rounds.front();
+  std::vector<std::array<unsigned, 4>> Own(NCu);
+  for (unsigned Cu = 0; Cu < NCu; ++Cu) {
+    const unsigned T = unsigned(PT[Cu]);
+    if (P.validRows(T) != PR.ExtR || P.validCols(T) != PR.ExtC)
+      return false;
+    const TileGeom W = geometry(Q, QT[Cu], Whole);
+    const int Y = int(P.tileY0(T)) - W.IY0, X = int(P.tileX0(T)) - W.IX0;
+    if (Y < int(W.Y0) || X < int(W.X0) || Y + PR.ExtR > W.Y1 || X + PR.ExtC > W.X1)
+      return false;
+    Own[Cu] = {unsigned(Y), unsigned(X), PR.ExtR, PR.ExtC};
+  }
+  QFirst.OwnAt = std::move(Own);
+  return true;
 }
 
 void snow::compiler::markFed(std::vector<Step> &QSteps, const LayerPlan &P,
@@ -135,14 +182,32 @@ bool snow::compiler::feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QA
            !(Area && S.P->Straddles) && !S.FreeOther && !S.TakeOther && !S.SharesRegion;
   }
   if (!Free) {
+    Steps[QAt].OwnAt.clear();
     for (size_t K = QAt; K < Steps.size() && Steps[K].P == Steps[QAt].P; ++K)
       Steps[K].Fed = false;
     return false;
   }
+  // A window's: each CU's tile at its place (CUs of one place, one vwb).
+  const Step &Q = Steps[QAt];
+  std::vector<std::pair<uint32_t, uint32_t>> At;
+  const unsigned C = Q.P->L->In.C, Pitch = Q.P->ColsIn * C;
+  for (unsigned Cu = 0; Cu < Q.OwnAt.size(); ++Cu) {
+    const uint32_t Off = Q.OwnAt[Cu][0] * Pitch + Q.OwnAt[Cu][1] * C;
+    auto It = llvm::find_if(At, [&](auto &E) { return E.first == Off; });
+    if (It == At.end())
+      At.push_back({Off, 1u << Cu});
+    else
+      It->second |= 1u << Cu;
+  }
   for (size_t K = FirstWrite; K < QAt; ++K)
     if (Steps[K].P == &P && Steps[K].Writes) {
       Steps[K].FeedBuf = int(Region);
-      Steps[K].FeedSpan = Steps[QAt].FeedSpan;
+      Steps[K].FeedSpan = Q.FeedSpan;
+      if (!At.empty()) {
+        Steps[K].FeedAt = At;
+        Steps[K].FeedPitch = Pitch;
+        Steps[K].FeedStride = C;
+      }
     }
   return true;
 }

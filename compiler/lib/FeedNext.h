@@ -17,6 +17,12 @@ namespace snow::compiler {
 /// are feedSteps').
 bool feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw);
 
+/// Whether conv plan P can write its CUs' tiles into the windows of window
+/// producer Q (FuseWindows.cpp), a 1x1 conv on P's output whose CUs' first
+/// step then loads only the rest of each window; if so, sets QFirst's
+/// Step::OwnAt.
+bool feedsWindow(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw, Step &QFirst);
+
 /// Marks Q's steps (QSteps) as reading P's output groups (Step::Fed).
 void markFed(std::vector<Step> &QSteps, const LayerPlan &P, const isa::HwConfig &Hw);
 

@@ -575,11 +575,25 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   if (Sides == 1) {
     E.emit(Wb);
-    if (S.FeedBuf >= 0) {
-      // Again, where the next conv reads it (FeedNext.cpp).
-      E.li(4, P.AccBase);
+    if (S.FeedBuf < 0)
+      return;
+    // Again, where the next conv reads it (FeedNext.cpp): as here, or each
+    // CU's tile at its place in a window, a row of entries a window row.
+    E.li(4, P.AccBase);
+    if (S.FeedAt.empty()) {
       E.li(9, B.InBase[S.FeedBuf] + Rd.firstOg() * S.FeedSpan + Row0 * Pitch);
       E.emit(Wb);
+      return;
+    }
+    Inst Copy = Wb;
+    Copy.rows = Rows;
+    Copy.len = Rd.ExtC;
+    Copy.bstride = S.FeedPitch;
+    Copy.cstride = S.FeedStride;
+    for (auto [At, Mask] : S.FeedAt) {
+      E.li(9, B.InBase[S.FeedBuf] + At + RowBegin * S.FeedPitch + Rd.firstOg() * G);
+      Copy.skip = AllMask & ~Mask;
+      E.emit(Copy);
     }
     return;
   }

@@ -17,6 +17,7 @@
 
 #include "Emitter.h"
 #include "Plan.h"
+#include <array>
 
 namespace snow::compiler {
 
@@ -137,16 +138,25 @@ struct Step {
   long RideOn = -1;
   /// Maps written on chip for the next conv (CompileOptions::FeedNext,
   /// FeedNext.cpp): a conv step that writes an output group writes it
-  /// again into input region FeedBuf (>= 0), output group g FeedSpan
-  /// elements after g - 1, laid out as in its output region.
+  /// again into input region FeedBuf (>= 0) of that conv's first step:
+  /// output group g FeedSpan elements after g - 1, laid out as in its output
+  /// region (FeedAt empty), or each CU's tile at its place in that conv's
+  /// window (FeedAt: the place's element offset and its CUs' mask; rows
+  /// FeedPitch apart, pixels FeedStride apart, group g at channel g x its
+  /// channels).
   int FeedBuf = -1;
-  uint32_t FeedSpan = 0;
-  /// A step of that next conv (a 1x1 conv on the same tiles): it reads
-  /// them there, pixel (r, c) of its tile (r x FedCols + c) x FedW into each
-  /// of FedSlabs output groups (its channels in order), FeedSpan apart; its
-  /// first step loads no maps (the load unit only takes the region).
+  uint32_t FeedSpan = 0, FeedPitch = 0, FeedStride = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> FeedAt;
+  /// A step of a 1x1 conv so fed: it reads them there, pixel (r, c) of its
+  /// tile (r x FedCols + c) x FedW into each of FedSlabs output groups (its
+  /// channels in order), FeedSpan apart; its first step loads no maps (the
+  /// load unit only takes the region).
   bool Fed = false;
   unsigned FedCols = 0, FedW = 0, FedSlabs = 0;
+  /// The first step of a window producer whose CUs' own tiles the conv
+  /// before wrote into its window: it loads the rest of each window
+  /// (OwnAt[cu]: region row, column, rows and columns of CU cu's tile).
+  std::vector<std::array<unsigned, 4>> OwnAt;
   const Round &round() const { return P->Rounds[RoundIdx]; }
   /// Whether the step completes its output group, which it then writes
   /// back: a conv's last input chunk of the group, a depthwise conv's or

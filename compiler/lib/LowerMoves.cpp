@@ -12,6 +12,7 @@
 #include "Rounds.h"
 #include "WeightPack.h"
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <map>
 #include <tuple>
@@ -21,20 +22,19 @@ using namespace snow::compiler;
 
 namespace {
 
-/// Where one CU's tile of a step lies, in output and input coordinates.
-struct TileGeom {
-  bool Active = false;
-  unsigned Frame = 0;                        ///< Of a batch (LayerPlan::Frames).
-  unsigned OY0 = 0, OX0 = 0, VR = 0, VC = 0; ///< Output origin and valid extent.
-  int IY0 = 0, IX0 = 0;                      ///< Input origin of the region (may be < 0).
-  unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
-};
+/// The distinct tiles of a round with their CU masks (distinctMasks), the
+/// [From, To)-th of them only.
+std::vector<std::pair<int, uint32_t>> roundTiles(const Round &Rd, unsigned From = 0,
+                                                 unsigned To = ~0u) {
+  auto Tiles = distinctMasks(Rd, [](const Work &W) { return W.Tile; });
+  Tiles.erase(Tiles.begin() + std::min<size_t>(To, Tiles.size()), Tiles.end());
+  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(From, Tiles.size()));
+  return Tiles;
+}
 
-/// Tile's geometry; Whole, a window producer's region holding the input
-/// of the tile's whole window, padding included (Round::Mixed: region row
-/// y holds the input of window row y, y S - Pad on; the rows and columns
-/// outside the map filled).
-TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
+} // namespace
+
+TileGeom snow::compiler::geometry(const LayerPlan &P, int Tile, bool Whole) {
   TileGeom T;
   if (Tile < 0)
     return T;
@@ -62,18 +62,6 @@ TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false) {
   Clip(T.IX0, P.ColsIn, L.In.W, P.StepX, T.X0, T.X1);
   return T;
 }
-
-/// The distinct tiles of a round with their CU masks (distinctMasks), the
-/// [From, To)-th of them only.
-std::vector<std::pair<int, uint32_t>> roundTiles(const Round &Rd, unsigned From = 0,
-                                                 unsigned To = ~0u) {
-  auto Tiles = distinctMasks(Rd, [](const Work &W) { return W.Tile; });
-  Tiles.erase(Tiles.begin() + std::min<size_t>(To, Tiles.size()), Tiles.end());
-  Tiles.erase(Tiles.begin(), Tiles.begin() + std::min<size_t>(From, Tiles.size()));
-  return Tiles;
-}
-
-} // namespace
 
 void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
@@ -382,6 +370,27 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
       return View.frame(T.Frame).at(uint64_t(T.IY0 + int(Y * P.StepY)),
                                     uint64_t(T.IX0 + int(X * P.StepX)), C0);
     };
+    // A window whose CU's own tile the conv before wrote (FeedNext.cpp):
+    // the bands around it only, a DMA a row where parted.
+    if (!S.OwnAt.empty()) {
+      assert(Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1 && P.StepY == 1 &&
+             std::popcount(Mask) == 1 && "FeedNext.cpp: whole pixels, a tile a CU");
+      const auto [OY, OX, OR, OC] = S.OwnAt[unsigned(std::countr_zero(Mask))];
+      const bool Rows = TileFrom > 0 || TileTo != ~0u;
+      auto Band = [&, Mask = Mask](unsigned Y0, unsigned Y1, unsigned X0, unsigned X1) {
+        if (Y1 <= Y0 || X1 <= X0)
+          return;
+        for (unsigned Y = Y0; Y < Y1; Y += Rows ? 1 : Y1 - Y0)
+          dma(Opcode::LD_MAP, DramAt(Y, X0), Base + Y * RowElems + X0 * Stride, 0,
+              Rows ? 1 : Y1 - Y0, (X1 - X0) * Cin, int64_t(RowAddr), RowElems, Mask);
+      };
+      const unsigned Top = std::clamp(OY, T.Y0, T.Y1), Bottom = std::clamp(OY + OR, Top, T.Y1);
+      Band(T.Y0, Top, T.X0, T.X1);
+      Band(Top, Bottom, T.X0, std::min(OX, T.X1));
+      Band(Top, Bottom, std::max(OX + OC, T.X0), T.X1);
+      Band(Bottom, T.Y1, T.X0, T.X1);
+      continue;
+    }
     if (Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1) {
       // Whole pixels: each input row of the region is one contiguous run.
       // A part spread over the steps of a group (loadMapsPart): a DMA a

@@ -48,6 +48,21 @@ template <typename KeyFn> auto distinctMasks(const Round &Rd, KeyFn Key) {
   return Out;
 }
 
+/// Where one CU's tile of a step lies, in output and input coordinates.
+struct TileGeom {
+  bool Active = false;
+  unsigned Frame = 0;                        ///< Of a batch (LayerPlan::Frames).
+  unsigned OY0 = 0, OX0 = 0, VR = 0, VC = 0; ///< Output origin and valid extent.
+  int IY0 = 0, IX0 = 0;                      ///< Input origin of the region (may be < 0).
+  unsigned Y0 = 0, Y1 = 0, X0 = 0, X1 = 0;   ///< Region rows/cols inside the input.
+};
+
+/// Tile's geometry; Whole, a window producer's region holding the input
+/// of the tile's whole window, padding included (Round::Mixed: region row
+/// y holds the input of window row y, y S - Pad on; the rows and columns
+/// outside the map filled).
+TileGeom geometry(const LayerPlan &P, int Tile, bool Whole = false);
+
 using isa::Inst;
 
 /// A vpre or vwb of Rows accumulator entries: accumulators from entry 0 (r4)

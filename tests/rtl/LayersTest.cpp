@@ -490,6 +490,13 @@ TEST_F(RtlPoolBoundaries, AnExpansionFedOnChipAgrees) {
   agrees("fed", 96, 14, FedBlocksLayers, "kernel");
 }
 
+TEST_F(RtlPoolBoundaries, ATripleFedItsTilesOnChipAgrees) {
+  // MobileNet v2's blocks 8 and 9 (FedTriplesLayers): p writes each CU's
+  // tile into its window of e2 (one vwb a place, the other CUs skipping
+  // it) and e2 loads the rest of each window: 106 k cycles.
+  agrees("fedwin", 64, 14, FedTriplesLayers, "clipped");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

@@ -69,6 +69,23 @@ inline const char *const FedBlocksLayers =
   - {name: a2, type: add, inputs: [p2, a]}
 )";
 
+/// MobileNet v2's blocks 8 and 9 (14x14, 64 -> 384 -> 64, their
+/// residuals): on zc706 two block triples on four 7x7 tiles, each
+/// expansion computing its depthwise conv's 9x9 windows; p's writeback
+/// writes each CU's tile into that CU's window of e2 too
+/// (CompileOptions::FeedNext), whose first step then loads only the rest
+/// of each window (the rows and columns of the tiles beside it).
+inline const char *const FedTriplesLayers =
+    R"(  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p, type: conv, out_channels: 64, kernel: 1}
+  - {name: a, type: add, inputs: [p, data]}
+  - {name: e2, type: conv, out_channels: 384, kernel: 1, relu: true}
+  - {name: d2, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
+  - {name: p2, type: conv, out_channels: 64, kernel: 1}
+  - {name: a2, type: add, inputs: [p2, a]}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a
