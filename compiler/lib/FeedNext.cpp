@@ -29,6 +29,7 @@
 #include "Lowerer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Error.h"
+#include <utility>
 
 using namespace snow;
 using namespace snow::compiler;
@@ -117,13 +118,30 @@ bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const i
 }
 
 bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw,
-                                 Step &QFirst) {
-  const unsigned NCu = Hw.cus();
+                                 bool OnRows, Step &QFirst) {
+  const unsigned NCu = Hw.cus(), G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  const ir::Layer &L = *Q.L;
   std::vector<int> PT;
+  if (!writesWholeGroups(P, Hw, false, PT))
+    return false;
   // Q: a window producer (FuseWindows.cpp) whose one region of whole
-  // pixels holds each CU's window, round after round.
-  if (!writesWholeGroups(P, Hw, false, PT) || !readsWholeOutput(P, Q) || !Q.Window.R ||
-      Q.pixelStride(0, Hw.LanesPerVmac) != Q.L->In.C || Q.StepX != 1 || Q.StepY != 1)
+  // pixels holds each CU's window, round after round, not started on rows
+  // (its region's loads wait for the conv's LayerDone); or a full-depth
+  // depthwise producer of a fused pair whose region holds its chunks bank
+  // by bank (LayerPlan::PerBank), each of them P's output group.
+  const bool Window = Q.Window.R && !OnRows && readsWholeOutput(P, Q) &&
+                      Q.pixelStride(0, Hw.LanesPerVmac) == L.In.C;
+  // (That saves channel time only, so not where the copies' writebacks
+  // hold the compute unit: zc706_paper's MobileNet v1 pointwise convs ran
+  // 2.7 k cycles longer each, their depthwise convs 0.6 k shorter.)
+  const bool Chunks = Hw.WritebackOverlap && Q.Depthwise && Q.ToMid && Q.FullDepth && Q.PerBank &&
+                      !Q.FromMid && !Q.PixLog && !Q.readsHalves() && !Q.readsQuarters() &&
+                      !Q.CopyBanks && !Q.readsBanked() && !Q.InSkew && Q.Parts <= 1 &&
+                      Q.FirstPart && Q.LastPart && Q.Frames == 1 && !L.HasResidual &&
+                      L.Inputs.size() == 1 && Q.Chunk == G && Q.NChunks == P.NOg &&
+                      Q.pixelStride(0, Hw.LanesPerVmac) == G && Q.In.Addr == P.Out.Addr &&
+                      Q.In.dense(L.In.C) && L.In.C == P.L->Out.C && Q.NeedsDone == P.Ordinal;
+  if ((!Window && !Chunks) || Q.StepX != 1 || Q.StepY != 1)
     return false;
   const std::vector<int> QT = fixedTiles(Q, NCu);
   const bool Whole = Q.Rounds.front().wholeWindows();
@@ -145,6 +163,28 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
     Own[Cu] = {unsigned(Y), unsigned(X), PR.ExtR, PR.ExtC};
   }
   QFirst.OwnAt = std::move(Own);
+  // A pixel's output group g: its channels in the pixel, or chunk g's
+  // place (LayerPlan::chunkOffset).
+  QFirst.FeedStride = Window ? L.In.C : G;
+  QFirst.FeedPitch = Q.ColsIn * QFirst.FeedStride;
+  QFirst.FeedSpan = Window ? G : 0;
+  // Started on channels, a chunk's loads wait for its group's stores, and
+  // the compute unit writes the next groups' tiles meanwhile: the chunks of
+  // a bank load together, after the last of them is stored, so that no
+  // unit writes a bank the other is writing (the compute unit's writes
+  // come before their group's stores, the load unit's after).
+  if (Chunks && !QFirst.ChunkAt.empty()) {
+    auto &At = QFirst.ChunkAt;
+    auto &Waits = QFirst.ChunkWaits;
+    Waits.resize(At.size(), 0);
+    for (size_t C = 0; C < At.size(); C += Q.PerBank) {
+      const size_t E = std::min(C + Q.PerBank, At.size()) - 1;
+      unsigned Sum = 0;
+      for (size_t K = C; K <= E; ++K)
+        Sum += std::exchange(Waits[K], 0u), At[K] = At[E];
+      Waits[C] = Sum;
+    }
+  }
   return true;
 }
 
@@ -157,7 +197,7 @@ void snow::compiler::markFed(std::vector<Step> &QSteps, const LayerPlan &P,
     S.FedCols = PR.ExtC;
     S.FedW = OgCh;
     S.FedSlabs = P.NOg;
-    S.FeedSpan = PR.ExtR * PR.ExtC * OgCh;
+    S.FedSpan = PR.ExtR * PR.ExtC * OgCh;
   }
 }
 
@@ -190,9 +230,8 @@ bool snow::compiler::feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QA
   // A window's: each CU's tile at its place (CUs of one place, one vwb).
   const Step &Q = Steps[QAt];
   std::vector<std::pair<uint32_t, uint32_t>> At;
-  const unsigned C = Q.P->L->In.C, Pitch = Q.P->ColsIn * C;
   for (unsigned Cu = 0; Cu < Q.OwnAt.size(); ++Cu) {
-    const uint32_t Off = Q.OwnAt[Cu][0] * Pitch + Q.OwnAt[Cu][1] * C;
+    const uint32_t Off = Q.OwnAt[Cu][0] * Q.FeedPitch + Q.OwnAt[Cu][1] * Q.FeedStride;
     auto It = llvm::find_if(At, [&](auto &E) { return E.first == Off; });
     if (It == At.end())
       At.push_back({Off, 1u << Cu});
@@ -202,11 +241,12 @@ bool snow::compiler::feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QA
   for (size_t K = FirstWrite; K < QAt; ++K)
     if (Steps[K].P == &P && Steps[K].Writes) {
       Steps[K].FeedBuf = int(Region);
-      Steps[K].FeedSpan = Q.FeedSpan;
+      Steps[K].FeedSpan = Q.OwnAt.empty() ? Q.FedSpan : Q.FeedSpan;
+      Steps[K].FeedTo = Q.P;
       if (!At.empty()) {
         Steps[K].FeedAt = At;
-        Steps[K].FeedPitch = Pitch;
-        Steps[K].FeedStride = C;
+        Steps[K].FeedPitch = Q.FeedPitch;
+        Steps[K].FeedStride = Q.FeedStride;
       }
     }
   return true;

@@ -17,11 +17,14 @@ namespace snow::compiler {
 /// are feedSteps').
 bool feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw);
 
-/// Whether conv plan P can write its CUs' tiles into the windows of window
-/// producer Q (FuseWindows.cpp), a 1x1 conv on P's output whose CUs' first
-/// step then loads only the rest of each window; if so, sets QFirst's
-/// Step::OwnAt.
-bool feedsWindow(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw, Step &QFirst);
+/// Whether conv plan P can write its CUs' tiles into the regions of Q's
+/// first step, a window producer (FuseWindows.cpp: a 1x1 conv on P's
+/// output, not started on rows: OnRows) or a full-depth depthwise producer
+/// of a pair, a chunk a bank, whose CUs' windows hold those tiles; that
+/// step then loads only the rest of each window. If so, sets QFirst's
+/// Step::OwnAt, FeedSpan, FeedPitch and FeedStride.
+bool feedsWindow(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw, bool OnRows,
+                 Step &QFirst);
 
 /// Marks Q's steps (QSteps) as reading P's output groups (Step::Fed).
 void markFed(std::vector<Step> &QSteps, const LayerPlan &P, const isa::HwConfig &Hw);

@@ -72,14 +72,16 @@ std::string CompileOptions::planningKey() const {
   const auto &S = compileSwitches();
   const bool Others[] = {ReusePlans,  ForceBlockTriples, PartPlans,
                          ForceCuSums, ForceDwHalves,     ForceDwQuarters};
-  if (S.size() + std::size(Others) > 64)
-    llvm::report_fatal_error("planningKey: more switches than a uint64_t's bits");
-  uint64_t Bits = 0;
+  // Two words of bits: the switches filled one (64) on 2026-12-07.
+  if (S.size() + std::size(Others) > 128)
+    llvm::report_fatal_error("planningKey: more switches than two uint64_t's bits");
+  uint64_t Bits[2] = {0, 0};
+  auto Set = [&](size_t K, bool On) { Bits[K / 64] |= uint64_t(On) << (K % 64); };
   for (size_t K = 0; K < S.size(); ++K)
-    Bits |= uint64_t(this->*S[K].Member) << K;
+    Set(K, this->*S[K].Member);
   for (size_t K = 0; K < std::size(Others); ++K)
-    Bits |= uint64_t(Others[K]) << (S.size() + K);
-  return fmt::format("{:x}/{}/{}", Bits, PlanRank, Batch);
+    Set(S.size() + K, Others[K]);
+  return fmt::format("{:x}.{:x}/{}/{}", Bits[1], Bits[0], PlanRank, Batch);
 }
 
 bool CompileOptions::on(const ir::Layer &L, bool CompileOptions::*M) const {

@@ -120,7 +120,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
     if (S.Fed) {
       Mac.rows = S.FedSlabs;
       Mac.len = S.FedW;
-      Mac.bstride = S.FeedSpan;
+      Mac.bstride = S.FedSpan;
     }
     if (Mac.Op == Opcode::VMACP) {
       Mac.pix = P.PixLog;
@@ -590,8 +590,11 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
     Copy.len = Rd.ExtC;
     Copy.bstride = S.FeedPitch;
     Copy.cstride = S.FeedStride;
+    const unsigned Og = Rd.firstOg();
+    const uint32_t OgAt =
+        S.FeedTo->PerBank ? S.FeedTo->chunkOffset(Og, Hw.mapsBankElems()) : Og * S.FeedSpan;
     for (auto [At, Mask] : S.FeedAt) {
-      E.li(9, B.InBase[S.FeedBuf] + At + RowBegin * S.FeedPitch + Rd.firstOg() * G);
+      E.li(9, B.InBase[S.FeedBuf] + At + RowBegin * S.FeedPitch + OgAt);
       Copy.skip = AllMask & ~Mask;
       E.emit(Copy);
     }

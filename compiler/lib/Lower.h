@@ -142,17 +142,20 @@ struct Step {
   /// output group g FeedSpan elements after g - 1, laid out as in its output
   /// region (FeedAt empty), or each CU's tile at its place in that conv's
   /// window (FeedAt: the place's element offset and its CUs' mask; rows
-  /// FeedPitch apart, pixels FeedStride apart, group g at channel g x its
-  /// channels).
+  /// FeedPitch apart, pixels FeedStride apart, group g FeedSpan elements
+  /// after g - 1, or at its chunk's place: LayerPlan::PerBank).
   int FeedBuf = -1;
   uint32_t FeedSpan = 0, FeedPitch = 0, FeedStride = 0;
+  /// That conv (its chunks' places where it holds them bank by bank).
+  const LayerPlan *FeedTo = nullptr;
   std::vector<std::pair<uint32_t, uint32_t>> FeedAt;
   /// A step of a 1x1 conv so fed: it reads them there, pixel (r, c) of its
   /// tile (r x FedCols + c) x FedW into each of FedSlabs output groups (its
-  /// channels in order), FeedSpan apart; its first step loads no maps (the
+  /// channels in order), FedSpan apart; its first step loads no maps (the
   /// load unit only takes the region).
   bool Fed = false;
   unsigned FedCols = 0, FedW = 0, FedSlabs = 0;
+  uint32_t FedSpan = 0;
   /// The first step of a window producer whose CUs' own tiles the conv
   /// before wrote into its window: it loads the rest of each window
   /// (OwnAt[cu]: region row, column, rows and columns of CU cu's tile).

@@ -371,15 +371,20 @@ void Lowerer::loadRegion(const Step &S, const TensorView &View, uint32_t Base, i
                                     uint64_t(T.IX0 + int(X * P.StepX)), C0);
     };
     // A window whose CU's own tile the conv before wrote (FeedNext.cpp):
-    // the bands around it only, a DMA a row where parted.
+    // the bands around it only, a DMA a row where parted (whole pixels) or
+    // a DMA a row of pixels (a chunk of them).
     if (!S.OwnAt.empty()) {
-      assert(Cn == Cin && Stride == Cin && View.dense(Cin) && P.StepX == 1 && P.StepY == 1 &&
-             std::popcount(Mask) == 1 && "FeedNext.cpp: whole pixels, a tile a CU");
+      assert(View.dense(Cin) && P.StepX == 1 && P.StepY == 1 && std::popcount(Mask) == 1 &&
+             "FeedNext.cpp: unstrided windows, a tile a CU");
       const auto [OY, OX, OR, OC] = S.OwnAt[unsigned(std::countr_zero(Mask))];
-      const bool Rows = TileFrom > 0 || TileTo != ~0u;
+      const bool Whole = Cn == Cin && Stride == Cin, Rows = TileFrom > 0 || TileTo != ~0u;
       auto Band = [&, Mask = Mask](unsigned Y0, unsigned Y1, unsigned X0, unsigned X1) {
         if (Y1 <= Y0 || X1 <= X0)
           return;
+        if (!Whole)
+          return dmaSeries(Y1 - Y0, int64_t(RowAddr), RowElems, Opcode::LD_MAP, DramAt(Y0, X0),
+                           Base + Y0 * RowElems + X0 * Stride, 0, X1 - X0, Cn,
+                           int64_t(View.Stride) * 2, Stride, Mask);
         for (unsigned Y = Y0; Y < Y1; Y += Rows ? 1 : Y1 - Y0)
           dma(Opcode::LD_MAP, DramAt(Y, X0), Base + Y * RowElems + X0 * Stride, 0,
               Rows ? 1 : Y1 - Y0, (X1 - X0) * Cin, int64_t(RowAddr), RowElems, Mask);

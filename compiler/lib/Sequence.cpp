@@ -323,11 +323,11 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       std::vector<Step> All = Ds.size() > 1 ? concatSteps(Ds, Ps) : fusedSteps(*Ds[0], Ps, G);
       if (Ds.size() == 1)
         TryStartOnRows(*Ds[0], All);
-      // Not started on rows: its CUs' tiles of the conv before written on
-      // chip into its windows (FeedNext.cpp).
+      // Its CUs' tiles of the conv before written on chip into its windows
+      // (FeedNext.cpp).
       const bool OnRows = llvm::any_of(All, [](const Step &S) { return S.Pipelined; });
-      if (Opts.FeedNext && Opts.DoubleBuffer && Ds.size() == 1 && LastPlan && !OnRows &&
-          All.front().P == Ds[0] && feedsWindow(*LastPlan, *Ds[0], Hw, All.front()))
+      if (Opts.FeedNext && Opts.DoubleBuffer && Ds.size() == 1 && LastPlan &&
+          All.front().P == Ds[0] && feedsWindow(*LastPlan, *Ds[0], Hw, OnRows, All.front()))
         Feeds.push_back({Last, Steps.size()});
       // (A block triple's projection stores, as a pair's 1x1 conv does.)
       LastPlan =

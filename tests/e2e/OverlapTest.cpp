@@ -396,21 +396,27 @@ TEST(Passes, ABlockTripleLoadsTheNextBlocksWindowsUnderItsLastGroup) {
 }
 
 TEST(Passes, AnExpansionReadsTheBlockBeforeItOnChip) {
-  // MobileNet v2's blocks 12 and 13 (FedBlocksLayers): p's writeback of
-  // each output group goes into e2's input region too, two pixels an entry
-  // as in its output region, and e2's traces read a pixel's 96 channels as
-  // three runs of 32 there (CompileOptions::FeedNext): e2 loads no maps
-  // (14 x 14 x 96 int16 fewer bytes read) and does not wait for p's last
-  // stores: 217,020 -> 213,275 cycles on 2026-12-07. Bit-exact either way,
-  // and on the other machines (not fed there: other tiles).
+  // MobileNet v2's blocks 12 and 13 (FedBlocksLayers), with
+  // CompileOptions::FeedNext: p's writeback of each output group goes into
+  // e2's input region too, two pixels an entry as in its output region,
+  // and e2's traces read a pixel's 96 channels as three runs of 32 there,
+  // so e2 loads no maps and does not wait for p's last stores; and e's and
+  // e2's writebacks of each output group go into the depthwise conv's
+  // chunk of each CU's window, whose loads then bring only the rows and
+  // columns around the CU's tile (a bank's chunks after the compute unit
+  // has written them all). 14 x 14 x 96 + 2 x 14 x 14 x 576 int16 fewer
+  // bytes read; 217,020 -> 205,687 cycles on 2026-12-07. Bit-exact either
+  // way, and on the other machines (not fed there: other tiles).
   const std::string Yaml = header("fed", 96, 14, 14) + FedBlocksLayers;
   const std::vector<compiler::PlanPart> Parts = zc706Parts(Yaml);
   EXPECT_TRUE(hasPart(Parts, "p", {"fused<"}));
   EXPECT_TRUE(hasPart(Parts, "e2", {"kernel"}));
+  EXPECT_TRUE(hasPart(Parts, "d2", {"fulldepth", "dw", "fused>"}));
   const OnOff R = withAndWithout(Yaml, "zc706", &compiler::CompileOptions::FeedNext);
-  EXPECT_EQ(R.Off.Stats.DramReadBytes - R.On.Stats.DramReadBytes, 14u * 14 * 96 * 2);
+  EXPECT_EQ(R.Off.Stats.DramReadBytes - R.On.Stats.DramReadBytes,
+            (14u * 14 * 96 + 2 * 14 * 14 * 576) * 2);
   EXPECT_EQ(R.Off.Stats.DramWriteBytes, R.On.Stats.DramWriteBytes) << "p is still stored";
-  EXPECT_LT(R.On.Stats.Cycles + 3000, R.Off.Stats.Cycles);
+  EXPECT_LT(R.On.Stats.Cycles + 8000, R.Off.Stats.Cycles);
   for (const char *Hw : {"big1024", "mini64", "narrow8", "zc706_paper"})
     cyclesOf(Yaml, Hw, {});
 }

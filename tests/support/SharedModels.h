@@ -54,10 +54,11 @@ inline const char *const ResidualTriplesLayers =
 
 /// MobileNet v2's blocks 12 and 13 (14x14, 96 -> 576 -> 96, their
 /// residuals): on zc706 each expansion runs alone on four 7x7 tiles, its
-/// depthwise conv and projection as a pair on the same tiles, and the
-/// second expansion e2 reads the first block's output (p's, after its
-/// residual) where p's writeback wrote it into e2's input region
-/// (CompileOptions::FeedNext) instead of loading it.
+/// depthwise conv and projection as a pair on the same tiles; the second
+/// expansion e2 reads the first block's output (p's, after its residual)
+/// where p's writeback wrote it into e2's input region, and each
+/// depthwise conv each CU's tile of its expansion where that wrote it
+/// into its window (CompileOptions::FeedNext), instead of loading them.
 inline const char *const FedBlocksLayers =
     R"(  - {name: e, type: conv, out_channels: 576, kernel: 1, relu: true}
   - {name: d, type: conv, out_channels: 576, kernel: 3, pad: 1, groups: 576, relu: true}
