@@ -575,29 +575,8 @@ void Lowerer::writeBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   if (Sides == 1) {
     E.emit(Wb);
-    if (S.FeedBuf < 0)
-      return;
-    // Again, where the next conv reads it (FeedNext.cpp): as here, or each
-    // CU's tile at its place in a window, a row of entries a window row.
-    E.li(4, P.AccBase);
-    if (S.FeedAt.empty()) {
-      E.li(9, B.InBase[S.FeedBuf] + Rd.firstOg() * S.FeedSpan + Row0 * Pitch);
-      E.emit(Wb);
-      return;
-    }
-    Inst Copy = Wb;
-    Copy.rows = Rows;
-    Copy.len = Rd.ExtC;
-    Copy.bstride = S.FeedPitch;
-    Copy.cstride = S.FeedStride;
-    const unsigned Og = Rd.firstOg();
-    const uint32_t OgAt =
-        S.FeedTo->PerBank ? S.FeedTo->chunkOffset(Og, Hw.mapsBankElems()) : Og * S.FeedSpan;
-    for (auto [At, Mask] : S.FeedAt) {
-      E.li(9, B.InBase[S.FeedBuf] + At + RowBegin * S.FeedPitch + OgAt);
-      Copy.skip = AllMask & ~Mask;
-      E.emit(Copy);
-    }
+    if (S.FeedBuf >= 0)
+      feedWriteBack(S, Wb, RowBegin, Rows, Row0 * Pitch);
     return;
   }
   // The band's columns of each bank, traced in turn (x mod Sides = 0

@@ -4,8 +4,10 @@
 // 9d) writes its output tile back into the area laid out as its reader's
 // input region: each traced row at its place in the window, the window's
 // padding zeroed; in a Mixed round each CU's own padding, in a Clipped one
-// each window's rows at its place, by vwbs the other CUs skip. The rest of
-// a step's compute and writeback is Lower.cpp's.
+// each window's rows at its place, by vwbs the other CUs skip. And a
+// conv's writeback again into the next conv's input region, into each
+// CU's window the same way (FeedNext.cpp). The rest of a step's compute
+// and writeback is Lower.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,4 +233,32 @@ void Lowerer::windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows) {
   }
   for (unsigned Y = Top + Rd.ExtR; Y < Height; ++Y)
     Zeros(Window0 + Y * RowElems, WidthEntries, G);
+}
+
+void Lowerer::feedWriteBack(const Step &S, const Inst &Wb, unsigned RowBegin, unsigned Rows,
+                            uint32_t At) {
+  const LayerPlan &P = *S.P;
+  const Round &Rd = S.round();
+  // Again, where the next conv reads it (FeedNext.cpp): as in the output
+  // region (At: the band's first entry there), or each CU's tile at its
+  // place in a window, a row of entries a window row.
+  E.li(4, P.AccBase);
+  const unsigned Og = Rd.firstOg();
+  if (S.FeedAt.empty()) {
+    E.li(9, B.InBase[S.FeedBuf] + Og * S.FeedSpan + At);
+    E.emit(Wb);
+    return;
+  }
+  Inst Copy = Wb;
+  Copy.rows = Rows;
+  Copy.len = Rd.ExtC;
+  Copy.bstride = S.FeedPitch;
+  Copy.cstride = S.FeedStride;
+  const uint32_t OgAt =
+      S.FeedTo->PerBank ? S.FeedTo->chunkOffset(Og, Hw.mapsBankElems()) : Og * S.FeedSpan;
+  for (auto [Place, Mask] : S.FeedAt) {
+    E.li(9, B.InBase[S.FeedBuf] + Place + RowBegin * S.FeedPitch + OgAt);
+    Copy.skip = AllMask & ~Mask;
+    E.emit(Copy);
+  }
 }

@@ -165,6 +165,10 @@ private:
   /// rows of a band to their places in its reader's window, and, after the
   /// last band, zeros in the window's padding.
   void windowWriteBack(const Step &S, unsigned RowBegin, unsigned Rows);
+  /// The writeback Wb of output rows [RowBegin, RowBegin + Rows) again,
+  /// into the next conv's input region (Step::FeedBuf; FeedNext.cpp); At:
+  /// the rows' offset in the output region.
+  void feedWriteBack(const Step &S, const Inst &Wb, unsigned RowBegin, unsigned Rows, uint32_t At);
   /// A host's block means (LayerPlan::PoolBlock): after its tile is written
   /// back, a vavg a block and run of pooling-unit words over the output
   /// region, into the means' place after the tile (blockMeansAt).
