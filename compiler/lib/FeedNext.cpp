@@ -1,4 +1,4 @@
-//===- FeedNext.cpp - A conv's output written on chip for the 1x1 conv after it -===//
+//===- FeedNext.cpp - A conv's output written on chip for the conv after it -===//
 //
 // MobileNet v2's 14x14 blocks end in a projection whose four CUs each hold
 // one 7x7 tile; the next block's expansion, a 1x1 conv on the same four
@@ -22,6 +22,12 @@
 // next layer's first load consumes that LayerDone), and does not start on
 // its rows (RowSignals.cpp), which would leave RowsDone signals no step
 // consumes.
+//
+// Where the next conv reads windows around the tiles (a block triple's
+// expansion, computing its depthwise conv's 9x9 windows of 7x7 tiles, or
+// a full-depth depthwise producer of a pair), each CU's tile goes to its
+// place in the CU's window, and the window's load brings only the rows and
+// columns around it (Step::OwnAt), after the stores it reads as before.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,9 +138,10 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
   // by bank (LayerPlan::PerBank), each of them P's output group.
   const bool Window = Q.Window.R && !OnRows && readsWholeOutput(P, Q) &&
                       Q.pixelStride(0, Hw.LanesPerVmac) == L.In.C;
-  // (That saves channel time only, so not where the copies' writebacks
+  // (Those save channel time only, so not where the copies' writebacks
   // hold the compute unit: zc706_paper's MobileNet v1 pointwise convs ran
-  // 2.7 k cycles longer each, their depthwise convs 0.6 k shorter.)
+  // 2.7 k cycles longer each, their depthwise convs 0.6 k shorter; nor,
+  // below, where the channel has room.)
   const bool Chunks = Hw.WritebackOverlap && Q.Depthwise && Q.ToMid && Q.FullDepth && Q.PerBank &&
                       !Q.FromMid && !Q.PixLog && !Q.readsHalves() && !Q.readsQuarters() &&
                       !Q.CopyBanks && !Q.readsBanked() && !Q.InSkew && Q.Parts <= 1 &&
@@ -163,8 +170,8 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
       return false;
     Own[Cu] = {unsigned(Y), unsigned(X), PR.ExtR, PR.ExtC};
   }
-  // The depthwise chunks save channel time only: not where the channel
-  // has room under P's estimate for its bytes and Q's whole windows, where
+  // Not where the channel has room under P's estimate for its bytes and
+  // Q's whole windows, where
   // the chunks' loads a bank at a time only come in later (MobileNet v1's
   // conv9 to conv12 pairs, 10 % of their pointwise convs' estimates: zc706
   // at 12.8 GB/s 0.23 points slower, zc706 2.8 k cycles faster).
@@ -187,7 +194,8 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
   // the compute unit writes the next groups' tiles meanwhile: the chunks of
   // a bank load together, after the last of them is stored, so that no
   // unit writes a bank the other is writing (the compute unit's writes
-  // come before their group's stores, the load unit's after).
+  // come before their group's stores, the load unit's after). (Kept if
+  // feedSteps then finds the region taken: later, but as correct.)
   if (Chunks && !QFirst.ChunkAt.empty()) {
     auto &At = QFirst.ChunkAt;
     auto &Waits = QFirst.ChunkWaits;
@@ -216,8 +224,8 @@ void snow::compiler::markFed(std::vector<Step> &QSteps, const LayerPlan &P,
   }
 }
 
-bool snow::compiler::feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QAt) {
-  const LayerPlan &P = *Steps[QAt - 1].P;
+bool snow::compiler::feedSteps(std::vector<Step> &Steps, const LayerPlan &P, size_t PFrom,
+                               size_t QAt) {
   const unsigned Region = Steps[QAt].InBuf;
   size_t FirstWrite = QAt;
   for (size_t K = PFrom; K < QAt; ++K)

@@ -1,8 +1,9 @@
 //===- FeedNext.h - A conv's output written on chip for the 1x1 conv after it -*- C++ -*-===//
 //
-// CompileOptions::FeedNext (FeedNext.cpp): the conv before a 1x1 conv on
-// the same tiles writes each output group into that conv's input region
-// as well as its output region, and the 1x1 conv reads it there.
+// CompileOptions::FeedNext (FeedNext.cpp): a conv whose CUs each hold one
+// tile writes each output group into the next conv's input region as well
+// as its output region: a 1x1 conv on the same tiles reads it there, a
+// window producer or depthwise conv loads only the rest of each window.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SNOW_COMPILER_FEEDNEXT_H
@@ -34,7 +35,7 @@ void markFed(std::vector<Step> &QSteps, const LayerPlan &P, const isa::HwConfig 
 /// step from P's first writeback on holds maps in the input region of Q's
 /// first step, P's writing steps write there too (Step::FeedBuf); else Q's
 /// steps are unmarked and load their maps. Whether they are fed.
-bool feedSteps(std::vector<Step> &Steps, size_t PFrom, size_t QAt);
+bool feedSteps(std::vector<Step> &Steps, const LayerPlan &P, size_t PFrom, size_t QAt);
 
 } // namespace snow::compiler
 

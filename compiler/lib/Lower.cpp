@@ -49,7 +49,7 @@ void Lowerer::convLoop(const Step &S, const Emitter::Block *Mid, unsigned RowBeg
   const LayerPlan &P = *S.P;
   const ir::Layer &L = *P.L;
   // Fed (FeedNext.cpp): a pixel's channels are its runs in the output
-  // groups the conv before wrote, FeedSpan apart.
+  // groups the conv before wrote, FedSpan apart.
   const unsigned Stride = S.Fed ? S.FedW : P.pixelStride(S.Chunk, Lanes);
   const bool First = P.Depthwise || S.Chunk == P.ogChunks(S.round().firstOg()).first;
   if (First && RowBegin == 0) { // Bias and table stay for a tile's later bands.

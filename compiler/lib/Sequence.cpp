@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cassert>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 using namespace snow;
@@ -309,7 +310,9 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       for (size_t &At : S.ChunkAt)
         At += Last;
   };
-  std::vector<std::pair<size_t, size_t>> Feeds; // (P's steps' first, Q's first)
+  // Convs that write the next one's maps on chip (FeedNext.cpp): the
+  // writer, its steps' first, the reader's first.
+  std::vector<std::tuple<const LayerPlan *, size_t, size_t>> Feeds;
   for (size_t I = 0; I < Plans.size(); ++I) {
     if (Plans[I].ToMid) {
       // A concat's producers, one after another (FuseConcat.cpp).
@@ -328,7 +331,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
       const bool OnRows = llvm::any_of(All, [](const Step &S) { return S.Pipelined; });
       if (Opts.FeedNext && Opts.DoubleBuffer && Ds.size() == 1 && LastPlan &&
           All.front().P == Ds[0] && feedsWindow(*LastPlan, *Ds[0], Hw, OnRows, All.front()))
-        Feeds.push_back({Last, Steps.size()});
+        Feeds.push_back({LastPlan, Last, Steps.size()});
       // (A block triple's projection stores, as a pair's 1x1 conv does.)
       LastPlan =
           Ps.size() == 1 || (Ps.size() == 2 && Ps.back()->readsMidOut()) ? Ps.back() : nullptr;
@@ -357,7 +360,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     if (Opts.FeedNext && Opts.DoubleBuffer && !Beside && LastPlan && !Own.empty() &&
         feedsOnChip(*LastPlan, Plans[I], Hw)) {
       markFed(Own, *LastPlan, Hw);
-      Feeds.push_back({Last, Steps.size()});
+      Feeds.push_back({LastPlan, Last, Steps.size()});
     } else {
       if (!Beside)
         TryStartOnRows(Plans[I], Own);
@@ -618,7 +621,7 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
     }
     Steps[First].TakeMid = !Deferred;
   }
-  for (auto [PFrom, QAt] : Feeds)
-    feedSteps(Steps, PFrom, QAt);
+  for (auto [P, PFrom, QAt] : Feeds)
+    feedSteps(Steps, *P, PFrom, QAt);
   return Steps;
 }
