@@ -8,6 +8,8 @@
 #ifndef SNOW_TESTS_SUPPORT_SHAREDMODELS_H
 #define SNOW_TESTS_SUPPORT_SHAREDMODELS_H
 
+#include <string>
+
 namespace snow::test {
 
 /// MobileNet's first layers (its layers only, for a header of any size): a
@@ -52,6 +54,27 @@ inline const char *const ResidualTriplesLayers =
   - {name: p2, type: conv, out_channels: 32, kernel: 1}
 )";
 
+/// Two inverted residual blocks of stride 1, C -> E -> C channels, the
+/// second's residual the first's output (for a header of C channels).
+inline std::string residualBlocksLayers(unsigned E, unsigned C) {
+  const std::string Exp = std::to_string(E), Out = std::to_string(C);
+  std::string Yaml;
+  for (const char *B : {"", "2"}) {
+    const std::string N = B;
+    Yaml += "  - {name: e" + N + ", type: conv, out_channels: " + Exp +
+            ", kernel: 1, relu: true}\n"
+            "  - {name: d" +
+            N + ", type: conv, out_channels: " + Exp + ", kernel: 3, pad: 1, groups: " + Exp +
+            ", relu: true}\n"
+            "  - {name: p" +
+            N + ", type: conv, out_channels: " + Out +
+            ", kernel: 1}\n"
+            "  - {name: a" +
+            N + ", type: add, inputs: [p" + N + ", " + (N.empty() ? "data" : "a") + "]}\n";
+  }
+  return Yaml;
+}
+
 /// MobileNet v2's blocks 12 and 13 (14x14, 96 -> 576 -> 96, their
 /// residuals): on zc706 each expansion runs alone on four 7x7 tiles, its
 /// depthwise conv and projection as a pair on the same tiles; the second
@@ -59,16 +82,7 @@ inline const char *const ResidualTriplesLayers =
 /// where p's writeback wrote it into e2's input region, and each
 /// depthwise conv each CU's tile of its expansion where that wrote it
 /// into its window (CompileOptions::FeedNext), instead of loading them.
-inline const char *const FedBlocksLayers =
-    R"(  - {name: e, type: conv, out_channels: 576, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 576, kernel: 3, pad: 1, groups: 576, relu: true}
-  - {name: p, type: conv, out_channels: 96, kernel: 1}
-  - {name: a, type: add, inputs: [p, data]}
-  - {name: e2, type: conv, out_channels: 576, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 576, kernel: 3, pad: 1, groups: 576, relu: true}
-  - {name: p2, type: conv, out_channels: 96, kernel: 1}
-  - {name: a2, type: add, inputs: [p2, a]}
-)";
+inline const std::string FedBlocksLayers = residualBlocksLayers(576, 96);
 
 /// MobileNet v2's blocks 8 and 9 (14x14, 64 -> 384 -> 64, their
 /// residuals): on zc706 two block triples on four 7x7 tiles, each
@@ -76,16 +90,7 @@ inline const char *const FedBlocksLayers =
 /// writes each CU's tile into that CU's window of e2 too
 /// (CompileOptions::FeedNext), whose first step then loads only the rest
 /// of each window (the rows and columns of the tiles beside it).
-inline const char *const FedTriplesLayers =
-    R"(  - {name: e, type: conv, out_channels: 384, kernel: 1, relu: true}
-  - {name: d, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
-  - {name: p, type: conv, out_channels: 64, kernel: 1}
-  - {name: a, type: add, inputs: [p, data]}
-  - {name: e2, type: conv, out_channels: 384, kernel: 1, relu: true}
-  - {name: d2, type: conv, out_channels: 384, kernel: 3, pad: 1, groups: 384, relu: true}
-  - {name: p2, type: conv, out_channels: 64, kernel: 1}
-  - {name: a2, type: add, inputs: [p2, a]}
-)";
+inline const std::string FedTriplesLayers = residualBlocksLayers(384, 64);
 
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
