@@ -57,6 +57,13 @@ std::vector<int> fixedTiles(const LayerPlan &P, unsigned NCu) {
   return P.Rounds.empty() ? std::vector<int>() : Tiles;
 }
 
+/// The elements of one output group of plan P's tile in its output region
+/// (its first round's extent, pixel pairs or pixels an entry).
+uint32_t slabSpan(const LayerPlan &P, const isa::HwConfig &Hw) {
+  const Round &PR = P.Rounds.front();
+  return PR.ExtR * PR.ExtC * ((Hw.VmacsPerCu * Hw.LanesPerVmac) >> P.PixLog);
+}
+
 } // namespace
 
 /// Whether conv plan P writes whole output groups of its own tensor, one
@@ -97,7 +104,7 @@ static bool readsWholeOutput(const LayerPlan &P, const LayerPlan &Q) {
 }
 
 bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const isa::HwConfig &Hw) {
-  const unsigned NCu = Hw.cus(), G = Hw.VmacsPerCu * Hw.LanesPerVmac;
+  const unsigned NCu = Hw.cus();
   std::vector<int> PT;
   if (!writesWholeGroups(P, Hw, true, PT) || !readsWholeOutput(P, Q) || Q.ToMid || Q.Window.R ||
       Q.PixLog)
@@ -120,7 +127,7 @@ bool snow::compiler::feedsOnChip(const LayerPlan &P, const LayerPlan &Q, const i
     llvm::consumeError(B.takeError());
     return false;
   }
-  const uint64_t Span = uint64_t(PR.ExtR) * PR.ExtC * (G >> P.PixLog);
+  const uint64_t Span = slabSpan(P, Hw);
   return Span * P.NOg <= B->InCap && Span < (1u << 20); // vmac's bstride
 }
 
@@ -160,6 +167,7 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
   // map.
   const Round &PR = P.Rounds.front();
   std::vector<std::array<unsigned, 4>> Own(NCu);
+  uint64_t WindowBytes = 0;
   for (unsigned Cu = 0; Cu < NCu; ++Cu) {
     const unsigned T = unsigned(PT[Cu]);
     if (P.validRows(T) != PR.ExtR || P.validCols(T) != PR.ExtC)
@@ -169,21 +177,15 @@ bool snow::compiler::feedsWindow(const LayerPlan &P, const LayerPlan &Q, const i
     if (Y < int(W.Y0) || X < int(W.X0) || Y + PR.ExtR > W.Y1 || X + PR.ExtC > W.X1)
       return false;
     Own[Cu] = {unsigned(Y), unsigned(X), PR.ExtR, PR.ExtC};
+    WindowBytes += uint64_t(W.Y1 - W.Y0) * (W.X1 - W.X0) * L.In.C * 2;
   }
   // Not where the channel has room under P's estimate for its bytes and
-  // Q's whole windows, where
-  // the chunks' loads a bank at a time only come in later (MobileNet v1's
-  // conv9 to conv12 pairs, 10 % of their pointwise convs' estimates: zc706
-  // at 12.8 GB/s 0.23 points slower, zc706 2.8 k cycles faster).
-  if (Chunks) {
-    uint64_t Window = 0;
-    for (unsigned Cu = 0; Cu < NCu; ++Cu) {
-      const TileGeom W = geometry(Q, QT[Cu], Whole);
-      Window += uint64_t(W.Y1 - W.Y0) * (W.X1 - W.X0) * L.In.C * 2;
-    }
-    if (timing::dmaChannelCycles(Hw, P.EstDramBytes + Window) < P.EstCycles)
-      return false;
-  }
+  // Q's whole windows, where the chunks' loads a bank at a time only come
+  // in later (MobileNet v1's conv9 to conv12 pairs, 10 % of their
+  // pointwise convs' estimates: zc706 at 12.8 GB/s 0.23 points slower,
+  // zc706 2.8 k cycles faster).
+  if (Chunks && timing::dmaChannelCycles(Hw, P.EstDramBytes + WindowBytes) < P.EstCycles)
+    return false;
   QFirst.OwnAt = std::move(Own);
   // A pixel's output group g: its channels in the pixel, or chunk g's
   // place (LayerPlan::chunkOffset).
@@ -220,7 +222,7 @@ void snow::compiler::markFed(std::vector<Step> &QSteps, const LayerPlan &P,
     S.FedCols = PR.ExtC;
     S.FedW = OgCh;
     S.FedSlabs = P.NOg;
-    S.FedSpan = PR.ExtR * PR.ExtC * OgCh;
+    S.FedSpan = slabSpan(P, Hw);
   }
 }
 

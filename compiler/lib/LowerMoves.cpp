@@ -218,9 +218,9 @@ void Lowerer::loadMapsPart(const Step &S, unsigned Part, unsigned NParts) {
   const LayerPlan &P = *S.P;
   assert(!P.PerBank && !P.groupResidual() && !P.Elementwise &&
          "EmitProgram.cpp splits no region of chunks, residual or second operand");
-  if (S.Fed) { // (loadMaps)
+  if (S.Fed) { // The region only, with the first part.
     if (Part == 0)
-      E.wait(Unit::Load, InFree + S.InBuf);
+      loadMaps(S);
     return;
   }
   if (Part == 0)
