@@ -58,6 +58,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"spread-weights", &CompileOptions::SpreadWeights,
        "Load a layer's first weights in the last step of the layer before, not "
        "spread over its steps that keep one weight set"},
+      {"top-weights", &CompileOptions::TopWeights,
+       "Load a layer's first weights into a bank once the layer before has "
+       "done with it, not at its top over that layer's steps"},
       {"dma-loops", &CompileOptions::DmaLoops, "Unroll every DMA operation (larger code)"},
       {"precise-deps", &CompileOptions::PreciseLayerDeps,
        "Every layer waits for the previous layer's stores"},

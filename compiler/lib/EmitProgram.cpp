@@ -57,6 +57,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const size_t I = size_t(&S - Steps.data());
     if (Weights && S.NewW && !WPreloaded[I])
       Low.loadWeights(S);
+    else if (Weights && S.TopW) // loaded at the top of its bank: WFree taken
+      E.wait(Unit::Load, WFree + S.WBuf);
     if (Maps && S.NewMap && !Preloaded[I] && S.ChunkAt.empty())
       Low.loadMaps(S);
     if (Residual && S.Writes && S.P->L->HasResidual && !S.P->groupResidual() && !ResPreloaded[I])
@@ -320,6 +322,19 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
       for (unsigned Part = 0; Part < N; ++Part)
         WPartsAt[size_t(From) + Part].push_back({J, Part});
     }
+  }
+  // A layer's first weights at the top of their bank (TopWeights.cpp): a
+  // part after each prefetch of the layer before's steps from its first
+  // load into the bank on, the last after its last load there.
+  for (size_t J = 0; J < Steps.size(); ++J) {
+    const Step &S = Steps[J];
+    if (!S.TopW)
+      continue;
+    const unsigned N = unsigned(S.TopLast - S.TopFrom + 1);
+    WParts[J] = N;
+    WPreloaded[J] = true;
+    for (unsigned Part = 0; Part < N; ++Part)
+      WPartsAt[S.TopFrom + Part].push_back({J, Part});
   }
   // A full-depth fused producer started on rows loads chunk by chunk, each
   // part after the step of the layer before it that stores the part's

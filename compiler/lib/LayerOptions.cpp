@@ -68,7 +68,7 @@ std::string CompileOptions::planningKey() const {
   // CompileOptions that is no switch of compileSwitches() must be added
   // here if planning can read it; this assertion fails so that nobody
   // forgets (sizes on x86-64 Linux).
-  static_assert(sizeof(CompileOptions) == 136, "CompileOptions changed: update planningKey");
+  static_assert(sizeof(CompileOptions) == 144, "CompileOptions changed: update planningKey");
   const auto &S = compileSwitches();
   const bool Others[] = {ReusePlans,  ForceBlockTriples, PartPlans,
                          ForceCuSums, ForceDwHalves,     ForceDwQuarters};

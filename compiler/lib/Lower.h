@@ -155,6 +155,13 @@ struct Step {
   /// load unit only takes the region).
   bool Fed = false;
   unsigned FedCols = 0, FedW = 0, FedSlabs = 0;
+  /// A layer's first step whose weights lie at the top of its bank (WOff
+  /// words in), above all the layer before puts there, and load over that
+  /// layer's steps [TopFrom, TopLast], each part after a step's prefetch
+  /// (TopWeights.cpp): the bank's WFree is taken where the load would have
+  /// waited for it, WFull comes with the last part.
+  bool TopW = false;
+  size_t TopFrom = 0, TopLast = 0;
   uint32_t FedSpan = 0;
   /// The first step of a window producer whose CUs' own tiles the conv
   /// before wrote into its window: it loads the rest of each window
@@ -171,6 +178,11 @@ struct Step {
 
 /// The steps of plan P (rounds x the channel chunks of each).
 size_t stepCount(const LayerPlan &P);
+
+/// Marks the layers' first steps whose weights load at the top of their
+/// bank under the layer before (Step::TopW; TopWeights.cpp).
+void placeTopWeights(std::vector<Step> &Steps, const isa::HwConfig &Hw, uint32_t WCap,
+                     const CompileOptions &Opts);
 
 /// How many steps of pooling plan Q could run pipelined beside conv plan C
 /// before C's last step (the others run after it): where C's stores complete

@@ -75,7 +75,7 @@ void Lowerer::loadWeightsPart(const Step &S, unsigned Part, unsigned NParts) {
   if (P.Dynamic && S.FirstOfLayer && Part == 0)
     for (; LayersSeenDone < P.NeedsDone; ++LayersSeenDone)
       E.wait(Unit::Load, LayerDone);
-  if (Part == 0)
+  if (Part == 0 && !S.TopW) // (at the top of its bank: taken where it would wait)
     E.wait(Unit::Load, WFree + S.WBuf);
   if (P.WeightsOnce) { // Every chunk's block, one after another.
     assert(NParts == 1 && "EmitProgram.cpp loads them at once");
@@ -167,7 +167,7 @@ void Lowerer::forEachWeightBlock(
       for (unsigned Vm = 0; Vm < P.loadingVmacs(Hw); ++Vm)
         Fn(P, P.wIndex(unsigned(Og), P.Depthwise ? unsigned(Og) : Chunk, Vm, V), Vm, Mask, Off);
   };
-  Blocks(*S.P, S.round(), S.Chunk, 0);
+  Blocks(*S.P, S.round(), S.Chunk, S.TopW ? S.WOff : 0);
   if (S.CoReader)
     Blocks(*S.CoReader, S.CoReader->Rounds[S.CoRound], 0, S.P->coReaderOffset());
   for (const Step *R : S.Riders)

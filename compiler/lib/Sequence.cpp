@@ -623,5 +623,6 @@ std::vector<Step> snow::compiler::makeSteps(const std::vector<LayerPlan> &Plans,
   }
   for (auto [P, PFrom, QAt] : Feeds)
     feedSteps(Steps, *P, PFrom, QAt);
+  placeTopWeights(Steps, Hw, Hw.weightsWords() / 2, Opts); // BufferMap::WCap
   return Steps;
 }

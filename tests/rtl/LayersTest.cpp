@@ -499,6 +499,13 @@ TEST_F(RtlPoolBoundaries, ATripleFedItsTilesOnChipAgrees) {
   agrees("fedwin", 64, 14, FedTriplesLayers, "clipped");
 }
 
+TEST_F(RtlPoolBoundaries, FirstWeightsAboveTheLayerBeforesAgree) {
+  // MobileNet v2's tail (TailLayers): c's first weights load at the top of
+  // the weights banks over p's steps while p's traces read their bottom
+  // (CompileOptions::TopWeights, other hazard banks): 184 k cycles.
+  agrees("tail", 160, 7, TailLayers, "sum4");
+}
+
 TEST_F(RtlPoolBoundaries, ABlockTripleAgrees) {
   // An inverted residual block on chip (FuseBlocks.cpp): the expansion's
   // output groups over the depthwise windows, the depthwise conv's tile of

@@ -92,6 +92,19 @@ inline const std::string FedBlocksLayers = residualBlocksLayers(576, 96);
 /// of each window (the rows and columns of the tiles beside it).
 inline const std::string FedTriplesLayers = residualBlocksLayers(384, 64);
 
+/// MobileNet v2's last block and conv_last (7x7, 160 -> 960 -> 320, then
+/// 1,280 channels and the global pool; for a header of 160 channels): on
+/// zc706 the block a split triple, whose projection p loads a 64-word block
+/// a step into the bottom of each half of every vMAC's weights buffer, and
+/// c a conv whose first round needs a group's 320 words a vMAC on each CU.
+inline const char *const TailLayers =
+    R"(  - {name: e, type: conv, out_channels: 960, kernel: 1, relu: true}
+  - {name: d, type: conv, out_channels: 960, kernel: 3, pad: 1, groups: 960, relu: true}
+  - {name: p, type: conv, out_channels: 320, kernel: 1}
+  - {name: c, type: conv, out_channels: 1280, kernel: 1, relu: true}
+  - {name: pool, type: global_avgpool}
+)";
+
 /// Two ResNet bottleneck ends in small: a3, a 1x1 conv with the block's
 /// input as its residual, whose output the next block's first conv b1 (a
 /// 1x1 conv) reads, and the next residual add too. On zc706 a3 runs as a

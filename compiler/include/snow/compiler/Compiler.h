@@ -109,6 +109,10 @@ struct CompileOptions {
   /// that keep one weight set (its other bank stays free), not all in its
   /// last step's prefetch (emitProgram).
   bool SpreadWeights = true;
+  /// Load a layer's first weights at the top of their bank, above the
+  /// blocks the layer before puts there, over that layer's steps, where
+  /// its last step would leave them exposed (TopWeights.cpp).
+  bool TopWeights = true;
   /// Hardware loops for code size: a run of DMA operations whose addresses
   /// advance by constant steps (a region's rows, a tile's rows) becomes a
   /// control-core loop instead of one operation after another.
