@@ -82,7 +82,7 @@ TEST(HwPresets, Zc706IsThePublishedSnowflakePoint) {
   EXPECT_EQ(C.mapsBankElems(), 16384u);
   EXPECT_EQ(C.weightWordBytes(), 32u);
   EXPECT_EQ(C.weightsWords(), 1024u);
-  EXPECT_EQ(C.weightsBankWords(), 512u);
+  EXPECT_EQ(C.weightsBankWords(), 128u); // hazard banks (eight since 2026-12-08)
   EXPECT_EQ(C.dramBytes(), uint64_t(1) << 30);
   // 4 x 256 KiB maps + 16 x 32 KiB weights + 16 x 16 lanes x 128 x 48 bits.
   EXPECT_EQ(C.onchipBytes(), 1048576u + 524288u + 196608u + 3 * 64 * 16 + 32768u);
@@ -120,7 +120,7 @@ TEST(HwPresets, Narrow8DerivedValues) {
   EXPECT_EQ(C.dramCycles(64), 21u); // ceil(16384 / 819) = ceil(20.005).
   EXPECT_EQ(C.weightWordBytes(), 16u);
   EXPECT_EQ(C.weightsWords(), 512u);
-  EXPECT_EQ(C.weightsBankWords(), 256u);
+  EXPECT_EQ(C.weightsBankWords(), 64u); // zc706's eight banks
   EXPECT_EQ(C.mapsElems(), 32768u);
   EXPECT_EQ(C.mapsBankElems(), 4096u);
   EXPECT_EQ(C.onchipBytes(), 196608u + 49152u + 9216u + 3 * 64 * 16 + 32768u);
