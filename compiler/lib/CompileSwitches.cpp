@@ -61,6 +61,9 @@ const std::vector<CompileSwitch> &snow::compiler::compileSwitches() {
       {"top-weights", &CompileOptions::TopWeights,
        "Load a layer's first weights into a bank once the layer before has "
        "done with it, not at its top over that layer's steps"},
+      {"defer-piece-stores", &CompileOptions::DeferPieceStores,
+       "Store a fused 1x1 conv's slices of a step before its producer's next "
+       "step, not after that step's compute"},
       {"dma-loops", &CompileOptions::DmaLoops, "Unroll every DMA operation (larger code)"},
       {"precise-deps", &CompileOptions::PreciseLayerDeps,
        "Every layer waits for the previous layer's stores"},

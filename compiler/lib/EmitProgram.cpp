@@ -72,6 +72,18 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
   // Not where a residual, a row signal or the layer's end must follow the
   // stores.
   const Step *Deferred = nullptr;
+  // Likewise a fused 1x1 conv's step whose output goes to several slices
+  // of other tensors (LayerPlan::Pieces: a DMA a slice a pixel), where the
+  // next step is its producer's: ShuffleNet v2's units, whose outputs the
+  // channel shuffles split, stalled the control core on the store queue
+  // with the producer's next traces not yet issued (zc706 -2.1 k cycles,
+  // zc706_paper -1.5 k; the other networks have no such pieces;
+  // --no-defer-piece-stores).
+  auto PiecesBeforeProducer = [&](size_t I) {
+    const LayerPlan &P = *Steps[I].P, &N = *Steps[I + 1].P;
+    return Opts.DeferPieceStores && P.Pieces.size() > 1 && N.ToMid && !N.FromMid &&
+           int(N.Index) == P.FusedWith;
+  };
   auto Body = [&](const Step &S, const Emitter::Block *Mid) {
     if (S.FirstOfLayer || S.Remark) {
       E.beginRegion("layer '" + S.P->L->Name + "'");
@@ -84,7 +96,7 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const size_t I = size_t(&S - Steps.data());
     const bool Defer = S.Writes && S.P->IsConv && S.P->FromMid && !S.P->L->HasResidual &&
                        !S.LastOfPlan && !S.DoneSignals && I + 1 < Steps.size() &&
-                       Steps[I + 1].P == S.P;
+                       (Steps[I + 1].P == S.P || PiecesBeforeProducer(I));
     if (Defer)
       Deferred = &S;
     else if (S.Writes)

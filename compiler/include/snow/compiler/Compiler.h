@@ -113,6 +113,10 @@ struct CompileOptions {
   /// blocks the layer before puts there, over that layer's steps, where
   /// its last step would leave them exposed (TopWeights.cpp).
   bool TopWeights = true;
+  /// A fused 1x1 conv's step that stores into several slices, its next
+  /// step its producer's, emits its stores after that step's compute
+  /// (emitProgram).
+  bool DeferPieceStores = true;
   /// Hardware loops for code size: a run of DMA operations whose addresses
   /// advance by constant steps (a region's rows, a tile's rows) becomes a
   /// control-core loop instead of one operation after another.
