@@ -155,6 +155,7 @@ struct Step {
   /// load unit only takes the region).
   bool Fed = false;
   unsigned FedCols = 0, FedW = 0, FedSlabs = 0;
+  uint32_t FedSpan = 0;
   /// A layer's first step whose weights lie at the top of its bank (WOff
   /// words in), above all the layer before puts there, and load over that
   /// layer's steps [TopFrom, TopLast], each part after a step's prefetch
@@ -162,7 +163,6 @@ struct Step {
   /// waited for it, WFull comes with the last part.
   bool TopW = false;
   size_t TopFrom = 0, TopLast = 0;
-  uint32_t FedSpan = 0;
   /// The first step of a window producer whose CUs' own tiles the conv
   /// before wrote into its window: it loads the rest of each window
   /// (OwnAt[cu]: region row, column, rows and columns of CU cu's tile).
