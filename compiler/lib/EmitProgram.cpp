@@ -342,6 +342,8 @@ void snow::compiler::emitProgram(Emitter &E, const std::vector<Step> &Steps,
     const Step &S = Steps[J];
     if (!S.TopW)
       continue;
+    // (The step before it loads its own blocks: never spread above.)
+    assert(!WPreloaded[J] && "a step at the top of its bank is spread by nothing else");
     const unsigned N = unsigned(S.TopLast - S.TopFrom + 1);
     WParts[J] = N;
     WPreloaded[J] = true;

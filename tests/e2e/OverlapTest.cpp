@@ -444,7 +444,7 @@ TEST(Passes, ALayersFirstWeightsLoadAboveTheLayerBeforesBlocks) {
   // a vMAC on each CU (164 KB), loads in p's last step's prefetch and
   // hides under that 3.1 k-cycle step only. With CompileOptions::
   // TopWeights it goes to the top of the half of each weights buffer p
-  // uses the bottom of (64 words), in other hazard banks, over p's steps:
+  // uses the bottom of (65 words), in other hazard banks, over p's steps:
   // the same bytes, c 90,411 -> 81,363 cycles on 2026-12-08 (p 1.7 k
   // longer: the parts share its channel). Bit-exact either way, and on the
   // other machines.
